@@ -1,0 +1,100 @@
+/**
+ * The one generic REST handler. For each route row: gather variables (path, then query, then
+ * body; snake_case -> camelCase), run the persisted operation in process, answer the chosen root
+ * field in snake_case, or the mapped error. No business rules here: validation, auth and limits
+ * all happen behind the GraphQL fields.
+ */
+import express from 'express';
+import type { Request, Response, Router } from 'express';
+import { Kind } from 'graphql';
+import type { TypeNode } from 'graphql';
+import type { Context } from '../src/graphql/context.ts';
+import type { OperationStore } from '../src/graphql/operations.ts';
+import { camelKeys, snakeKeys, toCamel, toSnake } from '../src/wire.ts';
+import { httpAnswerFor } from './http-errors.ts';
+import type { VariableOrigins } from './http-errors.ts';
+import type { RestRoute } from './route.ts';
+
+export interface RestFacadeOptions {
+  routes: readonly RestRoute[];
+  operations: OperationStore;
+  /** builds the GraphQL context of one request (authenticates the caller) */
+  context(req: Request): Promise<Context>;
+}
+
+/** Query strings are text; turn them into the scalar the variable expects (bad text stays text and fails coercion). */
+function fromQueryString(raw: unknown, type: TypeNode): unknown {
+  if (type.kind === Kind.NON_NULL_TYPE) return fromQueryString(raw, type.type);
+  if (type.kind === Kind.LIST_TYPE) {
+    const items = Array.isArray(raw) ? raw : String(raw).split(',');
+    return items.map((v) => fromQueryString(v, type.type));
+  }
+  if (typeof raw !== 'string') return raw;
+  switch (type.name.value) {
+    case 'Int':
+      return /^-?\d+$/.test(raw) ? Number(raw) : raw;
+    case 'Float':
+      return raw.trim() !== '' && Number.isFinite(Number(raw)) ? Number(raw) : raw;
+    case 'Boolean':
+      return raw === 'true' || raw === '1' ? true : raw === 'false' || raw === '0' ? false : raw;
+    default:
+      return raw;
+  }
+}
+
+/** express path from the documented one: /api/x/{id} -> /api/x/:id */
+export function expressPath(path: string): string {
+  return path.replace(/\{(\w+)\}/g, ':$1');
+}
+
+function handlerFor(route: RestRoute, options: RestFacadeOptions) {
+  const op = options.operations.byName.get(route.operation);
+  if (!op) throw new Error(`route ${route.method} ${route.path}: unknown operation ${route.operation}`);
+  const types = new Map(op.variables.map((v) => [v.variable.name.value, v.type]));
+  const rootField = route.result ?? (op.definition.selectionSet.selections[0] as { name: { value: string } }).name.value;
+  const variableName = (wire: string) => route.rename?.[wire] ?? toCamel(wire);
+
+  return async (req: Request, res: Response): Promise<void> => {
+    const variables: Record<string, unknown> = {};
+    const origins: VariableOrigins = new Map();
+    const take = (wire: string, value: unknown, where: 'path' | 'query') => {
+      const name = variableName(wire);
+      const type = types.get(name);
+      if (!type || name in variables) return; // parameters the operation does not take are ignored
+      variables[name] = fromQueryString(value, type);
+      origins.set(name, { in: where, name: wire });
+    };
+    for (const [k, v] of Object.entries(req.params)) take(k, v, 'path');
+    for (const [k, v] of Object.entries(req.query)) take(k, v, 'query');
+    const body = req.body === undefined ? undefined : camelKeys(req.body);
+    if (route.body) {
+      if (body !== undefined) variables[route.body] = body;
+      origins.set(route.body, { in: 'body' });
+    } else if (body && typeof body === 'object' && !Array.isArray(body)) {
+      for (const [k, v] of Object.entries(body)) {
+        if (!types.has(k) || k in variables) continue;
+        variables[k] = v;
+        origins.set(k, { in: 'body', name: toSnake(k) });
+      }
+    }
+
+    const ctx = await options.context(req);
+    const result = await options.operations.execute(route.operation, variables, ctx);
+    if (result.errors.length) {
+      const answer = httpAnswerFor(result.errors[0], origins, toSnake);
+      res.status(answer.status).set(answer.headers).json(answer.body);
+      return;
+    }
+    res.status(route.status ?? 200).json(snakeKeys(result.data?.[rootField] ?? null));
+  };
+}
+
+/** An express router serving every route row. */
+export function createRestRouter(options: RestFacadeOptions): Router {
+  const router = express.Router();
+  for (const route of options.routes) {
+    const method = route.method.toLowerCase() as 'get' | 'post' | 'put' | 'patch' | 'delete' | 'options';
+    router[method](expressPath(route.path), handlerFor(route, options));
+  }
+  return router;
+}

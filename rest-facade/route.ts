@@ -1,0 +1,23 @@
+/**
+ * A REST route is a row of data naming a persisted GraphQL operation; rest-facade/handler.ts
+ * serves every row the same way. Rows never contain functions or business rules.
+ */
+export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE' | 'OPTIONS';
+
+export interface RestRoute {
+  method: HttpMethod;
+  /** the path exactly as documented, with {param} placeholders */
+  path: string;
+  /** persisted operation name (src/domains/<domain>/operations/<Name>.graphql) */
+  operation: string;
+  /** root field of `data` to answer (defaults to the operation's only root field) */
+  result?: string;
+  /** the variable that receives the whole JSON body; without it body fields become variables */
+  body?: string;
+  /** wire parameter name -> variable name, where they differ beyond snake/camel case */
+  rename?: Record<string, string>;
+  /** success status (default 200) */
+  status?: number;
+  /** OpenAPI tag */
+  tag: string;
+}

@@ -1,0 +1,8 @@
+/** Personal access tokens of the read API (/api/v1). */
+import type { RestRoute } from '../route.ts';
+
+export const tokenRoutes: RestRoute[] = [
+  { method: 'POST', path: '/api/v1/tokens', operation: 'CreatePersonalToken', body: 'input', status: 201, tag: 'tokens' },
+  { method: 'GET', path: '/api/v1/tokens', operation: 'ListPersonalTokens', tag: 'tokens' },
+  { method: 'DELETE', path: '/api/v1/tokens/{token_id}', operation: 'RevokePersonalToken', rename: { token_id: 'id' }, tag: 'tokens' },
+];

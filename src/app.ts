@@ -1,0 +1,110 @@
+/**
+ * Composition root: one express app serving GraphQL (/graphql), the REST facade (/api/...),
+ * the MCP facade (/api/mcp), the OpenAPI document and docs page, and health checks.
+ * It wires modules together and defines no behaviour of its own.
+ */
+import { randomUUID } from 'node:crypto';
+import express from 'express';
+import type { NextFunction, Request, Response } from 'express';
+import { pinoHttp } from 'pino-http';
+import { createRestRouter } from '../rest-facade/handler.ts';
+import { ROUTES } from '../rest-facade/routes.ts';
+import { authenticate, CSRF_HEADER } from './auth/authenticate.ts';
+import type { Config } from './config.ts';
+import type { Database } from './db/database.ts';
+import type { Context } from './graphql/context.ts';
+import { loadOperations } from './graphql/operations.ts';
+import type { OperationStore } from './graphql/operations.ts';
+import { schema } from './graphql/schema.ts';
+import { createGraphqlServer } from './graphql/yoga.ts';
+import type { Logger } from './logger.ts';
+import { requestScope } from './request-context.ts';
+
+export interface AppOptions {
+  config: Config;
+  db: Database;
+  log: Logger;
+}
+
+export interface App {
+  app: express.Express;
+  operations: OperationStore;
+  /** builds the GraphQL context for a facade request */
+  contextFor(req: Request, via: Context['via']): Promise<Context>;
+}
+
+/** Builds the app once; nothing here is rebuilt per request (schema, operations, registries). */
+export function createApp(options: AppOptions): App {
+  const { config, db, log } = options;
+  const prisma = db.prisma;
+  const operations = loadOperations(schema);
+  const yoga = createGraphqlServer({ schema, operations, prisma, config, log });
+
+  const contextFor = async (req: Request, via: Context['via']): Promise<Context> => ({
+    prisma,
+    config,
+    principal: await authenticate(
+      { prisma, jwtSecret: config.jwtSecret },
+      {
+        authorization: req.get('authorization'),
+        cookie: req.get('cookie'),
+        csrfToken: req.get(CSRF_HEADER),
+        method: req.method,
+      },
+    ),
+    requestId: String(req.id),
+    log: req.log,
+    ip: req.ip ?? null,
+    userAgent: req.get('user-agent') ?? null,
+    via,
+  });
+
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('trust proxy', 'loopback');
+  app.use(
+    pinoHttp({
+      logger: log,
+      genReqId: (req, res) => {
+        const given = req.headers['x-request-id'];
+        const id = typeof given === 'string' && /^[\w.-]{1,64}$/.test(given) ? given : randomUUID();
+        res.setHeader('x-request-id', id);
+        return id;
+      },
+      autoLogging: { ignore: (req) => req.url === '/healthz' || req.url === '/readyz' },
+    }),
+  );
+  app.use((req, _res, next) => requestScope.run({ requestId: String(req.id), log: req.log }, next));
+
+  app.get('/healthz', (_req, res) => void res.json({ status: 'ok' }));
+  app.get('/readyz', async (_req, res) => {
+    try {
+      await db.ping();
+      res.json({ status: 'ready' });
+    } catch {
+      res.status(503).json({ status: 'unavailable' });
+    }
+  });
+
+  app.use('/graphql', (req, res) =>
+    yoga.handle(req, res, { requestId: String(req.id), ip: req.ip ?? null, log: req.log }),
+  );
+
+  app.use('/api', express.json({ limit: '1mb' }));
+  app.use(createRestRouter({ routes: ROUTES, operations, context: (req) => contextFor(req, 'rest') }));
+
+  app.use('/api', (_req, res) => void res.status(404).json({ detail: 'Not Found' }));
+  // Body parser failures answer like FastAPI; anything else is masked with the request id.
+  app.use((err: Error & { type?: string; status?: number }, req: Request, res: Response, _next: NextFunction) => {
+    if (err.type === 'entity.parse.failed') {
+      res.status(422).json({ detail: [{ loc: ['body'], msg: 'JSON decode error', type: 'json_invalid' }] });
+    } else if (err.type === 'entity.too.large') {
+      res.status(413).json({ detail: 'Request body too large' });
+    } else {
+      req.log.error({ err }, 'unhandled error');
+      res.status(500).json({ detail: 'Internal Server Error', request_id: String(req.id) });
+    }
+  });
+
+  return { app, operations, contextFor };
+}

@@ -1,0 +1,128 @@
+/**
+ * Resolves the caller once per request: `Authorization: Bearer <login JWT | personal token>` or the
+ * web session cookie. Invalid or revoked credentials resolve to no principal (the field's auth
+ * scopes then answer UNAUTHENTICATED); a cookie-authenticated state change without the CSRF header
+ * is refused outright.
+ *
+ * NOTE: every check that makes revocation immediate lives here: the session row must exist, be
+ * unrevoked and unexpired, and its epoch must equal the user's current session epoch.
+ */
+import type { Db } from '../db/client.ts';
+import { appError } from '../errors.ts';
+import { csrfTokenFor, PERSONAL_TOKEN_PREFIX, safeEqual, sha256, verifyAccessToken } from './credentials.ts';
+import type { Principal } from './principal.ts';
+import { ALL_SCOPES, isScope } from './scopes.ts';
+import type { Scope } from './scopes.ts';
+
+export const SESSION_COOKIE = 'hdp_session';
+export const CSRF_HEADER = 'x-csrf-token';
+
+/** How often last-used timestamps are written (not on every request). */
+const TOUCH_INTERVAL_MS = 60_000;
+
+export interface CredentialInput {
+  authorization?: string | null;
+  cookie?: string | null;
+  csrfToken?: string | null;
+  method: string;
+}
+
+export interface AuthDeps {
+  prisma: Db;
+  jwtSecret: Uint8Array;
+}
+
+function bearerOf(header: string | null | undefined): string | null {
+  const m = header?.match(/^Bearer\s+(\S+)\s*$/i);
+  return m ? m[1] : null;
+}
+
+function cookieValue(header: string | null | undefined, name: string): string | null {
+  for (const part of header?.split(';') ?? []) {
+    const i = part.indexOf('=');
+    if (i > 0 && part.slice(0, i).trim() === name) return decodeURIComponent(part.slice(i + 1).trim());
+  }
+  return null;
+}
+
+async function sessionPrincipal(deps: AuthDeps, token: string, via: 'native' | 'web'): Promise<Principal | null> {
+  const claims = await verifyAccessToken(deps.jwtSecret, token);
+  if (!claims) return null;
+  const session = await deps.prisma.session.findUnique({
+    where: { id: claims.sid },
+    select: {
+      userId: true,
+      kind: true,
+      epoch: true,
+      expiresAt: true,
+      revokedAt: true,
+      lastUsedAt: true,
+      user: { select: { sessionEpoch: true, isAdmin: true } },
+    },
+  });
+  const now = Date.now();
+  if (
+    !session ||
+    session.revokedAt ||
+    session.expiresAt.getTime() <= now ||
+    String(session.userId) !== claims.sub ||
+    session.epoch !== claims.epoch ||
+    session.user.sessionEpoch !== claims.epoch ||
+    session.kind !== via
+  ) {
+    return null;
+  }
+  if (now - session.lastUsedAt.getTime() > TOUCH_INTERVAL_MS) {
+    await deps.prisma.session.update({ where: { id: claims.sid }, data: { lastUsedAt: new Date(now) } });
+  }
+  return {
+    kind: 'session',
+    userId: session.userId,
+    sessionId: claims.sid,
+    sessionKind: via,
+    isAdmin: session.user.isAdmin,
+    scopes: ALL_SCOPES,
+  };
+}
+
+async function personalTokenPrincipal(deps: AuthDeps, secret: string): Promise<Principal | null> {
+  const token = await deps.prisma.personalToken.findUnique({
+    where: { tokenHash: sha256(secret) },
+    select: { id: true, userId: true, scopes: true, expiresAt: true, revokedAt: true, lastUsedAt: true },
+  });
+  const now = Date.now();
+  if (!token || token.revokedAt || (token.expiresAt && token.expiresAt.getTime() <= now)) return null;
+  if (!token.lastUsedAt || now - token.lastUsedAt.getTime() > TOUCH_INTERVAL_MS) {
+    await deps.prisma.personalToken.update({ where: { id: token.id }, data: { lastUsedAt: new Date(now) } });
+  }
+  return {
+    kind: 'personal_token',
+    userId: token.userId,
+    tokenId: token.id,
+    isAdmin: false,
+    scopes: new Set(token.scopes.filter(isScope) as Scope[]),
+  };
+}
+
+const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+
+/** The caller of one request, or null when no valid credential was presented. */
+export async function authenticate(deps: AuthDeps, input: CredentialInput): Promise<Principal | null> {
+  const bearer = bearerOf(input.authorization);
+  if (bearer) {
+    return bearer.startsWith(PERSONAL_TOKEN_PREFIX)
+      ? personalTokenPrincipal(deps, bearer)
+      : sessionPrincipal(deps, bearer, 'native');
+  }
+  const cookie = cookieValue(input.cookie, SESSION_COOKIE);
+  if (!cookie) return null;
+  const principal = await sessionPrincipal(deps, cookie, 'web');
+  // NOTE: a cookie rides along on cross-site requests; state changes must prove same-origin intent.
+  if (principal?.kind === 'session' && !SAFE_METHODS.has(input.method.toUpperCase())) {
+    const expected = csrfTokenFor(deps.jwtSecret, principal.sessionId);
+    if (!input.csrfToken || !safeEqual(input.csrfToken, expected)) {
+      throw appError('FORBIDDEN', 'CSRF token missing or invalid', { detail: 'CSRF token missing or invalid' });
+    }
+  }
+  return principal;
+}

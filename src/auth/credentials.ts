@@ -1,0 +1,79 @@
+/**
+ * Secrets: argon2id password hashes, login JWTs (jose, HS256) and personal-token secrets.
+ * NOTE: personal-token secrets are 256 random bits, so a plain sha256 is the right at-rest hash
+ * (no dictionary to slow down); passwords are low-entropy and get argon2id.
+ */
+import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { hash, verify } from '@node-rs/argon2';
+import { jwtVerify, SignJWT } from 'jose';
+
+/** Recognisable prefix of personal tokens (secret scanners can match it). */
+export const PERSONAL_TOKEN_PREFIX = 'hdp_pat_';
+
+/** argon2id (the library's default algorithm; m=19 MiB, t=2, p=1 as OWASP recommends). */
+export function hashPassword(password: string): Promise<string> {
+  return hash(password);
+}
+
+// Verifying against this when the account does not exist keeps both cases equally slow.
+const dummyHash = hashPassword(randomBytes(16).toString('hex'));
+
+/** argon2id verify; with no stored hash it still spends the same time and answers false. */
+export async function verifyPassword(stored: string | null | undefined, password: string): Promise<boolean> {
+  if (!stored) {
+    await verify(await dummyHash, password).catch(() => false);
+    return false;
+  }
+  return verify(stored, password).catch(() => false);
+}
+
+export interface AccessClaims {
+  sub: string;
+  sid: string;
+  epoch: number;
+}
+
+export async function signAccessToken(secret: Uint8Array, claims: AccessClaims, ttlSeconds: number): Promise<string> {
+  return new SignJWT({ sid: claims.sid, epoch: claims.epoch })
+    .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
+    .setSubject(claims.sub)
+    .setIssuedAt()
+    .setExpirationTime(Math.floor(Date.now() / 1000) + ttlSeconds)
+    .sign(secret);
+}
+
+/** Verified claims, or null for any malformed, forged or expired token. */
+export async function verifyAccessToken(secret: Uint8Array, token: string): Promise<AccessClaims | null> {
+  try {
+    const { payload } = await jwtVerify(token, secret, { algorithms: ['HS256'] });
+    if (typeof payload.sub !== 'string' || typeof payload.sid !== 'string' || typeof payload.epoch !== 'number') {
+      return null;
+    }
+    return { sub: payload.sub, sid: payload.sid, epoch: payload.epoch };
+  } catch {
+    return null;
+  }
+}
+
+export function newSessionId(): string {
+  return randomBytes(18).toString('base64url');
+}
+
+export function newPersonalTokenSecret(): string {
+  return PERSONAL_TOKEN_PREFIX + randomBytes(32).toString('base64url');
+}
+
+export function sha256(value: string): string {
+  return createHash('sha256').update(value).digest('hex');
+}
+
+/** CSRF token of a web session: derived, so nothing extra is stored. */
+export function csrfTokenFor(secret: Uint8Array, sessionId: string): string {
+  return createHmac('sha256', secret).update(`csrf:${sessionId}`).digest('base64url');
+}
+
+export function safeEqual(a: string, b: string): boolean {
+  const x = Buffer.from(a);
+  const y = Buffer.from(b);
+  return x.length === y.length && timingSafeEqual(x, y);
+}

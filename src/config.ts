@@ -1,0 +1,74 @@
+/**
+ * Configuration: the only module that reads process.env. Every variable is documented in
+ * .env.example; a bad value stops the process at start with a clear message.
+ */
+import { randomBytes } from 'node:crypto';
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { z } from 'zod';
+
+const bool = z
+  .enum(['true', 'false', '1', '0'])
+  .transform((v) => v === 'true' || v === '1');
+
+const EnvSchema = z.object({
+  NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
+  PORT: z.coerce.number().int().min(0).max(65535).default(8000),
+  HOST: z.string().min(1).default('127.0.0.1'),
+  /** postgres:// URL; unset means the embedded PGlite database in DATA_DIR */
+  DATABASE_URL: z.string().regex(/^postgres(ql)?:\/\//, 'must be a postgres:// URL').optional(),
+  DATA_DIR: z.string().default('./data'),
+  /** HMAC key for login tokens; generated once into DATA_DIR/secrets.json when unset */
+  JWT_SECRET: z.string().min(32).optional(),
+  ACCESS_TOKEN_TTL_DAYS: z.coerce.number().int().min(1).max(365).default(30),
+  /** Public address of this server (for links and OpenAPI servers) */
+  PUBLIC_URL: z.string().url().optional(),
+  /** Mark cookies Secure; defaults to true when PUBLIC_URL is https */
+  COOKIE_SECURE: bool.optional(),
+  REDIS_URL: z.string().regex(/^rediss?:\/\//, 'must be a redis:// URL').optional(),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  /** Serve GraphiQL at GET /graphql (assets are inlined; no internet needed) */
+  GRAPHIQL: bool.default(true),
+  MCP_CALLS_PER_MINUTE: z.coerce.number().int().min(1).default(60),
+  MCP_CALLS_PER_DAY: z.coerce.number().int().min(1).default(2000),
+  /** Extra origins allowed to call the MCP endpoint from a browser (comma separated) */
+  MCP_ALLOWED_ORIGINS: z.string().default(''),
+});
+
+export type Env = z.infer<typeof EnvSchema>;
+
+export interface Config extends Omit<Env, 'JWT_SECRET' | 'MCP_ALLOWED_ORIGINS'> {
+  jwtSecret: Uint8Array;
+  cookieSecure: boolean;
+  mcpAllowedOrigins: string[];
+}
+
+/** Secrets the embedded default needs, generated on first start and kept beside the data. */
+function embeddedSecrets(dataDir: string): { jwtSecret: string } {
+  const file = path.join(dataDir, 'secrets.json');
+  if (existsSync(file)) return JSON.parse(readFileSync(file, 'utf8'));
+  mkdirSync(dataDir, { recursive: true });
+  const secrets = { jwtSecret: randomBytes(48).toString('base64url') };
+  writeFileSync(file, JSON.stringify(secrets, null, 2), { mode: 0o600 });
+  chmodSync(file, 0o600);
+  return secrets;
+}
+
+/** Parses the environment (process.env unless given) into a typed config. */
+export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
+  const parsed = EnvSchema.safeParse(env);
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((i) => `  ${i.path.join('.')}: ${i.message}`);
+    throw new Error(`Invalid configuration:\n${lines.join('\n')}`);
+  }
+  const { JWT_SECRET, MCP_ALLOWED_ORIGINS, ...rest } = parsed.data;
+  const dataDir = path.resolve(rest.DATA_DIR);
+  const secret = JWT_SECRET ?? embeddedSecrets(dataDir).jwtSecret;
+  return {
+    ...rest,
+    DATA_DIR: dataDir,
+    jwtSecret: new TextEncoder().encode(secret),
+    cookieSecure: rest.COOKIE_SECURE ?? rest.PUBLIC_URL?.startsWith('https:') ?? false,
+    mcpAllowedOrigins: MCP_ALLOWED_ORIGINS.split(',').map((s) => s.trim()).filter(Boolean),
+  };
+}

@@ -1,0 +1,20 @@
+/**
+ * The Prisma client factory: one generated client (PostgreSQL), two driver adapters.
+ * PGlite runs in process (one connection, queries serialised); PostgreSQL uses a pg pool.
+ */
+import type { PGlite } from '@electric-sql/pglite';
+import { PrismaPg } from '@prisma/adapter-pg';
+import { PrismaPGlite } from 'pglite-prisma-adapter';
+import { PrismaClient } from '../generated/prisma/client.ts';
+import type { DbTarget } from './target.ts';
+
+export type Db = PrismaClient;
+
+/** A Prisma client on the target; for PGlite the caller passes the open instance. */
+export function createPrismaClient(target: DbTarget, pglite?: PGlite): Db {
+  if (target.kind === 'pglite') {
+    if (!pglite) throw new Error('createPrismaClient: an open PGlite instance is required');
+    return new PrismaClient({ adapter: new PrismaPGlite(pglite) });
+  }
+  return new PrismaClient({ adapter: new PrismaPg({ connectionString: target.url, max: 10 }) });
+}

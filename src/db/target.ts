@@ -1,0 +1,28 @@
+/**
+ * Where the data lives: the embedded PGlite database (default, no server needed) or a PostgreSQL
+ * server named by a postgres:// URL. Both speak the same SQL; nothing else in the code branches on it
+ * except the bulk helpers that may choose COPY on a real server.
+ */
+import { PGlite } from '@electric-sql/pglite';
+
+export type DbTarget =
+  | {
+      kind: 'pglite';
+      /** data directory, or null for an in-memory database */
+      dataDir: string | null;
+      /** an already open instance (one PGlite instance is one connection; share it) */
+      instance?: PGlite;
+    }
+  | { kind: 'pg'; url: string };
+
+/** postgres:// or postgresql:// URLs go to a server; anything else is not a database URL we know. */
+export function targetFromUrl(url: string | undefined, dataDir: string): DbTarget {
+  if (!url) return { kind: 'pglite', dataDir };
+  if (/^postgres(ql)?:\/\//.test(url)) return { kind: 'pg', url };
+  throw new Error(`DATABASE_URL must be a postgres:// URL (got ${url.split(':')[0]}:)`);
+}
+
+/** Opens (creating on first use) an embedded database. */
+export async function openPglite(dataDir: string | null, loadDataDir?: Blob): Promise<PGlite> {
+  return PGlite.create(dataDir ?? undefined, loadDataDir ? { loadDataDir } : {});
+}

@@ -1,0 +1,97 @@
+/**
+ * One error table drives GraphQL, REST and MCP (ARCHITECTURE.md section 5).
+ * Core code throws appError(CODE, message, options); anything else is masked as INTERNAL.
+ */
+import { GraphQLError } from 'graphql';
+
+export const ERROR_TABLE = {
+  UNAUTHENTICATED: { status: 401, retryable: false },
+  BAD_REQUEST: { status: 400, retryable: false },
+  FORBIDDEN: { status: 403, retryable: false },
+  INSUFFICIENT_SCOPE: { status: 403, retryable: false },
+  NOT_FOUND: { status: 404, retryable: false },
+  CONFLICT: { status: 409, retryable: false },
+  PAYLOAD_TOO_LARGE: { status: 413, retryable: false },
+  VALIDATION_FAILED: { status: 422, retryable: false },
+  RATE_LIMITED: { status: 429, retryable: true },
+  AI_BUDGET_EXHAUSTED: { status: 429, retryable: true },
+  UPSTREAM_FAILED: { status: 502, retryable: true },
+  UNAVAILABLE: { status: 503, retryable: true },
+  UPSTREAM_TIMEOUT: { status: 504, retryable: true },
+  /** MCP facade only: a deletes/shares/payment tool called without confirm: true */
+  CONFIRMATION_REQUIRED: { status: 400, retryable: false },
+  INTERNAL: { status: 500, retryable: true },
+} as const;
+
+export type ErrorCode = keyof typeof ERROR_TABLE;
+
+/** One validation issue in the documented FastAPI shape. */
+export interface ValidationIssue {
+  loc: (string | number)[];
+  msg: string;
+  type: string;
+}
+
+export interface AppErrorOptions {
+  /** Structured detail: the REST body's `detail` (validation issues, {code, kind}, ...) */
+  detail?: unknown;
+  /** Seconds until a retry may succeed (429, 503) */
+  retryAfter?: number;
+}
+
+export interface AppErrorExtensions {
+  code: ErrorCode;
+  detail?: unknown;
+  retryAfter?: number;
+  requestId?: string;
+}
+
+/** The error every layer understands. */
+export function appError(code: ErrorCode, message: string, options: AppErrorOptions = {}): GraphQLError {
+  const extensions: AppErrorExtensions = { code };
+  if (options.detail !== undefined) extensions.detail = options.detail;
+  if (options.retryAfter !== undefined) extensions.retryAfter = Math.max(1, Math.ceil(options.retryAfter));
+  return new GraphQLError(message, { extensions: extensions as unknown as Record<string, unknown> });
+}
+
+/** A VALIDATION_FAILED error with its issue list. */
+export function validationError(issues: ValidationIssue[]): GraphQLError {
+  return appError('VALIDATION_FAILED', issues.map((i) => `${i.loc.join('.')}: ${i.msg}`).join('; '), {
+    detail: issues,
+  });
+}
+
+/** The table entry of a code, or INTERNAL for codes we did not issue. */
+export function errorInfo(code: unknown): (typeof ERROR_TABLE)[ErrorCode] & { code: ErrorCode } {
+  const c = typeof code === 'string' && code in ERROR_TABLE ? (code as ErrorCode) : 'INTERNAL';
+  return { code: c, ...ERROR_TABLE[c] };
+}
+
+/**
+ * Masks anything that is not a deliberate GraphQLError (ours, or graphql-js' own parse and
+ * validation errors): the client sees "Internal Server Error" and a request id, the log sees the cause.
+ */
+export function maskError(error: unknown, requestId: string, log?: (err: unknown) => void): GraphQLError {
+  if (error instanceof GraphQLError) {
+    const original = error.originalError;
+    if (!original || original instanceof GraphQLError) {
+      // unwrap so the extensions of the thrown appError are kept, with the path of the located error
+      if (original instanceof GraphQLError && original.extensions?.code) {
+        return new GraphQLError(original.message, {
+          nodes: error.nodes,
+          path: error.path,
+          extensions: original.extensions,
+        });
+      }
+      return error;
+    }
+    log?.(original);
+    return new GraphQLError('Internal Server Error', {
+      nodes: error.nodes,
+      path: error.path,
+      extensions: { code: 'INTERNAL', requestId },
+    });
+  }
+  log?.(error);
+  return new GraphQLError('Internal Server Error', { extensions: { code: 'INTERNAL', requestId } });
+}

@@ -1,0 +1,107 @@
+/**
+ * The Pothos builder: configuration only. Every root field declares `authScopes` (strategy "all");
+ * zod validation failures become VALIDATION_FAILED with the documented detail list; scope failures
+ * become UNAUTHENTICATED (no caller), INSUFFICIENT_SCOPE (a token without the scope) or FORBIDDEN.
+ */
+import SchemaBuilder from '@pothos/core';
+import PrismaPlugin from '@pothos/plugin-prisma';
+import ScopeAuthPlugin, { AuthScopeFailureType } from '@pothos/plugin-scope-auth';
+import type { AuthFailure } from '@pothos/plugin-scope-auth';
+import ValidationPlugin from '@pothos/plugin-validation';
+import { GraphQLError } from 'graphql';
+import type { Scope } from '../auth/scopes.ts';
+import { appError, validationError } from '../errors.ts';
+import type PrismaTypes from '../generated/pothos-types.ts';
+import { getDatamodel } from '../generated/pothos-types.ts';
+import type { AuthedContext, Context } from './context.ts';
+
+/** True when the failure (or any nested one) is a missing `scope`. */
+function missingScope(failure: AuthFailure): string | null {
+  if (failure.kind === AuthScopeFailureType.AuthScope && failure.scope === 'scope') return String(failure.parameter);
+  if (failure.kind === AuthScopeFailureType.AllAuthScopes || failure.kind === AuthScopeFailureType.AnyAuthScopes) {
+    for (const f of failure.failures) {
+      const s = missingScope(f);
+      if (s) return s;
+    }
+  }
+  return null;
+}
+
+export const builder = new SchemaBuilder<{
+  Context: Context;
+  PrismaTypes: PrismaTypes;
+  DefaultFieldNullability: false;
+  DefaultAuthStrategy: 'all';
+  AuthScopes: {
+    /** anyone, signed in or not (declared so that no root field is public by omission) */
+    public: boolean;
+    /** any valid credential */
+    authenticated: boolean;
+    /** the credential holds this scope (login sessions hold all) */
+    scope: Scope;
+    /** a login session (native or web), not a personal token */
+    loginSession: boolean;
+    /** a native bearer login (phone), not a web cookie and not a personal token */
+    nativeSession: boolean;
+    admin: boolean;
+  };
+  AuthContexts: {
+    authenticated: AuthedContext;
+    scope: AuthedContext;
+    loginSession: AuthedContext;
+    nativeSession: AuthedContext;
+    admin: AuthedContext;
+  };
+  Scalars: {
+    DateTime: { Input: Date; Output: Date };
+  };
+}>({
+  plugins: [ScopeAuthPlugin, PrismaPlugin, ValidationPlugin],
+  defaultFieldNullability: false,
+  scopeAuth: {
+    defaultStrategy: 'all',
+    authScopes: (ctx) => ({
+      public: true,
+      authenticated: !!ctx.principal,
+      scope: (s: Scope) => !!ctx.principal?.scopes.has(s),
+      loginSession: ctx.principal?.kind === 'session',
+      nativeSession: ctx.principal?.kind === 'session' && ctx.principal.sessionKind === 'native',
+      admin: ctx.principal?.kind === 'session' && ctx.principal.isAdmin,
+    }),
+    unauthorizedError: (_parent, ctx, _info, result) => {
+      if (!ctx.principal) return appError('UNAUTHENTICATED', 'Not authenticated');
+      const scope = missingScope(result.failure);
+      if (scope) return appError('INSUFFICIENT_SCOPE', `This token lacks the scope ${scope}`, { detail: { code: 'insufficient_scope', scope } });
+      return appError('FORBIDDEN', 'Not allowed for this kind of credential');
+    },
+  },
+  prisma: {
+    client: (ctx) => ctx.prisma,
+    dmmf: getDatamodel(),
+    exposeDescriptions: false,
+    filterConnectionTotalCount: true,
+  },
+  validation: {
+    validationError: (result) =>
+      validationError(
+        result.issues.map((issue) => ({
+          loc: (issue.path ?? []).map((p) => (typeof p === 'object' ? (p.key as string | number) : p) as string | number),
+          msg: issue.message,
+          type: 'value_error',
+        })),
+      ),
+  },
+});
+
+builder.scalarType('DateTime', {
+  description: 'An ISO-8601 date-time in UTC',
+  serialize: (d) => (d instanceof Date ? d.toISOString() : new Date(d as string).toISOString()),
+  parseValue: (v) => {
+    const d = typeof v === 'string' || typeof v === 'number' ? new Date(v) : null;
+    if (!d || Number.isNaN(d.getTime())) throw new GraphQLError('DateTime must be an ISO-8601 string');
+    return d;
+  },
+});
+
+builder.queryType({});
+builder.mutationType({});

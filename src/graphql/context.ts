@@ -1,0 +1,22 @@
+/** The GraphQL context: built once per request by yoga (POST /graphql) or by the facades. */
+import type { Principal } from '../auth/principal.ts';
+import type { Config } from '../config.ts';
+import type { Db } from '../db/client.ts';
+import type { Logger } from '../logger.ts';
+
+export interface Context {
+  prisma: Db;
+  config: Config;
+  principal: Principal | null;
+  requestId: string;
+  log: Logger;
+  ip: string | null;
+  userAgent: string | null;
+  /** which door the request came through */
+  via: 'graphql' | 'rest' | 'mcp';
+}
+
+/** The context inside a field whose auth scopes passed: the caller is known. */
+export interface AuthedContext extends Context {
+  principal: Principal;
+}

@@ -1,0 +1,76 @@
+/**
+ * POST /graphql: graphql-yoga over the one schema. Accepts documents (GraphiQL, admins) and the
+ * persisted operations by sha256 id (the web dashboard). GraphiQL's page is rendered with every
+ * asset inlined, so it works with no internet. Unknown errors are masked with a request id.
+ */
+import { renderGraphiQL } from '@graphql-yoga/render-graphiql';
+import { usePersistedOperations } from '@graphql-yoga/plugin-persisted-operations';
+import type { GraphQLSchema } from 'graphql';
+import { createYoga } from 'graphql-yoga';
+import type { YogaServerInstance } from 'graphql-yoga';
+import { authenticate, CSRF_HEADER } from '../auth/authenticate.ts';
+import type { Config } from '../config.ts';
+import type { Db } from '../db/client.ts';
+import { maskError } from '../errors.ts';
+import type { Logger } from '../logger.ts';
+import { requestScope } from '../request-context.ts';
+import type { Context } from './context.ts';
+import type { OperationStore } from './operations.ts';
+
+export interface YogaOptions {
+  schema: GraphQLSchema;
+  operations: OperationStore;
+  prisma: Db;
+  config: Config;
+  log: Logger;
+}
+
+/** What express hands yoga for each request (request id and client address). */
+export interface ServerContext {
+  requestId: string;
+  ip: string | null;
+  log: Logger;
+}
+
+export function createGraphqlServer(options: YogaOptions): YogaServerInstance<ServerContext, Context> {
+  const { schema, operations, prisma, config } = options;
+  return createYoga<ServerContext, Context>({
+    schema,
+    graphqlEndpoint: '/graphql',
+    logging: false,
+    landingPage: false,
+    graphiql: config.GRAPHIQL ? { title: 'Health platform GraphiQL', credentials: 'same-origin' } : false,
+    renderGraphiQL,
+    maskedErrors: {
+      maskError: (error) => {
+        const scope = requestScope.getStore();
+        const log = scope?.log ?? options.log;
+        return maskError(error, scope?.requestId ?? 'unknown', (err) => log.error({ err }, 'unexpected error'));
+      },
+    },
+    plugins: [
+      usePersistedOperations({
+        allowArbitraryOperations: true,
+        getPersistedOperation: (id) => operations.byId.get(id)?.document ?? null,
+      }),
+    ],
+    context: async ({ request, requestId, ip, log }) => ({
+      prisma,
+      config,
+      principal: await authenticate(
+        { prisma, jwtSecret: config.jwtSecret },
+        {
+          authorization: request.headers.get('authorization'),
+          cookie: request.headers.get('cookie'),
+          csrfToken: request.headers.get(CSRF_HEADER),
+          method: request.method,
+        },
+      ),
+      requestId,
+      log,
+      ip,
+      userAgent: request.headers.get('user-agent'),
+      via: 'graphql',
+    }),
+  });
+}

@@ -1,0 +1,42 @@
+/**
+ * Entry point: config -> database (created and migrated on first start) -> app -> listen.
+ * SIGINT/SIGTERM stop accepting connections, let in-flight requests finish, then close the database.
+ */
+import { createServer } from 'node:http';
+import { createApp } from './app.ts';
+import { loadConfig } from './config.ts';
+import { openDatabase } from './db/database.ts';
+import { createLogger } from './logger.ts';
+
+const started = performance.now();
+const config = loadConfig();
+const log = createLogger(config.LOG_LEVEL);
+const db = await openDatabase({ url: config.DATABASE_URL, dataDir: config.DATA_DIR });
+if (db.applied.length) log.info({ applied: db.applied }, 'migrations applied');
+const { app } = createApp({ config, db, log });
+const server = createServer(app);
+
+server.listen(config.PORT, config.HOST, () => {
+  const address = server.address();
+  const port = typeof address === 'object' && address ? address.port : config.PORT;
+  log.info(
+    { url: `http://${config.HOST}:${port}`, database: db.target.kind, startMs: Math.round(performance.now() - started) },
+    'listening',
+  );
+});
+
+let stopping = false;
+async function shutdown(signal: string): Promise<void> {
+  if (stopping) return;
+  stopping = true;
+  log.info({ signal }, 'shutting down');
+  const force = setTimeout(() => process.exit(1), 10_000).unref();
+  server.close(async () => {
+    await db.close();
+    clearTimeout(force);
+    process.exit(0);
+  });
+  server.closeIdleConnections();
+}
+process.on('SIGINT', () => void shutdown('SIGINT'));
+process.on('SIGTERM', () => void shutdown('SIGTERM'));
