@@ -51,7 +51,7 @@ function handlerFor(route: RestRoute, options: RestFacadeOptions) {
   const op = options.operations.byName.get(route.operation);
   if (!op) throw new Error(`route ${route.method} ${route.path}: unknown operation ${route.operation}`);
   const types = new Map(op.variables.map((v) => [v.variable.name.value, v.type]));
-  const rootField = route.result ?? (op.definition.selectionSet.selections[0] as { name: { value: string } }).name.value;
+  const rootField = route.result ?? op.rootField;
   const variableName = (wire: string) => route.rename?.[wire] ?? toCamel(wire);
 
   return async (req: Request, res: Response): Promise<void> => {

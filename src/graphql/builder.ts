@@ -87,7 +87,7 @@ export const builder = new SchemaBuilder<{
         result.issues.map((issue) => ({
           loc: (issue.path ?? []).map((p) => (typeof p === 'object' ? (p.key as string | number) : p) as string | number),
           msg: issue.message,
-          type: 'value_error',
+          type: (issue as { code?: string }).code ?? 'value_error',
         })),
       ),
   },

@@ -9,7 +9,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { execute, getVariableValues, GraphQLError, Kind, parse, validate } from 'graphql';
-import type { DocumentNode, GraphQLSchema, OperationDefinitionNode, VariableDefinitionNode } from 'graphql';
+import type { DocumentNode, GraphQLSchema, OperationDefinitionNode, SelectionSetNode, VariableDefinitionNode } from 'graphql';
 import { maskError, validationError } from '../errors.ts';
 import type { ValidationIssue } from '../errors.ts';
 import type { Context } from './context.ts';
@@ -21,6 +21,10 @@ export interface PersistedOperation extends ManifestOperation {
   document: DocumentNode;
   definition: OperationDefinitionNode;
   variables: readonly VariableDefinitionNode[];
+  /** selection sets of the fragments the document carries, by name */
+  fragments: Map<string, SelectionSetNode>;
+  /** response key of the first root field (what facades answer by default) */
+  rootField: string;
 }
 
 export interface OperationResult {
@@ -57,7 +61,11 @@ export function loadOperations(schema: GraphQLSchema, manifestPath = MANIFEST_PA
     const errors = validate(schema, document);
     if (errors.length) throw new Error(`operation ${op.name} does not match the schema: ${errors[0].message}`);
     const definition = document.definitions.find((d): d is OperationDefinitionNode => d.kind === Kind.OPERATION_DEFINITION)!;
-    const entry = { ...op, document, definition, variables: definition.variableDefinitions ?? [] };
+    const fragments = new Map<string, SelectionSetNode>();
+    for (const d of document.definitions) if (d.kind === Kind.FRAGMENT_DEFINITION) fragments.set(d.name.value, d.selectionSet);
+    const first = definition.selectionSet.selections[0];
+    const rootField = first.kind === Kind.FIELD ? (first.alias?.value ?? first.name.value) : '';
+    const entry = { ...op, document, definition, variables: definition.variableDefinitions ?? [], fragments, rootField };
     byName.set(op.name, entry);
     byId.set(op.id, entry);
   }

@@ -52,42 +52,59 @@ export const Session = builder.objectRef<SessionView>('Session').implement({
 const email = z.email({ message: 'value is not a valid email address' }).max(254);
 const password = z.string().min(8, 'password must have at least 8 characters').max(256);
 
+// Each input is validated as one zod object, so every bad field is reported at once
+// (per-field validators stop at the first failure).
 const RegisterInput = builder.inputType('RegisterInput', {
   fields: (t) => ({
-    email: t.string({ required: true, validate: email }),
-    password: t.string({ required: true, validate: password }),
-    name: t.string({ validate: z.string().trim().max(120) }),
+    email: t.string({ required: true }),
+    password: t.string({ required: true }),
+    name: t.string(),
   }),
+  validate: z.object({ email, password, name: z.string().trim().max(120).nullish() }),
 });
 
 const LoginInput = builder.inputType('LoginInput', {
   fields: (t) => ({
-    email: t.string({ required: true, validate: z.string().min(1).max(254) }),
-    password: t.string({ required: true, validate: z.string().min(1).max(256) }),
+    email: t.string({ required: true }),
+    password: t.string({ required: true }),
   }),
+  validate: z.object({ email: z.string().min(1).max(254), password: z.string().min(1).max(256) }),
 });
 
 const UpdateProfileInput = builder.inputType('UpdateProfileInput', {
   description: 'Profile fields to change (UserUpdate); absent fields stay, null clears',
   fields: (t) => ({
-    name: t.string({ validate: z.string().trim().max(120).nullable() }),
-    timezone: t.string({ validate: z.string().max(64).nullable() }),
-    country: t.string({ validate: z.string().regex(/^[A-Z]{2}$/, 'use an ISO 3166-1 alpha-2 code').nullable() }),
-    glucoseUnit: t.string({ validate: z.enum(['mg/dL', 'mmol/L']).nullable() }),
-    dateOfBirth: t.string({ validate: z.iso.date().nullable() }),
-    sex: t.string({ validate: z.enum(['female', 'male', 'other']).nullable() }),
-    heightCm: t.float({ validate: z.number().min(30).max(300).nullable() }),
-    weightKg: t.float({ validate: z.number().min(1).max(700).nullable() }),
-    diabetesType: t.string({ validate: z.enum(['none', 'type1', 'type2', 'gestational', 'prediabetes', 'other']).nullable() }),
-    goals: t.stringList({ validate: z.array(z.string().min(1).max(60)).max(20).nullable() }),
+    name: t.string(),
+    timezone: t.string({ description: 'IANA time zone' }),
+    country: t.string({ description: 'ISO 3166-1 alpha-2' }),
+    glucoseUnit: t.string({ description: 'mg/dL or mmol/L' }),
+    dateOfBirth: t.string({ description: 'YYYY-MM-DD' }),
+    sex: t.string({ description: 'female, male or other' }),
+    heightCm: t.float(),
+    weightKg: t.float(),
+    diabetesType: t.string({ description: 'none, type1, type2, gestational, prediabetes or other' }),
+    goals: t.stringList(),
+  }),
+  validate: z.object({
+    name: z.string().trim().max(120).nullish(),
+    timezone: z.string().max(64).nullish(),
+    country: z.string().regex(/^[A-Z]{2}$/, 'use an ISO 3166-1 alpha-2 code').nullish(),
+    glucoseUnit: z.enum(['mg/dL', 'mmol/L']).nullish(),
+    dateOfBirth: z.iso.date().nullish(),
+    sex: z.enum(['female', 'male', 'other']).nullish(),
+    heightCm: z.number().min(30).max(300).nullish(),
+    weightKg: z.number().min(1).max(700).nullish(),
+    diabetesType: z.enum(['none', 'type1', 'type2', 'gestational', 'prediabetes', 'other']).nullish(),
+    goals: z.array(z.string().min(1).max(60)).max(20).nullish(),
   }),
 });
 
 const OnboardingInput = builder.inputType('OnboardingInput', {
   fields: (t) => ({
-    onboardingStep: t.int({ validate: z.number().int().min(0).max(100) }),
+    onboardingStep: t.int(),
     onboardingCompleted: t.boolean(),
   }),
+  validate: z.object({ onboardingStep: z.number().int().min(0).max(100).nullish(), onboardingCompleted: z.boolean().nullish() }),
 });
 
 builder.queryFields((t) => ({

@@ -35,14 +35,16 @@ export const CreatedToken = builder.objectRef<CreatedPersonalToken>('CreatedPers
 
 const CreatePersonalTokenInput = builder.inputType('CreatePersonalTokenInput', {
   fields: (t) => ({
-    name: t.string({ required: true, validate: z.string().trim().min(1).max(100) }),
-    scopes: t.stringList({
-      required: true,
-      validate: z
-        .array(z.enum(SCOPES, { message: `unknown scope; valid scopes: ${SCOPES.join(', ')}` }))
-        .min(1, 'choose at least one scope'),
-    }),
-    expiresAt: t.field({ type: 'DateTime' }),
+    name: t.string({ required: true }),
+    scopes: t.stringList({ required: true, description: 'scopes from the catalogue, e.g. profile:read' }),
+    expiresAt: t.field({ type: 'DateTime', description: 'optional expiry, in the future' }),
+  }),
+  validate: z.object({
+    name: z.string().trim().min(1).max(100),
+    scopes: z
+      .array(z.enum(SCOPES, { message: `unknown scope; valid scopes: ${SCOPES.join(', ')}` }))
+      .min(1, 'choose at least one scope'),
+    expiresAt: z.date().refine((d) => d.getTime() > Date.now(), 'expires_at must be in the future').nullish(),
   }),
 });
 

@@ -16,7 +16,7 @@ export interface CreatePersonalTokenOptions {
   name: string;
   /** scopes the token will hold (already checked against the catalogue) */
   scopes: Scope[];
-  /** optional expiry; must be in the future */
+  /** optional expiry (the schema checks it is in the future) */
   expiresAt?: Date | null;
 }
 
@@ -39,11 +39,6 @@ const viewSelect = { id: true, name: true, scopes: true, hint: true, expiresAt: 
 
 /** Creates a token for the caller and returns its secret once. */
 export async function createPersonalToken(ctx: AuthedContext, options: CreatePersonalTokenOptions): Promise<CreatedPersonalToken> {
-  if (options.expiresAt && options.expiresAt.getTime() <= Date.now()) {
-    throw appError('VALIDATION_FAILED', 'expires_at must be in the future', {
-      detail: [{ loc: ['input', 'expiresAt'], msg: 'expires_at must be in the future', type: 'value_error' }],
-    });
-  }
   const live = await ctx.prisma.personalToken.count({ where: { userId: ctx.principal.userId, revokedAt: null } });
   if (live >= MAX_TOKENS_PER_USER) throw appError('CONFLICT', `At most ${MAX_TOKENS_PER_USER} active tokens per account`);
   const token = newPersonalTokenSecret();
