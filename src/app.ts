@@ -7,7 +7,9 @@ import { randomUUID } from 'node:crypto';
 import express from 'express';
 import type { NextFunction, Request, Response } from 'express';
 import { pinoHttp } from 'pino-http';
+import { createMcpRouter } from '../mcp-facade/server.ts';
 import { createRestRouter } from '../rest-facade/handler.ts';
+import { createOpenApiRouter } from '../rest-facade/openapi.ts';
 import { ROUTES } from '../rest-facade/routes.ts';
 import { authenticate, CSRF_HEADER } from './auth/authenticate.ts';
 import type { Config } from './config.ts';
@@ -89,6 +91,9 @@ export function createApp(options: AppOptions): App {
   app.use('/graphql', (req, res) =>
     yoga.handle(req, res, { requestId: String(req.id), ip: req.ip ?? null, log: req.log }),
   );
+
+  app.use(createOpenApiRouter({ routes: ROUTES, operations, schema, config }));
+  app.use(createMcpRouter({ schema, operations, config, context: (req) => contextFor(req, 'mcp') }));
 
   app.use('/api', express.json({ limit: '1mb' }));
   app.use(createRestRouter({ routes: ROUTES, operations, context: (req) => contextFor(req, 'rest') }));
