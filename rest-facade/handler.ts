@@ -6,7 +6,7 @@
  */
 import express from 'express';
 import type { Request, Response, Router } from 'express';
-import { Kind } from 'graphql';
+import { GraphQLError, Kind } from 'graphql';
 import type { TypeNode } from 'graphql';
 import type { Context } from '../src/graphql/context.ts';
 import type { OperationStore } from '../src/graphql/operations.ts';
@@ -78,13 +78,20 @@ function handlerFor(route: RestRoute, options: RestFacadeOptions) {
       }
     }
 
-    const ctx = await options.context(req);
-    const result = await options.operations.execute(route.operation, variables, ctx);
-    if (result.errors.length) {
-      const answer = httpAnswerFor(result.errors[0], origins, toSnake);
+    const fail = (error: GraphQLError): void => {
+      const answer = httpAnswerFor(error, origins, toSnake);
       res.status(answer.status).set(answer.headers).json(answer.body);
-      return;
+    };
+    let ctx: Context;
+    try {
+      ctx = await options.context(req);
+    } catch (e) {
+      // authentication itself refused the request (e.g. a cookie state change without CSRF)
+      if (!(e instanceof GraphQLError)) throw e;
+      return fail(e);
     }
+    const result = await options.operations.execute(route.operation, variables, ctx);
+    if (result.errors.length) return fail(result.errors[0]);
     res.status(route.status ?? 200).json(snakeKeys(result.data?.[rootField] ?? null));
   };
 }

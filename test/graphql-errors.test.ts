@@ -1,0 +1,51 @@
+import { describe, expect, it } from 'vitest';
+import { httpAnswerFor } from '../rest-facade/http-errors.ts';
+import { createLogger } from '../src/logger.ts';
+import type { Context } from '../src/graphql/context.ts';
+import { ALL_SCOPES } from '../src/auth/scopes.ts';
+import { startTestApp } from './harness/app.ts';
+
+const app = await startTestApp();
+
+describe('error masking', () => {
+  it('masks an unexpected error as INTERNAL with the request id, and REST answers 500', async () => {
+    const broken = new Proxy(app.db.prisma, {
+      get: (target, prop) => (prop === 'user' ? { findUniqueOrThrow: () => Promise.reject(new Error('db password is hunter2')) } : Reflect.get(target, prop)),
+    });
+    const ctx: Context = {
+      prisma: broken,
+      config: app.config,
+      principal: { kind: 'session', userId: 1, sessionId: 's', sessionKind: 'native', isAdmin: false, scopes: ALL_SCOPES },
+      requestId: 'req-123',
+      log: createLogger('silent'),
+      ip: null,
+      userAgent: null,
+      via: 'rest',
+    };
+    const result = await app.operations.execute('GetProfile', {}, ctx);
+    expect(result.errors).toHaveLength(1);
+    expect(result.errors[0].message).toBe('Internal Server Error');
+    expect(result.errors[0].extensions).toEqual({ code: 'INTERNAL', requestId: 'req-123' });
+    const answer = httpAnswerFor(result.errors[0], new Map(), (k) => k);
+    expect(answer).toEqual({ status: 500, headers: {}, body: { detail: 'Internal Server Error', request_id: 'req-123' } });
+    expect(JSON.stringify(answer)).not.toContain('hunter2');
+  });
+
+  it('answers 404 JSON for an unknown API path', async () => {
+    const res = await app.fetch('/api/nope');
+    expect(res.status).toBe(404);
+    expect(await res.json()).toEqual({ detail: 'Not Found' });
+  });
+
+  it('echoes a safe x-request-id and makes one up otherwise', async () => {
+    const given = await app.fetch('/healthz', { headers: { 'x-request-id': 'abc-123' } });
+    expect(given.headers.get('x-request-id')).toBe('abc-123');
+    const unsafe = await app.fetch('/healthz', { headers: { 'x-request-id': 'a b<script>' } });
+    expect(unsafe.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
+  });
+
+  it('reports readiness from the database', async () => {
+    expect(await (await app.fetch('/readyz')).json()).toEqual({ status: 'ready' });
+    expect(await (await app.fetch('/healthz')).json()).toEqual({ status: 'ok' });
+  });
+});
