@@ -3,7 +3,6 @@
  * SIGINT/SIGTERM stop accepting connections, let in-flight requests finish, then close the database.
  */
 import { createServer } from 'node:http';
-import { createApp } from './app.ts';
 import { loadConfig } from './config.ts';
 import { openDatabase } from './db/database.ts';
 import { createLogger } from './logger.ts';
@@ -11,7 +10,11 @@ import { createLogger } from './logger.ts';
 const started = performance.now();
 const config = loadConfig();
 const log = createLogger(config.LOG_LEVEL);
-const db = await openDatabase({ url: config.DATABASE_URL, dataDir: config.DATA_DIR });
+// The database opens (PGlite compiles its WebAssembly) while the app's modules load.
+const [db, { createApp }] = await Promise.all([
+  openDatabase({ url: config.DATABASE_URL, dataDir: config.DATA_DIR }),
+  import('./app.ts'),
+]);
 if (db.applied.length) log.info({ applied: db.applied }, 'migrations applied');
 const { app } = createApp({ config, db, log });
 const server = createServer(app);

@@ -26,6 +26,10 @@ describe('config', () => {
     expect(statSync(path.join(dir, 'secrets.json')).mode & 0o777).toBe(0o600);
   });
 
+  it('treats an empty variable as unset', () => {
+    expect(loadConfig({ DATA_DIR: dir, DATABASE_URL: '', PORT: '' }).PORT).toBe(8000);
+  });
+
   it('refuses bad values with a message naming the variable', () => {
     expect(() => loadConfig({ DATA_DIR: dir, PORT: 'eighty' })).toThrow(/PORT/);
     expect(() => loadConfig({ DATA_DIR: dir, DATABASE_URL: 'mysql://x' })).toThrow(/DATABASE_URL: must be a postgres/);
