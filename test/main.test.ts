@@ -1,0 +1,46 @@
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+
+const root = path.resolve(import.meta.dirname, '..');
+const dataDir = mkdtempSync(path.join(tmpdir(), 'hdp-main-'));
+afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
+
+/** Starts `npm start`'s command on an embedded database and waits for /readyz. */
+async function start(port: number): Promise<{ child: ReturnType<typeof spawn>; output: () => string }> {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+    cwd: root,
+    env: { ...process.env, DATA_DIR: dataDir, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'info', DATABASE_URL: '' },
+  });
+  let out = '';
+  child.stdout!.on('data', (d) => (out += d));
+  child.stderr!.on('data', (d) => (out += d));
+  for (let i = 0; i < 600; i++) {
+    if (await fetch(`http://127.0.0.1:${port}/readyz`).then((r) => r.ok, () => false)) return { child, output: () => out };
+    if (child.exitCode !== null) break;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  child.kill('SIGKILL');
+  throw new Error(`server did not start:\n${out}`);
+}
+
+describe('the server process', () => {
+  it('listens on PORT and HOST, and shuts down cleanly on SIGTERM so the next start reopens the data', async () => {
+    const port = 20000 + Math.floor(Math.random() * 5000);
+    const first = await start(port);
+    expect(first.output()).toContain('"msg":"listening"');
+    expect(first.output()).toContain(`http://127.0.0.1:${port}`);
+    const exited = new Promise<number | null>((r) => first.child.once('exit', (code) => r(code)));
+    first.child.kill('SIGTERM');
+    expect(await exited).toBe(0);
+    expect(first.output()).toContain('"msg":"shutting down"');
+
+    const second = await start(port);
+    expect(second.output()).not.toContain('migrations applied');
+    const done = new Promise((r) => second.child.once('exit', r));
+    second.child.kill('SIGINT');
+    await done;
+  }, 90_000);
+});
