@@ -10,6 +10,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 
+import { checkMigrationDrift } from '../src/db/drift.ts';
 import { noFilters, openEngine, readMigrationsList, readSchemaFiles } from '../src/db/schema-engine.ts';
 import { openPglite, targetFromUrl } from '../src/db/target.ts';
 import type { DbTarget } from '../src/db/target.ts';
@@ -54,20 +55,9 @@ async function main(): Promise<number> {
       }
     }
     case 'check': {
-      const engine = await openEngine(await scratchTarget());
-      try {
-        const r = await engine.diff({
-          from: migrationsList.migrationDirectories.length ? { tag: 'migrations', ...migrationsList } : { tag: 'empty' },
-          to: { tag: 'schemaDatamodel', files: await readSchemaFiles() },
-          script: true,
-          exitCode: true,
-          filters: noFilters,
-        });
-        console.log(r.exitCode === 0 ? 'no drift: migrations match the Prisma schema' : `DRIFT: schema changes without a migration:\n${r.stdout}`);
-        return r.exitCode;
-      } finally {
-        await engine.close();
-      }
+      const r = await checkMigrationDrift({ target: configured.kind === 'pg' ? configured : undefined });
+      console.log(r.exitCode === 0 ? 'no drift: migrations match the Prisma schema' : `DRIFT: schema changes without a migration:\n${r.script}`);
+      return r.exitCode;
     }
     case 'create': {
       if (!name || !/^[a-z0-9_]+$/.test(name)) throw new Error('usage: db create <snake_case_name>');
