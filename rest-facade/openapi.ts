@@ -1,9 +1,24 @@
-/** OpenAPI 3.1 document and docs page. Placeholder: filled in by the OpenAPI work. */
+/**
+ * The OpenAPI 3.1 document of the REST facade, derived once at start from the route table and the
+ * GraphQL schema (nothing is written by hand): operationId is the persisted operation's name, the
+ * summary and description its leading comment, parameters and request body its variables, the
+ * answer the JSON Schema of its result, and the errors follow from the root field's auth scopes and
+ * the one error table. Served at GET /api/openapi.json, with the human docs page at GET /api/docs.
+ *
+ * It describes what rest-facade/handler.ts does and must stay in step with it: variables come from
+ * path placeholders (`rename` maps wire name -> variable), then the query, then the body. It never
+ * adds a rule of its own.
+ */
 import express from 'express';
 import type { Router } from 'express';
-import type { GraphQLSchema } from 'graphql';
+import { getNullableType, GraphQLNonNull, isInputObjectType, isListType, Kind, typeFromAST, valueFromASTUntyped } from 'graphql';
+import type { GraphQLField, GraphQLInputType, GraphQLSchema, VariableDefinitionNode } from 'graphql';
 import type { Config } from '../src/config.ts';
-import type { OperationStore } from '../src/graphql/operations.ts';
+import { inputTypeSchema, resultSchema } from '../src/graphql/json-schema.ts';
+import type { JsonSchema } from '../src/graphql/json-schema.ts';
+import type { OperationStore, PersistedOperation } from '../src/graphql/operations.ts';
+import { toCamel, toSnake } from '../src/wire.ts';
+import { createDocsRouter } from './docs-page.ts';
 import type { RestRoute } from './route.ts';
 
 export interface OpenApiOptions {
@@ -13,7 +28,337 @@ export interface OpenApiOptions {
   config: Config;
 }
 
+export const OPENAPI_PATH = '/api/openapi.json';
+export const DOCS_PATH = '/api/docs';
+export const API_TITLE = 'Health-Data Platform API';
+export const API_VERSION = '0.1.0';
+
+type Method = 'get' | 'put' | 'post' | 'delete' | 'options' | 'patch';
+
+export interface OpenApiParameter {
+  name: string;
+  in: 'path' | 'query';
+  required: boolean;
+  schema: JsonSchema;
+}
+
+/** A Response Object or a reference to a shared one. */
+export type OpenApiResponse =
+  | { $ref: string }
+  | { description: string; headers?: Record<string, unknown>; content?: Record<string, { schema: JsonSchema }> };
+
+export interface OpenApiOperation {
+  operationId: string;
+  summary: string;
+  description: string;
+  tags: string[];
+  parameters?: OpenApiParameter[];
+  requestBody?: { required: boolean; content: { 'application/json': { schema: JsonSchema } } };
+  responses: Record<string, OpenApiResponse>;
+  security: Record<string, string[]>[];
+}
+
+export interface OpenApiDocument {
+  openapi: '3.1.0';
+  info: { title: string; version: string; description: string };
+  servers?: { url: string }[];
+  tags: { name: string }[];
+  paths: Record<string, Partial<Record<Method, OpenApiOperation>>>;
+  components: {
+    securitySchemes: Record<string, unknown>;
+    schemas: Record<string, JsonSchema>;
+    responses: Record<string, OpenApiResponse>;
+  };
+}
+
+/** The auth scopes a root field declares (builder.ts AuthScopes), as plugin-scope-auth keeps them. */
+interface DeclaredScopes {
+  public?: boolean;
+  authenticated?: boolean;
+  scope?: string;
+  loginSession?: boolean;
+  nativeSession?: boolean;
+  admin?: boolean;
+}
+
+interface AuthRequirement {
+  public: boolean;
+  /** scopes a personal token or OAuth grant must hold */
+  scopes: string[];
+  /** the kinds of credential that are refused with 403, in words */
+  refused: string[];
+}
+
+const SCHEMA_REF = (name: string): JsonSchema => ({ $ref: `#/components/schemas/${name}` });
+const RESPONSE_REF = (name: string): OpenApiResponse => ({ $ref: `#/components/responses/${name}` });
+
+/** Shared parts: the FastAPI-shaped error bodies and the bearer scheme. */
+function baseComponents(): OpenApiDocument['components'] {
+  return {
+    securitySchemes: {
+      bearerAuth: {
+        type: 'http',
+        scheme: 'bearer',
+        description:
+          'Authorization: Bearer <token>. Either a login token (a JWT from /api/auth/login and the other ' +
+          'sign-ins; it holds every scope) or a personal token (`hdp_pat_...`, created under /api/v1/tokens; ' +
+          'it holds the scopes chosen at creation). The scopes an operation lists are the ones the token needs.',
+      },
+    },
+    schemas: {
+      HTTPError: {
+        type: 'object',
+        properties: {
+          detail: {
+            description: 'a message, or an object with a lower_snake `code` and its fields',
+            anyOf: [{ type: 'string' }, { type: 'object' }],
+          },
+        },
+        required: ['detail'],
+      },
+      ValidationError: {
+        type: 'object',
+        properties: {
+          loc: {
+            type: 'array',
+            items: { anyOf: [{ type: 'string' }, { type: 'integer' }] },
+            description: 'where: "body", "query" or "path", then the field path',
+          },
+          msg: { type: 'string' },
+          type: { type: 'string' },
+        },
+        required: ['loc', 'msg', 'type'],
+      },
+      HTTPValidationError: {
+        type: 'object',
+        properties: { detail: { type: 'array', items: SCHEMA_REF('ValidationError') } },
+        required: ['detail'],
+      },
+    },
+    responses: {
+      Unauthenticated: {
+        description: 'Not authenticated: no credential, or an expired, revoked or unknown one',
+        headers: { 'WWW-Authenticate': { schema: { type: 'string', const: 'Bearer' } } },
+        content: { 'application/json': { schema: { ...SCHEMA_REF('HTTPError'), examples: [{ detail: 'Not authenticated' }] } } },
+      },
+      Forbidden: {
+        description: 'The credential may not do this (a missing scope answers detail.code "insufficient_scope")',
+        content: { 'application/json': { schema: SCHEMA_REF('HTTPError') } },
+      },
+      NotFound: {
+        description: 'No such item among the caller\'s own (another person\'s items answer 404 too)',
+        content: { 'application/json': { schema: SCHEMA_REF('HTTPError') } },
+      },
+      ValidationFailed: {
+        description: 'Validation Error',
+        content: { 'application/json': { schema: SCHEMA_REF('HTTPValidationError') } },
+      },
+    },
+  };
+}
+
+/** What the operation's root fields declare with plugin-scope-auth (a public operation is public in every field). */
+function authOf(schema: GraphQLSchema, op: PersistedOperation): AuthRequirement {
+  const root = op.definition.operation === 'mutation' ? schema.getMutationType() : schema.getQueryType();
+  const out: AuthRequirement = { public: true, scopes: [], refused: [] };
+  for (const sel of op.definition.selectionSet.selections) {
+    if (sel.kind !== Kind.FIELD || sel.name.value.startsWith('__')) continue;
+    const field = root?.getFields()[sel.name.value] as GraphQLField<unknown, unknown> | undefined;
+    const pothos = field?.extensions?.pothosOptions as { authScopes?: unknown } | undefined;
+    const declared = pothos?.authScopes;
+    // a function (decided per request) or nothing: assume a credential is needed
+    const scopes: DeclaredScopes = declared && typeof declared === 'object' ? (declared as DeclaredScopes) : {};
+    if (scopes.public === true) continue;
+    out.public = false;
+    if (scopes.scope && !out.scopes.includes(scopes.scope)) out.scopes.push(scopes.scope);
+    if (scopes.loginSession) out.refused.push('a personal token (this needs a login session)');
+    if (scopes.nativeSession) out.refused.push('anything but a native (phone app) login');
+    if (scopes.admin) out.refused.push('a non-admin account');
+  }
+  return out;
+}
+
+/** "Reads the profile: name, ..." -> "Reads the profile" (the summary line); the rest stays in the description. */
+function summaryOf(description: string): string {
+  return description.split(/[.;:](?:\s|$)/)[0].trim() || description;
+}
+
+/** The schema of a wire parameter: the variable's type without null (an absent parameter is how null is sent). */
+function parameterSchema(type: GraphQLInputType, v: VariableDefinitionNode): JsonSchema {
+  const base = inputTypeSchema(new GraphQLNonNull(getNullableType(type)));
+  return v.defaultValue ? { ...base, default: valueFromASTUntyped(v.defaultValue) } : base;
+}
+
+/** A JSON body for a set of variables (snake_case keys), as the handler reads it without a `body` variable. */
+function bodyOfVariables(schema: GraphQLSchema, variables: VariableDefinitionNode[]): JsonSchema {
+  const properties: Record<string, JsonSchema> = {};
+  const required: string[] = [];
+  for (const v of variables) {
+    const type = typeFromAST(schema, v.type) as GraphQLInputType;
+    const name = toSnake(v.variable.name.value);
+    properties[name] = inputTypeSchema(type);
+    if (v.defaultValue) properties[name] = { ...properties[name], default: valueFromASTUntyped(v.defaultValue) };
+    if (v.type.kind === Kind.NON_NULL_TYPE && !v.defaultValue) required.push(name);
+  }
+  return { type: 'object', properties, ...(required.length && { required }), additionalProperties: false };
+}
+
+/**
+ * Moves the first object schema under nullable/array wrappers into components.schemas under `name`
+ * (the fragment the operation spreads: UserOut, PersonalTokenOut) and refers to it.
+ */
+function nameResult(result: JsonSchema, name: string, schemas: Record<string, JsonSchema>): JsonSchema {
+  const types = Array.isArray(result.type) ? (result.type as string[]) : [result.type];
+  const orNull = types.includes('null');
+  if (types.includes('array')) {
+    const items = nameResult(result.items as JsonSchema, name, schemas);
+    return { ...result, items };
+  }
+  if (!types.includes('object')) return result;
+  const component = { ...result, type: 'object' };
+  const known = schemas[name];
+  if (known && JSON.stringify(known) !== JSON.stringify(component)) return result; // same name, other shape: keep inline
+  schemas[name] = component;
+  return orNull ? { anyOf: [SCHEMA_REF(name), { type: 'null' }] } : SCHEMA_REF(name);
+}
+
+/** The single fragment the root field spreads, if its selection is exactly one spread. */
+function spreadFragment(op: PersistedOperation, rootField: string): string | null {
+  const sel = op.definition.selectionSet.selections.find(
+    (s) => s.kind === Kind.FIELD && (s.alias?.value ?? s.name.value) === rootField,
+  );
+  const inner = sel?.kind === Kind.FIELD ? sel.selectionSet?.selections : undefined;
+  return inner?.length === 1 && inner[0].kind === Kind.FRAGMENT_SPREAD ? inner[0].name.value : null;
+}
+
+function operationFor(route: RestRoute, op: PersistedOperation, options: OpenApiOptions, doc: OpenApiDocument): OpenApiOperation {
+  const { schema } = options;
+  const wireNameOf = new Map(Object.entries(route.rename ?? {}).map(([wire, variable]) => [variable, wire]));
+  const variableOf = (wire: string): string => route.rename?.[wire] ?? toCamel(wire);
+  const byName = new Map(op.variables.map((v) => [v.variable.name.value, v]));
+  const parameters: OpenApiParameter[] = [];
+  const used = new Set<string>();
+
+  for (const [, wire] of route.path.matchAll(/\{(\w+)\}/g)) {
+    const variable = variableOf(wire);
+    const v = byName.get(variable);
+    used.add(variable);
+    const type = v && (typeFromAST(schema, v.type) as GraphQLInputType);
+    parameters.push({ name: wire, in: 'path', required: true, schema: type && v ? parameterSchema(type, v) : { type: 'string' } });
+  }
+
+  let requestBody: OpenApiOperation['requestBody'];
+  if (route.body) {
+    const v = byName.get(route.body);
+    if (!v) throw new Error(`route ${route.method} ${route.path}: ${route.operation} has no variable $${route.body}`);
+    used.add(route.body);
+    const type = typeFromAST(schema, v.type) as GraphQLInputType;
+    const named = getNullableType(type);
+    let bodySchema = inputTypeSchema(new GraphQLNonNull(named));
+    if (isInputObjectType(named)) {
+      doc.components.schemas[named.name] ??= bodySchema;
+      bodySchema = SCHEMA_REF(named.name);
+    }
+    requestBody = { required: v.type.kind === Kind.NON_NULL_TYPE, content: { 'application/json': { schema: bodySchema } } };
+  }
+
+  const rest = op.variables.filter((v) => !used.has(v.variable.name.value));
+  const readsBody = route.method !== 'GET' && route.method !== 'DELETE' && route.method !== 'OPTIONS';
+  if (readsBody && !route.body && rest.length) {
+    // without a `body` variable the handler takes the remaining variables from the body's fields
+    const bodySchema = bodyOfVariables(schema, rest);
+    requestBody = { required: Array.isArray(bodySchema.required), content: { 'application/json': { schema: bodySchema } } };
+  } else {
+    for (const v of rest) {
+      const type = typeFromAST(schema, v.type) as GraphQLInputType;
+      const named = getNullableType(type);
+      // input objects cannot travel in a query string; the handler could not fill them either
+      if (isInputObjectType(named) || (isListType(named) && isInputObjectType(getNullableType(named.ofType)))) continue;
+      const name = v.variable.name.value;
+      parameters.push({
+        name: wireNameOf.get(name) ?? toSnake(name),
+        in: 'query',
+        required: v.type.kind === Kind.NON_NULL_TYPE && !v.defaultValue,
+        schema: parameterSchema(type, v),
+      });
+    }
+  }
+
+  const rootField = route.result ?? op.rootField;
+  let result = resultSchema(schema, op.definition, op.fragments, rootField);
+  const fragment = spreadFragment(op, rootField);
+  if (fragment) result = nameResult(result, fragment, doc.components.schemas);
+  const status = String(route.status ?? 200);
+  const responses: Record<string, OpenApiResponse> = {
+    [status]: {
+      description: status === '201' ? 'Created' : 'Successful Response',
+      content: { 'application/json': { schema: result } },
+    },
+  };
+
+  const auth = authOf(schema, op);
+  const lines = [op.description];
+  if (!auth.public) {
+    responses['401'] = RESPONSE_REF('Unauthenticated');
+    if (auth.scopes.length) lines.push(`Needs the scope${auth.scopes.length > 1 ? 's' : ''} ${auth.scopes.map((s) => `\`${s}\``).join(', ')}.`);
+    if (auth.refused.length) lines.push(`Refused (403) for ${auth.refused.join('; ')}.`);
+    if (auth.scopes.length || auth.refused.length) responses['403'] = RESPONSE_REF('Forbidden');
+  }
+  if (parameters.some((p) => p.in === 'path')) responses['404'] = RESPONSE_REF('NotFound');
+  if (op.variables.length || requestBody) responses['422'] = RESPONSE_REF('ValidationFailed');
+
+  return {
+    operationId: route.operation,
+    summary: summaryOf(op.description),
+    description: lines.join('\n\n'),
+    tags: [route.tag],
+    ...(parameters.length && { parameters }),
+    ...(requestBody && { requestBody }),
+    responses,
+    security: auth.public ? [] : [{ bearerAuth: auth.scopes }],
+  };
+}
+
+/** Builds the whole document (pure: same routes and schema, same document). */
+export function buildOpenApiDocument(options: OpenApiOptions): OpenApiDocument {
+  const doc: OpenApiDocument = {
+    openapi: '3.1.0',
+    info: {
+      title: API_TITLE,
+      version: API_VERSION,
+      description:
+        'The REST interface of the health-data platform: snake_case JSON, errors as `{"detail": ...}`, ' +
+        'validation errors as 422 `{"detail": [{"loc", "msg", "type"}]}`. Every operation runs a persisted ' +
+        'GraphQL operation (named by its operationId) of the schema served at /graphql.',
+    },
+    ...(options.config.PUBLIC_URL && { servers: [{ url: options.config.PUBLIC_URL.replace(/\/$/, '') }] }),
+    tags: [],
+    paths: {},
+    components: baseComponents(),
+  };
+  const operationIds = new Map<string, number>();
+  for (const route of options.routes) {
+    const op = options.operations.byName.get(route.operation);
+    if (!op) throw new Error(`route ${route.method} ${route.path}: unknown operation ${route.operation}`);
+    const operation = operationFor(route, op, options, doc);
+    // operationIds must be unique: a second row running the same operation gets a numbered id
+    const seen = (operationIds.get(route.operation) ?? 0) + 1;
+    operationIds.set(route.operation, seen);
+    if (seen > 1) operation.operationId = `${route.operation}_${seen}`;
+    if (!doc.tags.some((t) => t.name === route.tag)) doc.tags.push({ name: route.tag });
+    const method = route.method.toLowerCase() as Method;
+    doc.paths[route.path] = { ...doc.paths[route.path], [method]: operation };
+  }
+  return doc;
+}
+
+/** GET /api/openapi.json (built and serialised once) and the docs page at GET /api/docs. */
 export function createOpenApiRouter(options: OpenApiOptions): Router {
-  void options;
-  return express.Router();
+  const body = JSON.stringify(buildOpenApiDocument(options));
+  const router = express.Router();
+  router.get(OPENAPI_PATH, (_req, res) => {
+    res.type('json').send(body);
+  });
+  router.use(createDocsRouter({ path: DOCS_PATH, specUrl: OPENAPI_PATH, title: `${API_TITLE} docs` }));
+  return router;
 }

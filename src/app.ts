@@ -4,6 +4,7 @@
  * It wires modules together and defines no behaviour of its own.
  */
 import { randomUUID } from 'node:crypto';
+import compression from 'compression';
 import express from 'express';
 import type { NextFunction, Request, Response } from 'express';
 import { pinoHttp } from 'pino-http';
@@ -88,6 +89,8 @@ export function createApp(options: AppOptions): App {
     }
   });
 
+  // GraphiQL's page is ~9 MB of inlined HTML: send it compressed (GET only; POST answers are small).
+  app.get('/graphql', compression());
   app.use('/graphql', (req, res) =>
     yoga.handle(req, res, { requestId: String(req.id), ip: req.ip ?? null, log: req.log }),
   );
