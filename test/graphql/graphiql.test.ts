@@ -1,0 +1,88 @@
+/**
+ * GraphiQL at GET /graphql in a real browser (headless Chromium, /usr/bin/chromium) with no
+ * internet: the page must come whole from this server (every asset inlined, no CDN), compressed,
+ * and run a query typed into its editor.
+ */
+import { existsSync } from 'node:fs';
+import { chromium } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestApp } from '../harness/app.ts';
+
+const CHROMIUM = '/usr/bin/chromium';
+const app = await startTestApp();
+
+let browser: Browser;
+
+beforeAll(async () => {
+  if (!existsSync(CHROMIUM)) {
+    throw new Error(`Chromium is missing at ${CHROMIUM}: install it with "apt-get update && apt-get install -y chromium" (CI installs it)`);
+  }
+  browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
+  });
+});
+
+afterAll(async () => {
+  await browser?.close();
+});
+
+/** A page that may only reach the test server; every other request is aborted and recorded. */
+async function offlinePage(): Promise<{ page: Page; elsewhere: string[] }> {
+  const page = await browser.newPage();
+  const elsewhere: string[] = [];
+  await page.route('**/*', (route) => {
+    const url = route.request().url();
+    if (url.startsWith(`${app.baseUrl}/`) || url.startsWith('data:') || url.startsWith('blob:')) return route.continue();
+    elsewhere.push(url);
+    return route.abort();
+  });
+  return { page, elsewhere };
+}
+
+describe('GraphiQL at GET /graphql', () => {
+  it('serves the page compressed', async () => {
+    for (const encoding of ['gzip', 'br']) {
+      const res = await app.fetch('/graphql', { headers: { accept: 'text/html', 'accept-encoding': encoding } });
+      expect(res.status).toBe(200);
+      expect(res.headers.get('content-type')).toMatch(/^text\/html/);
+      expect(res.headers.get('content-encoding')).toBe(encoding);
+      const html = await res.text(); // fetch decodes it
+      expect(html.length).toBeGreaterThan(1_000_000);
+      expect(html).not.toMatch(/<script[^>]+src=["']https?:/);
+      expect(html).not.toMatch(/<link[^>]+href=["']https?:/);
+    }
+  });
+
+  it('runs a query from the ?query= parameter with nothing fetched from elsewhere', async () => {
+    const { page, elsewhere } = await offlinePage();
+    try {
+      const res = await page.goto(`${app.baseUrl}/graphql?query=${encodeURIComponent('{ __typename }')}`);
+      expect(res?.status()).toBe(200);
+      await page.locator('.graphiql-execute-button').click({ timeout: 30_000 });
+      await expect.poll(() => page.locator('.result-window').innerText(), { timeout: 15_000 }).toContain('"Query"');
+      expect(elsewhere).toEqual([]);
+    } finally {
+      await page.close();
+    }
+  });
+
+  it('runs a query typed into the editor', async () => {
+    const { page, elsewhere } = await offlinePage();
+    try {
+      await page.goto(`${app.baseUrl}/graphql`);
+      await page.locator('.graphiql-query-editor .monaco-editor').click({ timeout: 30_000 });
+      await page.keyboard.press('ControlOrMeta+A');
+      await page.keyboard.press('Delete');
+      await page.keyboard.type('{ __typename'); // the editor closes the brace itself
+      const typed = async (): Promise<string> => (await page.locator('.graphiql-query-editor .view-lines').innerText()).replace(/\s+/g, ' ');
+      await expect.poll(typed).toMatch(/^\{ __typename ?\}$/);
+      await page.keyboard.press('ControlOrMeta+Enter');
+      await expect.poll(() => page.locator('.result-window').innerText(), { timeout: 15_000 }).toContain('"Query"');
+      expect(elsewhere).toEqual([]);
+    } finally {
+      await page.close();
+    }
+  });
+});
