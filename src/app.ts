@@ -20,6 +20,8 @@ import { loadOperations } from './graphql/operations.ts';
 import type { OperationStore } from './graphql/operations.ts';
 import { schema } from './graphql/schema.ts';
 import { createGraphqlServer } from './graphql/yoga.ts';
+import { createIdempotencyStore } from './platform/idempotency.ts';
+import { createMcpLimits, limitNamespace } from './platform/rate-limit.ts';
 import type { Logger } from './logger.ts';
 import { requestScope } from './request-context.ts';
 
@@ -96,7 +98,19 @@ export function createApp(options: AppOptions): App {
   );
 
   app.use(createOpenApiRouter({ routes: ROUTES, operations, schema, config }));
-  app.use(createMcpRouter({ schema, operations, config, context: (req) => contextFor(req, 'mcp') }));
+  // MCP facade: idempotency records in the database; per-token limits in memory, or Redis with REDIS_URL.
+  app.use(
+    createMcpRouter({
+      schema,
+      operations,
+      config,
+      context: (req) => contextFor(req, 'mcp'),
+      idempotency: createIdempotencyStore(prisma),
+      limits: createMcpLimits(config, { namespace: limitNamespace(db.target) }),
+      phoneLastSyncAt: async (userId) =>
+        (await prisma.user.findUnique({ where: { id: userId }, select: { phoneLastSyncAt: true } }))?.phoneLastSyncAt ?? null,
+    }),
+  );
 
   app.use('/api', express.json({ limit: '1mb' }));
   app.use(createRestRouter({ routes: ROUTES, operations, context: (req) => contextFor(req, 'rest') }));

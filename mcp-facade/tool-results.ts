@@ -1,0 +1,89 @@
+/**
+ * The shapes of tool answers. Success: `structuredContent` is the operation's answer in snake_case
+ * (an object; lists come as `{ items }`), plus the same JSON as a text block for older clients.
+ * Failure: an `isError` result whose `structuredContent.error` carries the code of the one error
+ * table (src/errors.ts), the message, the detail, and whether a retry can succeed.
+ *
+ * It must never show a stack trace or an internal message: INTERNAL answers only the request id.
+ */
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { GraphQLError } from 'graphql';
+import { errorInfo } from '../src/errors.ts';
+import type { AppErrorExtensions, ErrorCode, ValidationIssue } from '../src/errors.ts';
+import { snakeKeys, toSnake } from '../src/wire.ts';
+
+export interface ToolErrorBody {
+  code: ErrorCode;
+  message: string;
+  detail?: unknown;
+  /** whether the same call can succeed later (from the error table unless stated) */
+  retryable: boolean;
+  /** seconds to wait before retrying, when known */
+  retry_after?: number;
+  /** INTERNAL only: quote it when reporting the problem */
+  request_id?: string;
+}
+
+export interface ToolErrorOptions {
+  detail?: unknown;
+  retryable?: boolean;
+  retryAfter?: number;
+  requestId?: string;
+}
+
+function withText(structured: Record<string, unknown>, isError: boolean): CallToolResult {
+  return {
+    content: [{ type: 'text', text: JSON.stringify(structured) }],
+    structuredContent: structured,
+    ...(isError ? { isError: true } : {}),
+  };
+}
+
+/** An isError result with the given code. */
+export function toolError(code: ErrorCode, message: string, options: ToolErrorOptions = {}): CallToolResult {
+  const error: ToolErrorBody = { code, message, retryable: options.retryable ?? errorInfo(code).retryable };
+  if (options.detail !== undefined) error.detail = options.detail;
+  if (options.retryAfter !== undefined) error.retry_after = options.retryAfter;
+  if (options.requestId !== undefined) error.request_id = options.requestId;
+  return withText({ error }, true);
+}
+
+/** A successful result: any value becomes an object (`{ items }` for lists, `{ result }` for the rest). */
+export function toolResult(value: unknown, meta?: Record<string, unknown>): CallToolResult {
+  // one JSON round trip: Dates become ISO strings, and what is stored for replays equals what is sent
+  const wire = JSON.parse(JSON.stringify(snakeKeys(value) ?? null)) as unknown;
+  const structured: Record<string, unknown> = Array.isArray(wire)
+    ? { items: wire }
+    : wire && typeof wire === 'object'
+      ? (wire as Record<string, unknown>)
+      : { result: wire };
+  return withText(meta ? { ...structured, meta } : structured, false);
+}
+
+/** A validation issue with its location in tool arguments (snake_case; a flattened `input` dropped). */
+function argumentLoc(loc: (string | number)[], flattened: string | null): (string | number)[] {
+  const rest = flattened && loc[0] === flattened ? loc.slice(1) : loc;
+  return rest.map((p) => (typeof p === 'string' ? toSnake(p) : p));
+}
+
+/**
+ * The isError result of a failed operation (its first error, whose code the error table knows).
+ * `flattened` is the variable spread into top-level arguments; `requestId` is quoted for INTERNAL.
+ */
+export function operationError(error: GraphQLError, flattened: string | null, requestId: string): CallToolResult {
+  const ext = error.extensions as Partial<AppErrorExtensions>;
+  const { code } = errorInfo(ext.code);
+  const retryAfter = ext.retryAfter;
+  switch (code) {
+    case 'VALIDATION_FAILED': {
+      const issues = (Array.isArray(ext.detail) ? ext.detail : []) as ValidationIssue[];
+      const detail = issues.map((i) => ({ loc: argumentLoc(i.loc, flattened), msg: i.msg, type: i.type }));
+      const message = `Invalid arguments: ${detail.map((d) => `${d.loc.join('.') || 'arguments'}: ${d.msg}`).join('; ')}`;
+      return toolError(code, message, { detail });
+    }
+    case 'INTERNAL':
+      return toolError(code, 'Internal Server Error', { requestId: ext.requestId ?? requestId });
+    default:
+      return toolError(code, error.message, { detail: ext.detail, retryAfter });
+  }
+}

@@ -1,0 +1,31 @@
+/**
+ * An MCP tool is a row of data naming a persisted GraphQL operation (ARCHITECTURE.md section 4);
+ * mcp-facade/registry.ts derives everything else from the operation and the kind, once at start.
+ * Rows never contain functions or business rules, and names, scopes and kinds are the spec's
+ * (../shared/spec/mcp-tools.tsv; test/contract/mcp-tools.test.ts holds them to it).
+ */
+import type { Scope } from '../src/auth/scopes.ts';
+
+/** The kinds of the tool catalogue, spelled as the spec spells them. */
+export const TOOL_KINDS = ['read', 'write', 'deletes', 'shares', 'takes a payment'] as const;
+
+export type ToolKind = (typeof TOOL_KINDS)[number];
+
+export interface McpTool {
+  /** the tool name exactly as the spec names it (snake_case) */
+  name: string;
+  /** persisted operation name (src/domains/<domain>/operations/<Name>.graphql) */
+  operation: string;
+  /** every scope the token must hold (all of them) */
+  scopes: readonly Scope[];
+  kind: ToolKind;
+  /** root field of `data` to answer (defaults to the operation's first root field) */
+  result?: string;
+  /**
+   * Whether the tool creates an entry and so takes a required idempotency_key. Derived when absent:
+   * see isCreatingTool() in registry.ts; set it only to override the derivation.
+   */
+  creates?: boolean;
+  /** a write that sets state (calling twice equals calling once): idempotentHint true */
+  idempotent?: boolean;
+}

@@ -1,0 +1,11 @@
+/** Every MCP tool row, by family (the spec's family names, as in ../shared/spec/mcp-tools.tsv). */
+import type { McpTool } from './tool.ts';
+import { profileTools } from './tools/profile.tools.ts';
+import { sessionTools } from './tools/sessions.tools.ts';
+
+export const TOOL_FAMILIES: Readonly<Record<string, readonly McpTool[]>> = {
+  profile: profileTools,
+  sessions: sessionTools,
+};
+
+export const TOOLS: readonly McpTool[] = Object.values(TOOL_FAMILIES).flat();
