@@ -34,13 +34,15 @@ export interface ServerContext {
 
 export function createGraphqlServer(options: YogaOptions): YogaServerInstance<ServerContext, Context> {
   const { schema, operations, prisma, config } = options;
+  let graphiqlPage: string | undefined;
   return createYoga<ServerContext, Context>({
     schema,
     graphqlEndpoint: '/graphql',
     logging: false,
     landingPage: false,
     graphiql: config.GRAPHIQL ? { title: 'Health platform GraphiQL', credentials: 'same-origin' } : false,
-    renderGraphiQL,
+    // The page is the same for every request (about 9 MB with its assets inlined): render it once.
+    renderGraphiQL: (opts) => (graphiqlPage ??= renderGraphiQL(opts)),
     maskedErrors: {
       maskError: (error) => {
         const scope = requestScope.getStore();
