@@ -59,7 +59,12 @@ function idempotencyKeyOf(args: Arguments): string | CallToolResult {
   });
 }
 
-async function execute(tool: RegisteredTool, args: Arguments, ctx: Context, deps: CallToolDeps): Promise<CallToolResult> {
+async function execute(
+  tool: RegisteredTool,
+  args: Arguments,
+  ctx: Context,
+  deps: CallToolDeps,
+): Promise<CallToolResult> {
   const extra = Object.keys(args).filter((k) => !tool.argumentNames.has(k));
   if (extra.length) {
     return toolError('VALIDATION_FAILED', `Invalid arguments: unknown ${extra.join(', ')}`, {
@@ -82,9 +87,9 @@ async function run(tool: RegisteredTool, args: Arguments, ctx: Context, deps: Ca
   // NOTE: the scope check. The GraphQL field checks again; this one answers before anything runs.
   const missing = tool.row.scopes.filter((s) => !principal.scopes.has(s));
   if (missing.length) {
-    return toolError('INSUFFICIENT_SCOPE', `This token lacks the scope ${missing.join(', ')} that ${tool.row.name} needs`, {
-      detail: { code: 'insufficient_scope', scope: missing.join(' ') },
-    });
+    const message = `This token lacks the scope ${missing.join(', ')} that ${tool.row.name} needs`;
+    const detail = { code: 'insufficient_scope', scope: missing.join(' ') };
+    return toolError('INSUFFICIENT_SCOPE', message, { detail });
   }
 
   if (tool.needsConfirm && args[CONFIRM_ARG] !== true) {
@@ -102,7 +107,7 @@ async function run(tool: RegisteredTool, args: Arguments, ctx: Context, deps: Ca
       case 'replay':
         return claim.result as CallToolResult;
       case 'conflict':
-        return toolError('CONFLICT', `${IDEMPOTENCY_ARG} was already used with other arguments; use a new key for a new entry`, {
+        return toolError('CONFLICT', `${IDEMPOTENCY_ARG} was already used with other arguments; use a new key`, {
           detail: { code: 'idempotency_key_reused' },
         });
       case 'in_progress':
@@ -120,7 +125,8 @@ async function run(tool: RegisteredTool, args: Arguments, ctx: Context, deps: Ca
     const day = await deps.perDay.take(limitKey(principal));
     if (!day.allowed) {
       const resetAt = day.resetAt.toISOString();
-      return toolError('RATE_LIMITED', `Daily limit of ${day.limit} tool calls reached for this token; it resets at ${resetAt}`, {
+      const message = `Daily limit of ${day.limit} tool calls reached for this token; it resets at ${resetAt}`;
+      return toolError('RATE_LIMITED', message, {
         detail: { code: 'rate_limited', limit: day.limit, reset_at: resetAt },
         retryAfter: day.retryAfterSeconds,
       });
@@ -138,7 +144,12 @@ async function run(tool: RegisteredTool, args: Arguments, ctx: Context, deps: Ca
 }
 
 /** Runs one tool call for the caller in `ctx` (a personal token, checked by the server). */
-export async function callTool(tool: RegisteredTool, args: Arguments, ctx: Context, deps: CallToolDeps): Promise<CallToolResult> {
+export async function callTool(
+  tool: RegisteredTool,
+  args: Arguments,
+  ctx: Context,
+  deps: CallToolDeps,
+): Promise<CallToolResult> {
   try {
     const result = await run(tool, args, ctx, deps);
     const error = (result.structuredContent as { error?: { code?: string } } | undefined)?.error;

@@ -35,7 +35,7 @@ const CONFIRM_KINDS: ReadonlySet<ToolKind> = new Set(['deletes', 'shares', 'take
 
 const ASK_THE_USER: Partial<Record<ToolKind, string>> = {
   deletes: 'It deletes data that cannot be restored.',
-  shares: 'It shares the person\'s data with other people.',
+  shares: "It shares the person's data with other people.",
   'takes a payment': 'It takes a payment from the person.',
 };
 
@@ -152,7 +152,9 @@ function register(row: McpTool, options: RegistryOptions): RegisteredTool {
   for (const s of row.scopes) if (!isScope(s)) throw new Error(`${where}: unknown scope ${s}`);
   const op = options.operations.byName.get(row.operation);
   if (!op) throw new Error(`${where}: unknown operation ${row.operation}`);
-  if ((row.kind === 'read' || row.kind === 'deletes') && row.creates) throw new Error(`${where}: a ${row.kind} tool cannot create`);
+  if ((row.kind === 'read' || row.kind === 'deletes') && row.creates) {
+    throw new Error(`${where}: a ${row.kind} tool cannot create`);
+  }
   if (row.kind !== 'read' && op.definition.operation !== 'mutation') {
     throw new Error(`${where}: a ${row.kind} tool needs a mutation, ${row.operation} is a ${op.definition.operation}`);
   }
@@ -160,12 +162,16 @@ function register(row: McpTool, options: RegistryOptions): RegisteredTool {
   const responseKeys = op.definition.selectionSet.selections
     .map((s) => (s.kind === Kind.FIELD ? (s.alias?.value ?? s.name.value) : null))
     .filter(Boolean);
-  if (!responseKeys.includes(resultField)) throw new Error(`${where}: ${row.operation} has no root field ${resultField}`);
+  if (!responseKeys.includes(resultField)) {
+    throw new Error(`${where}: ${row.operation} has no root field ${resultField}`);
+  }
 
   const base = variablesSchema(options.schema, op.variables, { flatten: FLATTEN_VARIABLE });
   const argumentNames = new Set(Object.keys((base.properties as object | undefined) ?? {}));
   for (const reserved of [CONFIRM_ARG, IDEMPOTENCY_ARG]) {
-    if (argumentNames.has(reserved)) throw new Error(`${where}: ${row.operation} takes ${reserved}, a reserved argument`);
+    if (argumentNames.has(reserved)) {
+      throw new Error(`${where}: ${row.operation} takes ${reserved}, a reserved argument`);
+    }
   }
   const flattened =
     op.variables.length === 1 && op.variables[0].variable.name.value === FLATTEN_VARIABLE ? FLATTEN_VARIABLE : null;

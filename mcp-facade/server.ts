@@ -35,7 +35,7 @@ export const MCP_BODY_LIMIT = '4mb';
 const PACKAGE = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string };
 
 const INSTRUCTIONS =
-  'Tools read and change one person\'s own health-platform data, within the scopes of their personal token. ' +
+  "Tools read and change one person's own health-platform data, within the scopes of their personal token. " +
   'Tools that delete, share or pay refuse to run until you ask the person and call again with confirm: true. ' +
   'Tools that create entries take an idempotency_key: reuse it when retrying the same call.';
 
@@ -57,7 +57,9 @@ export interface McpFacadeOptions {
 
 /** An HTTP-level refusal in the JSON-RPC error shape the transport itself answers with. */
 function refuse(res: Response, status: number, message: string, data?: unknown): void {
-  res.status(status).json({ jsonrpc: '2.0', error: { code: -32000, message, ...(data === undefined ? {} : { data }) }, id: null });
+  res
+    .status(status)
+    .json({ jsonrpc: '2.0', error: { code: -32000, message, ...(data === undefined ? {} : { data }) }, id: null });
 }
 
 const LOCAL_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
@@ -112,7 +114,8 @@ export function createMcpRouter(options: McpFacadeOptions): Router {
   router.all(MCP_PATH, (req, res, next) => {
     const origin = req.get('origin');
     // NOTE: DNS-rebinding and cross-site defence (MCP transports: servers MUST validate Origin).
-    if (origin !== undefined && !originAllowed(origin, req, options.config)) return refuse(res, 403, 'Origin not allowed');
+    if (origin !== undefined && !originAllowed(origin, req, options.config))
+      return refuse(res, 403, 'Origin not allowed');
     if (req.method !== 'POST') {
       res.set('allow', 'POST');
       return refuse(res, 405, 'Method not allowed: this MCP endpoint is stateless and answers POST only');

@@ -78,8 +78,8 @@ export function operationError(error: GraphQLError, flattened: string | null, re
     case 'VALIDATION_FAILED': {
       const issues = (Array.isArray(ext.detail) ? ext.detail : []) as ValidationIssue[];
       const detail = issues.map((i) => ({ loc: argumentLoc(i.loc, flattened), msg: i.msg, type: i.type }));
-      const message = `Invalid arguments: ${detail.map((d) => `${d.loc.join('.') || 'arguments'}: ${d.msg}`).join('; ')}`;
-      return toolError(code, message, { detail });
+      const listed = detail.map((d) => `${d.loc.join('.') || 'arguments'}: ${d.msg}`);
+      return toolError(code, `Invalid arguments: ${listed.join('; ')}`, { detail });
     }
     case 'INTERNAL':
       return toolError(code, 'Internal Server Error', { requestId: ext.requestId ?? requestId });

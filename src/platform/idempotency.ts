@@ -56,14 +56,18 @@ function canonical(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(canonical);
   if (value && typeof value === 'object' && !(value instanceof Date)) {
     const entries = Object.entries(value as Record<string, unknown>).filter(([, v]) => v !== undefined);
-    return Object.fromEntries(entries.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([k, v]) => [k, canonical(v)]));
+    return Object.fromEntries(
+      entries.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([k, v]) => [k, canonical(v)]),
+    );
   }
   return value;
 }
 
 /** sha256 of the canonical JSON of `value` (object keys sorted), so key order never matters. */
 export function fingerprintOf(value: unknown): string {
-  return createHash('sha256').update(JSON.stringify(canonical(value)) ?? 'null').digest('hex');
+  return createHash('sha256')
+    .update(JSON.stringify(canonical(value)) ?? 'null')
+    .digest('hex');
 }
 
 /** An idempotency store on the IdempotencyRecord table. */

@@ -88,8 +88,7 @@ export function createLimiter(options: LimiterOptions): Limiter {
         res = rejection;
         allowed = false;
       }
-      const resetAt =
-        options.window === 'utc-day' ? nextUtcMidnight(now) : new Date(now.getTime() + res.msBeforeNext);
+      const resetAt = options.window === 'utc-day' ? nextUtcMidnight(now) : new Date(now.getTime() + res.msBeforeNext);
       return {
         allowed,
         limit: options.points,

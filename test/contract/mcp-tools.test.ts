@@ -23,7 +23,9 @@ interface SpecTool {
 /** The documented tools: `family<TAB>tool<TAB>scopes<TAB>kind<TAB>note` lines after the header (scopes comma separated). */
 function specTools(): SpecTool[] {
   if (!existsSync(SPEC_TSV)) throw new Error(`the tool list ${SPEC_TSV} is missing (../shared/spec beside the repo)`);
-  const [header, ...lines] = readFileSync(SPEC_TSV, 'utf8').split('\n').filter((l) => l.trim());
+  const [header, ...lines] = readFileSync(SPEC_TSV, 'utf8')
+    .split('\n')
+    .filter((l) => l.trim());
   expect(header.split('\t')).toEqual(['family', 'tool', 'scopes', 'kind', 'note']);
   return lines.map((l) => {
     const [family, tool, scopes, kind] = l.split('\t').map((c) => c.trim());
@@ -50,10 +52,11 @@ describe('the MCP tool table', () => {
     for (const row of rows) {
       const documented = byName.get(row.name);
       expect(documented, `${row.name} is not in mcp-tools.tsv`).toBeDefined();
-      expect(
-        { family: row.family, scopes: [...row.scopes].sort(), kind: row.kind },
-        row.name,
-      ).toEqual({ family: documented!.family, scopes: [...documented!.scopes].sort(), kind: documented!.kind });
+      expect({ family: row.family, scopes: [...row.scopes].sort(), kind: row.kind }, row.name).toEqual({
+        family: documented!.family,
+        scopes: [...documented!.scopes].sort(),
+        kind: documented!.kind,
+      });
     }
   });
 

@@ -40,7 +40,11 @@ export async function mcpClient(target: McpTarget, token: string, options: McpCl
 }
 
 /** Calls a tool; the result typed as the plain (non-task) tool result. */
-export async function callTool(client: Client, name: string, args: Record<string, unknown> = {}): Promise<CallToolResult> {
+export async function callTool(
+  client: Client,
+  name: string,
+  args: Record<string, unknown> = {},
+): Promise<CallToolResult> {
   return (await client.callTool({ name, arguments: args })) as CallToolResult;
 }
 
@@ -98,7 +102,8 @@ export async function startMcpHost(app: TestApp, tools: readonly McpTool[]): Pro
       idempotency: createIdempotencyStore(prisma),
       limits: createMcpLimits(app.config, { namespace: `${limitNamespace(app.db.target)}:custom` }),
       phoneLastSyncAt: async (userId) =>
-        (await prisma.user.findUnique({ where: { id: userId }, select: { phoneLastSyncAt: true } }))?.phoneLastSyncAt ?? null,
+        (await prisma.user.findUnique({ where: { id: userId }, select: { phoneLastSyncAt: true } }))?.phoneLastSyncAt ??
+        null,
       tools,
     }),
   );

@@ -16,7 +16,12 @@ const TEST_ROWS: McpTool[] = [
   { name: 'profile_update_once', operation: 'UpdateProfile', scopes: ['profile:write'], kind: 'write', creates: true },
   // a deletes row on a real mutation (which itself refuses personal tokens: FORBIDDEN once confirmed)
   { name: 'token_revoke_confirmed', operation: 'RevokePersonalToken', scopes: ['account:write'], kind: 'deletes' },
-  { name: 'profile_health_read', operation: 'GetProfile', scopes: ['profile:read', 'health:metrics:read'], kind: 'read' },
+  {
+    name: 'profile_health_read',
+    operation: 'GetProfile',
+    scopes: ['profile:read', 'health:metrics:read'],
+    kind: 'read',
+  },
 ];
 
 const app = await startTestApp();
@@ -36,8 +41,15 @@ describe('confirm', () => {
     expect(tool.name).toBe('token_revoke_confirmed');
     expect(tool.inputSchema.required).toEqual(['id', 'confirm']);
     expect(tool.inputSchema.properties?.confirm).toMatchObject({ type: 'boolean' });
-    expect(tool.annotations).toEqual({ readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false });
-    expect(tool.description).toMatch(/^Revokes one personal access token.*Ask the person first and call with confirm: true/);
+    expect(tool.annotations).toEqual({
+      readOnlyHint: false,
+      destructiveHint: true,
+      idempotentHint: true,
+      openWorldHint: false,
+    });
+    expect(tool.description).toMatch(
+      /^Revokes one personal access token.*Ask the person first and call with confirm: true/,
+    );
   });
 
   it('refuses to run without confirm: true and tells the agent to ask the person', async () => {
@@ -52,7 +64,9 @@ describe('confirm', () => {
     // confirmed, the call reaches the operation, whose own rule refuses personal tokens
     const confirmed = await callTool(client, 'token_revoke_confirmed', { id: token.id, confirm: true });
     expect(errorOf(confirmed)).toMatchObject({ code: 'FORBIDDEN' });
-    expect(await app.db.prisma.personalToken.findUniqueOrThrow({ where: { id: token.id } })).toMatchObject({ revokedAt: null });
+    expect(await app.db.prisma.personalToken.findUniqueOrThrow({ where: { id: token.id } })).toMatchObject({
+      revokedAt: null,
+    });
   });
 
   it('checks the scope before asking for confirmation', async () => {
@@ -68,15 +82,24 @@ describe('idempotency_key', () => {
     const tools = (await client.listTools()).tools;
     const once = tools.find((t) => t.name === 'profile_update_once')!;
     expect(once.inputSchema.required).toEqual(['idempotency_key']);
-    expect(once.inputSchema.properties?.idempotency_key).toMatchObject({ type: 'string', minLength: 8, maxLength: 128 });
+    expect(once.inputSchema.properties?.idempotency_key).toMatchObject({
+      type: 'string',
+      minLength: 8,
+      maxLength: 128,
+    });
     expect(once.annotations?.idempotentHint).toBe(true);
-    expect(tools.find((t) => t.name === 'update_profile')!.inputSchema.properties).not.toHaveProperty('idempotency_key');
+    expect(tools.find((t) => t.name === 'update_profile')!.inputSchema.properties).not.toHaveProperty(
+      'idempotency_key',
+    );
   });
 
   it('refuses a missing or malformed key before running', async () => {
     const { client, userId } = await clientFor(['profile:write']);
     const missing = await callTool(client, 'profile_update_once', { name: 'Never' });
-    expect(errorOf(missing)).toMatchObject({ code: 'VALIDATION_FAILED', detail: [{ loc: ['idempotency_key'], type: 'missing' }] });
+    expect(errorOf(missing)).toMatchObject({
+      code: 'VALIDATION_FAILED',
+      detail: [{ loc: ['idempotency_key'], type: 'missing' }],
+    });
     const short = await callTool(client, 'profile_update_once', { name: 'Never', idempotency_key: 'short' });
     expect(errorOf(short).detail[0].type).toBe('string_too_short');
     expect(await app.db.prisma.user.findUniqueOrThrow({ where: { id: userId } })).toMatchObject({ name: 'Test User' });
@@ -85,11 +108,19 @@ describe('idempotency_key', () => {
   it('answers the stored result for the same key and arguments without running again', async () => {
     const { client, userId } = await clientFor(['profile:write', 'profile:read']);
     const key = 'key-0001-replay';
-    const first = await callTool(client, 'profile_update_once', { name: 'First', timezone: 'UTC', idempotency_key: key });
+    const first = await callTool(client, 'profile_update_once', {
+      name: 'First',
+      timezone: 'UTC',
+      idempotency_key: key,
+    });
     expect(first.structuredContent).toMatchObject({ name: 'First', timezone: 'UTC' });
 
     await callTool(client, 'update_profile', { name: 'Second' });
-    const replay = await callTool(client, 'profile_update_once', { idempotency_key: key, timezone: 'UTC', name: 'First' });
+    const replay = await callTool(client, 'profile_update_once', {
+      idempotency_key: key,
+      timezone: 'UTC',
+      name: 'First',
+    });
     expect(replay).toEqual(first);
     expect((await callTool(client, 'get_profile')).structuredContent).toMatchObject({ name: 'Second' });
     expect(await app.db.prisma.idempotencyRecord.count({ where: { userId } })).toBe(1);
@@ -101,14 +132,24 @@ describe('idempotency_key', () => {
     await callTool(client, 'profile_update_once', { name: 'One', idempotency_key: key });
     const other = await callTool(client, 'profile_update_once', { name: 'Two', idempotency_key: key });
     expect(other.isError).toBe(true);
-    expect(errorOf(other)).toMatchObject({ code: 'CONFLICT', detail: { code: 'idempotency_key_reused' }, retryable: false });
+    expect(errorOf(other)).toMatchObject({
+      code: 'CONFLICT',
+      detail: { code: 'idempotency_key_reused' },
+      retryable: false,
+    });
   });
 
   it('answers a retryable error while a call with the key is still running', async () => {
     const { client, userId } = await clientFor(['profile:write']);
     const key = 'key-0003-running';
     await app.db.prisma.idempotencyRecord.create({
-      data: { userId, tool: 'profile_update_once', key, fingerprint: fingerprintOf({ name: 'Later' }), status: 'in_progress' },
+      data: {
+        userId,
+        tool: 'profile_update_once',
+        key,
+        fingerprint: fingerprintOf({ name: 'Later' }),
+        status: 'in_progress',
+      },
     });
     const result = await callTool(client, 'profile_update_once', { name: 'Later', idempotency_key: key });
     expect(errorOf(result)).toMatchObject({
@@ -129,11 +170,13 @@ describe('idempotency_key', () => {
     expect(fixed.structuredContent).toMatchObject({ height_cm: 180 });
   });
 
-  it('keeps each person\'s keys apart', async () => {
+  it("keeps each person's keys apart", async () => {
     const key = 'key-0005-shared';
     const ann = await clientFor(['profile:write']);
     const bob = await clientFor(['profile:write']);
-    expect((await callTool(ann.client, 'profile_update_once', { name: 'Ann', idempotency_key: key })).structuredContent).toMatchObject({ name: 'Ann' });
+    expect(
+      (await callTool(ann.client, 'profile_update_once', { name: 'Ann', idempotency_key: key })).structuredContent,
+    ).toMatchObject({ name: 'Ann' });
     const bobs = await callTool(bob.client, 'profile_update_once', { name: 'Bob', idempotency_key: key });
     expect(bobs.structuredContent).toMatchObject({ id: bob.userId, name: 'Bob' });
   });
@@ -148,7 +191,10 @@ describe('health data', () => {
     const synced = new Date('2025-03-04T05:06:07.000Z');
     await app.db.prisma.user.update({ where: { id: userId }, data: { phoneLastSyncAt: synced } });
     const result = await callTool(client, 'profile_health_read');
-    expect(result.structuredContent).toMatchObject({ id: userId, meta: { phone_last_sync_at: '2025-03-04T05:06:07.000Z' } });
+    expect(result.structuredContent).toMatchObject({
+      id: userId,
+      meta: { phone_last_sync_at: '2025-03-04T05:06:07.000Z' },
+    });
     expect((await callTool(client, 'get_profile')).structuredContent).not.toHaveProperty('meta');
   });
 });

@@ -15,7 +15,9 @@ async function newKey(): Promise<IdempotencyKey> {
 
 describe('fingerprintOf', () => {
   it('ignores key order and undefined members, and tells different values apart', () => {
-    expect(fingerprintOf({ a: 1, b: { c: [1, 2], d: 'x' } })).toBe(fingerprintOf({ b: { d: 'x', c: [1, 2] }, a: 1, e: undefined }));
+    expect(fingerprintOf({ a: 1, b: { c: [1, 2], d: 'x' } })).toBe(
+      fingerprintOf({ b: { d: 'x', c: [1, 2] }, a: 1, e: undefined }),
+    );
     expect(fingerprintOf({ a: 1 })).not.toBe(fingerprintOf({ a: '1' }));
     expect(fingerprintOf({ c: [1, 2] })).not.toBe(fingerprintOf({ c: [2, 1] }));
   });

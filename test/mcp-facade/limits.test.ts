@@ -31,7 +31,10 @@ describe('calls per minute (MCP_CALLS_PER_MINUTE=5)', async () => {
     expect(over.headers.get('content-type')).toContain('application/json');
     expect(over.body).toMatchObject({
       jsonrpc: '2.0',
-      error: { message: 'Too many calls: 5 per minute per token', data: { code: 'rate_limited', retry_after: retryAfter } },
+      error: {
+        message: 'Too many calls: 5 per minute per token',
+        data: { code: 'rate_limited', retry_after: retryAfter },
+      },
     });
     expect((await mcpPost(app, rpc('tools/list'), { token: other })).status).toBe(200);
   });
@@ -72,7 +75,12 @@ describe('createLimiter', () => {
     expect((await limiter.take('k', late)).allowed).toBe(true);
     expect((await limiter.take('k', late)).remaining).toBe(0);
     const refused = await limiter.take('k', late);
-    expect(refused).toMatchObject({ allowed: false, remaining: 0, retryAfterSeconds: 2, resetAt: new Date('2025-07-01T00:00:00Z') });
+    expect(refused).toMatchObject({
+      allowed: false,
+      remaining: 0,
+      retryAfterSeconds: 2,
+      resetAt: new Date('2025-07-01T00:00:00Z'),
+    });
     expect((await limiter.take('k', new Date('2025-07-01T00:00:00.100Z'))).allowed).toBe(true);
   });
 

@@ -18,13 +18,19 @@ describe('tools/list', () => {
       [['profile:read'], ['get_profile']],
       [['profile:write'], ['update_profile', 'update_profile_onboarding']],
       [['account:read'], ['sessions_list_read']],
-      [['profile:read', 'profile:write', 'account:read'], ['get_profile', 'sessions_list_read', 'update_profile', 'update_profile_onboarding']],
+      [
+        ['profile:read', 'profile:write', 'account:read'],
+        ['get_profile', 'sessions_list_read', 'update_profile', 'update_profile_onboarding'],
+      ],
       [['health:metrics:read', 'account:write'], []],
     ];
     for (const [scopes, expected] of cases) {
       const client = await mcpClient(app, (await tokenFor(scopes)).token);
       const { tools } = await client.listTools();
-      expect(tools.map((t) => t.name), scopes.join(' ')).toEqual(expected);
+      expect(
+        tools.map((t) => t.name),
+        scopes.join(' '),
+      ).toEqual(expected);
     }
   });
 
@@ -32,26 +38,44 @@ describe('tools/list', () => {
     const client = await mcpClient(app, (await tokenFor(['profile:read', 'profile:write'])).token);
     const { tools } = await client.listTools();
     const get = tools.find((t) => t.name === 'get_profile')!;
-    expect(get.description).toBe("Reads the person's profile: name, email, units, body measures, goals and onboarding state.");
+    expect(get.description).toBe(
+      "Reads the person's profile: name, email, units, body measures, goals and onboarding state.",
+    );
     expect(get.inputSchema).toEqual({ type: 'object', properties: {}, additionalProperties: false });
-    expect(get.annotations).toEqual({ readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false });
+    expect(get.annotations).toEqual({
+      readOnlyHint: true,
+      destructiveHint: false,
+      idempotentHint: true,
+      openWorldHint: false,
+    });
     const update = tools.find((t) => t.name === 'update_profile')!;
     expect(Object.keys(update.inputSchema.properties ?? {})).toEqual(
       expect.arrayContaining(['name', 'timezone', 'glucose_unit', 'height_cm', 'date_of_birth']),
     );
     expect(update.inputSchema.properties).not.toHaveProperty('input');
     expect(update.inputSchema.properties).not.toHaveProperty('idempotency_key');
-    expect(update.annotations).toEqual({ readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false });
+    expect(update.annotations).toEqual({
+      readOnlyHint: false,
+      destructiveHint: false,
+      idempotentHint: true,
+      openWorldHint: false,
+    });
   });
 });
 
 describe('tools/call', () => {
-  it('get_profile answers the caller\'s profile in snake_case, as structured content and text', async () => {
+  it("get_profile answers the caller's profile in snake_case, as structured content and text", async () => {
     const { token, userId, email } = await tokenFor(['profile:read']);
     const client = await mcpClient(app, token);
     const result = await callTool(client, 'get_profile');
     expect(result.isError).toBeFalsy();
-    expect(result.structuredContent).toMatchObject({ id: userId, email, name: 'Test User', glucose_unit: 'mg/dL', onboarding_completed: false });
+    expect(result.structuredContent).toMatchObject({
+      id: userId,
+      email,
+      name: 'Test User',
+      glucose_unit: 'mg/dL',
+      onboarding_completed: false,
+    });
     expect(result.structuredContent).not.toHaveProperty('meta');
     expect(JSON.parse((result.content[0] as { text: string }).text)).toEqual(result.structuredContent);
   });
@@ -83,12 +107,15 @@ describe('tools/call', () => {
 
   it('update_profile_onboarding records onboarding progress', async () => {
     const client = await mcpClient(app, (await tokenFor(['profile:write'])).token);
-    const result = await callTool(client, 'update_profile_onboarding', { onboarding_step: 3, onboarding_completed: true });
+    const result = await callTool(client, 'update_profile_onboarding', {
+      onboarding_step: 3,
+      onboarding_completed: true,
+    });
     expect(result.isError).toBeFalsy();
     expect(result.structuredContent).toMatchObject({ onboarding_step: 3, onboarding_completed: true });
   });
 
-  it('sessions_list_read lists the person\'s sessions as items', async () => {
+  it("sessions_list_read lists the person's sessions as items", async () => {
     const { token } = await tokenFor(['account:read']);
     const client = await mcpClient(app, token);
     const result = await callTool(client, 'sessions_list_read');
@@ -116,7 +143,7 @@ describe('tools/call', () => {
     await expect(client.callTool({ name: 'no_such_tool', arguments: {} })).rejects.toMatchObject({ code: -32602 });
   });
 
-  it('never shows one person\'s data to another person\'s token', async () => {
+  it("never shows one person's data to another person's token", async () => {
     const ann = await tokenFor(['profile:read', 'account:read']);
     const bob = await tokenFor(['profile:read', 'account:read']);
     const annClient = await mcpClient(app, ann.token);
@@ -148,7 +175,10 @@ describe('HTTP', () => {
   it('answers 401 to a web session cookie, with or without its CSRF token', async () => {
     const { userId } = await tokenFor(['profile:read']);
     const web = await seedWebSession(app, userId);
-    const attempts: Record<string, string>[] = [{ cookie: web.cookie }, { cookie: web.cookie, 'x-csrf-token': web.csrf }];
+    const attempts: Record<string, string>[] = [
+      { cookie: web.cookie },
+      { cookie: web.cookie, 'x-csrf-token': web.csrf },
+    ];
     for (const headers of attempts) {
       const res = await mcpPost(app, list, { headers });
       expect(res.status).toBe(401);
@@ -185,7 +215,9 @@ describe('HTTP', () => {
   it('leaves Accept and Content-Type checks to the transport (406, 415) and answers a parse error', async () => {
     const { token } = await tokenFor(['profile:read']);
     expect((await mcpPost(app, list, { token, headers: { accept: 'application/json' } })).status).toBe(406);
-    expect((await mcpPost(app, JSON.stringify(list), { token, headers: { 'content-type': 'text/plain' } })).status).toBe(415);
+    expect(
+      (await mcpPost(app, JSON.stringify(list), { token, headers: { 'content-type': 'text/plain' } })).status,
+    ).toBe(415);
     const broken = await mcpPost(app, '{"jsonrpc":', { token });
     expect(broken.status).toBe(400);
     expect(broken.body).toMatchObject({ error: { code: -32700 } });

@@ -6,13 +6,19 @@ import { loadOperations } from '../../src/graphql/operations.ts';
 import { schema } from '../../src/graphql/schema.ts';
 
 const operations = loadOperations(schema);
-const build = (rows: readonly McpTool[]): ReturnType<typeof buildRegistry> => buildRegistry(rows, { schema, operations });
+const build = (rows: readonly McpTool[]): ReturnType<typeof buildRegistry> =>
+  buildRegistry(rows, { schema, operations });
 const op = (name: string) => operations.byName.get(name)!;
 
 describe('buildRegistry', () => {
   it('builds the shipped tools in name order', () => {
     const registry = build(TOOLS);
-    expect(registry.tools.map((t) => t.row.name)).toEqual(['get_profile', 'sessions_list_read', 'update_profile', 'update_profile_onboarding']);
+    expect(registry.tools.map((t) => t.row.name)).toEqual([
+      'get_profile',
+      'sessions_list_read',
+      'update_profile',
+      'update_profile_onboarding',
+    ]);
     expect(registry.tools.every((t) => !t.creates && !t.needsConfirm && !t.healthData)).toBe(true);
     expect(registry.byName.get('update_profile')).toMatchObject({ flattened: 'input', resultField: 'updateProfile' });
     expect(registry.byName.get('sessions_list_read')).toMatchObject({ flattened: null, resultField: 'sessions' });
@@ -20,7 +26,9 @@ describe('buildRegistry', () => {
 
   it('refuses, at start, rows it cannot serve', () => {
     const row: McpTool = { name: 'x_read', operation: 'GetProfile', scopes: ['profile:read'], kind: 'read' };
-    expect(() => build([{ ...row, operation: 'NoSuchOperation' }])).toThrow('MCP tool x_read: unknown operation NoSuchOperation');
+    expect(() => build([{ ...row, operation: 'NoSuchOperation' }])).toThrow(
+      'MCP tool x_read: unknown operation NoSuchOperation',
+    );
     expect(() => build([row, row])).toThrow('defined twice');
     expect(() => build([{ ...row, name: 'bad name' }])).toThrow('invalid tool name');
     expect(() => build([{ ...row, scopes: ['profile:everything' as never] }])).toThrow('unknown scope');
@@ -28,7 +36,9 @@ describe('buildRegistry', () => {
     expect(() => build([{ ...row, kind: 'deletes' }])).toThrow('needs a mutation');
     expect(() => build([{ ...row, result: 'nothing' }])).toThrow('no root field nothing');
     expect(() => build([{ ...row, creates: true }])).toThrow('a read tool cannot create');
-    expect(() => build([{ ...row, operation: 'RevokePersonalToken', kind: 'deletes', creates: true }])).toThrow('a deletes tool cannot create');
+    expect(() => build([{ ...row, operation: 'RevokePersonalToken', kind: 'deletes', creates: true }])).toThrow(
+      'a deletes tool cannot create',
+    );
   });
 
   it('filters by held scopes, needing every scope of a row', () => {
@@ -52,27 +62,41 @@ describe('buildRegistry', () => {
   });
 
   it('adds a required idempotency_key to creating tools, next to the flattened input', () => {
-    const tool = build([{ name: 'token_create', operation: 'CreatePersonalToken', scopes: ['account:write'], kind: 'write' }]).tools[0];
+    const tool = build([
+      { name: 'token_create', operation: 'CreatePersonalToken', scopes: ['account:write'], kind: 'write' },
+    ]).tools[0];
     expect(tool.creates).toBe(true);
     expect(tool.definition.inputSchema).toMatchObject({
       type: 'object',
       required: ['name', 'scopes', 'idempotency_key'],
       additionalProperties: false,
     });
-    expect(Object.keys(tool.definition.inputSchema.properties!).sort()).toEqual(['expires_at', 'idempotency_key', 'name', 'scopes']);
+    expect(Object.keys(tool.definition.inputSchema.properties!).sort()).toEqual([
+      'expires_at',
+      'idempotency_key',
+      'name',
+      'scopes',
+    ]);
     expect([...tool.argumentNames].sort()).toEqual(['expires_at', 'name', 'scopes']);
   });
 
   it('marks tools with a health scope as health data', () => {
-    const tool = build([{ name: 'h', operation: 'GetProfile', scopes: ['health:glucose:read'], kind: 'read' }]).tools[0];
+    const tool = build([{ name: 'h', operation: 'GetProfile', scopes: ['health:glucose:read'], kind: 'read' }])
+      .tools[0];
     expect(tool.healthData).toBe(true);
   });
 });
 
 describe('isCreatingTool', () => {
-  const row = (kind: McpTool['kind'], creates?: boolean): McpTool => ({ name: 't', operation: 'x', scopes: [], kind, creates });
+  const row = (kind: McpTool['kind'], creates?: boolean): McpTool => ({
+    name: 't',
+    operation: 'x',
+    scopes: [],
+    kind,
+    creates,
+  });
 
-  it('derives creation from the mutation\'s root field, unless the row says otherwise', () => {
+  it("derives creation from the mutation's root field, unless the row says otherwise", () => {
     expect(isCreatingTool(row('write'), op('CreatePersonalToken'))).toBe(true); // createPersonalToken
     expect(isCreatingTool(row('write'), op('UpdateProfile'))).toBe(false);
     expect(isCreatingTool(row('write'), op('Register'))).toBe(false);
@@ -87,12 +111,37 @@ describe('isCreatingTool', () => {
 
 describe('annotationsFor', () => {
   it('sets all four hints for every kind', () => {
-    expect(annotationsFor('read', { creates: false })).toEqual({ readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false });
-    expect(annotationsFor('write', { creates: false })).toEqual({ readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false });
+    expect(annotationsFor('read', { creates: false })).toEqual({
+      readOnlyHint: true,
+      destructiveHint: false,
+      idempotentHint: true,
+      openWorldHint: false,
+    });
+    expect(annotationsFor('write', { creates: false })).toEqual({
+      readOnlyHint: false,
+      destructiveHint: false,
+      idempotentHint: false,
+      openWorldHint: false,
+    });
     expect(annotationsFor('write', { creates: true }).idempotentHint).toBe(true);
     expect(annotationsFor('write', { creates: false, idempotent: true }).idempotentHint).toBe(true);
-    expect(annotationsFor('deletes', { creates: false })).toEqual({ readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false });
-    expect(annotationsFor('shares', { creates: false })).toEqual({ readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true });
-    expect(annotationsFor('takes a payment', { creates: true })).toEqual({ readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true });
+    expect(annotationsFor('deletes', { creates: false })).toEqual({
+      readOnlyHint: false,
+      destructiveHint: true,
+      idempotentHint: true,
+      openWorldHint: false,
+    });
+    expect(annotationsFor('shares', { creates: false })).toEqual({
+      readOnlyHint: false,
+      destructiveHint: true,
+      idempotentHint: false,
+      openWorldHint: true,
+    });
+    expect(annotationsFor('takes a payment', { creates: true })).toEqual({
+      readOnlyHint: false,
+      destructiveHint: true,
+      idempotentHint: false,
+      openWorldHint: true,
+    });
   });
 });
