@@ -3,11 +3,10 @@
  * operation per route row, and real answers of the running app match the documented schemas.
  * The docs page loads in headless Chromium with every asset from this server.
  */
-import { existsSync } from 'node:fs';
+import { launchChromium, offlinePage } from '../harness/browser.ts';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
-import { chromium } from 'playwright-core';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { OpenApiDocument } from '../../rest-facade/openapi.ts';
 import { ROUTES } from '../../rest-facade/routes.ts';
@@ -15,7 +14,6 @@ import { seedPersonalToken, seedUser } from '../factories/users.ts';
 import { startTestApp } from '../harness/app.ts';
 import { rest } from '../harness/clients.ts';
 
-const CHROMIUM = '/usr/bin/chromium';
 const app = await startTestApp();
 
 let doc: OpenApiDocument;
@@ -159,25 +157,12 @@ describe('real answers match the documented schemas', () => {
 
 describe('GET /api/docs', () => {
   it('loads in headless Chromium from this server alone and lists every operation', async () => {
-    if (!existsSync(CHROMIUM)) {
-      throw new Error(`Chromium is missing at ${CHROMIUM}: install it with "apt-get update && apt-get install -y chromium" (CI installs it)`);
-    }
-    const browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
-    });
+    const browser = await launchChromium();
     try {
-      const page = await browser.newPage();
-      const elsewhere: string[] = [];
+      const { page, elsewhere } = await offlinePage(browser, app.baseUrl);
       const problems: string[] = [];
       page.on('console', (m) => void (m.type() === 'error' && problems.push(m.text())));
       page.on('pageerror', (e) => void problems.push(e.message));
-      await page.route('**/*', (route) => {
-        const url = route.request().url();
-        if (url.startsWith(`${app.baseUrl}/`) || url.startsWith('data:')) return route.continue();
-        elsewhere.push(url);
-        return route.abort();
-      });
       const res = await page.goto(`${app.baseUrl}/api/docs`);
       expect(res?.status()).toBe(200);
       await page.waitForSelector('.opblock', { timeout: 20_000 });

@@ -3,43 +3,22 @@
  * internet: the page must come whole from this server (every asset inlined, no CDN), compressed,
  * and run a query typed into its editor.
  */
-import { existsSync } from 'node:fs';
-import { chromium } from 'playwright-core';
-import type { Browser, Page } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp } from '../harness/app.ts';
+import { launchChromium, offlinePage } from '../harness/browser.ts';
 
-const CHROMIUM = '/usr/bin/chromium';
 const app = await startTestApp();
 
 let browser: Browser;
 
 beforeAll(async () => {
-  if (!existsSync(CHROMIUM)) {
-    throw new Error(`Chromium is missing at ${CHROMIUM}: install it with "apt-get update && apt-get install -y chromium" (CI installs it)`);
-  }
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
-  });
+  browser = await launchChromium();
 });
 
 afterAll(async () => {
   await browser?.close();
 });
-
-/** A page that may only reach the test server; every other request is aborted and recorded. */
-async function offlinePage(): Promise<{ page: Page; elsewhere: string[] }> {
-  const page = await browser.newPage();
-  const elsewhere: string[] = [];
-  await page.route('**/*', (route) => {
-    const url = route.request().url();
-    if (url.startsWith(`${app.baseUrl}/`) || url.startsWith('data:') || url.startsWith('blob:')) return route.continue();
-    elsewhere.push(url);
-    return route.abort();
-  });
-  return { page, elsewhere };
-}
 
 describe('GraphiQL at GET /graphql', () => {
   it('serves the page compressed', async () => {
@@ -56,7 +35,7 @@ describe('GraphiQL at GET /graphql', () => {
   });
 
   it('runs a query from the ?query= parameter with nothing fetched from elsewhere', async () => {
-    const { page, elsewhere } = await offlinePage();
+    const { page, elsewhere } = await offlinePage(browser, app.baseUrl);
     try {
       const res = await page.goto(`${app.baseUrl}/graphql?query=${encodeURIComponent('{ __typename }')}`);
       expect(res?.status()).toBe(200);
@@ -69,7 +48,7 @@ describe('GraphiQL at GET /graphql', () => {
   });
 
   it('runs a query typed into the editor', async () => {
-    const { page, elsewhere } = await offlinePage();
+    const { page, elsewhere } = await offlinePage(browser, app.baseUrl);
     try {
       await page.goto(`${app.baseUrl}/graphql`);
       await page.locator('.graphiql-query-editor .monaco-editor').click({ timeout: 30_000 });

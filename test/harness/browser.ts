@@ -1,0 +1,34 @@
+/**
+ * Headless Debian Chromium (/usr/bin/chromium) through playwright-core, for testing our web pages
+ * with no internet: pages may reach only the test server; every other request is aborted and
+ * recorded so a test can assert that nothing tried to reach a CDN.
+ */
+import { existsSync } from 'node:fs';
+import { chromium } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
+
+const CHROMIUM = '/usr/bin/chromium';
+
+/** Launches Chromium; fails with an install hint when it is missing (CI installs it). */
+export async function launchChromium(): Promise<Browser> {
+  if (!existsSync(CHROMIUM)) {
+    throw new Error(`Chromium is missing at ${CHROMIUM}: install it with "apt-get update && apt-get install -y chromium" (CI installs it)`);
+  }
+  return chromium.launch({
+    executablePath: CHROMIUM,
+    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
+  });
+}
+
+/** A page that may only reach baseUrl (and data:/blob: URLs); `elsewhere` lists what it tried beyond. */
+export async function offlinePage(browser: Browser, baseUrl: string): Promise<{ page: Page; elsewhere: string[] }> {
+  const page = await browser.newPage();
+  const elsewhere: string[] = [];
+  await page.route('**/*', (route) => {
+    const url = route.request().url();
+    if (url.startsWith(`${baseUrl}/`) || url.startsWith('data:') || url.startsWith('blob:')) return route.continue();
+    elsewhere.push(url);
+    return route.abort();
+  });
+  return { page, elsewhere };
+}
