@@ -7,7 +7,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import express from 'express';
 import { pinoHttp } from 'pino-http';
-import { afterAll } from 'vitest';
+import { afterAll, onTestFinished } from 'vitest';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
@@ -28,14 +28,23 @@ export interface McpClientOptions {
   headers?: Record<string, string>;
 }
 
-/** An initialized SDK client for `token` (closed after the file). */
+/** Runs `close` after the current test, or after the file when called outside a test. */
+function closeAfter(close: () => Promise<void>): void {
+  try {
+    onTestFinished(close);
+  } catch {
+    afterAll(close);
+  }
+}
+
+/** An initialized SDK client for `token` (closed after the test that opened it, or after the file). */
 export async function mcpClient(target: McpTarget, token: string, options: McpClientOptions = {}): Promise<Client> {
   const transport = new StreamableHTTPClientTransport(new URL(MCP_PATH, target.baseUrl), {
     requestInit: { headers: { authorization: `Bearer ${token}`, ...options.headers } },
   });
   const client = new Client({ name: 'hdp-test', version: '1.0.0' });
   await client.connect(transport);
-  afterAll(() => client.close());
+  closeAfter(() => client.close());
   return client;
 }
 
