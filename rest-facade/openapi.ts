@@ -14,7 +14,7 @@ import type { Router } from 'express';
 import { getNullableType, GraphQLNonNull, isInputObjectType, isListType, Kind, typeFromAST, valueFromASTUntyped } from 'graphql';
 import type { GraphQLField, GraphQLInputType, GraphQLSchema, VariableDefinitionNode } from 'graphql';
 import type { Config } from '../src/config.ts';
-import { inputTypeSchema, resultSchema } from '../src/graphql/json-schema.ts';
+import { inputTypeSchema, resultSchema, variablesSchema } from '../src/graphql/json-schema.ts';
 import type { JsonSchema } from '../src/graphql/json-schema.ts';
 import type { OperationStore, PersistedOperation } from '../src/graphql/operations.ts';
 import { toCamel, toSnake } from '../src/wire.ts';
@@ -189,20 +189,6 @@ function parameterSchema(type: GraphQLInputType, v: VariableDefinitionNode): Jso
   return v.defaultValue ? { ...base, default: valueFromASTUntyped(v.defaultValue) } : base;
 }
 
-/** A JSON body for a set of variables (snake_case keys), as the handler reads it without a `body` variable. */
-function bodyOfVariables(schema: GraphQLSchema, variables: VariableDefinitionNode[]): JsonSchema {
-  const properties: Record<string, JsonSchema> = {};
-  const required: string[] = [];
-  for (const v of variables) {
-    const type = typeFromAST(schema, v.type) as GraphQLInputType;
-    const name = toSnake(v.variable.name.value);
-    properties[name] = inputTypeSchema(type);
-    if (v.defaultValue) properties[name] = { ...properties[name], default: valueFromASTUntyped(v.defaultValue) };
-    if (v.type.kind === Kind.NON_NULL_TYPE && !v.defaultValue) required.push(name);
-  }
-  return { type: 'object', properties, ...(required.length && { required }), additionalProperties: false };
-}
-
 /**
  * Moves the first object schema under nullable/array wrappers into components.schemas under `name`
  * (the fragment the operation spreads: UserOut, PersonalTokenOut) and refers to it.
@@ -266,7 +252,7 @@ function operationFor(route: RestRoute, op: PersistedOperation, options: OpenApi
   const readsBody = route.method !== 'GET' && route.method !== 'DELETE' && route.method !== 'OPTIONS';
   if (readsBody && !route.body && rest.length) {
     // without a `body` variable the handler takes the remaining variables from the body's fields
-    const bodySchema = bodyOfVariables(schema, rest);
+    const bodySchema = variablesSchema(schema, rest);
     requestBody = { required: Array.isArray(bodySchema.required), content: { 'application/json': { schema: bodySchema } } };
   } else {
     for (const v of rest) {

@@ -18,6 +18,7 @@ import {
   isObjectType,
   Kind,
   typeFromAST,
+  valueFromASTUntyped,
 } from 'graphql';
 import type {
   GraphQLInputType,
@@ -104,6 +105,7 @@ export function variablesSchema(
     const type = typeFromAST(schema, v.type) as GraphQLInputType;
     const name = toSnake(v.variable.name.value);
     properties[name] = inputTypeSchema(type);
+    if (v.defaultValue) properties[name] = { ...properties[name], default: valueFromASTUntyped(v.defaultValue) };
     if (v.type.kind === Kind.NON_NULL_TYPE && !v.defaultValue) required.push(name);
   }
   return { type: 'object', properties, ...(required.length && { required }), additionalProperties: false };
