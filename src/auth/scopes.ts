@@ -1,7 +1,7 @@
 /**
  * The one scope catalogue: every scope named in the REST read API and the MCP tool catalogue.
  * Personal tokens and OAuth grants carry a subset; login sessions hold them all.
- * A contract test checks this list against ../shared/spec (no scope missing, none invented).
+ * A contract test checks this list against docs/spec (no scope missing, none invented).
  */
 export const SCOPES = [
   'account:read',

@@ -1,5 +1,5 @@
 /**
- * The tool table against the documentation: every tool row is a line of ../shared/spec/mcp-tools.tsv
+ * The tool table against the documentation: every tool row is a line of docs/spec/mcp-tools.tsv
  * with the same family, the same set of scopes and the same kind. Prints the coverage. The list
  * sits beside the checkout (locally and in CI); when it is missing this test fails, never skips.
  */
@@ -11,7 +11,7 @@ import { TOOL_FAMILIES, TOOLS } from '../../mcp-facade/tools.ts';
 import { ALL_SCOPES } from '../../src/auth/scopes.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
-const SPEC_TSV = path.resolve(ROOT, '../shared/spec/mcp-tools.tsv');
+const SPEC_TSV = path.resolve(ROOT, 'docs/spec/mcp-tools.tsv');
 
 interface SpecTool {
   family: string;
@@ -22,7 +22,7 @@ interface SpecTool {
 
 /** The documented tools: `family<TAB>tool<TAB>scopes<TAB>kind<TAB>note` lines after the header (scopes comma separated). */
 function specTools(): SpecTool[] {
-  if (!existsSync(SPEC_TSV)) throw new Error(`the tool list ${SPEC_TSV} is missing (../shared/spec beside the repo)`);
+  if (!existsSync(SPEC_TSV)) throw new Error(`the tool list ${SPEC_TSV} is missing (docs/spec, a copy of ../shared/spec)`);
   const [header, ...lines] = readFileSync(SPEC_TSV, 'utf8')
     .split('\n')
     .filter((l) => l.trim());

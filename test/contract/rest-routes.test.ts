@@ -1,6 +1,6 @@
 /**
  * The route table against the documentation: every (method, path) is a documented route of
- * ../shared/spec/rest-routes.tsv, except the read API under /api/v1/ (the spec leaves its paths
+ * docs/spec/rest-routes.tsv, except the read API under /api/v1/ (the spec leaves its paths
  * open), whose rows must be exactly the ones rest-facade/README.md documents. Prints the coverage.
  */
 import { existsSync, readFileSync } from 'node:fs';
@@ -13,7 +13,7 @@ import { schema } from '../../src/graphql/schema.ts';
 import { toCamel } from '../../src/wire.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
-const SPEC_TSV = path.resolve(ROOT, '../shared/spec/rest-routes.tsv');
+const SPEC_TSV = path.resolve(ROOT, 'docs/spec/rest-routes.tsv');
 const README = path.join(ROOT, 'rest-facade/README.md');
 const READ_API = '/api/v1/';
 
@@ -21,7 +21,7 @@ const key = (method: string, p: string): string => `${method} ${p}`;
 
 /** The documented routes: `section<TAB>method<TAB>path` lines after the header. */
 function specRoutes(): string[] {
-  if (!existsSync(SPEC_TSV)) throw new Error(`the route list ${SPEC_TSV} is missing (../shared/spec beside the repo)`);
+  if (!existsSync(SPEC_TSV)) throw new Error(`the route list ${SPEC_TSV} is missing (docs/spec, a copy of ../shared/spec)`);
   const [header, ...lines] = readFileSync(SPEC_TSV, 'utf8').split('\n').filter((l) => l.trim());
   expect(header.split('\t')).toEqual(['section', 'method', 'path']);
   return lines.map((l) => {

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { SCOPES } from '../../src/auth/scopes.ts';
 
-const spec = path.resolve(import.meta.dirname, '../../../shared/spec');
+const spec = path.resolve(import.meta.dirname, '../../docs/spec');
 
 describe('scope catalogue', () => {
   it('holds exactly the scopes named in the REST and MCP documents', () => {
