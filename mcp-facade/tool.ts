@@ -2,7 +2,7 @@
  * An MCP tool is a row of data naming a persisted GraphQL operation (ARCHITECTURE.md section 4);
  * mcp-facade/registry.ts derives everything else from the operation and the kind, once at start.
  * Rows never contain functions or business rules, and names, scopes and kinds are the spec's
- * (../shared/spec/mcp-tools.tsv; test/contract/mcp-tools.test.ts holds them to it).
+ * (docs/spec/mcp-tools.tsv; test/contract/mcp-tools.test.ts holds them to it).
  */
 import type { Scope } from '../src/auth/scopes.ts';
 

@@ -1,4 +1,4 @@
-/** Every MCP tool row, by family (the spec's family names, as in ../shared/spec/mcp-tools.tsv). */
+/** Every MCP tool row, by family (the spec's family names, as in docs/spec/mcp-tools.tsv). */
 import type { McpTool } from './tool.ts';
 import { profileTools } from './tools/profile.tools.ts';
 import { sessionTools } from './tools/sessions.tools.ts';
