@@ -91,6 +91,7 @@ function handlerFor(route: RestRoute, options: RestFacadeOptions) {
       return fail(e);
     }
     const result = await options.operations.execute(route.operation, variables, ctx);
+    for (const cookie of ctx.responseCookies) res.append('set-cookie', cookie);
     if (result.errors.length) return fail(result.errors[0]);
     res.status(route.status ?? 200).json(snakeKeys(result.data?.[rootField] ?? null));
   };

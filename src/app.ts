@@ -62,6 +62,7 @@ export function createApp(options: AppOptions): App {
     ip: req.ip ?? null,
     userAgent: req.get('user-agent') ?? null,
     via,
+    responseCookies: [],
   });
 
   const app = express();
@@ -94,7 +95,7 @@ export function createApp(options: AppOptions): App {
   // GraphiQL's page is ~9 MB of inlined HTML: send it compressed (GET only; POST answers are small).
   app.get('/graphql', compression());
   app.use('/graphql', (req, res) =>
-    yoga.handle(req, res, { requestId: String(req.id), ip: req.ip ?? null, log: req.log }),
+    yoga.handle(req, res, { requestId: String(req.id), ip: req.ip ?? null, log: req.log, responseCookies: [] }),
   );
 
   app.use(createOpenApiRouter({ routes: ROUTES, operations, schema, config }));

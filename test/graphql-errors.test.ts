@@ -21,6 +21,7 @@ describe('error masking', () => {
       ip: null,
       userAgent: null,
       via: 'rest',
+      responseCookies: [],
     };
     const result = await app.operations.execute('GetProfile', {}, ctx);
     expect(result.errors).toHaveLength(1);

@@ -14,6 +14,8 @@ export interface Context {
   userAgent: string | null;
   /** which door the request came through */
   via: 'graphql' | 'rest' | 'mcp';
+  /** Set-Cookie values for the HTTP answer (src/auth/cookies.ts); facades and yoga send them */
+  responseCookies: string[];
 }
 
 /** The context inside a field whose auth scopes passed: the caller is known. */

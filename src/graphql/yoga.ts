@@ -30,6 +30,8 @@ export interface ServerContext {
   requestId: string;
   ip: string | null;
   log: Logger;
+  /** filled by fields that set cookies; copied onto the response by the plugin below */
+  responseCookies: string[];
 }
 
 export function createGraphqlServer(options: YogaOptions): YogaServerInstance<ServerContext, Context> {
@@ -51,12 +53,17 @@ export function createGraphqlServer(options: YogaOptions): YogaServerInstance<Se
       },
     },
     plugins: [
+      {
+        onResponse: ({ response, serverContext }) => {
+          for (const c of (serverContext as Partial<ServerContext> | undefined)?.responseCookies ?? []) response.headers.append('set-cookie', c);
+        },
+      },
       usePersistedOperations({
         allowArbitraryOperations: true,
         getPersistedOperation: (id) => operations.byId.get(id)?.document ?? null,
       }),
     ],
-    context: async ({ request, requestId, ip, log }) => ({
+    context: async ({ request, requestId, ip, log, responseCookies }) => ({
       prisma,
       config,
       principal: await authenticate(
@@ -73,6 +80,7 @@ export function createGraphqlServer(options: YogaOptions): YogaServerInstance<Se
       ip,
       userAgent: request.headers.get('user-agent'),
       via: 'graphql',
+      responseCookies,
     }),
   });
 }

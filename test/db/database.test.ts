@@ -24,10 +24,15 @@ describe('embedded database', () => {
   });
 
   it('sees a migration as pending when its file no longer matches the recorded checksum', async () => {
-    const rows = [{ migration_name: (await readMigrationsList()).migrationDirectories[0].path, checksum: 'edited' }];
-    expect(await pendingMigrations(async () => rows)).toEqual([rows[0].migration_name]);
-    expect(await pendingMigrations(async () => { throw new Error('relation "_prisma_migrations" does not exist'); })).toHaveLength(
-      rows.length,
-    );
+    const list = (await readMigrationsList()).migrationDirectories;
+    const { createHash } = await import('node:crypto');
+    const rows = list.map((d) => ({ migration_name: d.path, checksum: createHash('sha256').update(d.migrationFile.content.value).digest('hex') }));
+    expect(await pendingMigrations(async () => rows)).toEqual([]);
+    rows[0].checksum = 'edited';
+    expect(await pendingMigrations(async () => rows)).toEqual([list[0].path]);
+    const noTable = async (): Promise<never> => {
+      throw new Error('relation "_prisma_migrations" does not exist');
+    };
+    expect(await pendingMigrations(noTable)).toEqual(list.map((d) => d.path));
   });
 });

@@ -24,6 +24,7 @@ function serviceContext(app: TestApp): Context {
     ip: '127.0.0.1',
     userAgent: 'factory',
     via: 'graphql',
+    responseCookies: [],
   };
 }
 
