@@ -22,6 +22,7 @@ import { schema } from './graphql/schema.ts';
 import { createGraphqlServer } from './graphql/yoga.ts';
 import { createIdempotencyStore } from './platform/idempotency.ts';
 import { createMcpLimits, limitNamespace } from './platform/rate-limit.ts';
+import { createMailer } from './integrations/mailer.ts';
 import type { Logger } from './logger.ts';
 import { requestScope } from './request-context.ts';
 
@@ -43,11 +44,13 @@ export function createApp(options: AppOptions): App {
   const { config, db, log } = options;
   const prisma = db.prisma;
   const operations = loadOperations(schema);
-  const yoga = createGraphqlServer({ schema, operations, prisma, config, log });
+  const mailer = createMailer(config, log);
+  const yoga = createGraphqlServer({ schema, operations, prisma, config, mailer, log });
 
   const contextFor = async (req: Request, via: Context['via']): Promise<Context> => ({
     prisma,
     config,
+    mailer,
     principal: await authenticate(
       { prisma, jwtSecret: config.jwtSecret },
       {

@@ -25,6 +25,9 @@ const EnvSchema = z.object({
   PUBLIC_URL: z.string().url().optional(),
   /** Mark cookies Secure; defaults to true when PUBLIC_URL is https */
   COOKIE_SECURE: bool.optional(),
+  /** smtp:// or smtps:// URL of the mail server; unset: emails go to DATA_DIR/outbox (development) */
+  SMTP_URL: z.string().regex(/^smtps?:\/\//, 'must be an smtp:// or smtps:// URL').optional(),
+  MAIL_FROM: z.string().min(3).default('Health Platform <no-reply@localhost>'),
   REDIS_URL: z.string().regex(/^rediss?:\/\//, 'must be a redis:// URL').optional(),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   /** Serve GraphiQL at GET /graphql (assets are inlined; no internet needed) */

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { httpAnswerFor } from '../rest-facade/http-errors.ts';
+import { createMailer } from '../src/integrations/mailer.ts';
 import { createLogger } from '../src/logger.ts';
 import type { Context } from '../src/graphql/context.ts';
 import { ALL_SCOPES } from '../src/auth/scopes.ts';
@@ -15,6 +16,7 @@ describe('error masking', () => {
     const ctx: Context = {
       prisma: broken,
       config: app.config,
+      mailer: createMailer(app.config, createLogger('silent')),
       principal: { kind: 'session', userId: 1, sessionId: 's', sessionKind: 'native', isAdmin: false, scopes: ALL_SCOPES },
       requestId: 'req-123',
       log: createLogger('silent'),

@@ -2,11 +2,13 @@
 import type { Principal } from '../auth/principal.ts';
 import type { Config } from '../config.ts';
 import type { Db } from '../db/client.ts';
+import type { Mailer } from '../integrations/mailer.ts';
 import type { Logger } from '../logger.ts';
 
 export interface Context {
   prisma: Db;
   config: Config;
+  mailer: Mailer;
   principal: Principal | null;
   requestId: string;
   log: Logger;

@@ -12,6 +12,7 @@ import { authenticate, CSRF_HEADER } from '../auth/authenticate.ts';
 import type { Config } from '../config.ts';
 import type { Db } from '../db/client.ts';
 import { maskError } from '../errors.ts';
+import type { Mailer } from '../integrations/mailer.ts';
 import type { Logger } from '../logger.ts';
 import { requestScope } from '../request-context.ts';
 import type { Context } from './context.ts';
@@ -22,6 +23,7 @@ export interface YogaOptions {
   operations: OperationStore;
   prisma: Db;
   config: Config;
+  mailer: Mailer;
   log: Logger;
 }
 
@@ -35,7 +37,7 @@ export interface ServerContext {
 }
 
 export function createGraphqlServer(options: YogaOptions): YogaServerInstance<ServerContext, Context> {
-  const { schema, operations, prisma, config } = options;
+  const { schema, operations, prisma, config, mailer } = options;
   let graphiqlPage: string | undefined;
   return createYoga<ServerContext, Context>({
     schema,
@@ -66,6 +68,7 @@ export function createGraphqlServer(options: YogaOptions): YogaServerInstance<Se
     context: async ({ request, requestId, ip, log, responseCookies }) => ({
       prisma,
       config,
+      mailer,
       principal: await authenticate(
         { prisma, jwtSecret: config.jwtSecret },
         {

@@ -9,6 +9,7 @@ import { csrfTokenFor } from '../../src/auth/credentials.ts';
 import { ALL_SCOPES } from '../../src/auth/scopes.ts';
 import type { Scope } from '../../src/auth/scopes.ts';
 import type { AuthedContext, Context } from '../../src/graphql/context.ts';
+import { createMailer } from '../../src/integrations/mailer.ts';
 import { createLogger } from '../../src/logger.ts';
 import type { TestApp } from '../harness/app.ts';
 
@@ -18,6 +19,7 @@ function serviceContext(app: TestApp): Context {
   return {
     prisma: app.db.prisma,
     config: app.config,
+    mailer: createMailer(app.config, createLogger('silent')),
     principal: null,
     requestId: 'factory',
     log: createLogger('silent'),

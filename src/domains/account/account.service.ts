@@ -2,7 +2,8 @@
  * Accounts and login sessions: register, password login, profile reads and updates, session lists.
  * Session tokens are JWTs naming a session row; see src/auth/authenticate.ts for how they are checked.
  */
-import { hashPassword, newSessionId, signAccessToken, verifyPassword } from '../../auth/credentials.ts';
+import { sessionCookies } from '../../auth/cookies.ts';
+import { csrfTokenFor, hashPassword, newSessionId, signAccessToken, verifyPassword } from '../../auth/credentials.ts';
 import { appError } from '../../errors.ts';
 import type { Prisma } from '../../generated/prisma/client.ts';
 import type { AuthedContext, Context } from '../../graphql/context.ts';
@@ -70,6 +71,25 @@ export async function createSession(ctx: Context, options: CreateSessionOptions)
     ttl,
   );
   return { token, sessionId, expiresIn: ttl };
+}
+
+export interface WebSessionStart {
+  sessionId: string;
+  /** echo it in the X-CSRF-Token header on state-changing requests (also set as the hdp_csrf cookie) */
+  csrfToken: string;
+  expiresIn: number;
+  userId: number;
+}
+
+/**
+ * Starts a web session: the token goes only into the HttpOnly cookie (ctx.responseCookies), never
+ * into the answer; the CSRF token is answered and also set as a readable cookie.
+ */
+export async function startWebSession(ctx: Context, userId: number): Promise<WebSessionStart> {
+  const issued = await createSession(ctx, { userId, kind: 'web' });
+  const csrfToken = csrfTokenFor(ctx.config.jwtSecret, issued.sessionId);
+  ctx.responseCookies.push(...sessionCookies(issued.token, csrfToken, issued.expiresIn, { secure: ctx.config.cookieSecure }));
+  return { sessionId: issued.sessionId, csrfToken, expiresIn: issued.expiresIn, userId };
 }
 
 export interface PasswordLoginOptions {
