@@ -107,6 +107,16 @@ describe('POST /api/auth/share', () => {
     expect((await rest(app, 'POST', '/api/auth/share', { token: owner.token, body: { email: invitee.user.email } })).status).toBe(200);
   });
 
+  it('creates one grant when the same invitation arrives several times at once', async () => {
+    const owner = await seedUser(app);
+    const email = `race.${Date.now()}@example.com`;
+    const answers = await Promise.all(
+      Array.from({ length: 5 }, () => rest(app, 'POST', '/api/auth/share', { token: owner.token, body: { email } })),
+    );
+    expect(answers.map((a) => a.status).sort()).toEqual([200, 409, 409, 409, 409]);
+    expect(await app.db.prisma.accessGrant.count({ where: { ownerId: owner.user.id } })).toBe(1);
+  });
+
   it(`answers 429 with Retry-After after ${MAX_INVITATIONS_PER_DAY} invitations in 24 hours`, async () => {
     const owner = await seedUser(app);
     const old = new Date(Date.now() - 23 * 3_600_000);
