@@ -5,14 +5,18 @@
  * is refused outright.
  *
  * NOTE: every check that makes revocation immediate lives here: the session row must exist, be
- * unrevoked and unexpired, and its epoch must equal the user's current session epoch.
+ * unrevoked and unexpired, and its epoch must equal the user's current session epoch. The same goes
+ * for view-as: a credential's `viewAsGrantId` is honoured only while its grant is active, unexpired
+ * and names the caller as grantee (src/auth/view-as.ts); otherwise view-as ends here, silently, and
+ * the principal reads its own data.
  */
 import type { Db } from '../db/client.ts';
 import { appError } from '../errors.ts';
 import { csrfTokenFor, PERSONAL_TOKEN_PREFIX, safeEqual, sha256, verifyAccessToken } from './credentials.ts';
-import type { Principal } from './principal.ts';
+import type { Principal, ViewAs } from './principal.ts';
 import { ALL_SCOPES, isScope } from './scopes.ts';
 import type { Scope } from './scopes.ts';
+import { grantPermitsViewAs } from './view-as.ts';
 
 export const SESSION_COOKIE = 'hdp_session';
 export const CSRF_HEADER = 'x-csrf-token';
@@ -45,6 +49,26 @@ function cookieValue(header: string | null | undefined, name: string): string | 
   return null;
 }
 
+/**
+ * The view-as of a credential whose `viewAsGrantId` is `grantId`, or null. A grant that no longer
+ * permits it (revoked, expired, not the caller's) ends view-as: `clear` forgets it on the credential.
+ */
+async function viewAsOf(
+  deps: AuthDeps,
+  userId: number,
+  grantId: number | null,
+  clear: () => Promise<unknown>,
+): Promise<ViewAs | null> {
+  if (grantId === null) return null;
+  const grant = await deps.prisma.accessGrant.findUnique({
+    where: { id: grantId },
+    select: { ownerId: true, granteeId: true, status: true, expiresAt: true },
+  });
+  if (grant && grantPermitsViewAs(grant, userId)) return { grantId, ownerId: grant.ownerId };
+  await clear();
+  return null;
+}
+
 async function sessionPrincipal(deps: AuthDeps, token: string, via: 'native' | 'web'): Promise<Principal | null> {
   const claims = await verifyAccessToken(deps.jwtSecret, token);
   if (!claims) return null;
@@ -57,6 +81,7 @@ async function sessionPrincipal(deps: AuthDeps, token: string, via: 'native' | '
       expiresAt: true,
       revokedAt: true,
       lastUsedAt: true,
+      viewAsGrantId: true,
       user: { select: { sessionEpoch: true, isAdmin: true } },
     },
   });
@@ -75,6 +100,12 @@ async function sessionPrincipal(deps: AuthDeps, token: string, via: 'native' | '
   if (now - session.lastUsedAt.getTime() > TOUCH_INTERVAL_MS) {
     await deps.prisma.session.update({ where: { id: claims.sid }, data: { lastUsedAt: new Date(now) } });
   }
+  const viewAs = await viewAsOf(deps, session.userId, session.viewAsGrantId, () =>
+    deps.prisma.session.updateMany({
+      where: { id: claims.sid, viewAsGrantId: session.viewAsGrantId },
+      data: { viewAsGrantId: null },
+    }),
+  );
   return {
     kind: 'session',
     userId: session.userId,
@@ -82,25 +113,33 @@ async function sessionPrincipal(deps: AuthDeps, token: string, via: 'native' | '
     sessionKind: via,
     isAdmin: session.user.isAdmin,
     scopes: ALL_SCOPES,
+    viewAs,
   };
 }
 
 async function personalTokenPrincipal(deps: AuthDeps, secret: string): Promise<Principal | null> {
   const token = await deps.prisma.personalToken.findUnique({
     where: { tokenHash: sha256(secret) },
-    select: { id: true, userId: true, scopes: true, expiresAt: true, revokedAt: true, lastUsedAt: true },
+    select: { id: true, userId: true, scopes: true, expiresAt: true, revokedAt: true, lastUsedAt: true, viewAsGrantId: true },
   });
   const now = Date.now();
   if (!token || token.revokedAt || (token.expiresAt && token.expiresAt.getTime() <= now)) return null;
   if (!token.lastUsedAt || now - token.lastUsedAt.getTime() > TOUCH_INTERVAL_MS) {
     await deps.prisma.personalToken.update({ where: { id: token.id }, data: { lastUsedAt: new Date(now) } });
   }
+  const viewAs = await viewAsOf(deps, token.userId, token.viewAsGrantId, () =>
+    deps.prisma.personalToken.updateMany({
+      where: { id: token.id, viewAsGrantId: token.viewAsGrantId },
+      data: { viewAsGrantId: null },
+    }),
+  );
   return {
     kind: 'personal_token',
     userId: token.userId,
     tokenId: token.id,
     isAdmin: false,
     scopes: new Set(token.scopes.filter(isScope) as Scope[]),
+    viewAs,
   };
 }
 

@@ -1,6 +1,16 @@
 /** Who is calling, resolved once per request from a bearer token, a session cookie or a personal token. */
 import type { Scope } from './scopes.ts';
 
+/**
+ * A grantee reading an owner's shared data through an active access grant (src/auth/view-as.ts).
+ * The caller stays the grantee (`Principal.userId`): only whose data is read changes.
+ */
+export interface ViewAs {
+  grantId: number;
+  /** the person whose data this credential reads */
+  ownerId: number;
+}
+
 export type Principal =
   | {
       kind: 'session';
@@ -10,6 +20,8 @@ export type Principal =
       sessionKind: 'native' | 'web';
       isAdmin: boolean;
       scopes: ReadonlySet<Scope>;
+      /** set while this session views another person's data (read-only); absent or null: its own */
+      viewAs?: ViewAs | null;
     }
   | {
       kind: 'personal_token';
@@ -17,4 +29,16 @@ export type Principal =
       tokenId: number;
       isAdmin: false;
       scopes: ReadonlySet<Scope>;
+      /** set while this token views another person's data (read-only); absent or null: its own */
+      viewAs?: ViewAs | null;
     };
+
+/**
+ * Whose data a read serves: the owner's while the credential views as a grantee, else the caller's.
+ * NOTE: use it for the person's data (profile as data, health records); use `principal.userId` for
+ * the caller's own account and credentials (sessions, tokens, grants, `me`). Writes never need it:
+ * the scope loader refuses every write scope while viewing as (src/graphql/builder.ts).
+ */
+export function readerUserId(ctx: { principal: Principal }): number {
+  return ctx.principal.viewAs?.ownerId ?? ctx.principal.userId;
+}

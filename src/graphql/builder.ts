@@ -1,7 +1,8 @@
 /**
  * The Pothos builder: configuration only. Every root field declares `authScopes` (strategy "all");
  * zod validation failures become VALIDATION_FAILED with the documented detail list; scope failures
- * become UNAUTHENTICATED (no caller), INSUFFICIENT_SCOPE (a token without the scope) or FORBIDDEN.
+ * become UNAUTHENTICATED (no caller), INSUFFICIENT_SCOPE (a token without the scope) or FORBIDDEN
+ * (a kind of credential, or a write while viewing another person's data).
  */
 import SchemaBuilder from '@pothos/core';
 import PrismaPlugin from '@pothos/plugin-prisma';
@@ -10,6 +11,7 @@ import type { AuthFailure } from '@pothos/plugin-scope-auth';
 import ValidationPlugin from '@pothos/plugin-validation';
 import { GraphQLError } from 'graphql';
 import type { Scope } from '../auth/scopes.ts';
+import { scopeAllowedWhileViewingAs, VIEW_AS_READ_ONLY } from '../auth/view-as.ts';
 import { appError, validationError } from '../errors.ts';
 import type PrismaTypes from '../generated/pothos-types.ts';
 import { getDatamodel } from '../generated/pothos-types.ts';
@@ -37,7 +39,7 @@ export const builder = new SchemaBuilder<{
     public: boolean;
     /** any valid credential */
     authenticated: boolean;
-    /** the credential holds this scope (login sessions hold all) */
+    /** the credential holds this scope (login sessions hold all); while viewing as, only read scopes */
     scope: Scope;
     /** a login session (native or web), not a personal token */
     loginSession: boolean;
@@ -63,7 +65,9 @@ export const builder = new SchemaBuilder<{
     authScopes: (ctx) => ({
       public: true,
       authenticated: !!ctx.principal,
-      scope: (s: Scope) => !!ctx.principal?.scopes.has(s),
+      // NOTE: view-as is read-only, enforced here for every field: a write scope fails while viewing.
+      scope: (s: Scope) =>
+        !!ctx.principal?.scopes.has(s) && (!ctx.principal.viewAs || scopeAllowedWhileViewingAs(s)),
       loginSession: ctx.principal?.kind === 'session',
       nativeSession: ctx.principal?.kind === 'session' && ctx.principal.sessionKind === 'native',
       admin: ctx.principal?.kind === 'session' && ctx.principal.isAdmin,
@@ -71,6 +75,10 @@ export const builder = new SchemaBuilder<{
     unauthorizedError: (_parent, ctx, _info, result) => {
       if (!ctx.principal) return appError('UNAUTHENTICATED', 'Not authenticated');
       const scope = missingScope(result.failure);
+      const viewAs = ctx.principal.viewAs;
+      if (scope && viewAs && ctx.principal.scopes.has(scope as Scope)) {
+        return appError('FORBIDDEN', VIEW_AS_READ_ONLY, { detail: { code: 'view_as_read_only', grant_id: viewAs.grantId } });
+      }
       if (scope) return appError('INSUFFICIENT_SCOPE', `This token lacks the scope ${scope}`, { detail: { code: 'insufficient_scope', scope } });
       return appError('FORBIDDEN', 'Not allowed for this kind of credential');
     },

@@ -1,6 +1,7 @@
 /** The schema: imports every domain module (for their side effects on the builder), then builds. */
 import { builder } from './builder.ts';
 import '../domains/account/account.schema.ts';
+import '../domains/sharing/sharing.schema.ts';
 import '../domains/tokens/tokens.schema.ts';
 
 export const schema = builder.toSchema({ sortSchema: true });

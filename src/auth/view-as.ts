@@ -1,0 +1,30 @@
+/**
+ * The rules of view-as (a grantee reading an owner's data through an access grant), shared by
+ * authenticate.ts (which resolves it on every request) and the sharing service (which switches it).
+ *
+ * NOTE: security-critical. A credential reads another person's data only while the grant is
+ * active, unexpired and names the caller as grantee; anything else ends view-as on the next request.
+ * While viewing, every write scope is refused (read-only), except the sharing scopes a grantee needs
+ * to switch back and to revoke.
+ */
+import type { Scope } from './scopes.ts';
+
+export const VIEW_AS_READ_ONLY = "read-only while viewing another person's data";
+
+/** The grant columns view-as depends on. */
+export interface ViewAsGrant {
+  ownerId: number;
+  granteeId: number | null;
+  status: string;
+  expiresAt: Date;
+}
+
+/** True when `userId` may read the owner's data through `grant` at `now`. */
+export function grantPermitsViewAs(grant: ViewAsGrant | null, userId: number, now: number = Date.now()): boolean {
+  return !!grant && grant.status === 'active' && grant.granteeId === userId && grant.expiresAt.getTime() > now;
+}
+
+/** Scopes a credential may use while viewing as: every `*:read`, plus `sharing:*` (switch back, revoke). */
+export function scopeAllowedWhileViewingAs(scope: Scope): boolean {
+  return scope.endsWith(':read') || scope.startsWith('sharing:');
+}
