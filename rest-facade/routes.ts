@@ -1,6 +1,7 @@
 /** Every REST route, in documentation order. */
 import type { RestRoute } from './route.ts';
 import { accountRoutes } from './routes/account.routes.ts';
+import { consentRoutes } from './routes/consents.routes.ts';
 import { tokenRoutes } from './routes/tokens.routes.ts';
 
-export const ROUTES: readonly RestRoute[] = [...accountRoutes, ...tokenRoutes];
+export const ROUTES: readonly RestRoute[] = [...accountRoutes, ...tokenRoutes, ...consentRoutes];

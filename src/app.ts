@@ -22,7 +22,9 @@ import { schema } from './graphql/schema.ts';
 import { createGraphqlServer } from './graphql/yoga.ts';
 import { createIdempotencyStore } from './platform/idempotency.ts';
 import { createMcpLimits, limitNamespace } from './platform/rate-limit.ts';
+import { createIdentityProviders } from './integrations/idp.ts';
 import { createMailer } from './integrations/mailer.ts';
+import { createStorage } from './integrations/storage.ts';
 import type { Logger } from './logger.ts';
 import { requestScope } from './request-context.ts';
 
@@ -45,12 +47,16 @@ export function createApp(options: AppOptions): App {
   const prisma = db.prisma;
   const operations = loadOperations(schema);
   const mailer = createMailer(config, log);
-  const yoga = createGraphqlServer({ schema, operations, prisma, config, mailer, log });
+  const storage = createStorage(config);
+  const idp = createIdentityProviders(config);
+  const yoga = createGraphqlServer({ schema, operations, prisma, config, mailer, storage, idp, log });
 
   const contextFor = async (req: Request, via: Context['via']): Promise<Context> => ({
     prisma,
     config,
     mailer,
+    storage,
+    idp,
     principal: await authenticate(
       { prisma, jwtSecret: config.jwtSecret },
       {

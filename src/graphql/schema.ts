@@ -2,5 +2,6 @@
 import { builder } from './builder.ts';
 import '../domains/account/account.schema.ts';
 import '../domains/tokens/tokens.schema.ts';
+import '../domains/consents/consents.schema.ts';
 
 export const schema = builder.toSchema({ sortSchema: true });

@@ -12,7 +12,9 @@ import { authenticate, CSRF_HEADER } from '../auth/authenticate.ts';
 import type { Config } from '../config.ts';
 import type { Db } from '../db/client.ts';
 import { maskError } from '../errors.ts';
+import type { IdentityProviders } from '../integrations/idp.ts';
 import type { Mailer } from '../integrations/mailer.ts';
+import type { Storage } from '../integrations/storage.ts';
 import type { Logger } from '../logger.ts';
 import { requestScope } from '../request-context.ts';
 import type { Context } from './context.ts';
@@ -24,6 +26,8 @@ export interface YogaOptions {
   prisma: Db;
   config: Config;
   mailer: Mailer;
+  storage: Storage;
+  idp: IdentityProviders;
   log: Logger;
 }
 
@@ -37,7 +41,7 @@ export interface ServerContext {
 }
 
 export function createGraphqlServer(options: YogaOptions): YogaServerInstance<ServerContext, Context> {
-  const { schema, operations, prisma, config, mailer } = options;
+  const { schema, operations, prisma, config, mailer, storage, idp } = options;
   let graphiqlPage: string | undefined;
   return createYoga<ServerContext, Context>({
     schema,
@@ -69,6 +73,8 @@ export function createGraphqlServer(options: YogaOptions): YogaServerInstance<Se
       prisma,
       config,
       mailer,
+      storage,
+      idp,
       principal: await authenticate(
         { prisma, jwtSecret: config.jwtSecret },
         {

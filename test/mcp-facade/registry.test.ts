@@ -13,13 +13,13 @@ const op = (name: string) => operations.byName.get(name)!;
 describe('buildRegistry', () => {
   it('builds the shipped tools in name order', () => {
     const registry = build(TOOLS);
-    expect(registry.tools.map((t) => t.row.name)).toEqual([
-      'get_profile',
-      'sessions_list_read',
-      'update_profile',
-      'update_profile_onboarding',
-    ]);
-    expect(registry.tools.every((t) => !t.creates && !t.needsConfirm && !t.healthData)).toBe(true);
+    const names = registry.tools.map((t) => t.row.name);
+    expect(names).toEqual([...names].sort());
+    expect(names).toEqual(
+      expect.arrayContaining(['get_profile', 'sessions_list_read', 'update_profile', 'update_profile_onboarding']),
+    );
+    expect(registry.tools.every((t) => !t.creates && !t.healthData)).toBe(true);
+    expect(registry.tools.every((t) => t.needsConfirm === (t.row.kind === 'deletes'))).toBe(true);
     expect(registry.byName.get('update_profile')).toMatchObject({ flattened: 'input', resultField: 'updateProfile' });
     expect(registry.byName.get('sessions_list_read')).toMatchObject({ flattened: null, resultField: 'sessions' });
   });
