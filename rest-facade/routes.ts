@@ -2,6 +2,7 @@
 import type { RestRoute } from './route.ts';
 import { accountRoutes } from './routes/account.routes.ts';
 import { consentRoutes } from './routes/consents.routes.ts';
+import { profileRoutes } from './routes/profile.routes.ts';
 import { tokenRoutes } from './routes/tokens.routes.ts';
 
-export const ROUTES: readonly RestRoute[] = [...accountRoutes, ...tokenRoutes, ...consentRoutes];
+export const ROUTES: readonly RestRoute[] = [...accountRoutes, ...profileRoutes, ...tokenRoutes, ...consentRoutes];

@@ -22,6 +22,7 @@ import { schema } from './graphql/schema.ts';
 import { createGraphqlServer } from './graphql/yoga.ts';
 import { createIdempotencyStore } from './platform/idempotency.ts';
 import { createMcpLimits, limitNamespace } from './platform/rate-limit.ts';
+import { createMediaRouter } from './domains/profile/media.router.ts';
 import { createIdentityProviders } from './integrations/idp.ts';
 import { createMailer } from './integrations/mailer.ts';
 import { createStorage } from './integrations/storage.ts';
@@ -107,6 +108,9 @@ export function createApp(options: AppOptions): App {
     yoga.handle(req, res, { requestId: String(req.id), ip: req.ip ?? null, log: req.log, responseCookies: [] }),
   );
 
+  // stored public files (profile photos) by their unguessable keys
+  app.use(createMediaRouter({ storage }));
+
   app.use(createOpenApiRouter({ routes: ROUTES, operations, schema, config }));
   // MCP facade: idempotency records in the database; per-token limits in memory, or Redis with REDIS_URL.
   app.use(
@@ -123,7 +127,14 @@ export function createApp(options: AppOptions): App {
   );
 
   app.use('/api', express.json({ limit: '1mb' }));
-  app.use(createRestRouter({ routes: ROUTES, operations, context: (req) => contextFor(req, 'rest') }));
+  app.use(
+    createRestRouter({
+      routes: ROUTES,
+      operations,
+      context: (req) => contextFor(req, 'rest'),
+      uploadMaxBytes: config.UPLOAD_MAX_BYTES,
+    }),
+  );
 
   app.use('/api', (_req, res) => void res.status(404).json({ detail: 'Not Found' }));
   // Body parser failures answer like FastAPI; anything else is masked with the request id.
