@@ -2,7 +2,8 @@
 import type { RestRoute } from './route.ts';
 import { accountRoutes } from './routes/account.routes.ts';
 import { consentRoutes } from './routes/consents.routes.ts';
+import { identityRoutes } from './routes/identity.routes.ts';
 import { profileRoutes } from './routes/profile.routes.ts';
 import { tokenRoutes } from './routes/tokens.routes.ts';
 
-export const ROUTES: readonly RestRoute[] = [...accountRoutes, ...profileRoutes, ...tokenRoutes, ...consentRoutes];
+export const ROUTES: readonly RestRoute[] = [...accountRoutes, ...identityRoutes, ...profileRoutes, ...tokenRoutes, ...consentRoutes];
