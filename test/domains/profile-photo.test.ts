@@ -149,6 +149,20 @@ describe('POST /api/auth/profile-photo', () => {
   });
 });
 
+describe('the OpenAPI document', () => {
+  it('documents the upload as multipart/form-data with a binary file part', async () => {
+    const doc = await (await app.fetch('/api/openapi.json')).json();
+    const op = doc.paths['/api/auth/profile-photo'].post;
+    expect(op.operationId).toBe('SetProfilePhoto');
+    expect(op.requestBody.content).toEqual({
+      'multipart/form-data': {
+        schema: expect.objectContaining({ properties: { file: expect.objectContaining({ type: 'string', format: 'binary' }) }, required: ['file'] }),
+      },
+    });
+    expect(op.security).toEqual([{ bearerAuth: ['profile:write'] }]);
+  });
+});
+
 describe('GET /media/...', () => {
   it('answers 404 for unknown keys, private folders and paths that are not keys', async () => {
     for (const p of [
