@@ -6,6 +6,7 @@
 import { renderGraphiQL } from '@graphql-yoga/render-graphiql';
 import { usePersistedOperations } from '@graphql-yoga/plugin-persisted-operations';
 import type { GraphQLSchema } from 'graphql';
+import { createFetch } from '@whatwg-node/fetch';
 import { createYoga } from 'graphql-yoga';
 import type { YogaServerInstance } from 'graphql-yoga';
 import { authenticate, CSRF_HEADER } from '../auth/authenticate.ts';
@@ -46,6 +47,10 @@ export function createGraphqlServer(options: YogaOptions): YogaServerInstance<Se
   return createYoga<ServerContext, Context>({
     schema,
     graphqlEndpoint: '/graphql',
+    // Multipart uploads (a File variable) are read with the same file limit as the REST facade's.
+    fetchAPI: createFetch({
+      formDataLimits: { fileSize: config.UPLOAD_MAX_BYTES, files: 5, fields: 50, parts: 60, fieldSize: 1024 * 1024 },
+    }),
     logging: false,
     landingPage: false,
     graphiql: config.GRAPHIQL ? { title: 'Health platform GraphiQL', credentials: 'same-origin' } : false,

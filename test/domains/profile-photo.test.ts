@@ -136,16 +136,21 @@ describe('POST /api/auth/profile-photo', () => {
     expect((await upload(writer, PNG)).status).toBe(200);
   });
 
-  it('works as a GraphQL multipart upload at /graphql (the web dashboard)', async () => {
+  it('works as a GraphQL multipart upload at /graphql (the web dashboard), with the same read limit', async () => {
     const { token } = await seedUser(app);
-    const form = new FormData();
-    form.append('operations', JSON.stringify({ query: 'mutation($f: File!) { setProfilePhoto(file: $f) { profilePhotoUrl } }', variables: { f: null } }));
-    form.append('map', JSON.stringify({ 0: ['variables.f'] }));
-    form.append('0', new Blob([WEBP], { type: 'image/webp' }), 'me.webp');
-    const res = await app.fetch('/graphql', { method: 'POST', headers: { authorization: `Bearer ${token}` }, body: form });
-    const body = await res.json();
+    const send = (data: Uint8Array<ArrayBuffer>, type: string): Promise<Response> => {
+      const form = new FormData();
+      form.append('operations', JSON.stringify({ query: 'mutation($f: File!) { setProfilePhoto(file: $f) { profilePhotoUrl } }', variables: { f: null } }));
+      form.append('map', JSON.stringify({ 0: ['variables.f'] }));
+      form.append('0', new Blob([data], { type }), 'me');
+      return app.fetch('/graphql', { method: 'POST', headers: { authorization: `Bearer ${token}` }, body: form });
+    };
+    const body = await (await send(WEBP, 'image/webp')).json();
     expect(body.errors).toBeUndefined();
     expect(body.data.setProfilePhoto.profilePhotoUrl).toMatch(/\.webp$/);
+    const tooLarge = await (await send(jpegOfSize(5 * MB + 1), 'image/jpeg')).json();
+    expect(tooLarge.errors[0].extensions.code).toBe('PAYLOAD_TOO_LARGE');
+    expect((await send(jpegOfSize(10 * MB + 1), 'image/jpeg')).status).toBe(413);
   });
 });
 
