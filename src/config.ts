@@ -40,9 +40,7 @@ const EnvSchema = z.object({
   PROFILE_PHOTO_MAX_BYTES: z.coerce.number().int().min(1024).default(5 * 1024 * 1024),
   /** Largest multipart upload the REST facade reads before answering 413 (at least the largest file limit) */
   UPLOAD_MAX_BYTES: z.coerce.number().int().min(1024).default(10 * 1024 * 1024),
-  /** Identity providers: client ids (comma separated) enable Apple and Google sign-in */
-  IDP_APPLE_CLIENT_ID: z.string().optional(),
-  IDP_GOOGLE_CLIENT_ID: z.string().optional(),
+  // Identity providers are IDP_<NAME>_CLIENT_ID / _ISSUER / _JWKS_URL: see identityProviders() below.
   /** Timeout of one JWKS fetch from an identity provider */
   IDP_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(5000),
 });

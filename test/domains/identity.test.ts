@@ -225,4 +225,9 @@ describe('identity-provider configuration', () => {
     expect(load({ IDP_OKTA_CLIENT_ID: 'x', IDP_OKTA_ISSUER: 'https://okta.example.com', IDP_OKTA_JWKS_URL: 'https://okta.example.com/keys' }).identityProviders.okta)
       .toMatchObject({ issuers: ['https://okta.example.com'] });
   });
+
+  it('refuses an upload read limit below the photo limit', () => {
+    expect(() => load({ PROFILE_PHOTO_MAX_BYTES: '2000000', UPLOAD_MAX_BYTES: '1000000' })).toThrow(/UPLOAD_MAX_BYTES/);
+    expect(load({}).UPLOAD_MAX_BYTES).toBe(10 * 1024 * 1024);
+  });
 });

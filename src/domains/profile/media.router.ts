@@ -9,7 +9,7 @@
  */
 import express from 'express';
 import type { Router } from 'express';
-import type { Storage } from '../../integrations/storage.ts';
+import type { Storage, StoredFile } from '../../integrations/storage.ts';
 import { PROFILE_PHOTO_FOLDER } from './profile.service.ts';
 
 export const MEDIA_PATH = '/media';
@@ -25,8 +25,13 @@ export function createMediaRouter(options: MediaRouterOptions): Router {
   const router = express.Router();
   router.get(`${MEDIA_PATH}/:folder/:name`, async (req, res, next) => {
     const { folder, name } = req.params;
-    // NOTE: only public folders; the storage itself refuses anything that is not a well-formed key.
-    const file = PUBLIC_FOLDERS.has(folder) ? await options.storage.get(`${folder}/${name}`).catch(next) : null;
+    let file: StoredFile | null = null;
+    try {
+      // NOTE: only public folders; the storage itself refuses anything that is not a well-formed key.
+      if (PUBLIC_FOLDERS.has(folder)) file = await options.storage.get(`${folder}/${name}`);
+    } catch (err) {
+      return next(err);
+    }
     if (!file) return void res.status(404).json({ detail: 'Not Found' });
     const etag = `"${name}"`;
     res.set({
