@@ -30,8 +30,8 @@ import type { McpTool } from './tool.ts';
 import { TOOLS } from './tools.ts';
 
 export const MCP_PATH = '/api/mcp';
-/** Largest request body: the biggest documented argument is a 3 MB file sent as base64. */
-export const MCP_BODY_LIMIT = '4mb';
+/** Largest request body: the biggest argument is a 5 MB profile photo sent as base64 (6.7 MB). */
+export const MCP_BODY_LIMIT = '8mb';
 
 const PACKAGE = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string };
 

@@ -1,11 +1,15 @@
 /** Every MCP tool row, by family (the spec's family names, as in docs/spec/mcp-tools.tsv). */
 import type { McpTool } from './tool.ts';
 import { accessGrantTools } from './tools/access-grants.tools.ts';
+import { accountTools } from './tools/account.tools.ts';
+import { consentTools } from './tools/consents.tools.ts';
 import { profileTools } from './tools/profile.tools.ts';
 import { sessionTools } from './tools/sessions.tools.ts';
 
 export const TOOL_FAMILIES: Readonly<Record<string, readonly McpTool[]>> = {
   'access-grants': accessGrantTools,
+  account: accountTools,
+  consents: consentTools,
   profile: profileTools,
   sessions: sessionTools,
 };

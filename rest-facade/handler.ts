@@ -12,6 +12,7 @@ import type { Context } from '../src/graphql/context.ts';
 import type { OperationStore } from '../src/graphql/operations.ts';
 import { camelKeys, snakeKeys, toCamel, toSnake } from '../src/wire.ts';
 import { httpAnswerFor } from './http-errors.ts';
+import { readMultipart } from './responders.ts';
 import type { VariableOrigins } from './http-errors.ts';
 import type { RestRoute } from './route.ts';
 
@@ -20,6 +21,8 @@ export interface RestFacadeOptions {
   operations: OperationStore;
   /** builds the GraphQL context of one request (authenticates the caller) */
   context(req: Request): Promise<Context>;
+  /** largest file part a multipart route reads (UPLOAD_MAX_BYTES); beyond it 413 */
+  uploadMaxBytes: number;
 }
 
 /** Query strings are text; turn them into the scalar the variable expects (bad text stays text and fails coercion). */
@@ -66,7 +69,19 @@ function handlerFor(route: RestRoute, options: RestFacadeOptions) {
     };
     for (const [k, v] of Object.entries(req.params)) take(k, v, 'path');
     for (const [k, v] of Object.entries(req.query)) take(k, v, 'query');
-    const body = req.body === undefined ? undefined : camelKeys(req.body);
+    let raw: unknown = req.body;
+    if (route.responder === 'multipart') {
+      const form = await readMultipart(req, { maxFileBytes: options.uploadMaxBytes });
+      if (!form.ok) return void res.status(form.status).json({ detail: form.detail });
+      // text fields are text, like query parameters; file parts pass through as Files
+      raw = Object.fromEntries(
+        Object.entries(form.body).map(([k, v]) => {
+          const type = types.get(variableName(k));
+          return [k, typeof v === 'string' && type ? fromQueryString(v, type) : v];
+        }),
+      );
+    }
+    const body = raw === undefined ? undefined : camelKeys(raw);
     if (route.body) {
       if (body !== undefined) variables[route.body] = body;
       origins.set(route.body, { in: 'body' });

@@ -53,7 +53,7 @@ export interface OpenApiOperation {
   description: string;
   tags: string[];
   parameters?: OpenApiParameter[];
-  requestBody?: { required: boolean; content: { 'application/json': { schema: JsonSchema } } };
+  requestBody?: { required: boolean; content: Partial<Record<'application/json' | 'multipart/form-data', { schema: JsonSchema }>> };
   responses: Record<string, OpenApiResponse>;
   security: Record<string, string[]>[];
 }
@@ -253,7 +253,8 @@ function operationFor(route: RestRoute, op: PersistedOperation, options: OpenApi
   if (readsBody && !route.body && rest.length) {
     // without a `body` variable the handler takes the remaining variables from the body's fields
     const bodySchema = variablesSchema(schema, rest);
-    requestBody = { required: Array.isArray(bodySchema.required), content: { 'application/json': { schema: bodySchema } } };
+    const mediaType = route.responder === 'multipart' ? 'multipart/form-data' : 'application/json';
+    requestBody = { required: Array.isArray(bodySchema.required), content: { [mediaType]: { schema: bodySchema } } };
   } else {
     for (const v of rest) {
       const type = typeFromAST(schema, v.type) as GraphQLInputType;

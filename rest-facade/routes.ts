@@ -1,7 +1,17 @@
 /** Every REST route, in documentation order. */
 import type { RestRoute } from './route.ts';
 import { accountRoutes } from './routes/account.routes.ts';
+import { consentRoutes } from './routes/consents.routes.ts';
+import { identityRoutes } from './routes/identity.routes.ts';
+import { profileRoutes } from './routes/profile.routes.ts';
 import { sharingRoutes } from './routes/sharing.routes.ts';
 import { tokenRoutes } from './routes/tokens.routes.ts';
 
-export const ROUTES: readonly RestRoute[] = [...accountRoutes, ...sharingRoutes, ...tokenRoutes];
+export const ROUTES: readonly RestRoute[] = [
+  ...accountRoutes,
+  ...identityRoutes,
+  ...profileRoutes,
+  ...sharingRoutes,
+  ...tokenRoutes,
+  ...consentRoutes,
+];

@@ -22,7 +22,10 @@ import { schema } from './graphql/schema.ts';
 import { createGraphqlServer } from './graphql/yoga.ts';
 import { createIdempotencyStore } from './platform/idempotency.ts';
 import { createMcpLimits, limitNamespace } from './platform/rate-limit.ts';
+import { createMediaRouter } from './domains/profile/media.router.ts';
+import { createIdentityProviders } from './integrations/idp.ts';
 import { createMailer } from './integrations/mailer.ts';
+import { createStorage } from './integrations/storage.ts';
 import type { Logger } from './logger.ts';
 import { requestScope } from './request-context.ts';
 
@@ -45,12 +48,16 @@ export function createApp(options: AppOptions): App {
   const prisma = db.prisma;
   const operations = loadOperations(schema);
   const mailer = createMailer(config, log);
-  const yoga = createGraphqlServer({ schema, operations, prisma, config, mailer, log });
+  const storage = createStorage(config);
+  const idp = createIdentityProviders(config);
+  const yoga = createGraphqlServer({ schema, operations, prisma, config, mailer, storage, idp, log });
 
   const contextFor = async (req: Request, via: Context['via']): Promise<Context> => ({
     prisma,
     config,
     mailer,
+    storage,
+    idp,
     principal: await authenticate(
       { prisma, jwtSecret: config.jwtSecret },
       {
@@ -101,6 +108,9 @@ export function createApp(options: AppOptions): App {
     yoga.handle(req, res, { requestId: String(req.id), ip: req.ip ?? null, log: req.log, responseCookies: [] }),
   );
 
+  // stored public files (profile photos) by their unguessable keys
+  app.use(createMediaRouter({ storage }));
+
   app.use(createOpenApiRouter({ routes: ROUTES, operations, schema, config }));
   // MCP facade: idempotency records in the database; per-token limits in memory, or Redis with REDIS_URL.
   app.use(
@@ -117,7 +127,14 @@ export function createApp(options: AppOptions): App {
   );
 
   app.use('/api', express.json({ limit: '1mb' }));
-  app.use(createRestRouter({ routes: ROUTES, operations, context: (req) => contextFor(req, 'rest') }));
+  app.use(
+    createRestRouter({
+      routes: ROUTES,
+      operations,
+      context: (req) => contextFor(req, 'rest'),
+      uploadMaxBytes: config.UPLOAD_MAX_BYTES,
+    }),
+  );
 
   app.use('/api', (_req, res) => void res.status(404).json({ detail: 'Not Found' }));
   // Body parser failures answer like FastAPI; anything else is masked with the request id.

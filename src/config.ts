@@ -36,6 +36,13 @@ const EnvSchema = z.object({
   MCP_CALLS_PER_DAY: z.coerce.number().int().min(1).default(2000),
   /** Extra origins allowed to call the MCP endpoint from a browser (comma separated) */
   MCP_ALLOWED_ORIGINS: z.string().default(''),
+  /** Largest profile photo in bytes (413 beyond) */
+  PROFILE_PHOTO_MAX_BYTES: z.coerce.number().int().min(1024).default(5 * 1024 * 1024),
+  /** Largest multipart upload the REST facade reads before answering 413 (at least the largest file limit) */
+  UPLOAD_MAX_BYTES: z.coerce.number().int().min(1024).default(10 * 1024 * 1024),
+  // Identity providers are IDP_<NAME>_CLIENT_ID / _ISSUER / _JWKS_URL: see identityProviders() below.
+  /** Timeout of one JWKS fetch from an identity provider */
+  IDP_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(5000),
 });
 
 export type Env = z.infer<typeof EnvSchema>;
@@ -44,6 +51,61 @@ export interface Config extends Omit<Env, 'JWT_SECRET' | 'MCP_ALLOWED_ORIGINS'> 
   jwtSecret: Uint8Array;
   cookieSecure: boolean;
   mcpAllowedOrigins: string[];
+  /** enabled identity providers by name (those with a client id), see identityProviders() */
+  identityProviders: Readonly<Record<string, IdentityProviderConfig>>;
+}
+
+/** One identity provider whose ID tokens are accepted for sign-in. */
+export interface IdentityProviderConfig {
+  /** lower-case name used in requests and stored in IdentityLink.provider */
+  name: string;
+  /** accepted `iss` values */
+  issuers: string[];
+  /** the provider's JSON Web Key Set */
+  jwksUrl: string;
+  /** accepted `aud` values: the app's client ids at the provider */
+  clientIds: string[];
+}
+
+/** Issuer and key-set presets; a configured client id enables them. */
+const IDP_PRESETS: Record<string, { issuers: string[]; jwksUrl: string }> = {
+  apple: { issuers: ['https://appleid.apple.com'], jwksUrl: 'https://appleid.apple.com/auth/keys' },
+  google: {
+    issuers: ['https://accounts.google.com', 'accounts.google.com'],
+    jwksUrl: 'https://www.googleapis.com/oauth2/v3/certs',
+  },
+};
+
+const IDP_VARIABLE = /^IDP_([A-Z0-9]+)_(CLIENT_ID|ISSUER|JWKS_URL)$/;
+
+const list = (v: string): string[] => v.split(',').map((s) => s.trim()).filter(Boolean);
+
+/**
+ * Identity providers from IDP_<NAME>_CLIENT_ID / _ISSUER / _JWKS_URL. Apple and Google have issuer
+ * and JWKS presets (overridable); any other NAME needs all three. A provider without a client id
+ * is not enabled. Throws a config error naming the variable on a bad or incomplete provider.
+ */
+function identityProviders(given: Record<string, string | undefined>): Record<string, IdentityProviderConfig> {
+  const byName: Record<string, Partial<Record<'CLIENT_ID' | 'ISSUER' | 'JWKS_URL', string>>> = {};
+  for (const [key, value] of Object.entries(given)) {
+    const m = key.match(IDP_VARIABLE);
+    if (m && value) (byName[m[1]] ??= {})[m[2] as 'CLIENT_ID' | 'ISSUER' | 'JWKS_URL'] = value;
+  }
+  const out: Record<string, IdentityProviderConfig> = {};
+  for (const [NAME, vars] of Object.entries(byName)) {
+    const name = NAME.toLowerCase();
+    const preset = IDP_PRESETS[name];
+    const clientIds = list(vars.CLIENT_ID ?? '');
+    if (!clientIds.length) continue;
+    const issuers = vars.ISSUER ? list(vars.ISSUER) : (preset?.issuers ?? []);
+    const jwksUrl = vars.JWKS_URL ?? preset?.jwksUrl;
+    if (!issuers.length) throw new Error(`Invalid configuration:\n  IDP_${NAME}_ISSUER: required for provider ${name}`);
+    if (!jwksUrl || !/^https?:\/\//.test(jwksUrl)) {
+      throw new Error(`Invalid configuration:\n  IDP_${NAME}_JWKS_URL: an http(s) URL is required for provider ${name}`);
+    }
+    out[name] = { name, issuers, jwksUrl, clientIds };
+  }
+  return out;
 }
 
 /** Secrets the embedded default needs, generated on first start and kept beside the data. */
@@ -67,6 +129,9 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     throw new Error(`Invalid configuration:\n${lines.join('\n')}`);
   }
   const { JWT_SECRET, MCP_ALLOWED_ORIGINS, ...rest } = parsed.data;
+  if (rest.UPLOAD_MAX_BYTES < rest.PROFILE_PHOTO_MAX_BYTES) {
+    throw new Error('Invalid configuration:\n  UPLOAD_MAX_BYTES: must be at least PROFILE_PHOTO_MAX_BYTES');
+  }
   const dataDir = path.resolve(rest.DATA_DIR);
   const secret = JWT_SECRET ?? embeddedSecrets(dataDir).jwtSecret;
   return {
@@ -74,6 +139,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     DATA_DIR: dataDir,
     jwtSecret: new TextEncoder().encode(secret),
     cookieSecure: rest.COOKIE_SECURE ?? rest.PUBLIC_URL?.startsWith('https:') ?? false,
-    mcpAllowedOrigins: MCP_ALLOWED_ORIGINS.split(',').map((s) => s.trim()).filter(Boolean),
+    mcpAllowedOrigins: list(MCP_ALLOWED_ORIGINS),
+    identityProviders: identityProviders(given),
   };
 }

@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { httpAnswerFor } from '../rest-facade/http-errors.ts';
+import { createIdentityProviders } from '../src/integrations/idp.ts';
 import { createMailer } from '../src/integrations/mailer.ts';
+import { createStorage } from '../src/integrations/storage.ts';
 import { createLogger } from '../src/logger.ts';
 import type { Context } from '../src/graphql/context.ts';
 import { ALL_SCOPES } from '../src/auth/scopes.ts';
@@ -17,6 +19,8 @@ describe('error masking', () => {
       prisma: broken,
       config: app.config,
       mailer: createMailer(app.config, createLogger('silent')),
+      storage: createStorage(app.config),
+      idp: createIdentityProviders(app.config),
       principal: { kind: 'session', userId: 1, sessionId: 's', sessionKind: 'native', isAdmin: false, scopes: ALL_SCOPES },
       requestId: 'req-123',
       log: createLogger('silent'),

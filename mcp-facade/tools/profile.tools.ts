@@ -11,4 +11,5 @@ export const profileTools: McpTool[] = [
     kind: 'write',
     idempotent: true,
   },
+  { name: 'profile_photo_set', operation: 'SetProfilePhotoData', scopes: ['profile:write'], kind: 'write', idempotent: true },
 ];

@@ -56,6 +56,8 @@ export const builder = new SchemaBuilder<{
   };
   Scalars: {
     DateTime: { Input: Date; Output: Date };
+    /** an uploaded file: multipart over REST and /graphql, a WHATWG File/Blob in process */
+    File: { Input: File; Output: never };
   };
 }>({
   plugins: [ScopeAuthPlugin, PrismaPlugin, ValidationPlugin],
@@ -108,6 +110,21 @@ builder.scalarType('DateTime', {
     const d = typeof v === 'string' || typeof v === 'number' ? new Date(v) : null;
     if (!d || Number.isNaN(d.getTime())) throw new GraphQLError('DateTime must be an ISO-8601 string');
     return d;
+  },
+});
+
+builder.scalarType('File', {
+  description: 'An uploaded file (multipart/form-data); input only',
+  serialize: () => {
+    throw new GraphQLError('File is an input-only scalar');
+  },
+  // yoga's multipart parser and the REST facade hand over WHATWG File objects (of either realm)
+  parseValue: (v) => {
+    const blob = v as Partial<File> | null;
+    if (blob && typeof blob === 'object' && typeof blob.arrayBuffer === 'function' && typeof blob.size === 'number') {
+      return blob as File;
+    }
+    throw new GraphQLError('File must be an uploaded file (multipart/form-data)');
   },
 });
 

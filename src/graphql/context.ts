@@ -2,13 +2,19 @@
 import type { Principal } from '../auth/principal.ts';
 import type { Config } from '../config.ts';
 import type { Db } from '../db/client.ts';
+import type { IdentityProviders } from '../integrations/idp.ts';
 import type { Mailer } from '../integrations/mailer.ts';
+import type { Storage } from '../integrations/storage.ts';
 import type { Logger } from '../logger.ts';
 
 export interface Context {
   prisma: Db;
   config: Config;
   mailer: Mailer;
+  /** stored files (profile photos), local disk by default */
+  storage: Storage;
+  /** ID-token verification for identity-provider sign-in */
+  idp: IdentityProviders;
   principal: Principal | null;
   requestId: string;
   log: Logger;

@@ -42,6 +42,8 @@ function scalarSchema(type: GraphQLScalarType): JsonSchema {
       return { type: 'boolean' };
     case 'DateTime':
       return { type: 'string', format: 'date-time' };
+    case 'File':
+      return { type: 'string', format: 'binary', description: 'a file part of a multipart/form-data body' };
     case 'String':
     case 'ID':
       return { type: 'string' };

@@ -47,7 +47,10 @@ function variableIssues(errors: readonly GraphQLError[]): ValidationIssue[] {
     const at = m?.[2]?.split('.').slice(1).map((p) => (/^\d+$/.test(p) ? Number(p) : p)) ?? [];
     const msg = e.message.includes('; ') ? e.message.slice(e.message.lastIndexOf('; ') + 2) : e.message;
     const type = /required|was not provided/.test(e.message) ? 'missing' : 'type_error';
-    return { loc: [variable, ...at], msg: type === 'missing' ? 'Field required' : msg, type };
+    // a missing field of an input object is located at that field (body.id_token), not at the object
+    const missingField = e.message.match(/; Field "(\w+)" of required type "[^"]+" was not provided\.?$/)?.[1];
+    const loc = [variable, ...at, ...(missingField ? [missingField] : [])];
+    return { loc, msg: type === 'missing' ? 'Field required' : msg, type };
   });
 }
 

@@ -6,13 +6,16 @@
 import { renderGraphiQL } from '@graphql-yoga/render-graphiql';
 import { usePersistedOperations } from '@graphql-yoga/plugin-persisted-operations';
 import type { GraphQLSchema } from 'graphql';
+import { createFetch } from '@whatwg-node/fetch';
 import { createYoga } from 'graphql-yoga';
 import type { YogaServerInstance } from 'graphql-yoga';
 import { authenticate, CSRF_HEADER } from '../auth/authenticate.ts';
 import type { Config } from '../config.ts';
 import type { Db } from '../db/client.ts';
 import { maskError } from '../errors.ts';
+import type { IdentityProviders } from '../integrations/idp.ts';
 import type { Mailer } from '../integrations/mailer.ts';
+import type { Storage } from '../integrations/storage.ts';
 import type { Logger } from '../logger.ts';
 import { requestScope } from '../request-context.ts';
 import type { Context } from './context.ts';
@@ -24,6 +27,8 @@ export interface YogaOptions {
   prisma: Db;
   config: Config;
   mailer: Mailer;
+  storage: Storage;
+  idp: IdentityProviders;
   log: Logger;
 }
 
@@ -37,11 +42,15 @@ export interface ServerContext {
 }
 
 export function createGraphqlServer(options: YogaOptions): YogaServerInstance<ServerContext, Context> {
-  const { schema, operations, prisma, config, mailer } = options;
+  const { schema, operations, prisma, config, mailer, storage, idp } = options;
   let graphiqlPage: string | undefined;
   return createYoga<ServerContext, Context>({
     schema,
     graphqlEndpoint: '/graphql',
+    // Multipart uploads (a File variable) are read with the same file limit as the REST facade's.
+    fetchAPI: createFetch({
+      formDataLimits: { fileSize: config.UPLOAD_MAX_BYTES, files: 5, fields: 50, parts: 60, fieldSize: 1024 * 1024 },
+    }),
     logging: false,
     landingPage: false,
     graphiql: config.GRAPHIQL ? { title: 'Health platform GraphiQL', credentials: 'same-origin' } : false,
@@ -69,6 +78,8 @@ export function createGraphqlServer(options: YogaOptions): YogaServerInstance<Se
       prisma,
       config,
       mailer,
+      storage,
+      idp,
       principal: await authenticate(
         { prisma, jwtSecret: config.jwtSecret },
         {

@@ -9,17 +9,21 @@ import { csrfTokenFor } from '../../src/auth/credentials.ts';
 import { ALL_SCOPES } from '../../src/auth/scopes.ts';
 import type { Scope } from '../../src/auth/scopes.ts';
 import type { AuthedContext, Context } from '../../src/graphql/context.ts';
+import { createIdentityProviders } from '../../src/integrations/idp.ts';
 import { createMailer } from '../../src/integrations/mailer.ts';
+import { createStorage } from '../../src/integrations/storage.ts';
 import { createLogger } from '../../src/logger.ts';
 import type { TestApp } from '../harness/app.ts';
 
 let seq = 0;
 
-function serviceContext(app: TestApp): Context {
+export function serviceContext(app: TestApp): Context {
   return {
     prisma: app.db.prisma,
     config: app.config,
     mailer: createMailer(app.config, createLogger('silent')),
+    storage: createStorage(app.config),
+    idp: createIdentityProviders(app.config),
     principal: null,
     requestId: 'factory',
     log: createLogger('silent'),

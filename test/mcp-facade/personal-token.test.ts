@@ -16,13 +16,14 @@ describe('tools/list', () => {
   it('shows exactly the tools whose scopes the token holds, in name order', async () => {
     const cases: [Scope[], string[]][] = [
       [['profile:read'], ['get_profile']],
-      [['profile:write'], ['update_profile', 'update_profile_onboarding']],
+      [['profile:write'], ['profile_photo_set', 'update_profile', 'update_profile_onboarding']],
       [['account:read'], ['sessions_list_read']],
       [
         ['profile:read', 'profile:write', 'account:read'],
-        ['get_profile', 'sessions_list_read', 'update_profile', 'update_profile_onboarding'],
+        ['get_profile', 'profile_photo_set', 'sessions_list_read', 'update_profile', 'update_profile_onboarding'],
       ],
-      [['health:metrics:read', 'account:write'], []],
+      [['health:metrics:read', 'account:write'], ['account_delete']],
+      [['health:metrics:read'], []],
     ];
     for (const [scopes, expected] of cases) {
       const client = await mcpClient(app, (await tokenFor(scopes)).token);

@@ -1,0 +1,6 @@
+/** Account: permanent deletion of the person's account. */
+import type { McpTool } from '../tool.ts';
+
+export const accountTools: McpTool[] = [
+  { name: 'account_delete', operation: 'DeleteAccount', scopes: ['account:write'], kind: 'deletes' },
+];

@@ -1,0 +1,7 @@
+/** Consents: read the person's consents and withdraw AI consent (giving it is for the person, in the app). */
+import type { McpTool } from '../tool.ts';
+
+export const consentTools: McpTool[] = [
+  { name: 'consent_read', operation: 'ListConsents', scopes: ['consents:read'], kind: 'read' },
+  { name: 'account_ai_consent_revoke', operation: 'WithdrawConsent', scopes: ['consents:write'], kind: 'deletes' },
+];

@@ -1,0 +1,7 @@
+/** Sign-in through an identity provider (Apple, Google, ...): bearer token or web session cookie. */
+import type { RestRoute } from '../route.ts';
+
+export const identityRoutes: RestRoute[] = [
+  { method: 'POST', path: '/api/auth/idp', operation: 'IdpLogin', body: 'input', tag: 'auth' },
+  { method: 'POST', path: '/api/auth/web/idp', operation: 'WebIdpLogin', body: 'input', tag: 'auth' },
+];
