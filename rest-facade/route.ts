@@ -2,6 +2,8 @@
  * A REST route is a row of data naming a persisted GraphQL operation; rest-facade/handler.ts
  * serves every row the same way. Rows never contain functions or business rules.
  */
+import type { Responder } from './responders.ts';
+
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE' | 'OPTIONS';
 
 export interface RestRoute {
@@ -20,4 +22,9 @@ export interface RestRoute {
   status?: number;
   /** OpenAPI tag */
   tag: string;
+  /**
+   * answer with a responder of the closed list (responders.ts) instead of the operation's JSON;
+   * `preflight` (OPTIONS) runs no operation: `operation` then names the one the path serves
+   */
+  responder?: Responder;
 }

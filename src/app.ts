@@ -21,7 +21,10 @@ import type { OperationStore } from './graphql/operations.ts';
 import { schema } from './graphql/schema.ts';
 import { createGraphqlServer } from './graphql/yoga.ts';
 import { createIdempotencyStore } from './platform/idempotency.ts';
-import { createMcpLimits, limitNamespace } from './platform/rate-limit.ts';
+import { createLimits } from './platform/limits.ts';
+import type { Limits } from './platform/limits.ts';
+import { createMcpLimits, limitNamespace, openLimitStore } from './platform/rate-limit.ts';
+import type { LimitStore } from './platform/rate-limit.ts';
 import { createMailer } from './integrations/mailer.ts';
 import type { Logger } from './logger.ts';
 import { requestScope } from './request-context.ts';
@@ -35,6 +38,9 @@ export interface AppOptions {
 export interface App {
   app: express.Express;
   operations: OperationStore;
+  /** the app's rate limits and their store (Redis with REDIS_URL: wait for ready(), close() at exit) */
+  limits: Limits;
+  limitStore: LimitStore;
   /** builds the GraphQL context for a facade request */
   contextFor(req: Request, via: Context['via']): Promise<Context>;
 }
@@ -45,12 +51,17 @@ export function createApp(options: AppOptions): App {
   const prisma = db.prisma;
   const operations = loadOperations(schema);
   const mailer = createMailer(config, log);
-  const yoga = createGraphqlServer({ schema, operations, prisma, config, mailer, log });
+  // One counter store per app (one Redis connection), keys namespaced by the database.
+  const limitStore = openLimitStore(config.REDIS_URL);
+  const namespace = limitNamespace(db.target);
+  const limits = createLimits({ store: limitStore, namespace });
+  const yoga = createGraphqlServer({ schema, operations, prisma, config, mailer, limits, log });
 
   const contextFor = async (req: Request, via: Context['via']): Promise<Context> => ({
     prisma,
     config,
     mailer,
+    limits,
     principal: await authenticate(
       { prisma, jwtSecret: config.jwtSecret },
       {
@@ -110,7 +121,7 @@ export function createApp(options: AppOptions): App {
       config,
       context: (req) => contextFor(req, 'mcp'),
       idempotency: createIdempotencyStore(prisma),
-      limits: createMcpLimits(config, { namespace: limitNamespace(db.target) }),
+      limits: createMcpLimits(config, { namespace, store: limitStore }),
       phoneLastSyncAt: async (userId) =>
         (await prisma.user.findUnique({ where: { id: userId }, select: { phoneLastSyncAt: true } }))?.phoneLastSyncAt ?? null,
     }),
@@ -132,5 +143,5 @@ export function createApp(options: AppOptions): App {
     }
   });
 
-  return { app, operations, contextFor };
+  return { app, operations, limits, limitStore, contextFor };
 }

@@ -36,6 +36,19 @@ const EnvSchema = z.object({
   MCP_CALLS_PER_DAY: z.coerce.number().int().min(1).default(2000),
   /** Extra origins allowed to call the MCP endpoint from a browser (comma separated) */
   MCP_ALLOWED_ORIGINS: z.string().default(''),
+  /** Emailed sign-in codes: minutes a code stays valid */
+  EMAIL_CODE_TTL_MINUTES: z.coerce.number().int().min(1).max(60).default(10),
+  /** Codes sent per address per hour, and per client IP per hour (then 429) */
+  EMAIL_CODES_PER_ADDRESS_PER_HOUR: z.coerce.number().int().min(1).default(5),
+  EMAIL_CODES_PER_IP_PER_HOUR: z.coerce.number().int().min(1).default(20),
+  /** Code guesses evaluated per address per 24 hours, over all its codes (then 429) */
+  EMAIL_CODE_GUESSES_PER_DAY: z.coerce.number().int().min(1).default(100),
+  /** Password-reset links: minutes a link stays valid; links sent per address and per IP per hour */
+  PASSWORD_RESET_TTL_MINUTES: z.coerce.number().int().min(5).max(1440).default(60),
+  PASSWORD_RESETS_PER_ADDRESS_PER_HOUR: z.coerce.number().int().min(1).default(5),
+  PASSWORD_RESETS_PER_IP_PER_HOUR: z.coerce.number().int().min(1).default(20),
+  /** Failed password logins per client IP and address per 15 minutes (app, web and admin login) */
+  LOGIN_FAILURES_PER_15_MINUTES: z.coerce.number().int().min(1).default(10),
 });
 
 export type Env = z.infer<typeof EnvSchema>;

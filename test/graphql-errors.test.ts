@@ -17,6 +17,7 @@ describe('error masking', () => {
       prisma: broken,
       config: app.config,
       mailer: createMailer(app.config, createLogger('silent')),
+      limits: app.limits,
       principal: { kind: 'session', userId: 1, sessionId: 's', sessionKind: 'native', isAdmin: false, scopes: ALL_SCOPES },
       requestId: 'req-123',
       log: createLogger('silent'),

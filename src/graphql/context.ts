@@ -4,11 +4,14 @@ import type { Config } from '../config.ts';
 import type { Db } from '../db/client.ts';
 import type { Mailer } from '../integrations/mailer.ts';
 import type { Logger } from '../logger.ts';
+import type { Limits } from '../platform/limits.ts';
 
 export interface Context {
   prisma: Db;
   config: Config;
   mailer: Mailer;
+  /** rate limits shared by every replica (memory, or Redis with REDIS_URL) */
+  limits: Limits;
   principal: Principal | null;
   requestId: string;
   log: Logger;

@@ -47,7 +47,9 @@ function variableIssues(errors: readonly GraphQLError[]): ValidationIssue[] {
     const at = m?.[2]?.split('.').slice(1).map((p) => (/^\d+$/.test(p) ? Number(p) : p)) ?? [];
     const msg = e.message.includes('; ') ? e.message.slice(e.message.lastIndexOf('; ') + 2) : e.message;
     const type = /required|was not provided/.test(e.message) ? 'missing' : 'type_error';
-    return { loc: [variable, ...at], msg: type === 'missing' ? 'Field required' : msg, type };
+    // a required field absent from an input object: locate the field itself, as FastAPI does
+    const absent = type === 'missing' ? /Field "(\w+)" of required type .* was not provided/.exec(e.message)?.[1] : undefined;
+    return { loc: [variable, ...at, ...(absent ? [absent] : [])], msg: type === 'missing' ? 'Field required' : msg, type };
   });
 }
 

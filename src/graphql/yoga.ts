@@ -14,6 +14,7 @@ import type { Db } from '../db/client.ts';
 import { maskError } from '../errors.ts';
 import type { Mailer } from '../integrations/mailer.ts';
 import type { Logger } from '../logger.ts';
+import type { Limits } from '../platform/limits.ts';
 import { requestScope } from '../request-context.ts';
 import type { Context } from './context.ts';
 import type { OperationStore } from './operations.ts';
@@ -24,6 +25,7 @@ export interface YogaOptions {
   prisma: Db;
   config: Config;
   mailer: Mailer;
+  limits: Limits;
   log: Logger;
 }
 
@@ -37,7 +39,7 @@ export interface ServerContext {
 }
 
 export function createGraphqlServer(options: YogaOptions): YogaServerInstance<ServerContext, Context> {
-  const { schema, operations, prisma, config, mailer } = options;
+  const { schema, operations, prisma, config, mailer, limits } = options;
   let graphiqlPage: string | undefined;
   return createYoga<ServerContext, Context>({
     schema,
@@ -69,6 +71,7 @@ export function createGraphqlServer(options: YogaOptions): YogaServerInstance<Se
       prisma,
       config,
       mailer,
+      limits,
       principal: await authenticate(
         { prisma, jwtSecret: config.jwtSecret },
         {

@@ -20,6 +20,7 @@ function serviceContext(app: TestApp): Context {
     prisma: app.db.prisma,
     config: app.config,
     mailer: createMailer(app.config, createLogger('silent')),
+    limits: app.limits,
     principal: null,
     requestId: 'factory',
     log: createLogger('silent'),

@@ -37,8 +37,7 @@ const errorOf = (result: { structuredContent?: unknown }): any => (result.struct
 describe('confirm', () => {
   it('lists a deletes tool with a required confirm, a destructive hint and the ask-the-user note', async () => {
     const { client } = await clientFor(['account:write']);
-    const [tool] = (await client.listTools()).tools;
-    expect(tool.name).toBe('token_revoke_confirmed');
+    const tool = (await client.listTools()).tools.find((t) => t.name === 'token_revoke_confirmed')!;
     expect(tool.inputSchema.required).toEqual(['id', 'confirm']);
     expect(tool.inputSchema.properties?.confirm).toMatchObject({ type: 'boolean' });
     expect(tool.annotations).toEqual({

@@ -15,11 +15,17 @@ describe('buildRegistry', () => {
     const registry = build(TOOLS);
     expect(registry.tools.map((t) => t.row.name)).toEqual([
       'get_profile',
+      'sessions_all_revoke',
       'sessions_list_read',
+      'sessions_one_revoke',
       'update_profile',
       'update_profile_onboarding',
     ]);
-    expect(registry.tools.every((t) => !t.creates && !t.needsConfirm && !t.healthData)).toBe(true);
+    expect(registry.tools.every((t) => !t.creates && !t.healthData)).toBe(true);
+    expect(registry.tools.filter((t) => t.needsConfirm).map((t) => t.row.name)).toEqual([
+      'sessions_all_revoke',
+      'sessions_one_revoke',
+    ]);
     expect(registry.byName.get('update_profile')).toMatchObject({ flattened: 'input', resultField: 'updateProfile' });
     expect(registry.byName.get('sessions_list_read')).toMatchObject({ flattened: null, resultField: 'sessions' });
   });
