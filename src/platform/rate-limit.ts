@@ -129,17 +129,26 @@ export interface McpLimits {
   close(): Promise<void>;
 }
 
+const memoryNamespaces = new WeakMap<DbTarget, string>();
+
 /**
  * What the counters of one deployment share: its database. Keys carry database row ids (token ids),
  * so two databases on one Redis (test files, staging beside production) must not share counters.
- * An in-memory database belongs to one process, and so do its counters.
+ * An in-memory database belongs to one process, and so do its counters: every app serving that
+ * database object gets the same namespace, any other database another one.
  */
 export function limitNamespace(target: DbTarget): string {
   if (target.kind === 'pg') {
     const url = new URL(target.url);
     return `${url.host}${url.pathname}`;
   }
-  return target.dataDir ?? `memory-${randomUUID()}`;
+  if (target.dataDir) return target.dataDir;
+  let ns = memoryNamespaces.get(target);
+  if (!ns) {
+    ns = `memory-${randomUUID()}`;
+    memoryNamespaces.set(target, ns);
+  }
+  return ns;
 }
 
 /** The counters' shared store: a Redis connection when REDIS_URL is set, else none (process memory). */
