@@ -81,7 +81,8 @@ export function createApp(options: AppOptions): App {
 
   const app = express();
   app.disable('x-powered-by');
-  app.set('trust proxy', 'loopback');
+  // the client IP of per-IP limits: X-Forwarded-For counts only from the proxies TRUST_PROXY names
+  app.set('trust proxy', config.trustProxy);
   app.use(
     pinoHttp({
       logger: log,

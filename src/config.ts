@@ -21,6 +21,11 @@ const EnvSchema = z.object({
   /** HMAC key for login tokens; generated once into DATA_DIR/secrets.json when unset */
   JWT_SECRET: z.string().min(32).optional(),
   ACCESS_TOKEN_TTL_DAYS: z.coerce.number().int().min(1).max(365).default(30),
+  /**
+   * Which proxies' X-Forwarded-For to believe for the client IP (per-IP limits): express' `trust
+   * proxy` (`loopback`, a list of addresses/CIDRs, a number of hops, or `false`: none)
+   */
+  TRUST_PROXY: z.string().default('loopback'),
   /** Public address of this server (for links and OpenAPI servers) */
   PUBLIC_URL: z.string().url().optional(),
   /** Mark cookies Secure; defaults to true when PUBLIC_URL is https */
@@ -53,8 +58,10 @@ const EnvSchema = z.object({
 
 export type Env = z.infer<typeof EnvSchema>;
 
-export interface Config extends Omit<Env, 'JWT_SECRET' | 'MCP_ALLOWED_ORIGINS'> {
+export interface Config extends Omit<Env, 'JWT_SECRET' | 'MCP_ALLOWED_ORIGINS' | 'TRUST_PROXY'> {
   jwtSecret: Uint8Array;
+  /** express' `trust proxy` setting, from TRUST_PROXY */
+  trustProxy: string | number | boolean;
   cookieSecure: boolean;
   mcpAllowedOrigins: string[];
 }
@@ -79,7 +86,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     const lines = parsed.error.issues.map((i) => `  ${i.path.join('.')}: ${i.message}`);
     throw new Error(`Invalid configuration:\n${lines.join('\n')}`);
   }
-  const { JWT_SECRET, MCP_ALLOWED_ORIGINS, ...rest } = parsed.data;
+  const { JWT_SECRET, MCP_ALLOWED_ORIGINS, TRUST_PROXY, ...rest } = parsed.data;
   const dataDir = path.resolve(rest.DATA_DIR);
   const secret = JWT_SECRET ?? embeddedSecrets(dataDir).jwtSecret;
   return {
@@ -88,5 +95,6 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     jwtSecret: new TextEncoder().encode(secret),
     cookieSecure: rest.COOKIE_SECURE ?? rest.PUBLIC_URL?.startsWith('https:') ?? false,
     mcpAllowedOrigins: MCP_ALLOWED_ORIGINS.split(',').map((s) => s.trim()).filter(Boolean),
+    trustProxy: /^\d+$/.test(TRUST_PROXY) ? Number(TRUST_PROXY) : TRUST_PROXY === 'false' ? false : TRUST_PROXY,
   };
 }

@@ -82,6 +82,18 @@ describe('login throttle', () => {
   });
 });
 
+describe('the client IP behind proxies (TRUST_PROXY=false)', async () => {
+  const direct = await startTestApp({ TRUST_PROXY: 'false' });
+
+  it('ignores X-Forwarded-For from an untrusted peer, so a client cannot pose as new IPs', async () => {
+    const { user, password } = await seedUser(direct);
+    const post = (ip: Record<string, string>, pw: string) =>
+      rest(direct, 'POST', '/api/auth/login', { body: { email: user.email, password: pw }, headers: ip });
+    for (let i = 0; i < 10; i++) expect((await post(fromNewIp(), 'wrong password')).status).toBe(401);
+    expect((await post(fromNewIp(), password)).status).toBe(429);
+  });
+});
+
 describe('POST /api/admin/auth/login', () => {
   it('answers a bearer token of a session of the admin', async () => {
     const { user, password } = await seedUser(app, { isAdmin: true });
