@@ -154,13 +154,18 @@ export interface PasswordLoginOptions {
   password: string;
 }
 
+interface PasswordCheckOptions extends PasswordLoginOptions {
+  /** the account must also be an admin's (admin panel login) */
+  adminOnly?: boolean;
+}
+
 /**
  * The password check of every login door (app, web, admin). Throttled per client IP and address:
  * a failure counts, a success clears the count, and over the limit it answers 429 before any hash
  * is verified. Unknown address, wrong password and (for admin login) a non-admin account give the
  * same 401 bytes and take the same time (the hash is verified against a dummy when there is no account).
  */
-async function checkPassword(ctx: Context, options: PasswordLoginOptions, requireAdmin = false): Promise<number> {
+async function checkPassword(ctx: Context, options: PasswordCheckOptions): Promise<number> {
   const email = normaliseEmail(options.email);
   const rule = rules(ctx.config).loginFailures;
   const key = `${clientIp(ctx)}|${email}`;
@@ -169,7 +174,7 @@ async function checkPassword(ctx: Context, options: PasswordLoginOptions, requir
   const user = await ctx.prisma.user.findUnique({ where: { email }, select: { id: true, passwordHash: true, isAdmin: true } });
   const ok = await verifyPassword(user?.passwordHash, options.password);
   // NOTE: one answer for every failure, so no failure tells an account (or an admin) apart.
-  if (!user || !ok || (requireAdmin && !user.isAdmin)) {
+  if (!user || !ok || (options.adminOnly && !user.isAdmin)) {
     await ctx.limits.take(rule, key);
     throw appError('UNAUTHENTICATED', 'Incorrect email or password');
   }
@@ -193,7 +198,7 @@ export async function loginWeb(ctx: Context, options: PasswordLoginOptions): Pro
  * from the account on every request, so demoting an admin takes effect at once).
  */
 export async function loginAdmin(ctx: Context, options: PasswordLoginOptions): Promise<IssuedSession> {
-  return createSession(ctx, { userId: await checkPassword(ctx, options, true), kind: 'native' });
+  return createSession(ctx, { userId: await checkPassword(ctx, { ...options, adminOnly: true }), kind: 'native' });
 }
 
 /** Wrong guesses allowed on one emailed code (the spec's number); then 429 until a new code. */
