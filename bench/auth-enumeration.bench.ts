@@ -8,36 +8,20 @@
  * measures the answers rather than the 429s. Emails go to the development outbox in the temp dir.
  * Prints one JSON line: per endpoint, both medians (ms), their ratio (slower / faster) and ok.
  */
-import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
+import { startBenchServer } from './server.ts';
 
-const root = path.resolve(import.meta.dirname, '..');
 const rounds = Number(process.env.ROUNDS ?? 400);
 const warmup = 20;
-const port = 19000 + Math.floor(Math.random() * 1000);
-const base = `http://127.0.0.1:${port}`;
-const dataDir = mkdtempSync(path.join(tmpdir(), 'hdp-bench-auth-'));
 const unlimited = '1000000000';
-
-const server = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
-  cwd: root,
-  env: {
-    ...process.env,
-    DATA_DIR: dataDir,
-    PORT: String(port),
-    LOG_LEVEL: 'warn',
-    DATABASE_URL: process.env.BENCH_DATABASE_URL ?? '',
-    SMTP_URL: '',
-    EMAIL_CODES_PER_ADDRESS_PER_HOUR: unlimited,
-    EMAIL_CODES_PER_IP_PER_HOUR: unlimited,
-    PASSWORD_RESETS_PER_ADDRESS_PER_HOUR: unlimited,
-    PASSWORD_RESETS_PER_IP_PER_HOUR: unlimited,
-    LOGIN_FAILURES_PER_15_MINUTES: unlimited,
-  },
-  stdio: ['ignore', 'ignore', 'inherit'],
+const server = await startBenchServer({
+  SMTP_URL: '',
+  EMAIL_CODES_PER_ADDRESS_PER_HOUR: unlimited,
+  EMAIL_CODES_PER_IP_PER_HOUR: unlimited,
+  PASSWORD_RESETS_PER_ADDRESS_PER_HOUR: unlimited,
+  PASSWORD_RESETS_PER_IP_PER_HOUR: unlimited,
+  LOGIN_FAILURES_PER_15_MINUTES: unlimited,
 });
+const base = server.base;
 
 const jsonHeaders = { 'content-type': 'application/json' };
 
@@ -90,11 +74,6 @@ async function compare(pathname: string, bodyFor: (email: string) => unknown, ex
 }
 
 try {
-  for (let i = 0; ; i++) {
-    if (await fetch(`${base}/readyz`).then((r) => r.ok, () => false)) break;
-    if (i > 600) throw new Error('server not ready');
-    await new Promise((r) => setTimeout(r, 100));
-  }
   const known = 'bench-known@example.com';
   const unknown = 'bench-unknown@example.com';
   const registered = await fetch(`${base}/api/auth/register`, {
@@ -119,7 +98,5 @@ try {
     }),
   );
 } finally {
-  server.kill('SIGTERM');
-  await new Promise((r) => server.once('exit', r));
-  rmSync(dataDir, { recursive: true, force: true });
+  await server.stop();
 }
