@@ -7,32 +7,16 @@
  * 60-per-minute rule does not turn the benchmark into a 429 benchmark.
  * Prints one JSON line: p50, p99 and req/s of each, and the ratios the goals name.
  */
-import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import autocannon from 'autocannon';
+import { startBenchServer } from './server.ts';
 
 const root = path.resolve(import.meta.dirname, '..');
 const seconds = Number(process.env.DURATION ?? 10);
 const connections = 10;
-const port = 19000 + Math.floor(Math.random() * 1000);
-const base = `http://127.0.0.1:${port}`;
-const dataDir = mkdtempSync(path.join(tmpdir(), 'hdp-bench-'));
-
-const server = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
-  cwd: root,
-  env: {
-    ...process.env,
-    DATA_DIR: dataDir,
-    PORT: String(port),
-    LOG_LEVEL: 'warn',
-    DATABASE_URL: process.env.BENCH_DATABASE_URL ?? '',
-    MCP_CALLS_PER_MINUTE: '100000000',
-    MCP_CALLS_PER_DAY: '100000000',
-  },
-  stdio: ['ignore', 'ignore', 'inherit'],
-});
+const server = await startBenchServer({ MCP_CALLS_PER_MINUTE: '100000000', MCP_CALLS_PER_DAY: '100000000' });
+const base = server.base;
 
 async function json(pathname: string, init: RequestInit): Promise<any> {
   const res = await fetch(base + pathname, init);
@@ -56,11 +40,6 @@ async function load(title: string, opts: { method: 'GET' | 'POST'; path: string;
 }
 
 try {
-  for (let i = 0; ; i++) {
-    if (await fetch(`${base}/readyz`).then((r) => r.ok, () => false)) break;
-    if (i > 600) throw new Error('server not ready');
-    await new Promise((r) => setTimeout(r, 100));
-  }
   const creds = { email: 'bench@example.com', password: 'benchmark password' };
   const jsonHeaders = { 'content-type': 'application/json' };
   await json('/api/auth/register', { method: 'POST', headers: jsonHeaders, body: JSON.stringify(creds) });
@@ -106,7 +85,5 @@ try {
     }),
   );
 } finally {
-  server.kill('SIGTERM');
-  await new Promise((r) => server.once('exit', r));
-  rmSync(dataDir, { recursive: true, force: true });
+  await server.stop();
 }

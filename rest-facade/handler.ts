@@ -12,7 +12,7 @@ import type { Context } from '../src/graphql/context.ts';
 import type { OperationStore } from '../src/graphql/operations.ts';
 import { camelKeys, snakeKeys, toCamel, toSnake } from '../src/wire.ts';
 import { httpAnswerFor } from './http-errors.ts';
-import { readMultipart } from './responders.ts';
+import { preflightResponder, readMultipart } from './responders.ts';
 import type { VariableOrigins } from './http-errors.ts';
 import type { RestRoute } from './route.ts';
 
@@ -117,7 +117,8 @@ export function createRestRouter(options: RestFacadeOptions): Router {
   const router = express.Router();
   for (const route of options.routes) {
     const method = route.method.toLowerCase() as 'get' | 'post' | 'put' | 'patch' | 'delete' | 'options';
-    router[method](expressPath(route.path), handlerFor(route, options));
+    const methods = options.routes.filter((r) => r.path === route.path).map((r) => r.method);
+    router[method](expressPath(route.path), route.responder === 'preflight' ? preflightResponder(methods) : handlerFor(route, options));
   }
   return router;
 }

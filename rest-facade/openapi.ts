@@ -217,7 +217,26 @@ function spreadFragment(op: PersistedOperation, rootField: string): string | nul
   return inner?.length === 1 && inner[0].kind === Kind.FRAGMENT_SPREAD ? inner[0].name.value : null;
 }
 
+/** A `preflight` row (OPTIONS): no parameters, no body, an empty 200 naming the path's methods. */
+function preflightOperation(route: RestRoute, op: PersistedOperation): OpenApiOperation {
+  const header = { schema: { type: 'string' } };
+  return {
+    operationId: `${route.operation}_preflight`,
+    summary: `CORS preflight of ${summaryOf(op.description).replace(/^./, (c) => c.toLowerCase())}`,
+    description: 'Answers 200 with no body, naming the methods this path serves and the request headers clients may send.',
+    tags: [route.tag],
+    responses: {
+      '200': {
+        description: 'Successful Response',
+        headers: { Allow: header, 'Access-Control-Allow-Methods': header, 'Access-Control-Allow-Headers': header },
+      },
+    },
+    security: [],
+  };
+}
+
 function operationFor(route: RestRoute, op: PersistedOperation, options: OpenApiOptions, doc: OpenApiDocument): OpenApiOperation {
+  if (route.responder === 'preflight') return preflightOperation(route, op);
   const { schema } = options;
   const wireNameOf = new Map(Object.entries(route.rename ?? {}).map(([wire, variable]) => [variable, wire]));
   const variableOf = (wire: string): string => route.rename?.[wire] ?? toCamel(wire);

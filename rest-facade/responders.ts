@@ -1,13 +1,18 @@
 /**
  * The closed list of responders: what a route row names when its request or answer is not plain
- * JSON (ARCHITECTURE.md section 3). Each one is transport only, never a rule of the data: a
- * multipart upload is parsed into variables here, and the GraphQL field decides whether the file
- * is acceptable (type, size, ownership).
+ * JSON (ARCHITECTURE.md section 3). Each one is transport only, never a rule of the data:
+ * - `multipart`: a multipart/form-data body is parsed into variables; the GraphQL field decides
+ *   whether the file is acceptable (type, size, ownership).
+ * - `preflight`: OPTIONS for a browser's CORS preflight. Answers 200 with no body, naming the methods
+ *   the route table serves on the path (`Allow`, `Access-Control-Allow-Methods`) and the request
+ *   headers clients send; it runs no operation. It grants no origin (no
+ *   `Access-Control-Allow-Origin`): a page on another origin stays refused by the browser.
  */
 import busboy from 'busboy';
-import type { Request } from 'express';
+import type { Request, RequestHandler } from 'express';
+import { CSRF_HEADER } from '../src/auth/authenticate.ts';
 
-export const RESPONDERS = ['multipart'] as const;
+export const RESPONDERS = ['multipart', 'preflight'] as const;
 
 export type Responder = (typeof RESPONDERS)[number];
 
@@ -66,4 +71,21 @@ export function readMultipart(req: Request, limits: MultipartLimits): Promise<Mu
     });
     req.pipe(parser);
   });
+}
+
+/** Request headers the documented clients send (header names are case-insensitive). */
+const ALLOWED_HEADERS = ['authorization', 'content-type', CSRF_HEADER];
+
+/** The preflight answer of a path whose rows serve `methods`. */
+export function preflightResponder(methods: readonly string[]): RequestHandler {
+  const allow = [...new Set([...methods, 'OPTIONS'])].sort().join(', ');
+  const headers = {
+    allow,
+    'access-control-allow-methods': allow,
+    'access-control-allow-headers': ALLOWED_HEADERS.join(', '),
+    'access-control-max-age': '600',
+  };
+  return (_req, res) => {
+    res.status(200).set(headers).end();
+  };
 }

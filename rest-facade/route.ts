@@ -24,7 +24,8 @@ export interface RestRoute {
   tag: string;
   /**
    * a transport other than JSON, from the closed list in responders.ts: `multipart` reads a
-   * multipart/form-data body (file parts and text fields fill variables like JSON body fields)
+   * multipart/form-data body (file parts and text fields fill variables like JSON body fields);
+   * `preflight` (OPTIONS) runs no operation: `operation` then names the one the path serves
    */
   responder?: Responder;
 }

@@ -21,9 +21,12 @@ import type { OperationStore } from './graphql/operations.ts';
 import { schema } from './graphql/schema.ts';
 import { createGraphqlServer } from './graphql/yoga.ts';
 import { createIdempotencyStore } from './platform/idempotency.ts';
-import { createMcpLimits, limitNamespace } from './platform/rate-limit.ts';
 import { createMediaRouter } from './domains/profile/media.router.ts';
 import { createIdentityProviders } from './integrations/idp.ts';
+import { createLimits } from './platform/limits.ts';
+import type { Limits } from './platform/limits.ts';
+import { createMcpLimits, limitNamespace, openLimitStore } from './platform/rate-limit.ts';
+import type { LimitStore } from './platform/rate-limit.ts';
 import { createMailer } from './integrations/mailer.ts';
 import { createStorage } from './integrations/storage.ts';
 import type { Logger } from './logger.ts';
@@ -38,6 +41,9 @@ export interface AppOptions {
 export interface App {
   app: express.Express;
   operations: OperationStore;
+  /** the app's rate limits and their store (Redis with REDIS_URL: wait for ready(), close() at exit) */
+  limits: Limits;
+  limitStore: LimitStore;
   /** builds the GraphQL context for a facade request */
   contextFor(req: Request, via: Context['via']): Promise<Context>;
 }
@@ -50,7 +56,11 @@ export function createApp(options: AppOptions): App {
   const mailer = createMailer(config, log);
   const storage = createStorage(config);
   const idp = createIdentityProviders(config);
-  const yoga = createGraphqlServer({ schema, operations, prisma, config, mailer, storage, idp, log });
+  // One counter store per app (one Redis connection), keys namespaced by the database.
+  const limitStore = openLimitStore(config.REDIS_URL);
+  const namespace = limitNamespace(db.target);
+  const limits = createLimits({ store: limitStore, namespace });
+  const yoga = createGraphqlServer({ schema, operations, prisma, config, mailer, storage, idp, limits, log });
 
   const contextFor = async (req: Request, via: Context['via']): Promise<Context> => ({
     prisma,
@@ -58,6 +68,7 @@ export function createApp(options: AppOptions): App {
     mailer,
     storage,
     idp,
+    limits,
     principal: await authenticate(
       { prisma, jwtSecret: config.jwtSecret },
       {
@@ -77,7 +88,8 @@ export function createApp(options: AppOptions): App {
 
   const app = express();
   app.disable('x-powered-by');
-  app.set('trust proxy', 'loopback');
+  // the client IP of per-IP limits: X-Forwarded-For counts only from the proxies TRUST_PROXY names
+  app.set('trust proxy', config.trustProxy);
   app.use(
     pinoHttp({
       logger: log,
@@ -120,7 +132,7 @@ export function createApp(options: AppOptions): App {
       config,
       context: (req) => contextFor(req, 'mcp'),
       idempotency: createIdempotencyStore(prisma),
-      limits: createMcpLimits(config, { namespace: limitNamespace(db.target) }),
+      limits: createMcpLimits(config, { namespace, store: limitStore }),
       phoneLastSyncAt: async (userId) =>
         (await prisma.user.findUnique({ where: { id: userId }, select: { phoneLastSyncAt: true } }))?.phoneLastSyncAt ?? null,
     }),
@@ -149,5 +161,5 @@ export function createApp(options: AppOptions): App {
     }
   });
 
-  return { app, operations, contextFor };
+  return { app, operations, limits, limitStore, contextFor };
 }

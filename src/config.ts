@@ -21,6 +21,11 @@ const EnvSchema = z.object({
   /** HMAC key for login tokens; generated once into DATA_DIR/secrets.json when unset */
   JWT_SECRET: z.string().min(32).optional(),
   ACCESS_TOKEN_TTL_DAYS: z.coerce.number().int().min(1).max(365).default(30),
+  /**
+   * Which proxies' X-Forwarded-For to believe for the client IP (per-IP limits): express' `trust
+   * proxy` (`loopback`, a list of addresses/CIDRs, a number of hops, or `false`: none)
+   */
+  TRUST_PROXY: z.string().default('loopback'),
   /** Public address of this server (for links and OpenAPI servers) */
   PUBLIC_URL: z.string().url().optional(),
   /** Mark cookies Secure; defaults to true when PUBLIC_URL is https */
@@ -43,12 +48,27 @@ const EnvSchema = z.object({
   // Identity providers are IDP_<NAME>_CLIENT_ID / _ISSUER / _JWKS_URL: see identityProviders() below.
   /** Timeout of one JWKS fetch from an identity provider */
   IDP_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(5000),
+  /** Emailed sign-in codes: minutes a code stays valid */
+  EMAIL_CODE_TTL_MINUTES: z.coerce.number().int().min(1).max(60).default(10),
+  /** Codes sent per address per hour, and per client IP per hour (then 429) */
+  EMAIL_CODES_PER_ADDRESS_PER_HOUR: z.coerce.number().int().min(1).default(5),
+  EMAIL_CODES_PER_IP_PER_HOUR: z.coerce.number().int().min(1).default(20),
+  /** Code guesses evaluated per address per 24 hours, over all its codes (then 429) */
+  EMAIL_CODE_GUESSES_PER_DAY: z.coerce.number().int().min(1).default(100),
+  /** Password-reset links: minutes a link stays valid; links sent per address and per IP per hour */
+  PASSWORD_RESET_TTL_MINUTES: z.coerce.number().int().min(5).max(1440).default(60),
+  PASSWORD_RESETS_PER_ADDRESS_PER_HOUR: z.coerce.number().int().min(1).default(5),
+  PASSWORD_RESETS_PER_IP_PER_HOUR: z.coerce.number().int().min(1).default(20),
+  /** Failed password logins per client IP and address per 15 minutes (app, web and admin login) */
+  LOGIN_FAILURES_PER_15_MINUTES: z.coerce.number().int().min(1).default(10),
 });
 
 export type Env = z.infer<typeof EnvSchema>;
 
-export interface Config extends Omit<Env, 'JWT_SECRET' | 'MCP_ALLOWED_ORIGINS'> {
+export interface Config extends Omit<Env, 'JWT_SECRET' | 'MCP_ALLOWED_ORIGINS' | 'TRUST_PROXY'> {
   jwtSecret: Uint8Array;
+  /** express' `trust proxy` setting, from TRUST_PROXY */
+  trustProxy: string | number | boolean;
   cookieSecure: boolean;
   mcpAllowedOrigins: string[];
   /** enabled identity providers by name (those with a client id), see identityProviders() */
@@ -128,7 +148,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     const lines = parsed.error.issues.map((i) => `  ${i.path.join('.')}: ${i.message}`);
     throw new Error(`Invalid configuration:\n${lines.join('\n')}`);
   }
-  const { JWT_SECRET, MCP_ALLOWED_ORIGINS, ...rest } = parsed.data;
+  const { JWT_SECRET, MCP_ALLOWED_ORIGINS, TRUST_PROXY, ...rest } = parsed.data;
   if (rest.UPLOAD_MAX_BYTES < rest.PROFILE_PHOTO_MAX_BYTES) {
     throw new Error('Invalid configuration:\n  UPLOAD_MAX_BYTES: must be at least PROFILE_PHOTO_MAX_BYTES');
   }
@@ -141,5 +161,6 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     cookieSecure: rest.COOKIE_SECURE ?? rest.PUBLIC_URL?.startsWith('https:') ?? false,
     mcpAllowedOrigins: list(MCP_ALLOWED_ORIGINS),
     identityProviders: identityProviders(given),
+    trustProxy: /^\d+$/.test(TRUST_PROXY) ? Number(TRUST_PROXY) : TRUST_PROXY === 'false' ? false : TRUST_PROXY,
   };
 }

@@ -16,7 +16,7 @@ const [db, { createApp }] = await Promise.all([
   import('./app.ts'),
 ]);
 if (db.applied.length) log.info({ applied: db.applied }, 'migrations applied');
-const { app } = createApp({ config, db, log });
+const { app, limitStore } = createApp({ config, db, log });
 const server = createServer(app);
 
 server.listen(config.PORT, config.HOST, () => {
@@ -35,7 +35,7 @@ async function shutdown(signal: string): Promise<void> {
   log.info({ signal }, 'shutting down');
   const force = setTimeout(() => process.exit(1), 10_000).unref();
   server.close(async () => {
-    await db.close();
+    await Promise.all([db.close(), limitStore.close()]);
     clearTimeout(force);
     process.exit(0);
   });

@@ -16,6 +16,13 @@ describe('config', () => {
     expect(c.MCP_CALLS_PER_MINUTE).toBe(60);
     expect(c.MCP_CALLS_PER_DAY).toBe(2000);
     expect(c.cookieSecure).toBe(false);
+    expect(c.trustProxy).toBe('loopback');
+  });
+
+  it('reads TRUST_PROXY as express reads trust proxy: hops as a number, false as none, else addresses', () => {
+    expect(loadConfig({ DATA_DIR: dir, TRUST_PROXY: '2' }).trustProxy).toBe(2);
+    expect(loadConfig({ DATA_DIR: dir, TRUST_PROXY: 'false' }).trustProxy).toBe(false);
+    expect(loadConfig({ DATA_DIR: dir, TRUST_PROXY: 'loopback, 10.0.0.0/8' }).trustProxy).toBe('loopback, 10.0.0.0/8');
   });
 
   it('generates the embedded secret once, private to the owner, and reuses it', () => {

@@ -21,6 +21,7 @@ describe('error masking', () => {
       mailer: createMailer(app.config, createLogger('silent')),
       storage: createStorage(app.config),
       idp: createIdentityProviders(app.config),
+      limits: app.limits,
       principal: { kind: 'session', userId: 1, sessionId: 's', sessionKind: 'native', isAdmin: false, scopes: ALL_SCOPES },
       requestId: 'req-123',
       log: createLogger('silent'),

@@ -3,4 +3,6 @@ import type { McpTool } from '../tool.ts';
 
 export const sessionTools: McpTool[] = [
   { name: 'sessions_list_read', operation: 'ListSessions', scopes: ['account:read'], kind: 'read' },
+  { name: 'sessions_all_revoke', operation: 'RevokeAllSessions', scopes: ['account:write'], kind: 'deletes' },
+  { name: 'sessions_one_revoke', operation: 'RevokeSession', scopes: ['account:write'], kind: 'deletes' },
 ];

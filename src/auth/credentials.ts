@@ -1,9 +1,12 @@
 /**
- * Secrets: argon2id password hashes, login JWTs (jose, HS256) and personal-token secrets.
- * NOTE: personal-token secrets are 256 random bits, so a plain sha256 is the right at-rest hash
- * (no dictionary to slow down); passwords are low-entropy and get argon2id.
+ * Secrets: argon2id password hashes, login JWTs (jose, HS256), personal-token secrets, emailed
+ * sign-in codes and password-reset tokens.
+ * NOTE: personal-token secrets and reset tokens are 256 random bits, so a plain sha256 is the right
+ * at-rest hash (no dictionary to slow down); passwords are low-entropy and get argon2id; six-digit
+ * codes are too low-entropy for any hash to protect, so they are keyed with the server secret and
+ * a per-row nonce (a database dump alone cannot test guesses) and guarded by attempt limits.
  */
-import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHash, createHmac, randomBytes, randomInt, timingSafeEqual } from 'node:crypto';
 import { hash, verify } from '@node-rs/argon2';
 import { jwtVerify, SignJWT } from 'jose';
 
@@ -61,6 +64,32 @@ export function newSessionId(): string {
 
 export function newPersonalTokenSecret(): string {
   return PERSONAL_TOKEN_PREFIX + randomBytes(32).toString('base64url');
+}
+
+/** A six-digit sign-in code, uniformly random (leading zeros kept). */
+export function newEmailCode(): string {
+  return String(randomInt(0, 1_000_000)).padStart(6, '0');
+}
+
+function emailCodeMac(secret: Uint8Array, email: string, nonce: string, code: string): string {
+  return createHmac('sha256', secret).update(`email-code\0${email}\0${nonce}\0${code}`).digest('base64url');
+}
+
+/** The stored form of a code: `nonce.hmac`, bound to this row (fresh nonce) and its address. */
+export function hashEmailCode(secret: Uint8Array, email: string, code: string): string {
+  const nonce = randomBytes(16).toString('base64url');
+  return `${nonce}.${emailCodeMac(secret, email, nonce, code)}`;
+}
+
+/** Whether `code` is the one `stored` (from hashEmailCode) was made from, in constant time. */
+export function emailCodeMatches(secret: Uint8Array, stored: string, email: string, code: string): boolean {
+  const [nonce, mac] = stored.split('.');
+  return !!nonce && !!mac && safeEqual(emailCodeMac(secret, email, nonce, code), mac);
+}
+
+/** A password-reset token for an emailed link: 256 random bits (only its sha256 is stored). */
+export function newResetToken(): string {
+  return randomBytes(32).toString('base64url');
 }
 
 export function sha256(value: string): string {

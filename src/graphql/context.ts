@@ -6,6 +6,7 @@ import type { IdentityProviders } from '../integrations/idp.ts';
 import type { Mailer } from '../integrations/mailer.ts';
 import type { Storage } from '../integrations/storage.ts';
 import type { Logger } from '../logger.ts';
+import type { Limits } from '../platform/limits.ts';
 
 export interface Context {
   prisma: Db;
@@ -15,6 +16,8 @@ export interface Context {
   storage: Storage;
   /** ID-token verification for identity-provider sign-in */
   idp: IdentityProviders;
+  /** rate limits shared by every replica (memory, or Redis with REDIS_URL) */
+  limits: Limits;
   principal: Principal | null;
   requestId: string;
   log: Logger;

@@ -17,6 +17,7 @@ import type { IdentityProviders } from '../integrations/idp.ts';
 import type { Mailer } from '../integrations/mailer.ts';
 import type { Storage } from '../integrations/storage.ts';
 import type { Logger } from '../logger.ts';
+import type { Limits } from '../platform/limits.ts';
 import { requestScope } from '../request-context.ts';
 import type { Context } from './context.ts';
 import type { OperationStore } from './operations.ts';
@@ -29,6 +30,7 @@ export interface YogaOptions {
   mailer: Mailer;
   storage: Storage;
   idp: IdentityProviders;
+  limits: Limits;
   log: Logger;
 }
 
@@ -42,7 +44,7 @@ export interface ServerContext {
 }
 
 export function createGraphqlServer(options: YogaOptions): YogaServerInstance<ServerContext, Context> {
-  const { schema, operations, prisma, config, mailer, storage, idp } = options;
+  const { schema, operations, prisma, config, mailer, storage, idp, limits } = options;
   let graphiqlPage: string | undefined;
   return createYoga<ServerContext, Context>({
     schema,
@@ -80,6 +82,7 @@ export function createGraphqlServer(options: YogaOptions): YogaServerInstance<Se
       mailer,
       storage,
       idp,
+      limits,
       principal: await authenticate(
         { prisma, jwtSecret: config.jwtSecret },
         {

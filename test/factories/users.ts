@@ -24,6 +24,7 @@ export function serviceContext(app: TestApp): Context {
     mailer: createMailer(app.config, createLogger('silent')),
     storage: createStorage(app.config),
     idp: createIdentityProviders(app.config),
+    limits: app.limits,
     principal: null,
     requestId: 'factory',
     log: createLogger('silent'),

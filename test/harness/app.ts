@@ -63,10 +63,15 @@ export function testConfig(overrides: Record<string, string> = {}): Config {
   });
 }
 
+export interface StartTestAppOptions {
+  /** serve this database (e.g. another test app's: two replicas of one deployment); not closed here */
+  database?: Database;
+}
+
 /** Starts the whole app on a fresh database; closed automatically after the file. */
-export async function startTestApp(overrides: Record<string, string> = {}): Promise<TestApp> {
+export async function startTestApp(overrides: Record<string, string> = {}, options: StartTestAppOptions = {}): Promise<TestApp> {
   const config = testConfig(overrides);
-  const db = await openTestDatabase();
+  const db = options.database ?? (await openTestDatabase());
   const built = createApp({ config, db, log: createLogger(config.LOG_LEVEL) });
   const server = createServer(built.app);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -81,7 +86,7 @@ export async function startTestApp(overrides: Record<string, string> = {}): Prom
     close: async () => {
       server.closeAllConnections();
       await new Promise((resolve) => server.close(resolve));
-      await db.close();
+      await Promise.all([options.database ? undefined : db.close(), built.limitStore.close()]);
     },
   };
   afterAll(() => testApp.close());

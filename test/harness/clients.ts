@@ -44,3 +44,23 @@ export async function gql<T = any>(app: TestApp, query: string, options: GqlOpti
   });
   return { status: res.status, headers: res.headers, body: await res.json() };
 }
+
+let ipSeq = 0;
+
+/**
+ * Headers that make a request come from its own client address (X-Forwarded-For, trusted from
+ * loopback), so per-IP limits of one test do not spill into the next.
+ */
+export function fromNewIp(): Record<string, string> {
+  ipSeq += 1;
+  return { 'x-forwarded-for': `10.${process.pid % 250}.${Math.floor(ipSeq / 250) % 250}.${(ipSeq % 250) + 1}` };
+}
+
+/** The Cookie header value for the cookies a response set (name=value pairs of non-empty cookies). */
+export function cookiesFrom(headers: Headers): string {
+  return headers
+    .getSetCookie()
+    .map((c) => c.split(';')[0])
+    .filter((pair) => !pair.endsWith('='))
+    .join('; ');
+}

@@ -22,8 +22,8 @@ describe('tools/list', () => {
         ['profile:read', 'profile:write', 'account:read'],
         ['get_profile', 'profile_photo_set', 'sessions_list_read', 'update_profile', 'update_profile_onboarding'],
       ],
-      [['health:metrics:read', 'account:write'], ['account_delete']],
       [['health:metrics:read'], []],
+      [['health:metrics:read', 'account:write'], ['account_delete', 'sessions_all_revoke', 'sessions_one_revoke']],
     ];
     for (const [scopes, expected] of cases) {
       const client = await mcpClient(app, (await tokenFor(scopes)).token);

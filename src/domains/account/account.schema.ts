@@ -1,8 +1,27 @@
-/** Accounts: the User type, profile reads and updates, register, password login, session list. */
+/**
+ * Accounts: the User type, profile reads and updates, register, password login (app, web, admin),
+ * emailed sign-in codes, web sessions, session list and revocation, forgotten passwords.
+ */
 import { z } from 'zod';
 import { builder } from '../../graphql/builder.ts';
-import type { IssuedSession, SessionView } from './account.service.ts';
-import { listSessions, loginWithPassword, registerUser, updateProfile } from './account.service.ts';
+import type { Ack, IssuedSession, SessionView, WebSessionStart, WebSessionView } from './account.service.ts';
+import {
+  currentWebSession,
+  forgotPassword,
+  listSessions,
+  loginAdmin,
+  loginWeb,
+  loginWithPassword,
+  logoutWeb,
+  registerUser,
+  resetPassword,
+  revokeAllSessions,
+  revokeSession,
+  startEmailCode,
+  updateProfile,
+  verifyEmailCode,
+  verifyEmailCodeWeb,
+} from './account.service.ts';
 
 export const User = builder.prismaObject('User', {
   description: 'A person with an account (UserOut)',
@@ -34,6 +53,49 @@ export const AuthToken = builder.objectRef<IssuedSession>('AuthToken').implement
     tokenType: t.string({ resolve: () => 'bearer' }),
     expiresIn: t.exposeInt('expiresIn', { description: 'seconds until the token expires' }),
   }),
+});
+
+export const EmailCodeToken = builder.objectRef<IssuedSession & { isNewUser: boolean }>('EmailCodeToken').implement({
+  description: 'A bearer token from an emailed-code sign-in (EmailCodeTokenOut)',
+  fields: (t) => ({
+    accessToken: t.exposeString('token'),
+    tokenType: t.string({ resolve: () => 'bearer' }),
+    expiresIn: t.exposeInt('expiresIn', { description: 'seconds until the token expires' }),
+    isNewUser: t.exposeBoolean('isNewUser', { description: 'true when this sign-in created the account' }),
+  }),
+});
+
+export const WebSession = builder.objectRef<WebSessionView>('WebSession').implement({
+  description: 'A signed-in session as the web app sees it (WebSessionOut); the token itself is only in the HttpOnly cookie',
+  fields: (t) => ({
+    user: t.prismaField({
+      type: 'User',
+      resolve: (query, session, _args, ctx) => ctx.prisma.user.findUniqueOrThrow({ ...query, where: { id: session.userId } }),
+    }),
+    csrfToken: t.exposeString('csrfToken', {
+      nullable: true,
+      description: 'send it as X-CSRF-Token on state-changing cookie requests; null for a bearer (phone) session',
+    }),
+    expiresIn: t.exposeInt('expiresIn', { description: 'seconds until the session expires' }),
+  }),
+});
+
+export const EmailCodeWebSession = builder.objectRef<WebSessionStart & { isNewUser: boolean }>('EmailCodeWebSession').implement({
+  description: 'A web session from an emailed-code sign-in (EmailCodeWebSessionOut); the token is only in the HttpOnly cookie',
+  fields: (t) => ({
+    user: t.prismaField({
+      type: 'User',
+      resolve: (query, session, _args, ctx) => ctx.prisma.user.findUniqueOrThrow({ ...query, where: { id: session.userId } }),
+    }),
+    csrfToken: t.exposeString('csrfToken', { description: 'send it as X-CSRF-Token on state-changing cookie requests' }),
+    isNewUser: t.exposeBoolean('isNewUser', { description: 'true when this sign-in created the account' }),
+    expiresIn: t.exposeInt('expiresIn', { description: 'seconds until the session expires' }),
+  }),
+});
+
+export const AuthAck = builder.objectRef<Ack>('AuthAck').implement({
+  description: 'The answer {"ok": true}',
+  fields: (t) => ({ ok: t.exposeBoolean('ok') }),
 });
 
 export const Session = builder.objectRef<SessionView>('Session').implement({
@@ -69,6 +131,36 @@ const LoginInput = builder.inputType('LoginInput', {
     password: t.string({ required: true }),
   }),
   validate: z.object({ email: z.string().min(1).max(254), password: z.string().min(1).max(256) }),
+});
+
+const EmailCodeStartInput = builder.inputType('EmailCodeStartInput', {
+  description: 'Where to send a sign-in code (EmailCodeStartIn)',
+  fields: (t) => ({ email: t.string({ required: true }) }),
+  validate: z.object({ email }),
+});
+
+const EmailCodeVerifyInput = builder.inputType('EmailCodeVerifyInput', {
+  description: 'An emailed sign-in code (EmailCodeVerifyIn)',
+  fields: (t) => ({
+    email: t.string({ required: true }),
+    code: t.string({ required: true, description: 'the six digits from the email' }),
+  }),
+  validate: z.object({ email, code: z.string().min(1).max(16) }),
+});
+
+const ForgotPasswordInput = builder.inputType('ForgotPasswordInput', {
+  description: 'The address of the account whose password was forgotten (ForgotPasswordIn)',
+  fields: (t) => ({ email: t.string({ required: true }) }),
+  validate: z.object({ email }),
+});
+
+const ResetPasswordInput = builder.inputType('ResetPasswordInput', {
+  description: 'A new password with the token of an emailed reset link (ResetPasswordIn)',
+  fields: (t) => ({
+    token: t.string({ required: true, description: 'the token from the emailed link' }),
+    newPassword: t.string({ required: true }),
+  }),
+  validate: z.object({ token: z.string().min(1).max(200), newPassword: password }),
 });
 
 const UpdateProfileInput = builder.inputType('UpdateProfileInput', {
@@ -114,6 +206,11 @@ builder.queryFields((t) => ({
     resolve: (query, _root, _args, ctx) =>
       ctx.prisma.user.findUniqueOrThrow({ ...query, where: { id: ctx.principal.userId } }),
   }),
+  webSession: t.withAuth({ loginSession: true }).field({
+    type: WebSession,
+    description: 'The current login session: who is signed in, and (for a cookie session) its CSRF token',
+    resolve: (_root, _args, ctx) => currentWebSession(ctx),
+  }),
   sessions: t.withAuth({ scope: 'account:read' }).field({
     type: [Session],
     description: 'The caller\'s live login sessions, newest first',
@@ -133,6 +230,64 @@ builder.mutationFields((t) => ({
     description: 'Password login for the phone: answers a bearer token',
     args: { input: t.arg({ type: LoginInput, required: true }) },
     resolve: (_root, { input }, ctx) => loginWithPassword(ctx, input),
+  }),
+  webLogin: t.withAuth({ public: true }).field({
+    type: WebSession,
+    description: 'Password login for the web: sets the HttpOnly session cookie',
+    args: { input: t.arg({ type: LoginInput, required: true }) },
+    resolve: (_root, { input }, ctx) => loginWeb(ctx, input),
+  }),
+  adminLogin: t.withAuth({ public: true }).field({
+    type: AuthToken,
+    description: 'Password login for the admin panel: a bearer token of an admin account',
+    args: { input: t.arg({ type: LoginInput, required: true }) },
+    resolve: (_root, { input }, ctx) => loginAdmin(ctx, input),
+  }),
+  startEmailCode: t.withAuth({ public: true }).field({
+    type: AuthAck,
+    description: 'Emails a six-digit sign-in code; answers ok for any well-formed address',
+    args: { input: t.arg({ type: EmailCodeStartInput, required: true }) },
+    resolve: (_root, { input }, ctx) => startEmailCode(ctx, input),
+  }),
+  verifyEmailCode: t.withAuth({ public: true }).field({
+    type: EmailCodeToken,
+    description: 'Signs in with an emailed code for the phone: answers a bearer token',
+    args: { input: t.arg({ type: EmailCodeVerifyInput, required: true }) },
+    resolve: (_root, { input }, ctx) => verifyEmailCode(ctx, input),
+  }),
+  verifyEmailCodeWeb: t.withAuth({ public: true }).field({
+    type: EmailCodeWebSession,
+    description: 'Signs in with an emailed code for the web: sets the HttpOnly session cookie',
+    args: { input: t.arg({ type: EmailCodeVerifyInput, required: true }) },
+    resolve: (_root, { input }, ctx) => verifyEmailCodeWeb(ctx, input),
+  }),
+  webLogout: t.withAuth({ public: true }).field({
+    type: AuthAck,
+    description: 'Ends the web session of the cookie, if any, and clears the cookies',
+    resolve: (_root, _args, ctx) => logoutWeb(ctx),
+  }),
+  revokeAllSessions: t.withAuth({ scope: 'account:write' }).field({
+    type: AuthAck,
+    description: 'Signs the account out of every phone and browser (the caller\'s session too)',
+    resolve: (_root, _args, ctx) => revokeAllSessions(ctx),
+  }),
+  revokeSession: t.withAuth({ scope: 'account:write' }).field({
+    type: Session,
+    description: 'Signs one of the caller\'s sessions out',
+    args: { sid: t.arg.string({ required: true }) },
+    resolve: (_root, { sid }, ctx) => revokeSession(ctx, { sid }),
+  }),
+  forgotPassword: t.withAuth({ public: true }).field({
+    type: AuthAck,
+    description: 'Emails a password-reset link if the address has an account; always answers ok',
+    args: { input: t.arg({ type: ForgotPasswordInput, required: true }) },
+    resolve: (_root, { input }, ctx) => forgotPassword(ctx, input),
+  }),
+  resetPassword: t.withAuth({ public: true }).field({
+    type: AuthAck,
+    description: 'Sets a new password with an emailed reset token and signs out every session',
+    args: { input: t.arg({ type: ResetPasswordInput, required: true }) },
+    resolve: (_root, { input }, ctx) => resetPassword(ctx, input),
   }),
   updateProfile: t.withAuth({ scope: 'profile:write' }).prismaField({
     type: 'User',

@@ -1,12 +1,30 @@
 /**
- * Accounts and login sessions: register, password login, profile reads and updates, session lists.
+ * Accounts and login sessions: register, password login (app, web, admin) with its failure
+ * throttle, emailed sign-in codes, web sessions, session lists and revocation, password reset,
+ * profile reads and updates.
  * Session tokens are JWTs naming a session row; see src/auth/authenticate.ts for how they are checked.
+ * Answers that could tell whether an address has an account (code start, forgot password, login
+ * failures) must not differ in bytes or in timing between the two cases: keep it so.
  */
-import { sessionCookies } from '../../auth/cookies.ts';
-import { csrfTokenFor, hashPassword, newSessionId, signAccessToken, verifyPassword } from '../../auth/credentials.ts';
+import type { GraphQLError } from 'graphql';
+import { clearedSessionCookies, sessionCookies } from '../../auth/cookies.ts';
+import {
+  csrfTokenFor,
+  emailCodeMatches,
+  hashEmailCode,
+  hashPassword,
+  newEmailCode,
+  newResetToken,
+  newSessionId,
+  sha256,
+  signAccessToken,
+  verifyPassword,
+} from '../../auth/credentials.ts';
+import type { Config } from '../../config.ts';
 import { appError } from '../../errors.ts';
 import type { Prisma } from '../../generated/prisma/client.ts';
 import type { AuthedContext, Context } from '../../graphql/context.ts';
+import type { LimitRule } from '../../platform/limits.ts';
 
 export function normaliseEmail(email: string): string {
   return email.trim().toLowerCase();
@@ -92,23 +110,358 @@ export async function startWebSession(ctx: Context, userId: number): Promise<Web
   return { sessionId: issued.sessionId, csrfToken, expiresIn: issued.expiresIn, userId };
 }
 
+/** The outcome of `{ok: true}` operations (EmailCodeStartOut, forgot and reset password, logout, revoke-all). */
+export interface Ack {
+  ok: true;
+}
+
+const ACK: Ack = { ok: true };
+const HOUR = 3600;
+
+type RuleName = 'codesPerAddress' | 'codesPerIp' | 'guessesPerAddress' | 'resetsPerAddress' | 'resetsPerIp' | 'loginFailures';
+
+/** The limits of this domain, from config (documented in .env.example and docs/decisions.md). */
+function rules(config: Config): Record<RuleName, LimitRule> {
+  return {
+    codesPerAddress: { name: 'auth:code:address', points: config.EMAIL_CODES_PER_ADDRESS_PER_HOUR, seconds: HOUR },
+    codesPerIp: { name: 'auth:code:ip', points: config.EMAIL_CODES_PER_IP_PER_HOUR, seconds: HOUR },
+    guessesPerAddress: { name: 'auth:code-guess:address', points: config.EMAIL_CODE_GUESSES_PER_DAY, seconds: 24 * HOUR },
+    resetsPerAddress: { name: 'auth:reset:address', points: config.PASSWORD_RESETS_PER_ADDRESS_PER_HOUR, seconds: HOUR },
+    resetsPerIp: { name: 'auth:reset:ip', points: config.PASSWORD_RESETS_PER_IP_PER_HOUR, seconds: HOUR },
+    loginFailures: { name: 'auth:login-fail', points: config.LOGIN_FAILURES_PER_15_MINUTES, seconds: 15 * 60 },
+  };
+}
+
+/** 429 + Retry-After, `detail: {code: "rate_limited"}`. */
+function rateLimited(message: string, retryAfter?: number): GraphQLError {
+  return appError('RATE_LIMITED', message, { detail: { code: 'rate_limited' }, retryAfter });
+}
+
+/** Counts one event under `rule` for `key`; RATE_LIMITED once the rule's events are spent. */
+async function spend(ctx: Context, rule: LimitRule, key: string, message: string): Promise<void> {
+  const decision = await ctx.limits.take(rule, key);
+  if (!decision.allowed) throw rateLimited(message, decision.retryAfterSeconds);
+}
+
+function clientIp(ctx: Context): string {
+  return ctx.ip ?? 'unknown';
+}
+
 export interface PasswordLoginOptions {
+  /** the sign-in address, compared case-insensitively */
   email: string;
+  /** plain password, checked against the argon2id hash */
   password: string;
 }
 
+interface PasswordCheckOptions extends PasswordLoginOptions {
+  /** the account must also be an admin's (admin panel login) */
+  adminOnly?: boolean;
+}
+
 /**
- * Password login for the phone. Unknown address and wrong password give the same answer and
- * take the same time (the hash is verified against a dummy when there is no account).
+ * The password check of every login door (app, web, admin). Throttled per client IP and address:
+ * a failure counts, a success clears the count, and over the limit it answers 429 before any hash
+ * is verified. Unknown address, wrong password and (for admin login) a non-admin account give the
+ * same 401 bytes and take the same time (the hash is verified against a dummy when there is no account).
  */
-export async function loginWithPassword(ctx: Context, options: PasswordLoginOptions): Promise<IssuedSession> {
-  const user = await ctx.prisma.user.findUnique({
-    where: { email: normaliseEmail(options.email) },
-    select: { id: true, passwordHash: true },
-  });
+async function checkPassword(ctx: Context, options: PasswordCheckOptions): Promise<number> {
+  const email = normaliseEmail(options.email);
+  const rule = rules(ctx.config).loginFailures;
+  const key = `${clientIp(ctx)}|${email}`;
+  const standing = await ctx.limits.peek(rule, key);
+  if (!standing.allowed) throw rateLimited('Too many failed logins; try again later', standing.retryAfterSeconds);
+  const user = await ctx.prisma.user.findUnique({ where: { email }, select: { id: true, passwordHash: true, isAdmin: true } });
   const ok = await verifyPassword(user?.passwordHash, options.password);
-  if (!user || !ok) throw appError('UNAUTHENTICATED', 'Incorrect email or password');
-  return createSession(ctx, { userId: user.id, kind: 'native' });
+  // NOTE: one answer for every failure, so no failure tells an account (or an admin) apart.
+  if (!user || !ok || (options.adminOnly && !user.isAdmin)) {
+    await ctx.limits.take(rule, key);
+    throw appError('UNAUTHENTICATED', 'Incorrect email or password');
+  }
+  await ctx.limits.reset(rule, key);
+  return user.id;
+}
+
+/** Password login for the phone: a bearer token. */
+export async function loginWithPassword(ctx: Context, options: PasswordLoginOptions): Promise<IssuedSession> {
+  return createSession(ctx, { userId: await checkPassword(ctx, options), kind: 'native' });
+}
+
+/** Password login for the web: the session cookie is set; the answer carries the CSRF token. */
+export async function loginWeb(ctx: Context, options: PasswordLoginOptions): Promise<WebSessionStart> {
+  return startWebSession(ctx, await checkPassword(ctx, options));
+}
+
+/**
+ * Admin panel login: the same throttle and failure answer as the app login, and the account must
+ * be an admin. Answers a bearer token of a native session of that admin (the admin scope follows
+ * from the account on every request, so demoting an admin takes effect at once).
+ */
+export async function loginAdmin(ctx: Context, options: PasswordLoginOptions): Promise<IssuedSession> {
+  return createSession(ctx, { userId: await checkPassword(ctx, { ...options, adminOnly: true }), kind: 'native' });
+}
+
+/** Wrong guesses allowed on one emailed code (the spec's number); then 429 until a new code. */
+export const EMAIL_CODE_MAX_GUESSES = 5;
+
+export interface StartEmailCodeOptions {
+  /** where to send the code (well-formed, checked by the schema); it need not have an account */
+  email: string;
+}
+
+/**
+ * Emails a six-digit sign-in code. No account is looked up (the account is created on first
+ * verify), so the answer is the same whether or not the address has one. A new code supersedes
+ * the address's earlier ones: only the newest can be verified.
+ */
+export async function startEmailCode(ctx: Context, options: StartEmailCodeOptions): Promise<Ack> {
+  const email = normaliseEmail(options.email);
+  const limits = rules(ctx.config);
+  await spend(ctx, limits.codesPerIp, clientIp(ctx), 'Too many sign-in codes requested; try again later');
+  await spend(ctx, limits.codesPerAddress, email, 'Too many sign-in codes requested; try again later');
+  const code = newEmailCode();
+  const minutes = ctx.config.EMAIL_CODE_TTL_MINUTES;
+  await ctx.prisma.emailCode.create({
+    data: { email, codeHash: hashEmailCode(ctx.config.jwtSecret, email, code), expiresAt: new Date(Date.now() + minutes * 60_000) },
+  });
+  await sendMail(ctx, {
+    to: email,
+    subject: `Your sign-in code: ${code}`,
+    text: `Your sign-in code is ${code}.\n\nIt expires in ${minutes} minutes and works once. If you did not ask for it, ignore this email.\n`,
+  });
+  return ACK;
+}
+
+async function sendMail(ctx: Context, message: { to: string; subject: string; text: string }): Promise<void> {
+  try {
+    await ctx.mailer.send(message);
+  } catch (err) {
+    ctx.log.error({ err }, 'email delivery failed');
+    throw appError('UPSTREAM_FAILED', 'The email could not be sent; try again later');
+  }
+}
+
+export interface VerifyEmailCodeOptions {
+  /** the address the code was sent to */
+  email: string;
+  /** the six digits from the email (spaces are ignored) */
+  code: string;
+}
+
+export interface EmailSignIn {
+  userId: number;
+  /** true when this sign-in created the account */
+  isNewUser: boolean;
+}
+
+/**
+ * Checks a code against the address's newest code: 400 when there is none, it expired, was used or
+ * is wrong; 429 once it took 5 wrong guesses (until a new code is requested) or the address's daily
+ * guess cap is spent. Success uses the code up and returns the account, created on first sign-in.
+ */
+async function signInWithEmailCode(ctx: Context, options: VerifyEmailCodeOptions): Promise<EmailSignIn> {
+  const email = normaliseEmail(options.email);
+  const badCode = appError('BAD_REQUEST', 'Invalid or expired code');
+  const exhausted = rateLimited('Too many wrong guesses; request a new code');
+  const latest = await ctx.prisma.emailCode.findFirst({ where: { email }, orderBy: [{ createdAt: 'desc' }, { id: 'desc' }] });
+  if (!latest || latest.usedAt || latest.expiresAt.getTime() <= Date.now()) throw badCode;
+  if (latest.failedAttempts >= EMAIL_CODE_MAX_GUESSES) throw exhausted;
+  // NOTE: every evaluated guess counts against the address's daily cap, so hourly code requests
+  // (5 codes x 5 guesses) cannot be chained into a day-long brute force of a million codes.
+  await spend(ctx, rules(ctx.config).guessesPerAddress, email, 'Too many sign-in attempts for this address; try again later');
+  // NOTE: the guess is counted before it is compared, atomically, so parallel guesses cannot exceed
+  // the per-code limit; a correct guess gives its count back below.
+  const counted = await ctx.prisma.emailCode.updateMany({
+    where: { id: latest.id, usedAt: null, failedAttempts: { lt: EMAIL_CODE_MAX_GUESSES } },
+    data: { failedAttempts: { increment: 1 } },
+  });
+  if (counted.count === 0) throw exhausted;
+  if (!emailCodeMatches(ctx.config.jwtSecret, latest.codeHash, email, options.code.replace(/\s+/g, ''))) throw badCode;
+  const used = await ctx.prisma.emailCode.updateMany({
+    where: { id: latest.id, usedAt: null },
+    data: { usedAt: new Date(), failedAttempts: { decrement: 1 } },
+  });
+  if (used.count === 0) throw badCode; // a parallel request used it first: single use
+  return findOrCreateCodeUser(ctx, email);
+}
+
+/** The account of `email`, created (without a password) when there is none. */
+async function findOrCreateCodeUser(ctx: Context, email: string): Promise<EmailSignIn> {
+  const existing = await ctx.prisma.user.findUnique({ where: { email }, select: { id: true } });
+  if (existing) return { userId: existing.id, isNewUser: false };
+  try {
+    const created = await ctx.prisma.user.create({ data: { email }, select: { id: true } });
+    return { userId: created.id, isNewUser: true };
+  } catch (e) {
+    if ((e as { code?: string }).code !== 'P2002') throw e;
+    // created by a parallel sign-in a moment ago
+    const user = await ctx.prisma.user.findUniqueOrThrow({ where: { email }, select: { id: true } });
+    return { userId: user.id, isNewUser: false };
+  }
+}
+
+/** Emailed-code sign-in for the phone: a bearer token (EmailCodeTokenOut). */
+export async function verifyEmailCode(
+  ctx: Context,
+  options: VerifyEmailCodeOptions,
+): Promise<IssuedSession & { isNewUser: boolean }> {
+  const signIn = await signInWithEmailCode(ctx, options);
+  return { ...(await createSession(ctx, { userId: signIn.userId, kind: 'native' })), isNewUser: signIn.isNewUser };
+}
+
+/** Emailed-code sign-in for the web: the session cookie is set (EmailCodeWebSessionOut). */
+export async function verifyEmailCodeWeb(
+  ctx: Context,
+  options: VerifyEmailCodeOptions,
+): Promise<WebSessionStart & { isNewUser: boolean }> {
+  const signIn = await signInWithEmailCode(ctx, options);
+  return { ...(await startWebSession(ctx, signIn.userId)), isNewUser: signIn.isNewUser };
+}
+
+/** The caller's session as WebSessionOut: a CSRF token only for a web (cookie) session. */
+export interface WebSessionView {
+  userId: number;
+  /** null for a bearer (phone) session, which needs no CSRF token */
+  csrfToken: string | null;
+  /** seconds until the session expires */
+  expiresIn: number;
+}
+
+/** The current login session (GET /api/auth/web/session): who is signed in, and the CSRF token. */
+export async function currentWebSession(ctx: AuthedContext): Promise<WebSessionView> {
+  const principal = ctx.principal;
+  if (principal.kind !== 'session') throw appError('FORBIDDEN', 'Not allowed for this kind of credential');
+  const session = await ctx.prisma.session.findUniqueOrThrow({ where: { id: principal.sessionId }, select: { expiresAt: true } });
+  return {
+    userId: principal.userId,
+    csrfToken: principal.sessionKind === 'web' ? csrfTokenFor(ctx.config.jwtSecret, principal.sessionId) : null,
+    expiresIn: Math.max(0, Math.floor((session.expiresAt.getTime() - Date.now()) / 1000)),
+  };
+}
+
+function clearCookiesOfWebCaller(ctx: Context): void {
+  if (ctx.principal?.kind === 'session' && ctx.principal.sessionKind === 'web') {
+    ctx.responseCookies.push(...clearedSessionCookies({ secure: ctx.config.cookieSecure }));
+  }
+}
+
+/**
+ * Web sign-out: revokes the cookie's session, if the request carries a live one, and clears the
+ * cookies; answers ok in every case. A bearer token sent here is left alone (phones revoke
+ * their session through POST /api/auth/sessions/{sid}/revoke).
+ */
+export async function logoutWeb(ctx: Context): Promise<Ack> {
+  const principal = ctx.principal;
+  if (principal?.kind === 'session' && principal.sessionKind === 'web') {
+    await ctx.prisma.session.updateMany({ where: { id: principal.sessionId, revokedAt: null }, data: { revokedAt: new Date() } });
+  }
+  ctx.responseCookies.push(...clearedSessionCookies({ secure: ctx.config.cookieSecure }));
+  return ACK;
+}
+
+/**
+ * Signs the account out everywhere: bumps its session epoch, so every login token and cookie
+ * minted before (the caller's own included) is rejected on its next request. Personal tokens are
+ * separate credentials (revoked under /api/v1/tokens) and keep working.
+ */
+export async function revokeAllSessions(ctx: AuthedContext): Promise<Ack> {
+  await ctx.prisma.user.update({ where: { id: ctx.principal.userId }, data: { sessionEpoch: { increment: 1 } } });
+  clearCookiesOfWebCaller(ctx);
+  return ACK;
+}
+
+export interface RevokeSessionOptions {
+  /** the session's id, as listed by sessions */
+  sid: string;
+}
+
+/** Revokes one of the caller's sessions (404 for an unknown id or another person's). */
+export async function revokeSession(ctx: AuthedContext, options: RevokeSessionOptions): Promise<SessionView> {
+  // NOTE: ownership is part of the where: another person's session id answers 404 like an unknown one.
+  const row = await ctx.prisma.session.findFirst({ where: { id: options.sid, userId: ctx.principal.userId } });
+  if (!row) throw appError('NOT_FOUND', 'Session not found');
+  const revoked = row.revokedAt
+    ? row
+    : await ctx.prisma.session.update({ where: { id: row.id }, data: { revokedAt: new Date() } });
+  const current = ctx.principal.kind === 'session' && ctx.principal.sessionId === row.id;
+  if (current) clearCookiesOfWebCaller(ctx);
+  return sessionView(revoked, current);
+}
+
+export interface ForgotPasswordOptions {
+  /** the account's address; an unknown one gets the same answer and no email */
+  email: string;
+}
+
+/**
+ * Starts a password reset. Counted per client IP and per address whether or not the address has
+ * an account, and always answers ok. The account lookup, the token and the email happen after the
+ * answer (in the background, as FastAPI's BackgroundTasks would), so neither the answer nor its
+ * timing tells whether the address is registered.
+ */
+export async function forgotPassword(ctx: Context, options: ForgotPasswordOptions): Promise<Ack> {
+  const email = normaliseEmail(options.email);
+  const limits = rules(ctx.config);
+  await spend(ctx, limits.resetsPerIp, clientIp(ctx), 'Too many password resets requested; try again later');
+  await spend(ctx, limits.resetsPerAddress, email, 'Too many password resets requested; try again later');
+  // NOTE: never awaited: awaiting would make known addresses measurably slower than unknown ones.
+  setImmediate(() => {
+    sendResetLink(ctx, email).catch((err: unknown) => ctx.log.error({ err }, 'password reset email failed'));
+  });
+  return ACK;
+}
+
+/** Emails a single-use reset link to the account of `email`, if there is one. */
+async function sendResetLink(ctx: Context, email: string): Promise<void> {
+  const user = await ctx.prisma.user.findUnique({ where: { email }, select: { id: true } });
+  if (!user) return;
+  const token = newResetToken();
+  const minutes = ctx.config.PASSWORD_RESET_TTL_MINUTES;
+  await ctx.prisma.passwordResetToken.create({
+    data: { userId: user.id, tokenHash: sha256(token), expiresAt: new Date(Date.now() + minutes * 60_000) },
+  });
+  const base = (ctx.config.PUBLIC_URL ?? `http://${ctx.config.HOST}:${ctx.config.PORT}`).replace(/\/$/, '');
+  await ctx.mailer.send({
+    to: email,
+    subject: 'Reset your password',
+    text:
+      `Someone (hopefully you) asked to reset the password of this account.\n\n` +
+      `Choose a new password here: ${base}/reset-password?token=${token}\n\n` +
+      `The link works once and expires in ${minutes} minutes. If you did not ask, ignore this email: ` +
+      `your password stays as it is.\n`,
+  });
+}
+
+export interface ResetPasswordOptions {
+  /** the token from the emailed link */
+  token: string;
+  /** the new password (validated by the schema), hashed with argon2id */
+  newPassword: string;
+}
+
+/**
+ * Sets a new password with an emailed token (400 when it is unknown, used or expired). The token
+ * and every other outstanding one of the account are used up, and the session epoch is bumped:
+ * every login token and cookie of the account stops working.
+ */
+export async function resetPassword(ctx: Context, options: ResetPasswordOptions): Promise<Ack> {
+  const tokenHash = sha256(options.token);
+  const invalid = appError('BAD_REQUEST', 'Invalid or expired reset token');
+  const found = await ctx.prisma.passwordResetToken.findUnique({ where: { tokenHash } });
+  if (!found || found.usedAt || found.expiresAt.getTime() <= Date.now()) throw invalid;
+  const passwordHash = await hashPassword(options.newPassword);
+  await ctx.prisma.$transaction(async (tx) => {
+    const now = new Date();
+    // NOTE: single use: only the request that flips used_at goes on.
+    const claimed = await tx.passwordResetToken.updateMany({
+      where: { id: found.id, usedAt: null, expiresAt: { gt: now } },
+      data: { usedAt: now },
+    });
+    if (claimed.count !== 1) throw invalid;
+    await tx.passwordResetToken.updateMany({ where: { userId: found.userId, usedAt: null }, data: { usedAt: now } });
+    await tx.user.update({ where: { id: found.userId }, data: { passwordHash, sessionEpoch: { increment: 1 } } });
+  });
+  return ACK;
 }
 
 /** Profile changes as they arrive: absent means unchanged, null clears a nullable field. */
@@ -172,13 +525,17 @@ export async function listSessions(ctx: AuthedContext): Promise<SessionView[]> {
     orderBy: { createdAt: 'desc' },
   });
   const currentId = ctx.principal.kind === 'session' ? ctx.principal.sessionId : null;
-  return rows.map((s) => ({
+  return rows.map((s) => sessionView(s, s.id === currentId));
+}
+
+function sessionView(s: Omit<SessionView, 'current'>, current: boolean): SessionView {
+  return {
     id: s.id,
     kind: s.kind,
     userAgent: s.userAgent,
     createdAt: s.createdAt,
     lastUsedAt: s.lastUsedAt,
     expiresAt: s.expiresAt,
-    current: s.id === currentId,
-  }));
+    current,
+  };
 }

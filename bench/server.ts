@@ -1,0 +1,53 @@
+/**
+ * The server under benchmark: a child process started exactly as `npm start` starts it, on an
+ * embedded database in a temp dir (or BENCH_DATABASE_URL), on a random port, with `env` on top.
+ */
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+
+export interface BenchServer {
+  /** http://127.0.0.1:<port> */
+  base: string;
+  /** the server's DATA_DIR (removed by stop) */
+  dataDir: string;
+  /** SIGTERM, wait for the exit, remove the temp dir */
+  stop(): Promise<void>;
+}
+
+/** Starts the server and resolves once GET /readyz answers 200. */
+export async function startBenchServer(env: Record<string, string> = {}): Promise<BenchServer> {
+  const root = path.resolve(import.meta.dirname, '..');
+  const port = 19000 + Math.floor(Math.random() * 1000);
+  const base = `http://127.0.0.1:${port}`;
+  const dataDir = mkdtempSync(path.join(tmpdir(), 'hdp-bench-'));
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+    cwd: root,
+    env: {
+      ...process.env,
+      DATA_DIR: dataDir,
+      PORT: String(port),
+      LOG_LEVEL: 'warn',
+      DATABASE_URL: process.env.BENCH_DATABASE_URL ?? '',
+      ...env,
+    },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  const stop = async (): Promise<void> => {
+    if (child.exitCode === null) {
+      child.kill('SIGTERM');
+      await new Promise((r) => child.once('exit', r));
+    }
+    rmSync(dataDir, { recursive: true, force: true });
+  };
+  for (let i = 0; ; i++) {
+    if (await fetch(`${base}/readyz`).then((r) => r.ok, () => false)) break;
+    if (i > 600 || child.exitCode !== null) {
+      await stop();
+      throw new Error('server not ready');
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  return { base, dataDir, stop };
+}
