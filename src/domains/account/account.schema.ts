@@ -55,8 +55,9 @@ export const AuthToken = builder.objectRef<IssuedSession>('AuthToken').implement
   }),
 });
 
-export const EmailCodeToken = builder.objectRef<IssuedSession & { isNewUser: boolean }>('EmailCodeToken').implement({
-  description: 'A bearer token from an emailed-code sign-in (EmailCodeTokenOut)',
+/** A bearer token from a sign-in that may create the account: emailed code or identity provider. */
+export const SignInToken = builder.objectRef<IssuedSession & { isNewUser: boolean }>('SignInToken').implement({
+  description: 'A bearer token from an emailed-code or identity-provider sign-in (EmailCodeTokenOut, TokenOut with is_new_user)',
   fields: (t) => ({
     accessToken: t.exposeString('token'),
     tokenType: t.string({ resolve: () => 'bearer' }),
@@ -80,8 +81,9 @@ export const WebSession = builder.objectRef<WebSessionView>('WebSession').implem
   }),
 });
 
-export const EmailCodeWebSession = builder.objectRef<WebSessionStart & { isNewUser: boolean }>('EmailCodeWebSession').implement({
-  description: 'A web session from an emailed-code sign-in (EmailCodeWebSessionOut); the token is only in the HttpOnly cookie',
+/** A web session from a sign-in that may create the account: emailed code or identity provider. */
+export const SignInWebSession = builder.objectRef<WebSessionStart & { isNewUser: boolean }>('SignInWebSession').implement({
+  description: 'A web session from an emailed-code or identity-provider sign-in (EmailCodeWebSessionOut, WebSessionOut); the token is only in the HttpOnly cookie',
   fields: (t) => ({
     user: t.prismaField({
       type: 'User',
@@ -250,13 +252,13 @@ builder.mutationFields((t) => ({
     resolve: (_root, { input }, ctx) => startEmailCode(ctx, input),
   }),
   verifyEmailCode: t.withAuth({ public: true }).field({
-    type: EmailCodeToken,
+    type: SignInToken,
     description: 'Signs in with an emailed code for the phone: answers a bearer token',
     args: { input: t.arg({ type: EmailCodeVerifyInput, required: true }) },
     resolve: (_root, { input }, ctx) => verifyEmailCode(ctx, input),
   }),
   verifyEmailCodeWeb: t.withAuth({ public: true }).field({
-    type: EmailCodeWebSession,
+    type: SignInWebSession,
     description: 'Signs in with an emailed code for the web: sets the HttpOnly session cookie',
     args: { input: t.arg({ type: EmailCodeVerifyInput, required: true }) },
     resolve: (_root, { input }, ctx) => verifyEmailCodeWeb(ctx, input),
