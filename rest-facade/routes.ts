@@ -1,6 +1,8 @@
 /** Every REST route, in documentation order. */
 import type { RestRoute } from './route.ts';
 import { accountRoutes } from './routes/account.routes.ts';
+import { deviceRoutes } from './routes/devices.routes.ts';
+import { healthRoutes } from './routes/health.routes.ts';
 import { consentRoutes } from './routes/consents.routes.ts';
 import { identityRoutes } from './routes/identity.routes.ts';
 import { profileRoutes } from './routes/profile.routes.ts';
@@ -14,4 +16,6 @@ export const ROUTES: readonly RestRoute[] = [
   ...sharingRoutes,
   ...tokenRoutes,
   ...consentRoutes,
+  ...deviceRoutes,
+  ...healthRoutes,
 ];

@@ -6,5 +6,7 @@ import '../domains/tokens/tokens.schema.ts';
 import '../domains/consents/consents.schema.ts';
 import '../domains/identity/identity.schema.ts';
 import '../domains/profile/profile.schema.ts';
+import '../domains/health/health.schema.ts';
+import '../domains/devices/devices.schema.ts';
 
 export const schema = builder.toSchema({ sortSchema: true });

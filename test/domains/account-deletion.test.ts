@@ -46,6 +46,15 @@ const SEEDERS: Record<string, (p: Db, me: Person, other: Person) => Promise<unkn
   'IdentityLink.userId': (p, me) => p.identityLink.create({ data: { userId: me.id, provider: 'google', subject: rand(), email: me.email } }),
   'PasswordResetToken.userId': (p, me) => p.passwordResetToken.create({ data: { userId: me.id, tokenHash: rand(), expiresAt: later() } }),
   'PersonalToken.userId': (_p, me) => seedPersonalToken(app, me.id, ['profile:read']),
+  'HealthMetric.userId': (p, me) =>
+    p.healthMetric.create({ data: { id: rand(), userId: me.id, metricType: 'steps', value: 10, unit: 'count', timestamp: new Date() } }),
+  'SleepSample.userId': (p, me) =>
+    p.sleepSample.create({ data: { id: rand(), userId: me.id, stage: 'deep', startAt: new Date(), endAt: new Date(), source: rand() } }),
+  'WorkoutSample.userId': (p, me) =>
+    p.workoutSample.create({ data: { id: rand(), userId: me.id, activityType: 'running', startAt: new Date(), endAt: new Date(), durationMinutes: 0, source: rand() } }),
+  'DeviceToken.userId': (p, me) => p.deviceToken.create({ data: { id: rand(), userId: me.id, token: rand(), platform: 'ios' } }),
+  'SensorSession.userId': (p, me) =>
+    p.sensorSession.create({ data: { id: rand(), userId: me.id, serialNumber: rand(), startedAt: new Date() } }),
   'Session.userId': (_p, me) => createSession(serviceContext(app), { userId: me.id, kind: 'native' }),
   // keyed by address
   'EmailCode.email': (p, me) => p.emailCode.create({ data: { email: me.email, codeHash: rand(), expiresAt: later() } }),

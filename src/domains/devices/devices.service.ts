@@ -1,0 +1,122 @@
+/**
+ * The person's devices: phone push tokens (upsert by token) and CGM sensors (upsert by serial
+ * number per person; unbind). Ids are deterministic so the tables can be synced.
+ */
+import { createHash } from 'node:crypto';
+import { appError } from '../../errors.ts';
+import type { AuthedContext } from '../../graphql/context.ts';
+
+export interface RegisterDeviceTokenOptions {
+  /** the push token (APNs or FCM) */
+  token: string;
+  /** ios or android */
+  platform: string;
+  /** the phone's own install identifier, when sent */
+  deviceId?: string | null;
+}
+
+export interface DeviceTokenView {
+  id: string;
+  token: string;
+  platform: string;
+  deviceId: string | null;
+  lastSeenAt: Date;
+}
+
+export interface BindSensorOptions {
+  /** the sensor's serial number (unique per person) */
+  serialNumber: string;
+  /** e.g. libre2, dexcom_g7 */
+  sensorType?: string | null;
+  /** when the sensor was started; default now */
+  startedAt?: Date | null;
+  /** when the sensor expires, when known */
+  expiresAt?: Date | null;
+}
+
+export interface UnbindSensorOptions {
+  /** the serial number of one of the caller's sensors */
+  serialNumber: string;
+}
+
+export interface SensorSessionView {
+  id: string;
+  serialNumber: string;
+  sensorType: string | null;
+  startedAt: Date;
+  expiresAt: Date | null;
+  status: string;
+  unboundAt: Date | null;
+}
+
+const hash = (...parts: (string | number)[]): string =>
+  createHash('sha256').update(parts.join('\u001f')).digest('hex').slice(0, 32);
+
+const tokenSelect = { id: true, token: true, platform: true, deviceId: true, lastSeenAt: true } as const;
+const sensorSelect = {
+  id: true, serialNumber: true, sensorType: true, startedAt: true, expiresAt: true, status: true, unboundAt: true,
+} as const;
+
+/**
+ * Registers a push token for the caller. A token names one app install, so registering a token
+ * that another account had moves it to the caller (the phone now belongs to whoever signed in).
+ */
+export async function registerDeviceToken(ctx: AuthedContext, options: RegisterDeviceTokenOptions): Promise<DeviceTokenView> {
+  const userId = ctx.principal.userId;
+  const now = new Date();
+  const data = { userId, platform: options.platform, deviceId: options.deviceId ?? null, lastSeenAt: now, serverUpdatedAt: now, deletedAt: null };
+  return ctx.prisma.deviceToken.upsert({
+    where: { token: options.token },
+    create: { id: `dt_${hash(options.token)}`, token: options.token, ...data },
+    update: data,
+    select: tokenSelect,
+  });
+}
+
+/** Binds a sensor to the caller, or updates the caller's sensor with that serial number (re-activating it). */
+export async function bindSensor(ctx: AuthedContext, options: BindSensorOptions): Promise<SensorSessionView> {
+  const userId = ctx.principal.userId;
+  const now = new Date();
+  const fields = {
+    ...(options.sensorType !== undefined ? { sensorType: options.sensorType } : {}),
+    ...(options.expiresAt !== undefined ? { expiresAt: options.expiresAt } : {}),
+  };
+  // NOTE: keyed by (caller, serial): another person's sensor with the same serial is never touched.
+  return ctx.prisma.sensorSession.upsert({
+    where: { userId_serialNumber: { userId, serialNumber: options.serialNumber } },
+    create: {
+      id: `ss_${hash(userId, options.serialNumber)}`,
+      userId,
+      serialNumber: options.serialNumber,
+      startedAt: options.startedAt ?? now,
+      ...fields,
+    },
+    update: {
+      ...fields,
+      ...(options.startedAt ? { startedAt: options.startedAt } : {}),
+      status: 'active',
+      unboundAt: null,
+      deletedAt: null,
+      serverUpdatedAt: now,
+    },
+    select: sensorSelect,
+  });
+}
+
+/** Unbinds one of the caller's sensors; unknown or another person's serial numbers answer NOT_FOUND. */
+export async function unbindSensor(ctx: AuthedContext, options: UnbindSensorOptions): Promise<SensorSessionView> {
+  const userId = ctx.principal.userId;
+  // NOTE: ownership is in the where: another person's serial number is "not found".
+  const current = await ctx.prisma.sensorSession.findUnique({
+    where: { userId_serialNumber: { userId, serialNumber: options.serialNumber } },
+    select: sensorSelect,
+  });
+  if (!current || current.status === 'deleted') throw appError('NOT_FOUND', 'Sensor not found');
+  if (current.status === 'unbound') return current;
+  const now = new Date();
+  return ctx.prisma.sensorSession.update({
+    where: { userId_serialNumber: { userId, serialNumber: options.serialNumber } },
+    data: { status: 'unbound', unboundAt: now, serverUpdatedAt: now },
+    select: sensorSelect,
+  });
+}

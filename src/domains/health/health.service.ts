@@ -1,0 +1,312 @@
+/**
+ * Health-store imports (point-in-time metrics; sleep and workout intervals) and their reads.
+ * Imports are hot bulk paths: one parameterised `INSERT ... SELECT FROM unnest(...) ON CONFLICT DO
+ * NOTHING` per table, the same SQL on PGlite and PostgreSQL. Deduplication is a UNIQUE index, so
+ * a retried import, or two overlapping imports in flight, never store a sample twice.
+ * The importer CLI (scripts/import-apple-health.ts) feeds the same functions.
+ */
+import { createHash } from 'node:crypto';
+import { readerUserId } from '../../auth/principal.ts';
+import type { AuthedContext, Context } from '../../graphql/context.ts';
+
+/** The point-in-time metric types, closed list (the GraphQL enum HealthMetricType). */
+export const METRIC_TYPES = [
+  'hrv',
+  'resting_heart_rate',
+  'steps',
+  'active_energy',
+  'body_weight',
+  'respiratory_rate',
+  'heart_rate',
+] as const;
+export type MetricType = (typeof METRIC_TYPES)[number];
+
+/** The unit each metric type is stored in. */
+export const METRIC_UNITS: Record<MetricType, string> = {
+  hrv: 'ms',
+  resting_heart_rate: 'bpm',
+  steps: 'count',
+  active_energy: 'kcal',
+  body_weight: 'kg',
+  respiratory_rate: 'breaths/min',
+  heart_rate: 'bpm',
+};
+
+/** Sleep stages, closed list (the GraphQL enum SleepStage). */
+export const SLEEP_STAGES = ['in_bed', 'asleep', 'core', 'deep', 'rem', 'awake'] as const;
+export type SleepStage = (typeof SLEEP_STAGES)[number];
+
+/** The most samples one import request may carry (larger exports are sent in several batches). */
+export const MAX_IMPORT_SAMPLES = 10_000;
+
+export interface MetricSampleIn {
+  metricType: MetricType;
+  value: number;
+  timestamp: Date;
+  /** the app or device that recorded it; absent means "" */
+  source?: string | null;
+}
+
+export interface SleepSampleIn {
+  stage: SleepStage;
+  startAt: Date;
+  endAt: Date;
+  source?: string | null;
+  /** the health store's own sample identifier (HealthKit UUID) */
+  sourceId?: string | null;
+}
+
+export interface WorkoutSampleIn {
+  activityType: string;
+  startAt: Date;
+  endAt: Date;
+  energyKcal?: number | null;
+  distanceM?: number | null;
+  source?: string | null;
+  sourceId?: string | null;
+}
+
+export interface ImportMetricsOptions {
+  /** the samples of this batch (at most MAX_IMPORT_SAMPLES) */
+  samples: MetricSampleIn[];
+}
+
+export interface ImportIntervalsOptions {
+  /** sleep intervals of this batch */
+  sleep: SleepSampleIn[];
+  /** workout intervals of this batch */
+  workouts: WorkoutSampleIn[];
+}
+
+export interface ImportResult {
+  /** samples stored by this request */
+  inserted: number;
+  /** samples already stored (by an earlier or a concurrent import, or twice in this batch) */
+  skipped: number;
+}
+
+export interface BatchImportResult {
+  sleep: ImportResult;
+  workouts: ImportResult;
+}
+
+export interface WindowOptions {
+  /** how many days back from now */
+  days: number;
+}
+
+export interface MetricsWindowOptions extends WindowOptions {
+  /** which metric to read */
+  metricType: MetricType;
+}
+
+export interface HealthMetricView {
+  id: string;
+  metricType: string;
+  value: number;
+  unit: string;
+  timestamp: Date;
+  source: string;
+}
+
+export interface SleepSampleView {
+  id: string;
+  stage: string;
+  startAt: Date;
+  endAt: Date;
+  durationMinutes: number;
+  source: string;
+}
+
+export interface WorkoutSampleView {
+  id: string;
+  activityType: string;
+  startAt: Date;
+  endAt: Date;
+  durationMinutes: number;
+  energyKcal: number | null;
+  distanceM: number | null;
+  source: string;
+}
+
+type Db = Pick<Context, 'prisma'>;
+
+/** A deterministic row id: the same sample always gets the same id (sync-friendly, idempotent). */
+function rowId(prefix: string, ...parts: (string | number)[]): string {
+  return `${prefix}_${createHash('sha256').update(parts.join('\u001f')).digest('hex').slice(0, 32)}`;
+}
+
+// NOTE: ON CONFLICT DO NOTHING without a target: the primary key (deterministic id) and every
+// UNIQUE index (user, timestamp, metric_type, source) absorb duplicates, including those of a
+// concurrent transaction, which waits on the index entry and then skips.
+const INSERT_METRICS = `
+WITH ins AS (
+  INSERT INTO health_metrics (id, user_id, metric_type, value, unit, "timestamp", source)
+  SELECT u.id, $1::int, u.metric_type, u.value, u.unit, (u.ts::timestamptz AT TIME ZONE 'UTC'), u.source
+  FROM unnest($2::text[], $3::text[], $4::float8[], $5::text[], $6::text[], $7::text[])
+    AS u(id, metric_type, value, unit, ts, source)
+  ON CONFLICT DO NOTHING
+  RETURNING 1
+)
+SELECT count(*)::int AS inserted FROM ins`;
+
+/**
+ * Imports point-in-time metrics for `userId`. Used by the GraphQL field (the caller) and by the
+ * importer CLI (the user it names).
+ */
+export async function importMetricsFor(db: Db, userId: number, options: ImportMetricsOptions): Promise<ImportResult> {
+  const { samples } = options;
+  if (samples.length === 0) return { inserted: 0, skipped: 0 };
+  const ids: string[] = [];
+  const types: string[] = [];
+  const values: number[] = [];
+  const units: string[] = [];
+  const times: string[] = [];
+  const sources: string[] = [];
+  for (const s of samples) {
+    const source = s.source ?? '';
+    const ts = s.timestamp.toISOString();
+    ids.push(rowId('hm', userId, ts, s.metricType, source));
+    types.push(s.metricType);
+    values.push(s.value);
+    units.push(METRIC_UNITS[s.metricType]);
+    times.push(ts);
+    sources.push(source);
+  }
+  const rows = await db.prisma.$queryRawUnsafe<{ inserted: number }[]>(
+    INSERT_METRICS, userId, ids, types, values, units, times, sources,
+  );
+  const inserted = Number(rows[0]?.inserted ?? 0);
+  return { inserted, skipped: samples.length - inserted };
+}
+
+const INSERT_SLEEP = `
+WITH ins AS (
+  INSERT INTO sleep_samples (id, user_id, stage, start_at, end_at, source, source_id)
+  SELECT u.id, $1::int, u.stage, (u.s::timestamptz AT TIME ZONE 'UTC'), (u.e::timestamptz AT TIME ZONE 'UTC'),
+         u.source, u.source_id
+  FROM unnest($2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[])
+    AS u(id, stage, s, e, source, source_id)
+  ON CONFLICT DO NOTHING
+  RETURNING 1
+)
+SELECT count(*)::int AS inserted FROM ins`;
+
+const INSERT_WORKOUTS = `
+WITH ins AS (
+  INSERT INTO workout_samples (id, user_id, activity_type, start_at, end_at, duration_minutes,
+                               energy_kcal, distance_m, source, source_id)
+  SELECT u.id, $1::int, u.activity_type, (u.s::timestamptz AT TIME ZONE 'UTC'),
+         (u.e::timestamptz AT TIME ZONE 'UTC'), u.minutes, u.kcal, u.meters, u.source, u.source_id
+  FROM unnest($2::text[], $3::text[], $4::text[], $5::text[], $6::float8[], $7::float8[], $8::float8[],
+              $9::text[], $10::text[])
+    AS u(id, activity_type, s, e, minutes, kcal, meters, source, source_id)
+  ON CONFLICT DO NOTHING
+  RETURNING 1
+)
+SELECT count(*)::int AS inserted FROM ins`;
+
+/** Imports sleep and workout intervals for `userId` (GraphQL field and importer CLI). */
+export async function importIntervalsFor(db: Db, userId: number, options: ImportIntervalsOptions): Promise<BatchImportResult> {
+  const result: BatchImportResult = { sleep: { inserted: 0, skipped: 0 }, workouts: { inserted: 0, skipped: 0 } };
+  if (options.sleep.length > 0) {
+    const cols: string[][] = [[], [], [], [], [], []];
+    for (const s of options.sleep) {
+      const source = s.source ?? '';
+      const start = s.startAt.toISOString();
+      const end = s.endAt.toISOString();
+      const id = s.sourceId ? rowId('sl', userId, 'id', s.sourceId) : rowId('sl', userId, s.stage, start, end, source);
+      [id, s.stage, start, end, source, s.sourceId ?? null].forEach((v, i) => cols[i]!.push(v as string));
+    }
+    const rows = await db.prisma.$queryRawUnsafe<{ inserted: number }[]>(INSERT_SLEEP, userId, ...cols);
+    const inserted = Number(rows[0]?.inserted ?? 0);
+    result.sleep = { inserted, skipped: options.sleep.length - inserted };
+  }
+  if (options.workouts.length > 0) {
+    const text: string[][] = [[], [], [], []];
+    const nums: (number | null)[][] = [[], [], []];
+    const tail: (string | null)[][] = [[], []];
+    for (const w of options.workouts) {
+      const source = w.source ?? '';
+      const start = w.startAt.toISOString();
+      const end = w.endAt.toISOString();
+      const id = w.sourceId
+        ? rowId('wo', userId, 'id', w.sourceId)
+        : rowId('wo', userId, w.activityType, start, end, source);
+      [id, w.activityType, start, end].forEach((v, i) => text[i]!.push(v));
+      [(w.endAt.getTime() - w.startAt.getTime()) / 60_000, w.energyKcal ?? null, w.distanceM ?? null].forEach((v, i) =>
+        nums[i]!.push(v),
+      );
+      [source, w.sourceId ?? null].forEach((v, i) => tail[i]!.push(v));
+    }
+    const rows = await db.prisma.$queryRawUnsafe<{ inserted: number }[]>(INSERT_WORKOUTS, userId, ...text, ...nums, ...tail);
+    const inserted = Number(rows[0]?.inserted ?? 0);
+    result.workouts = { inserted, skipped: options.workouts.length - inserted };
+  }
+  return result;
+}
+
+/** Imports point-in-time metrics for the caller. */
+export async function importMetrics(ctx: AuthedContext, options: ImportMetricsOptions): Promise<ImportResult> {
+  return importMetricsFor(ctx, ctx.principal.userId, options);
+}
+
+/** Imports sleep and workout intervals for the caller. */
+export async function importIntervals(ctx: AuthedContext, options: ImportIntervalsOptions): Promise<BatchImportResult> {
+  return importIntervalsFor(ctx, ctx.principal.userId, options);
+}
+
+function since(days: number): Date {
+  return new Date(Date.now() - days * 86_400_000);
+}
+
+/** Sleep intervals that ended within the last `days` days, oldest first. */
+export async function listSleep(ctx: AuthedContext, options: WindowOptions): Promise<SleepSampleView[]> {
+  // NOTE: the person's data: the owner's rows while viewing as a grantee.
+  const rows = await ctx.prisma.sleepSample.findMany({
+    where: { userId: readerUserId(ctx), deletedAt: null, endAt: { gte: since(options.days) } },
+    orderBy: [{ startAt: 'asc' }, { id: 'asc' }],
+  });
+  return rows.map((r) => ({
+    id: r.id,
+    stage: r.stage,
+    startAt: r.startAt,
+    endAt: r.endAt,
+    durationMinutes: (r.endAt.getTime() - r.startAt.getTime()) / 60_000,
+    source: r.source,
+  }));
+}
+
+/** Workouts that started within the last `days` days, newest first. */
+export async function listWorkouts(ctx: AuthedContext, options: WindowOptions): Promise<WorkoutSampleView[]> {
+  // NOTE: the person's data: the owner's rows while viewing as a grantee.
+  const rows = await ctx.prisma.workoutSample.findMany({
+    where: { userId: readerUserId(ctx), deletedAt: null, startAt: { gte: since(options.days) } },
+    orderBy: [{ startAt: 'desc' }, { id: 'asc' }],
+  });
+  return rows.map((r) => ({
+    id: r.id,
+    activityType: r.activityType,
+    startAt: r.startAt,
+    endAt: r.endAt,
+    durationMinutes: r.durationMinutes,
+    energyKcal: r.energyKcal,
+    distanceM: r.distanceM,
+    source: r.source,
+  }));
+}
+
+/** Samples of one metric within the last `days` days, oldest first. */
+export async function listMetrics(ctx: AuthedContext, options: MetricsWindowOptions): Promise<HealthMetricView[]> {
+  // NOTE: the person's data: the owner's rows while viewing as a grantee.
+  return ctx.prisma.healthMetric.findMany({
+    where: {
+      userId: readerUserId(ctx),
+      deletedAt: null,
+      metricType: options.metricType,
+      timestamp: { gte: since(options.days) },
+    },
+    orderBy: [{ timestamp: 'asc' }, { id: 'asc' }],
+    select: { id: true, metricType: true, value: true, unit: true, timestamp: true, source: true },
+  });
+}
