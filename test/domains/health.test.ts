@@ -54,6 +54,17 @@ describe('POST /api/health/platform/import (issue 4)', () => {
     expect(read.body).toHaveLength(300);
   });
 
+  it('stores each sample once when four identical imports race (on PostgreSQL: four connections)', async () => {
+    const { token } = await seedUser(app);
+    const samples = metrics(1000, 0, 'race');
+    const results = await Promise.all(
+      [1, 2, 3, 4].map(() => rest(app, 'POST', '/api/health/platform/import', { token, body: { samples } })),
+    );
+    expect(results.map((r) => r.status)).toEqual([200, 200, 200, 200]);
+    expect(results.reduce((n, r) => n + r.body.inserted, 0)).toBe(1000);
+    expect(results.reduce((n, r) => n + r.body.skipped, 0)).toBe(3000);
+  });
+
   it('answers 422 for an unknown metric type, a negative value, too many samples; 401 without a credential', async () => {
     const { token } = await seedUser(app);
     const unknown = await rest(app, 'POST', '/api/health/platform/import', {
