@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { seedActiveGrant, switchViewAs } from '../factories/sharing.ts';
 import { seedPersonalToken, seedUser } from '../factories/users.ts';
 import { startTestApp } from '../harness/app.ts';
 import { rest } from '../harness/clients.ts';
@@ -190,5 +191,19 @@ describe('GET /api/health/sleep, /workouts, /metrics (issue 4)', () => {
     const pat = await seedPersonalToken(app, me.user.id, ['health:sleep:read']);
     expect((await rest(app, 'GET', '/api/health/sleep', { token: pat })).status).toBe(200);
     expect((await rest(app, 'GET', '/api/health/metrics?metric_type=heart_rate', { token: pat })).status).toBe(403);
+  });
+
+  it('reads the owner\'s samples while a grantee views as the owner; the grantee\'s imports stay the grantee\'s', async () => {
+    const owner = await seedUser(app);
+    const grantee = await seedUser(app);
+    await rest(app, 'POST', '/api/health/platform/import', { token: owner.token, body: { samples: metrics(2, 0, 'owner') } });
+    const grantId = await seedActiveGrant(app, owner, grantee);
+    await switchViewAs(app, grantee.token, grantId);
+    const viewed = await rest(app, 'GET', '/api/health/metrics?metric_type=heart_rate', { token: grantee.token });
+    expect(viewed.body.map((m: any) => m.source)).toEqual(['owner', 'owner']);
+    const own = await rest(app, 'POST', '/api/health/platform/import', { token: grantee.token, body: { samples: metrics(1, 0, 'grantee') } });
+    expect(own.body).toEqual({ inserted: 1, skipped: 0 });
+    expect(await app.db.prisma.healthMetric.count({ where: { userId: grantee.user.id } })).toBe(1);
+    expect(await app.db.prisma.healthMetric.count({ where: { userId: owner.user.id } })).toBe(2);
   });
 });
