@@ -2,6 +2,7 @@
 import type { RestRoute } from './route.ts';
 import { accountRoutes } from './routes/account.routes.ts';
 import { consentRoutes } from './routes/consents.routes.ts';
+import { glucoseRoutes } from './routes/glucose.routes.ts';
 import { identityRoutes } from './routes/identity.routes.ts';
 import { profileRoutes } from './routes/profile.routes.ts';
 import { sharingRoutes } from './routes/sharing.routes.ts';
@@ -14,4 +15,5 @@ export const ROUTES: readonly RestRoute[] = [
   ...sharingRoutes,
   ...tokenRoutes,
   ...consentRoutes,
+  ...glucoseRoutes,
 ];
