@@ -231,7 +231,7 @@ async function storedRaw(ctx: AuthedContext, userId: number, sensorId: number, f
 
 /**
  * Stores a sensor payload (sensor + calibration, raw samples) and the glucose processed from the
- * stored raw samples; answers the processed readings of the payload's time range.
+ * stored raw samples; answers the stored readings of the sensor in the payload's time range.
  */
 export async function processSensorPayload(ctx: AuthedContext, input: SensorPayloadInput): Promise<GlucoseReadingView[]> {
   const userId = ctx.principal.userId;
@@ -251,7 +251,12 @@ export async function processSensorPayload(ctx: AuthedContext, input: SensorPayl
   const readings = processRaw(await storedRaw(ctx, userId, sensorId, from, to), await calibrationOf(ctx, userId, sensorId));
   const rows = readings.map((r) => ({ ...r, sensorId, id: readingId(userId, sensorId, r.timestamp) }));
   await insertReadings(ctx, userId, rows, 'sensor', PROCESSING_VERSION);
-  return rows.map((r) => ({ ...r, source: 'sensor', processingVersion: PROCESSING_VERSION }));
+  // the stored readings of the payload's range (a reading stored earlier for a timestamp wins)
+  return ctx.prisma.glucoseReading.findMany({
+    where: { userId, sensorId, timestamp: { gte: from, lte: to }, deletedAt: null },
+    select: { id: true, sensorId: true, timestamp: true, valueMgDl: true, source: true, processingVersion: true },
+    orderBy: { timestamp: 'asc' },
+  });
 }
 
 /** Wipes the backend glucose of one sensor of the caller and replays its stored raw data. */
