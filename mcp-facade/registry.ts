@@ -194,7 +194,7 @@ function register(row: McpTool, options: RegistryOptions): RegisteredTool {
     flattened,
     argumentNames,
     resultField,
-    healthData: row.scopes.some(isHealthScope),
+    healthData: row.healthData === true || row.scopes.some(isHealthScope),
   };
 }
 

@@ -28,4 +28,9 @@ export interface McpTool {
   creates?: boolean;
   /** a write that sets state (calling twice equals calling once): idempotentHint true */
   idempotent?: boolean;
+  /**
+   * answers health data although the spec gives the tool no health: scope (its GraphQL field still
+   * requires one): results carry meta.phone_last_sync_at like every health tool
+   */
+  healthData?: boolean;
 }

@@ -3,14 +3,18 @@ import type { McpTool } from './tool.ts';
 import { accessGrantTools } from './tools/access-grants.tools.ts';
 import { accountTools } from './tools/account.tools.ts';
 import { consentTools } from './tools/consents.tools.ts';
+import { glucoseTools } from './tools/glucose.tools.ts';
 import { profileTools } from './tools/profile.tools.ts';
+import { sensorTools } from './tools/sensors.tools.ts';
 import { sessionTools } from './tools/sessions.tools.ts';
 
 export const TOOL_FAMILIES: Readonly<Record<string, readonly McpTool[]>> = {
   'access-grants': accessGrantTools,
   account: accountTools,
   consents: consentTools,
+  glucose: glucoseTools,
   profile: profileTools,
+  sensors: sensorTools,
   sessions: sessionTools,
 };
 

@@ -112,6 +112,20 @@ function handlerFor(route: RestRoute, options: RestFacadeOptions) {
   };
 }
 
+/**
+ * JSON body parsers for the rows with their own `bodyLimit`. Mount it before the global
+ * express.json(): a body it has parsed is not parsed again (body-parser marks it read).
+ */
+export function createRouteBodyParsers(routes: readonly RestRoute[]): Router {
+  const router = express.Router();
+  for (const route of routes) {
+    if (!route.bodyLimit) continue;
+    const method = route.method.toLowerCase() as 'get' | 'post' | 'put' | 'patch' | 'delete' | 'options';
+    router[method](expressPath(route.path), express.json({ limit: route.bodyLimit }));
+  }
+  return router;
+}
+
 /** An express router serving every route row. */
 export function createRestRouter(options: RestFacadeOptions): Router {
   const router = express.Router();

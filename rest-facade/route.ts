@@ -20,6 +20,11 @@ export interface RestRoute {
   rename?: Record<string, string>;
   /** success status (default 200) */
   status?: number;
+  /**
+   * JSON body limit of this route (an express/body-parser size such as '16mb'), for bulk routes
+   * whose documented batches exceed the global 1 MB; beyond it 413
+   */
+  bodyLimit?: string;
   /** OpenAPI tag */
   tag: string;
   /**

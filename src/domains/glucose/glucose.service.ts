@@ -1,0 +1,333 @@
+/**
+ * Glucose: readings (canonical mg/dL), raw sensor data, sensors, trends. Bulk paths (batches,
+ * processing, reads of up to 50,000 rows) are parameterised SQL, the same on PGlite and PostgreSQL
+ * (ARCHITECTURE.md section 2); everything else is Prisma.
+ *
+ * NOTE: ownership. Writes use `ctx.principal.userId`; reads use readerUserId(ctx) (the owner's data
+ * while a grantee views as). The user id is always a bound parameter, never from the request body.
+ */
+import { readerUserId } from '../../auth/principal.ts';
+import { appError } from '../../errors.ts';
+import type { AuthedContext } from '../../graphql/context.ts';
+import { PROCESSING_VERSION, processRaw } from './glucose.processing.ts';
+import type { Calibration, RawSample } from './glucose.processing.ts';
+import { trendStats } from './glucose.stats.ts';
+import type { TrendStats } from './glucose.stats.ts';
+
+/** Largest batch (readings or raw samples) and largest read. */
+export const GLUCOSE_BATCH_MAX = 50_000;
+
+export interface GlucoseReadingView {
+  id: string;
+  sensorId: number;
+  timestamp: Date;
+  valueMgDl: number;
+  source: string;
+  processingVersion: number | null;
+}
+
+export interface GlucoseReadingInput {
+  /** the client's id (WatermelonDB id); default: deterministic from (user, sensor, timestamp) */
+  id?: string | null;
+  /** the client's sensor number; 0 or absent: manual / no sensor */
+  sensorId?: number | null;
+  timestamp: Date;
+  /** glucose, mg/dL */
+  valueMgDl: number;
+  /** "manual" or "cgm" */
+  source?: string | null;
+}
+
+export interface RawSensorDataInput {
+  id?: string | null;
+  sensorId: number;
+  timestamp: Date;
+  rawValue: number;
+  temperatureC?: number | null;
+}
+
+export interface SensorPayloadInput {
+  sensorId: number;
+  serialNumber?: string | null;
+  calibrationSlope?: number | null;
+  calibrationIntercept?: number | null;
+  samples: { timestamp: Date; rawValue: number; temperatureC?: number | null }[];
+}
+
+export interface ListReadingsOptions {
+  /** readings of the last N hours */
+  sinceHours: number;
+  /** at most this many rows */
+  limit: number;
+  /** only this sensor */
+  sensorId?: number | null;
+  /** "asc" or "desc" by timestamp */
+  sort: 'asc' | 'desc';
+}
+
+export interface TrendsOptions {
+  /** window of the last N hours (when no start_date) */
+  sinceHours: number;
+  /** window start (ISO date or date-time); overrides sinceHours */
+  startDate?: Date | null;
+  /** window end (ISO date or date-time); default now */
+  endDate?: Date | null;
+}
+
+export interface TrendView extends TrendStats {
+  start: Date;
+  end: Date;
+}
+
+export interface RebuildView {
+  deleted: number;
+  inserted: number;
+  processingVersion: number;
+}
+
+export interface SensorStatusView {
+  sensorId: number;
+  serialNumber: string | null;
+  startedAt: Date | null;
+  lastSeenAt: Date | null;
+  readingCount: number;
+  lastReadingAt: Date | null;
+  lastValueMgDl: number | null;
+}
+
+const readingId = (userId: number, sensorId: number, t: Date): string => `g:${userId}:${sensorId}:${t.getTime()}`;
+const rawId = (userId: number, sensorId: number, t: Date): string => `r:${userId}:${sensorId}:${t.getTime()}`;
+const sensorRowId = (userId: number, sensorId: number): string => `s:${userId}:${sensorId}`;
+
+const INSERT_READINGS = `
+  INSERT INTO glucose_readings (id, user_id, sensor_id, "timestamp", value_mg_dl, source, processing_version)
+  SELECT r.id, $5, r.sensor_id, r.ts, r.v, $6, $7
+  FROM unnest($1::text[], $2::int[], $3::timestamptz[], $4::double precision[]) AS r(id, sensor_id, ts, v)
+  ON CONFLICT DO NOTHING`;
+
+const INSERT_RAW = `
+  INSERT INTO raw_sensor_data (id, user_id, sensor_id, "timestamp", raw_value, temperature_c)
+  SELECT r.id, $6, r.sensor_id, r.ts, r.v, r.t
+  FROM unnest($1::text[], $2::int[], $3::timestamptz[], $4::double precision[], $5::double precision[])
+    AS r(id, sensor_id, ts, v, t)
+  ON CONFLICT DO NOTHING`;
+
+/** Inserts readings in one statement; answers how many were new. */
+async function insertReadings(
+  ctx: AuthedContext,
+  userId: number,
+  rows: { id: string; sensorId: number; timestamp: Date; valueMgDl: number }[],
+  source: string,
+  processingVersion: number | null,
+): Promise<number> {
+  if (rows.length === 0) return 0;
+  const ids = new Array<string>(rows.length);
+  const sensors = new Array<number>(rows.length);
+  const times = new Array<string>(rows.length);
+  const values = new Array<number>(rows.length);
+  for (let i = 0; i < rows.length; i++) {
+    const r = rows[i];
+    ids[i] = r.id;
+    sensors[i] = r.sensorId;
+    times[i] = r.timestamp.toISOString();
+    values[i] = r.valueMgDl;
+  }
+  return ctx.prisma.$executeRawUnsafe(INSERT_READINGS, ids, sensors, times, values, userId, source, processingVersion);
+}
+
+function toReadingRows(userId: number, input: readonly GlucoseReadingInput[]) {
+  return input.map((r) => {
+    const sensorId = r.sensorId ?? 0;
+    return { id: r.id ?? readingId(userId, sensorId, r.timestamp), sensorId, timestamp: r.timestamp, valueMgDl: r.valueMgDl };
+  });
+}
+
+/** Stores one reading (idempotent on (sensor, timestamp)); answers the stored reading. */
+export async function createReading(ctx: AuthedContext, input: GlucoseReadingInput): Promise<GlucoseReadingView> {
+  const userId = ctx.principal.userId;
+  const [row] = toReadingRows(userId, [input]);
+  await insertReadings(ctx, userId, [row], input.source ?? 'manual', null);
+  const stored = await ctx.prisma.glucoseReading.findUnique({
+    where: { userId_sensorId_timestamp: { userId, sensorId: row.sensorId, timestamp: row.timestamp } },
+  });
+  if (!stored) throw appError('CONFLICT', 'A reading with this id already exists');
+  return stored;
+}
+
+/** Stores up to GLUCOSE_BATCH_MAX readings in one statement; answers how many were new. */
+export async function createReadingsBatch(ctx: AuthedContext, input: readonly GlucoseReadingInput[]): Promise<number> {
+  const userId = ctx.principal.userId;
+  return insertReadings(ctx, userId, toReadingRows(userId, input), 'cgm', null);
+}
+
+/** The readings of the last hours, one SELECT (up to 50,000 rows). */
+export async function listReadings(ctx: AuthedContext, options: ListReadingsOptions): Promise<GlucoseReadingView[]> {
+  const since = new Date(Date.now() - options.sinceHours * 3_600_000);
+  const params: unknown[] = [readerUserId(ctx), since.toISOString(), options.limit];
+  let sensorFilter = '';
+  if (options.sensorId !== null && options.sensorId !== undefined) {
+    params.push(options.sensorId);
+    sensorFilter = 'AND sensor_id = $4';
+  }
+  const order = options.sort === 'asc' ? 'ASC' : 'DESC';
+  const rows = await ctx.prisma.$queryRawUnsafe<
+    { id: string; sensor_id: number; timestamp: Date; value_mg_dl: number; source: string; processing_version: number | null }[]
+  >(
+    `SELECT id, sensor_id, "timestamp", value_mg_dl, source, processing_version FROM glucose_readings
+     WHERE user_id = $1 AND "timestamp" >= $2::timestamptz AND deleted_at IS NULL ${sensorFilter}
+     ORDER BY "timestamp" ${order}, sensor_id LIMIT $3`,
+    ...params,
+  );
+  return rows.map((r) => ({
+    id: r.id,
+    sensorId: r.sensor_id,
+    timestamp: r.timestamp,
+    valueMgDl: r.value_mg_dl,
+    source: r.source,
+    processingVersion: r.processing_version,
+  }));
+}
+
+/** Deletes every reading of the caller (hard delete); answers how many. */
+export async function deleteAllReadings(ctx: AuthedContext): Promise<number> {
+  // NOTE: the caller's own rows only.
+  const { count } = await ctx.prisma.glucoseReading.deleteMany({ where: { userId: ctx.principal.userId } });
+  return count;
+}
+
+/** Stores raw samples in one statement (idempotent on (sensor, timestamp)); answers how many were new. */
+export async function createRawBatch(ctx: AuthedContext, input: readonly RawSensorDataInput[]): Promise<number> {
+  const userId = ctx.principal.userId;
+  if (input.length === 0) return 0;
+  const n = input.length;
+  const ids = new Array<string>(n);
+  const sensors = new Array<number>(n);
+  const times = new Array<string>(n);
+  const values = new Array<number>(n);
+  const temps = new Array<number | null>(n);
+  for (let i = 0; i < n; i++) {
+    const r = input[i];
+    ids[i] = r.id ?? rawId(userId, r.sensorId, r.timestamp);
+    sensors[i] = r.sensorId;
+    times[i] = r.timestamp.toISOString();
+    values[i] = r.rawValue;
+    temps[i] = r.temperatureC ?? null;
+  }
+  return ctx.prisma.$executeRawUnsafe(INSERT_RAW, ids, sensors, times, values, temps, userId);
+}
+
+async function calibrationOf(ctx: AuthedContext, userId: number, sensorId: number): Promise<Calibration> {
+  const sensor = await ctx.prisma.glucoseSensor.findUnique({ where: { userId_sensorId: { userId, sensorId } } });
+  return { slope: sensor?.calibrationSlope ?? 1, intercept: sensor?.calibrationIntercept ?? 0 };
+}
+
+async function storedRaw(ctx: AuthedContext, userId: number, sensorId: number, from?: Date, to?: Date): Promise<RawSample[]> {
+  return ctx.prisma.rawSensorData.findMany({
+    where: { userId, sensorId, deletedAt: null, ...(from && to ? { timestamp: { gte: from, lte: to } } : {}) },
+    select: { timestamp: true, rawValue: true, temperatureC: true },
+    orderBy: { timestamp: 'asc' },
+  });
+}
+
+/**
+ * Stores a sensor payload (sensor + calibration, raw samples) and the glucose processed from the
+ * stored raw samples; answers the stored readings of the sensor in the payload's time range.
+ */
+export async function processSensorPayload(ctx: AuthedContext, input: SensorPayloadInput): Promise<GlucoseReadingView[]> {
+  const userId = ctx.principal.userId;
+  const { sensorId } = input;
+  const times = input.samples.map((s) => s.timestamp.getTime());
+  const from = new Date(Math.min(...times));
+  const to = new Date(Math.max(...times));
+  const calibration: Partial<{ calibrationSlope: number; calibrationIntercept: number }> = {};
+  if (input.calibrationSlope != null) calibration.calibrationSlope = input.calibrationSlope;
+  if (input.calibrationIntercept != null) calibration.calibrationIntercept = input.calibrationIntercept;
+  await ctx.prisma.glucoseSensor.upsert({
+    where: { userId_sensorId: { userId, sensorId } },
+    create: { id: sensorRowId(userId, sensorId), userId, sensorId, serialNumber: input.serialNumber ?? null, startedAt: from, lastSeenAt: to, ...calibration },
+    update: { ...(input.serialNumber ? { serialNumber: input.serialNumber } : {}), lastSeenAt: to, serverUpdatedAt: new Date(), ...calibration },
+  });
+  await createRawBatch(ctx, input.samples.map((s) => ({ ...s, sensorId })));
+  const readings = processRaw(await storedRaw(ctx, userId, sensorId, from, to), await calibrationOf(ctx, userId, sensorId));
+  const rows = readings.map((r) => ({ ...r, sensorId, id: readingId(userId, sensorId, r.timestamp) }));
+  await insertReadings(ctx, userId, rows, 'sensor', PROCESSING_VERSION);
+  // the stored readings of the payload's range (a reading stored earlier for a timestamp wins)
+  return ctx.prisma.glucoseReading.findMany({
+    where: { userId, sensorId, timestamp: { gte: from, lte: to }, deletedAt: null },
+    select: { id: true, sensorId: true, timestamp: true, valueMgDl: true, source: true, processingVersion: true },
+    orderBy: { timestamp: 'asc' },
+  });
+}
+
+/** Wipes the backend glucose of one sensor of the caller and replays its stored raw data. */
+export async function rebuildSensorFromRaw(ctx: AuthedContext, options: { sensorId: number }): Promise<RebuildView> {
+  const userId = ctx.principal.userId;
+  const { sensorId } = options;
+  return ctx.prisma.$transaction(async (tx) => {
+    const txCtx = { ...ctx, prisma: tx } as unknown as AuthedContext;
+    const { count: deleted } = await tx.glucoseReading.deleteMany({ where: { userId, sensorId } });
+    const readings = processRaw(await storedRaw(txCtx, userId, sensorId), await calibrationOf(txCtx, userId, sensorId));
+    const rows = readings.map((r) => ({ ...r, sensorId, id: readingId(userId, sensorId, r.timestamp) }));
+    const inserted = await insertReadings(txCtx, userId, rows, 'sensor', PROCESSING_VERSION);
+    return { deleted, inserted, processingVersion: PROCESSING_VERSION };
+  });
+}
+
+/** Trend figures and hourly AGP percentiles of a window (one SELECT of its values). */
+export async function glucoseTrends(ctx: AuthedContext, options: TrendsOptions): Promise<TrendView> {
+  const end = options.endDate ?? new Date();
+  const start = options.startDate ?? new Date(end.getTime() - options.sinceHours * 3_600_000);
+  if (start.getTime() >= end.getTime()) {
+    throw appError('VALIDATION_FAILED', 'start_date must be before end_date', {
+      detail: [{ loc: ['start_date'], msg: 'start_date must be before end_date', type: 'value_error' }],
+    });
+  }
+  const rows = await ctx.prisma.$queryRawUnsafe<{ timestamp: Date; value_mg_dl: number }[]>(
+    `SELECT "timestamp", value_mg_dl FROM glucose_readings
+     WHERE user_id = $1 AND "timestamp" >= $2::timestamptz AND "timestamp" < $3::timestamptz AND deleted_at IS NULL`,
+    readerUserId(ctx),
+    start.toISOString(),
+    end.toISOString(),
+  );
+  const points = rows.map((r) => ({ timestamp: r.timestamp, valueMgDl: r.value_mg_dl }));
+  return { ...trendStats(points, start, end), start, end };
+}
+
+/** Every CGM sensor of the person with its wear and latest reading. */
+export async function cgmSensorStatus(ctx: AuthedContext): Promise<SensorStatusView[]> {
+  const rows = await ctx.prisma.$queryRawUnsafe<
+    {
+      sensor_id: number;
+      serial_number: string | null;
+      started_at: Date | null;
+      last_seen_at: Date | null;
+      reading_count: bigint | number;
+      last_reading_at: Date | null;
+      last_value: number | null;
+    }[]
+  >(
+    `WITH r AS (
+       SELECT sensor_id, count(*) AS reading_count, max("timestamp") AS last_reading_at
+       FROM glucose_readings WHERE user_id = $1 AND deleted_at IS NULL AND sensor_id <> 0 GROUP BY sensor_id
+     ), ids AS (
+       SELECT sensor_id FROM r UNION SELECT sensor_id FROM glucose_sensors WHERE user_id = $1 AND deleted_at IS NULL
+     )
+     SELECT ids.sensor_id, s.serial_number, s.started_at, s.last_seen_at,
+            coalesce(r.reading_count, 0) AS reading_count, r.last_reading_at,
+            (SELECT g.value_mg_dl FROM glucose_readings g
+              WHERE g.user_id = $1 AND g.sensor_id = ids.sensor_id AND g."timestamp" = r.last_reading_at LIMIT 1) AS last_value
+     FROM ids LEFT JOIN r ON r.sensor_id = ids.sensor_id
+     LEFT JOIN glucose_sensors s ON s.user_id = $1 AND s.sensor_id = ids.sensor_id
+     ORDER BY ids.sensor_id`,
+    readerUserId(ctx),
+  );
+  return rows.map((r) => ({
+    sensorId: r.sensor_id,
+    serialNumber: r.serial_number,
+    startedAt: r.started_at,
+    lastSeenAt: r.last_seen_at,
+    readingCount: Number(r.reading_count),
+    lastReadingAt: r.last_reading_at,
+    lastValueMgDl: r.last_value,
+  }));
+}
