@@ -6,5 +6,6 @@ import '../domains/tokens/tokens.schema.ts';
 import '../domains/consents/consents.schema.ts';
 import '../domains/identity/identity.schema.ts';
 import '../domains/profile/profile.schema.ts';
+import '../domains/sync/sync.schema.ts';
 
 export const schema = builder.toSchema({ sortSchema: true });
