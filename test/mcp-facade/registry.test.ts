@@ -45,9 +45,10 @@ describe('buildRegistry', () => {
       { name: 'both_read', operation: 'GetProfile', scopes: ['profile:read', 'account:read'], kind: 'read' },
     ]);
     const names = (scopes: string[]) => registry.visibleTo(new Set(scopes)).map((t) => t.row.name);
-    expect(names(['profile:read'])).toEqual(['get_profile']);
-    expect(names(['profile:read', 'account:read'])).toEqual(['both_read', 'get_profile', 'sessions_list_read']);
-    expect(names([])).toEqual([]);
+    // a row without scopes (the spec's "none") is shown to every token
+    expect(names(['profile:read'])).toEqual(['get_profile', 'list_changes', 'list_records']);
+    expect(names(['profile:read', 'account:read'])).toEqual(['both_read', 'get_profile', 'list_changes', 'list_records', 'sessions_list_read']);
+    expect(names([])).toEqual(['list_changes', 'list_records']);
   });
 
   it('adds a required confirm and the ask-the-user note to deletes, shares and payment tools', () => {

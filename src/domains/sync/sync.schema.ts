@@ -1,7 +1,7 @@
 /** Sync: the WatermelonDB pull and push of the phone's offline database (synced-tables.ts). */
 import { builder } from '../../graphql/builder.ts';
-import type { PullPage, PushResult } from './sync.service.ts';
-import { pullChanges, pushChanges } from './sync.service.ts';
+import type { PullPage, PushResult, RecordsPage } from './sync.service.ts';
+import { listSyncedRecords, pullChanges, pushChanges } from './sync.service.ts';
 
 const SyncPull = builder.objectRef<PullPage>('SyncPull').implement({
   description: 'One page of a pull: changes per wire table since last_pulled_at',
@@ -32,7 +32,30 @@ const SyncPush = builder.objectRef<PushResult>('SyncPush').implement({
   }),
 });
 
+const SyncedRecords = builder.objectRef<RecordsPage>('SyncedRecords').implement({
+  description: 'Raw rows of one synced table, by id',
+  fields: (t) => ({
+    records: t.field({
+      type: 'JSON',
+      description: 'rows in wire names, with server_updated_at and deleted_at as ms timestamps',
+      resolve: (p) => p.records,
+    }),
+    nextCursor: t.exposeString('nextCursor', { nullable: true, description: 'pass as cursor for the next page' }),
+  }),
+});
+
 builder.queryFields((t) => ({
+  syncedRecords: t.withAuth({ scope: 'health:metrics:read' }).field({
+    type: SyncedRecords,
+    description: "Raw rows of one synced table of the person's data (the owner's while viewing as)",
+    args: {
+      table: t.arg.string({ required: true, description: 'the synced table, e.g. journal_entries' }),
+      limit: t.arg.int({ description: 'rows per page, 1..500, default 100' }),
+      cursor: t.arg.string({ description: 'next_cursor of the previous page' }),
+      includeDeleted: t.arg.boolean({ description: 'include tombstones of deleted records' }),
+    },
+    resolve: (_root, args, ctx) => listSyncedRecords(ctx, args),
+  }),
   syncPull: t.withAuth({ scope: 'health:summary:read' }).field({
     type: SyncPull,
     description:

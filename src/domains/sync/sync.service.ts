@@ -503,3 +503,55 @@ export async function bumpSyncIdentity(db: Db, userId: number): Promise<number> 
   );
   return Number(rows[0].identity_version);
 }
+
+export interface ListRecordsOptions {
+  /** wire table name of a synced table */
+  table: string;
+  /** rows per page (1..500) */
+  limit?: number | null;
+  /** the next_cursor of the previous page (the last id served) */
+  cursor?: string | null;
+  /** include tombstones (deleted records, with deleted_at) */
+  includeDeleted?: boolean | null;
+}
+
+export interface RecordsPage {
+  /** the rows in wire names, plus server_updated_at and deleted_at (ms) */
+  records: Record<string, unknown>[];
+  nextCursor: string | null;
+}
+
+/** Raw rows of one synced table of the reader's data, by id, paged. */
+export async function listSyncedRecords(ctx: AuthedContext, options: ListRecordsOptions): Promise<RecordsPage> {
+  const table = syncedTable(options.table);
+  if (!table) throw validationError([{ loc: ['table'], msg: `Unknown synced table: ${options.table}`, type: 'enum' }]);
+  const limit = options.limit ?? 100;
+  if (!Number.isInteger(limit) || limit < 1 || limit > 500) {
+    throw validationError([{ loc: ['limit'], msg: 'Input should be between 1 and 500', type: 'less_than_equal' }]);
+  }
+  // NOTE: whose data: the owner's while a grantee views as, else the caller's.
+  const params: unknown[] = [readerUserId(ctx), limit + 1];
+  let after = '';
+  if (options.cursor) {
+    params.push(options.cursor);
+    after = 'AND id COLLATE "C" > $3';
+  }
+  const cols = table.columns
+    .map((col) => `${col.type === 'timestamp_ms' ? msOf(q(col.db)) : q(col.db)} AS ${q(col.wire)}`)
+    .join(', ');
+  const rows = await ctx.prisma.$queryRawUnsafe<Record<string, unknown>[]>(
+    `SELECT id, ${cols}, ${msOf('server_updated_at')} AS server_updated_at, ${msOf('deleted_at')} AS deleted_at
+       FROM ${q(table.sqlTable)}
+      WHERE user_id = $1 ${options.includeDeleted ? '' : 'AND deleted_at IS NULL'} ${after}
+      ORDER BY id COLLATE "C" LIMIT $2`,
+    ...params,
+  );
+  const page = rows.slice(0, limit).map((r) => {
+    const out: Record<string, unknown> = { id: String(r.id) };
+    for (const col of table.columns) out[col.wire] = wireValue(col, r[col.wire]);
+    out.server_updated_at = Number(r.server_updated_at);
+    out.deleted_at = r.deleted_at === null ? null : Number(r.deleted_at);
+    return out;
+  });
+  return { records: page, nextCursor: rows.length > limit ? String(page[page.length - 1].id) : null };
+}
