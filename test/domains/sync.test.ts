@@ -253,6 +253,22 @@ describe('POST /api/sync/push', () => {
     expect(await app.db.prisma.journalEntry.count({ where: { userId: u.user.id } })).toBe(0);
   });
 
+  it('lets exactly one of several concurrent stale-racing pushes of one record through', async () => {
+    const u = await seedUser(app);
+    const a = entry();
+    await push(u, journal({ created: [a] }), null);
+    const t = (await pull(u)).body.timestamp;
+    const results = await Promise.all(
+      Array.from({ length: 6 }, (_, i) => push(u, journal({ created: [entry()], updated: [{ ...a, body: `device ${i}` }] }), t)),
+    );
+    const statuses = results.map((r) => r.status).sort();
+    expect(statuses).toEqual([200, 409, 409, 409, 409, 409]);
+    const winner = results.findIndex((r) => r.status === 200);
+    expect((await app.db.prisma.journalEntry.findUniqueOrThrow({ where: { id: a.id } })).body).toBe(`device ${winner}`);
+    // the losers wrote nothing: only the winner's new record exists besides a
+    expect(await app.db.prisma.journalEntry.count({ where: { userId: u.user.id } })).toBe(2);
+  });
+
   it('keeps stored columns that an update leaves out', async () => {
     const u = await seedUser(app);
     const a = entry({ mood: 2 });
