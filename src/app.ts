@@ -138,6 +138,9 @@ export function createApp(options: AppOptions): App {
     }),
   );
 
+  // a phone's sync push carries up to PUSH_MAX_RECORDS records (src/domains/sync); parsed first,
+  // so the general 1 MB parser below leaves it alone
+  app.use('/api/sync/push', express.json({ limit: '16mb' }));
   app.use('/api', express.json({ limit: '1mb' }));
   app.use(
     createRestRouter({
