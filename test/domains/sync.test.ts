@@ -269,6 +269,13 @@ describe('POST /api/sync/push', () => {
     expect(await app.db.prisma.journalEntry.count({ where: { userId: u.user.id } })).toBe(2);
   });
 
+  it("stores a null body (a NOT NULL text column) as ''", async () => {
+    const u = await seedUser(app);
+    const a = entry({ body: null, mood: null });
+    expect((await push(u, journal({ created: [a] }), null)).status).toBe(200);
+    expect(await app.db.prisma.journalEntry.findUniqueOrThrow({ where: { id: a.id } })).toMatchObject({ body: '', mood: null });
+  });
+
   it('keeps stored columns that an update leaves out', async () => {
     const u = await seedUser(app);
     const a = entry({ mood: 2 });

@@ -218,7 +218,6 @@ export async function pullChanges(ctx: AuthedContext, options: PullOptions): Pro
     checkPullOptions(options);
     const state = await ctx.prisma.$transaction(async (tx) => lockState(tx, userId, 'SHARE'));
     identityVersion = state.identityVersion;
-    if (options.identityVersion != null && options.identityVersion !== identityVersion) throw identityChanged(identityVersion);
     c = {
       s: Math.max(state.nowMs, state.clockMs),
       t: options.lastPulledAt ?? null,
@@ -329,7 +328,7 @@ function parseChanges(raw: unknown): ParsedTable[] {
           if (!(col.wire in r)) continue; // left out: the stored value stays
           const val = r[col.wire];
           const bad = (msg: string, type: string): void => push([name, list, i, col.wire], msg, type);
-          if (val === null) record[col.wire] = null;
+          if (val === null) col.notNull && col.type !== 'text' ? bad('Input should not be null', 'missing') : (record[col.wire] = null);
           else if (col.type === 'text') typeof val === 'string' ? (record[col.wire] = val) : bad('Input should be a string', 'string_type');
           else if (col.type === 'bool') typeof val === 'boolean' ? (record[col.wire] = val) : bad('Input should be a boolean', 'bool_type');
           else if (col.type === 'int') Number.isSafeInteger(val) && Math.abs(val as number) < 2 ** 31 ? (record[col.wire] = val) : bad('Input should be an integer', 'int_type');
@@ -364,6 +363,11 @@ const SQL_ARRAY: Record<SyncedColumn['type'], string> = {
 function fromUnnest(col: SyncedColumn): string {
   const ref = `u.${q(col.wire)}`;
   return col.type === 'timestamp_ms' ? msParam(ref) : ref;
+}
+
+/** What a column stores from the unnest row: a null text of a NOT NULL column becomes ''. */
+function storedValue(col: SyncedColumn): string {
+  return col.notNull && col.type === 'text' ? `coalesce(${fromUnnest(col)}, '')` : fromUnnest(col);
 }
 
 /** Writes one table's part of a push inside the transaction; throws CONFLICT when it must not apply. */
@@ -416,10 +420,7 @@ async function applyTable(tx: Tx, p: ParsedTable, userId: number, lastPulledAt: 
     params.push(userId, ts);
     const n = params.length;
     const cols = table.columns.map((c) => q(c.db)).join(', ');
-    const vals = table.columns
-      .map((c) => (c.type === 'text' ? `coalesce(${fromUnnest(c)}, DEFAULT_TEXT)` : fromUnnest(c)))
-      .join(', ')
-      .replaceAll('DEFAULT_TEXT', "''");
+    const vals = table.columns.map(storedValue).join(', ');
     const inserted = await tx.$executeRawUnsafe(
       `INSERT INTO ${q(table.sqlTable)} (id, user_id, ${cols}, server_updated_at)
        SELECT u.id, $${n - 1}::int4, ${vals}, ${msParam(`$${n}`)} FROM ${sql}
@@ -440,7 +441,7 @@ async function applyTable(tx: Tx, p: ParsedTable, userId: number, lastPulledAt: 
     const n = params.length;
     const sets = table.columns
       .map((c) => {
-        const v = c.type === 'text' ? `coalesce(${fromUnnest(c)}, '')` : fromUnnest(c);
+        const v = storedValue(c);
         return `${q(c.db)} = CASE WHEN u.${q(`has_${c.wire}`)} THEN ${v} ELSE t.${q(c.db)} END`;
       })
       .join(', ');

@@ -18,6 +18,8 @@ export interface SyncedColumn {
   type: SyncedColumnType;
   /** sync schema version that added the column (defaults to the table's) */
   since?: number;
+  /** a NOT NULL column: a null text is stored as '' (WatermelonDB's value for an empty string), any other null is refused (422) */
+  notNull?: boolean;
 }
 
 export interface SyncedTable {
@@ -43,7 +45,7 @@ export const SYNCED_TABLES: readonly SyncedTable[] = [
     model: 'JournalEntry',
     since: 1,
     columns: [
-      { wire: 'body', db: 'body', type: 'text' },
+      { wire: 'body', db: 'body', type: 'text', notNull: true },
       { wire: 'happened_at', db: 'happened_at', type: 'timestamp_ms' },
       { wire: 'mood', db: 'mood', type: 'int', since: 2 },
     ],
