@@ -2,19 +2,23 @@
 import type { McpTool } from './tool.ts';
 import { accessGrantTools } from './tools/access-grants.tools.ts';
 import { accountTools } from './tools/account.tools.ts';
+import { changeTools } from './tools/changes.tools.ts';
 import { consentTools } from './tools/consents.tools.ts';
 import { glucoseTools } from './tools/glucose.tools.ts';
 import { profileTools } from './tools/profile.tools.ts';
 import { sensorTools } from './tools/sensors.tools.ts';
+import { recordTools } from './tools/records.tools.ts';
 import { sessionTools } from './tools/sessions.tools.ts';
 
 export const TOOL_FAMILIES: Readonly<Record<string, readonly McpTool[]>> = {
   'access-grants': accessGrantTools,
   account: accountTools,
+  changes: changeTools,
   consents: consentTools,
   glucose: glucoseTools,
   profile: profileTools,
   sensors: sensorTools,
+  records: recordTools,
   sessions: sessionTools,
 };
 

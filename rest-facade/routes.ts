@@ -8,9 +8,11 @@ import { glucoseRoutes } from './routes/glucose.routes.ts';
 import { identityRoutes } from './routes/identity.routes.ts';
 import { profileRoutes } from './routes/profile.routes.ts';
 import { sharingRoutes } from './routes/sharing.routes.ts';
+import { syncRoutes } from './routes/sync.routes.ts';
 import { tokenRoutes } from './routes/tokens.routes.ts';
 
 export const ROUTES: readonly RestRoute[] = [
+  ...syncRoutes,
   ...accountRoutes,
   ...identityRoutes,
   ...profileRoutes,

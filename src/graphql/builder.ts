@@ -58,6 +58,8 @@ export const builder = new SchemaBuilder<{
     DateTime: { Input: Date; Output: Date };
     /** an uploaded file: multipart over REST and /graphql, a WHATWG File/Blob in process */
     File: { Input: File; Output: never };
+    /** an opaque JSON value (sync changes: wire table and column names, passed through as they are) */
+    JSON: { Input: unknown; Output: unknown };
   };
 }>({
   plugins: [ScopeAuthPlugin, PrismaPlugin, ValidationPlugin],
@@ -126,6 +128,12 @@ builder.scalarType('File', {
     }
     throw new GraphQLError('File must be an uploaded file (multipart/form-data)');
   },
+});
+
+builder.scalarType('JSON', {
+  description: 'Any JSON value, passed through as it is (sync changes keep their wire names)',
+  serialize: (v) => v,
+  parseValue: (v) => v,
 });
 
 builder.queryType({});

@@ -44,6 +44,8 @@ function scalarSchema(type: GraphQLScalarType): JsonSchema {
       return { type: 'string', format: 'date-time' };
     case 'File':
       return { type: 'string', format: 'binary', description: 'a file part of a multipart/form-data body' };
+    case 'JSON':
+      return { description: 'any JSON value' };
     case 'String':
     case 'ID':
       return { type: 'string' };

@@ -9,5 +9,6 @@ import '../domains/profile/profile.schema.ts';
 import '../domains/health/health.schema.ts';
 import '../domains/devices/devices.schema.ts';
 import '../domains/glucose/glucose.schema.ts';
+import '../domains/sync/sync.schema.ts';
 
 export const schema = builder.toSchema({ sortSchema: true });

@@ -61,6 +61,8 @@ const SEEDERS: Record<string, (p: Db, me: Person, other: Person) => Promise<unkn
   'SensorSession.userId': (p, me) =>
     p.sensorSession.create({ data: { id: rand(), userId: me.id, serialNumber: rand(), startedAt: new Date() } }),
   'Session.userId': (_p, me) => createSession(serviceContext(app), { userId: me.id, kind: 'native' }),
+  'JournalEntry.userId': (p, me) => p.journalEntry.create({ data: { id: rand(), userId: me.id, body: 'b', serverUpdatedAt: new Date() } }),
+  'SyncState.userId': (p, me) => p.syncState.create({ data: { userId: me.id } }),
   // keyed by address
   'EmailCode.email': (p, me) => p.emailCode.create({ data: { email: me.email, codeHash: rand(), expiresAt: later() } }),
   'AccessGrant.inviteeEmail': (p, me, other) => p.accessGrant.create({ data: { ownerId: other.id, inviteeEmail: me.email, expiresAt: later() } }),

@@ -1,0 +1,10 @@
+/**
+ * Changes: what changed in the person's phone data since a time (the sync pull). list_changes has no
+ * scope in the spec, so every token sees it listed; the sync field still needs health:summary:read.
+ */
+import type { McpTool } from '../tool.ts';
+
+export const changeTools: McpTool[] = [
+  { name: 'list_changes', operation: 'PullSyncChanges', scopes: [], kind: 'read' },
+  { name: 'sync_changes_read', operation: 'PullSyncChanges', scopes: ['health:summary:read'], kind: 'read' },
+];

@@ -1,0 +1,86 @@
+/** Sync: the WatermelonDB pull and push of the phone's offline database (synced-tables.ts). */
+import { builder } from '../../graphql/builder.ts';
+import type { PullPage, PushResult, RecordsPage } from './sync.service.ts';
+import { listSyncedRecords, pullChanges, pushChanges } from './sync.service.ts';
+
+const SyncPull = builder.objectRef<PullPage>('SyncPull').implement({
+  description: 'One page of a pull: changes per wire table since last_pulled_at',
+  fields: (t) => ({
+    changes: t.field({
+      type: 'JSON',
+      description: '{table: {created: [records], updated: [records], deleted: [ids]}}, wire names as they are',
+      resolve: (p) => p.changes,
+    }),
+    timestamp: t.exposeFloat('timestamp', {
+      nullable: true,
+      description: 'the snapshot time (ms) to send as last_pulled_at next time; only on the last page',
+    }),
+    hasMore: t.exposeBoolean('hasMore', { description: 'true when next_cursor has another page of the same snapshot' }),
+    nextCursor: t.exposeString('nextCursor', { nullable: true, description: 'pass as cursor to read the next page' }),
+    identityVersion: t.exposeInt('identityVersion', { description: "the account's current sync identity" }),
+    schemaVersion: t.exposeInt('schemaVersion', { description: 'the sync schema version the server speaks' }),
+  }),
+});
+
+const SyncPush = builder.objectRef<PushResult>('SyncPush').implement({
+  description: 'An applied push',
+  fields: (t) => ({
+    ok: t.boolean({ resolve: () => true }),
+    timestamp: t.exposeFloat('timestamp', { description: 'the server change time (ms) stamped on the pushed records' }),
+    identityVersion: t.exposeInt('identityVersion'),
+    accepted: t.exposeInt('accepted', { description: 'records written (created, updated or deleted)' }),
+  }),
+});
+
+const SyncedRecords = builder.objectRef<RecordsPage>('SyncedRecords').implement({
+  description: 'Raw rows of one synced table, by id',
+  fields: (t) => ({
+    records: t.field({
+      type: 'JSON',
+      description: 'rows in wire names, with server_updated_at and deleted_at as ms timestamps',
+      resolve: (p) => p.records,
+    }),
+    nextCursor: t.exposeString('nextCursor', { nullable: true, description: 'pass as cursor for the next page' }),
+  }),
+});
+
+builder.queryFields((t) => ({
+  syncedRecords: t.withAuth({ scope: 'health:metrics:read' }).field({
+    type: SyncedRecords,
+    description: "Raw rows of one synced table of the person's data (the owner's while viewing as)",
+    args: {
+      table: t.arg.string({ required: true, description: 'the synced table, e.g. journal_entries' }),
+      limit: t.arg.int({ description: 'rows per page, 1..500, default 100' }),
+      cursor: t.arg.string({ description: 'next_cursor of the previous page' }),
+      includeDeleted: t.arg.boolean({ description: 'include tombstones of deleted records' }),
+    },
+    resolve: (_root, args, ctx) => listSyncedRecords(ctx, args),
+  }),
+  syncPull: t.withAuth({ scope: 'health:summary:read' }).field({
+    type: SyncPull,
+    description:
+      "Changes of the synced tables since last_pulled_at, paged over one snapshot; a grantee viewing as an owner pulls the owner's data",
+    args: {
+      lastPulledAt: t.arg.float({ description: 'the timestamp (ms) of the last complete pull; omit for everything' }),
+      identityVersion: t.arg.int({ description: 'the identity the local data belongs to; a different one answers 409 identity_changed' }),
+      schemaVersion: t.arg.int({ description: 'the sync schema version last synced with: tables and columns added later arrive whole' }),
+      cursor: t.arg.string({ description: 'next_cursor of the previous page' }),
+      exclude: t.arg.stringList({ description: 'wire table names to leave out (comma-separated over REST)' }),
+    },
+    resolve: (_root, args, ctx) => pullChanges(ctx, args),
+  }),
+}));
+
+builder.mutationFields((t) => ({
+  syncPush: t.withAuth({ scope: 'health:logs:write' }).field({
+    type: SyncPush,
+    description:
+      "Applies the phone's changes to the caller's records atomically; a record changed on the server since last_pulled_at fails it all with 409",
+    args: {
+      changes: t.arg({ type: 'JSON', required: true, description: '{table: {created, updated, deleted}}' }),
+      lastPulledAt: t.arg.float({ description: 'the timestamp (ms) of the last complete pull' }),
+      identityVersion: t.arg.int({ description: 'the identity the local data belongs to' }),
+    },
+    resolve: (_root, args, ctx) => pushChanges(ctx, args),
+  }),
+}));

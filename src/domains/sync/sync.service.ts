@@ -1,0 +1,558 @@
+/**
+ * The WatermelonDB sync protocol: pull (changes since a time, paged over one consistent snapshot)
+ * and push (a client's changes, applied atomically or not at all). Bulk SQL through unnest(), the
+ * same text on PGlite and PostgreSQL; the synced tables come from synced-tables.ts.
+ *
+ * Change times: every write stamps `server_updated_at` with a per-account clock (sync_state.clock_ms)
+ * that only grows, taken under a row lock of sync_state. A push holds that lock FOR UPDATE until it
+ * commits; a pull takes it FOR SHARE to fix its snapshot time, so a pull never misses a push that
+ * committed with an earlier stamp, and every later push stamps after the pull's snapshot.
+ */
+import { readerUserId } from '../../auth/principal.ts';
+import type { Db } from '../../db/client.ts';
+import { appError, validationError } from '../../errors.ts';
+import type { ValidationIssue } from '../../errors.ts';
+import type { AuthedContext } from '../../graphql/context.ts';
+import { snakeKeys } from '../../wire.ts';
+import type { SyncedColumn, SyncedTable } from './synced-tables.ts';
+import { SYNC_SCHEMA_VERSION, SYNCED_TABLES, syncedTable, tableChangedSince } from './synced-tables.ts';
+
+/** Records per pull page, across all tables (the last page may be shorter). */
+export const PULL_PAGE_SIZE = 1000;
+/** Records per push, across all tables and lists. */
+export const PUSH_MAX_RECORDS = 10_000;
+/** The longest record id accepted (WatermelonDB ids are 16 characters). */
+export const MAX_ID_LENGTH = 64;
+
+type Tx = Parameters<Parameters<Db['$transaction']>[0]>[0];
+type Runner = Pick<Db, '$queryRawUnsafe' | '$executeRawUnsafe'>;
+
+/** A wire record: `id` plus the table's wire columns. */
+export type WireRecord = Record<string, unknown> & { id: string };
+
+export interface TableChanges {
+  created: WireRecord[];
+  updated: WireRecord[];
+  deleted: string[];
+}
+
+export type Changes = Record<string, TableChanges>;
+
+export interface PullOptions {
+  /** the `timestamp` of the client's last complete pull (ms); absent: everything */
+  lastPulledAt?: number | null;
+  /** the account identity the client's data belongs to; absent: not checked */
+  identityVersion?: number | null;
+  /** the sync schema version the client last synced with: tables and columns added later arrive whole */
+  schemaVersion?: number | null;
+  /** the next_cursor of the previous page; the other options then come from it */
+  cursor?: string | null;
+  /** wire table names the client does not want */
+  exclude?: string[] | null;
+}
+
+export interface PullPage {
+  changes: Changes;
+  /** the snapshot time to pass as last_pulled_at next time; only on the last page */
+  timestamp: number | null;
+  hasMore: boolean;
+  nextCursor: string | null;
+  identityVersion: number;
+  schemaVersion: number;
+}
+
+export interface PushOptions {
+  /** the client's changes per wire table */
+  changes?: unknown;
+  /** the `timestamp` of the client's last complete pull (ms); a record changed later makes the push fail */
+  lastPulledAt?: number | null;
+  /** the account identity the client's data belongs to; absent: not checked */
+  identityVersion?: number | null;
+}
+
+export interface PushResult {
+  /** the change time stamped on the pushed records */
+  timestamp: number;
+  identityVersion: number;
+  /** records written (created, updated, deleted) */
+  accepted: number;
+}
+
+interface Cursor {
+  /** snapshot time */
+  s: number;
+  /** last_pulled_at */
+  t: number | null;
+  /** schema_version */
+  v: number | null;
+  /** identity version at the first page */
+  iv: number;
+  /** excluded tables */
+  x: string[];
+  /** index of the table to continue with */
+  i: number;
+  /** last id served of that table */
+  a: string | null;
+}
+
+const msParam = (n: string): string => `(to_timestamp(${n}::float8 / 1000.0) AT TIME ZONE 'UTC')`;
+const msOf = (col: string): string => `round(extract(epoch from ${col}) * 1000)::float8`;
+const q = (name: string): string => `"${name}"`;
+
+/** Locks the account's sync row (creating it) and answers its identity version and clock. */
+async function lockState(tx: Runner, userId: number, mode: 'SHARE' | 'UPDATE'): Promise<{ identityVersion: number; clockMs: number; nowMs: number }> {
+  await tx.$executeRawUnsafe(
+    'INSERT INTO sync_state (user_id, updated_at) VALUES ($1, now()) ON CONFLICT (user_id) DO NOTHING',
+    userId,
+  );
+  const rows = await tx.$queryRawUnsafe<{ identity_version: number; clock_ms: bigint | number; now_ms: number }[]>(
+    `SELECT identity_version, clock_ms, floor(extract(epoch from clock_timestamp()) * 1000)::float8 AS now_ms
+       FROM sync_state WHERE user_id = $1 FOR ${mode}`,
+    userId,
+  );
+  const row = rows[0];
+  return { identityVersion: Number(row.identity_version), clockMs: Number(row.clock_ms), nowMs: Number(row.now_ms) };
+}
+
+function identityChanged(current: number): Error {
+  return appError('CONFLICT', 'The account was reset: wipe the local database and pull again', {
+    detail: { code: 'identity_changed', identity_version: current },
+  });
+}
+
+function encodeCursor(c: Cursor): string {
+  return Buffer.from(JSON.stringify(c)).toString('base64url');
+}
+
+function decodeCursor(text: string): Cursor {
+  const bad = validationError([{ loc: ['cursor'], msg: 'Invalid cursor', type: 'value_error' }]);
+  let c: Cursor;
+  try {
+    c = JSON.parse(Buffer.from(text, 'base64url').toString('utf8')) as Cursor;
+  } catch {
+    throw bad;
+  }
+  const okNum = (n: unknown): boolean => typeof n === 'number' && Number.isFinite(n);
+  if (
+    !c || typeof c !== 'object' || !okNum(c.s) || !(c.t === null || okNum(c.t)) || !(c.v === null || okNum(c.v)) ||
+    !okNum(c.iv) || !Array.isArray(c.x) || !c.x.every((x) => typeof x === 'string') || !Number.isInteger(c.i) ||
+    c.i < 0 || !(c.a === null || typeof c.a === 'string')
+  ) throw bad;
+  return c;
+}
+
+function checkPullOptions(o: PullOptions): void {
+  const issues: ValidationIssue[] = [];
+  if (o.lastPulledAt != null && (!Number.isInteger(o.lastPulledAt) || o.lastPulledAt < 0)) {
+    issues.push({ loc: ['lastPulledAt'], msg: 'Input should be a non-negative integer (ms)', type: 'int_parsing' });
+  }
+  if (o.schemaVersion != null && (o.schemaVersion < 1 || o.schemaVersion > SYNC_SCHEMA_VERSION)) {
+    issues.push({ loc: ['schemaVersion'], msg: `Input should be between 1 and ${SYNC_SCHEMA_VERSION}`, type: 'less_than_equal' });
+  }
+  for (const name of o.exclude ?? []) {
+    if (!syncedTable(name)) issues.push({ loc: ['exclude'], msg: `Unknown synced table: ${name}`, type: 'enum' });
+  }
+  if (issues.length) throw validationError(issues);
+}
+
+/** One page of changes of one table, after `after` (by id), at most `limit` rows. */
+async function readTable(
+  db: Runner,
+  table: SyncedTable,
+  userId: number,
+  c: Cursor,
+  after: string | null,
+  limit: number,
+): Promise<{ id: string; deleted: boolean; record: WireRecord }[]> {
+  const whole = c.t === null || (c.v !== null && tableChangedSince(table) > c.v);
+  const params: unknown[] = [userId, c.s];
+  const since = (): string => {
+    params.push(c.t);
+    return `server_updated_at > ${msParam(`$${params.length}`)}`;
+  };
+  const change = whole ? (c.t === null ? 'deleted_at IS NULL' : `(deleted_at IS NULL OR ${since()})`) : since();
+  let afterSql = '';
+  if (after !== null) {
+    params.push(after);
+    afterSql = `AND id COLLATE "C" > $${params.length}`;
+  }
+  params.push(limit);
+  const cols = table.columns
+    .map((col) => `${col.type === 'timestamp_ms' ? msOf(q(col.db)) : q(col.db)} AS ${q(col.wire)}`)
+    .join(', ');
+  const rows = await db.$queryRawUnsafe<Record<string, unknown>[]>(
+    `SELECT id, deleted_at IS NOT NULL AS sync_deleted, ${cols}
+       FROM ${q(table.sqlTable)}
+      WHERE user_id = $1 AND server_updated_at <= ${msParam('$2')} AND ${change} ${afterSql}
+      ORDER BY id COLLATE "C" LIMIT $${params.length}`,
+    ...params,
+  );
+  return rows.map((r) => {
+    const record: WireRecord = { id: String(r.id) };
+    for (const col of table.columns) record[col.wire] = wireValue(col, r[col.wire]);
+    return { id: record.id, deleted: r.sync_deleted === true, record };
+  });
+}
+
+function wireValue(col: SyncedColumn, v: unknown): unknown {
+  if (v === null || v === undefined) return null;
+  if (col.type === 'int' || col.type === 'float' || col.type === 'timestamp_ms') return Number(v);
+  return v;
+}
+
+/**
+ * One page of the changes since `lastPulledAt` of the reader's data (the owner's while viewing as).
+ * The first page fixes the snapshot time; later pages (by `cursor`) read the same snapshot.
+ */
+export async function pullChanges(ctx: AuthedContext, options: PullOptions): Promise<PullPage> {
+  // NOTE: whose data: the owner's while a grantee views as (read-only), else the caller's.
+  const userId = readerUserId(ctx);
+  let c: Cursor;
+  let identityVersion: number;
+  if (options.cursor) {
+    c = decodeCursor(options.cursor);
+    const state = await lockState(ctx.prisma, userId, 'SHARE');
+    identityVersion = state.identityVersion;
+    if (c.iv !== identityVersion) throw identityChanged(identityVersion);
+  } else {
+    checkPullOptions(options);
+    const state = await ctx.prisma.$transaction(async (tx) => lockState(tx, userId, 'SHARE'));
+    identityVersion = state.identityVersion;
+    c = {
+      s: Math.max(state.nowMs, state.clockMs),
+      t: options.lastPulledAt ?? null,
+      v: options.schemaVersion ?? null,
+      iv: identityVersion,
+      x: [...new Set(options.exclude ?? [])],
+      i: 0,
+      a: null,
+    };
+  }
+  if (options.identityVersion != null && options.identityVersion !== identityVersion) throw identityChanged(identityVersion);
+
+  const changes: Changes = {};
+  let room = PULL_PAGE_SIZE;
+  let next: Cursor | null = null;
+  for (let i = c.i; i < SYNCED_TABLES.length; i++) {
+    const table = SYNCED_TABLES[i];
+    if (c.x.includes(table.table)) continue;
+    if (room === 0) {
+      next = { ...c, i, a: null };
+      break;
+    }
+    const rows = await readTable(ctx.prisma, table, userId, c, i === c.i ? c.a : null, room + 1);
+    const page = rows.slice(0, room);
+    const list: TableChanges = { created: [], updated: [], deleted: [] };
+    for (const r of page) {
+      if (r.deleted) list.deleted.push(r.id);
+      else (c.t === null ? list.created : list.updated).push(r.record);
+    }
+    changes[table.table] = list;
+    room -= page.length;
+    if (rows.length > page.length) {
+      next = { ...c, i, a: page[page.length - 1].id };
+      break;
+    }
+  }
+  return {
+    changes,
+    timestamp: next ? null : c.s,
+    hasMore: next !== null,
+    nextCursor: next ? encodeCursor(next) : null,
+    identityVersion,
+    schemaVersion: SYNC_SCHEMA_VERSION,
+  };
+}
+
+interface ParsedTable {
+  table: SyncedTable;
+  /** created and updated records, by id */
+  upserts: Map<string, WireRecord>;
+  deleted: string[];
+}
+
+/**
+ * Validates a push body against the registry. Keys are normalised to snake_case first: the REST
+ * facade camel-cases body keys (journal_entries -> journalEntries), and toSnake undoes it exactly
+ * for the registry's names (the registry test checks that every name round-trips).
+ */
+function parseChanges(raw: unknown): ParsedTable[] {
+  const issues: ValidationIssue[] = [];
+  const push = (loc: (string | number)[], msg: string, type = 'value_error'): void => {
+    issues.push({ loc: ['changes', ...loc], msg, type });
+  };
+  const changes = snakeKeys(raw);
+  if (!changes || typeof changes !== 'object' || Array.isArray(changes)) {
+    throw validationError([{ loc: ['changes'], msg: 'Input should be an object of tables', type: 'dict_type' }]);
+  }
+  const out: ParsedTable[] = [];
+  const seen = new Set<string>();
+  let count = 0;
+  for (const [name, value] of Object.entries(changes as Record<string, unknown>)) {
+    const table = syncedTable(name);
+    if (!table) {
+      push([name], `Unknown synced table: ${name}`, 'enum');
+      continue;
+    }
+    if (!value || typeof value !== 'object' || Array.isArray(value)) {
+      push([name], 'Input should be an object with created, updated and deleted', 'dict_type');
+      continue;
+    }
+    const parsed: ParsedTable = { table, upserts: new Map(), deleted: [] };
+    const v = value as Record<string, unknown>;
+    const checkId = (id: unknown, loc: (string | number)[]): id is string => {
+      if (typeof id !== 'string' || id.length === 0 || id.length > MAX_ID_LENGTH) {
+        push(loc, `id should be a string of 1 to ${MAX_ID_LENGTH} characters`, 'string_type');
+        return false;
+      }
+      if (seen.has(`${name}\u0000${id}`)) {
+        push(loc, 'The same record appears twice in one push', 'value_error');
+        return false;
+      }
+      seen.add(`${name}\u0000${id}`);
+      return true;
+    };
+    for (const list of ['created', 'updated'] as const) {
+      const records = v[list] ?? [];
+      if (!Array.isArray(records)) {
+        push([name, list], 'Input should be a list of records', 'list_type');
+        continue;
+      }
+      records.forEach((rec: unknown, i: number) => {
+        count++;
+        if (!rec || typeof rec !== 'object' || Array.isArray(rec)) return push([name, list, i], 'Input should be a record', 'dict_type');
+        const r = rec as Record<string, unknown>;
+        if (!checkId(r.id, [name, list, i, 'id'])) return;
+        const record: WireRecord = { id: r.id as string };
+        for (const col of table.columns) {
+          if (!(col.wire in r)) continue; // left out: the stored value stays
+          const val = r[col.wire];
+          const bad = (msg: string, type: string): void => push([name, list, i, col.wire], msg, type);
+          if (val === null) col.notNull && col.type !== 'text' ? bad('Input should not be null', 'missing') : (record[col.wire] = null);
+          else if (col.type === 'text') typeof val === 'string' ? (record[col.wire] = val) : bad('Input should be a string', 'string_type');
+          else if (col.type === 'bool') typeof val === 'boolean' ? (record[col.wire] = val) : bad('Input should be a boolean', 'bool_type');
+          else if (col.type === 'int') Number.isSafeInteger(val) && Math.abs(val as number) < 2 ** 31 ? (record[col.wire] = val) : bad('Input should be an integer', 'int_type');
+          else if (typeof val === 'number' && Number.isFinite(val) && (col.type === 'float' || Math.abs(val) < 8.64e15)) record[col.wire] = val;
+          else bad('Input should be a number', col.type === 'float' ? 'float_type' : 'int_type');
+        }
+        parsed.upserts.set(record.id, record);
+      });
+    }
+    const deleted = v.deleted ?? [];
+    if (!Array.isArray(deleted)) push([name, 'deleted'], 'Input should be a list of ids', 'list_type');
+    else deleted.forEach((id: unknown, i: number) => {
+      count++;
+      if (checkId(id, [name, 'deleted', i])) parsed.deleted.push(id);
+    });
+    out.push(parsed);
+  }
+  if (count > PUSH_MAX_RECORDS) push([], `At most ${PUSH_MAX_RECORDS} records per push`, 'too_long');
+  if (issues.length) throw validationError(issues);
+  return out;
+}
+
+const SQL_ARRAY: Record<SyncedColumn['type'], string> = {
+  text: 'text[]',
+  int: 'int4[]',
+  float: 'float8[]',
+  bool: 'bool[]',
+  timestamp_ms: 'float8[]',
+};
+
+/** The SQL value of unnest column `u.<wire>` for the database column. */
+function fromUnnest(col: SyncedColumn): string {
+  const ref = `u.${q(col.wire)}`;
+  return col.type === 'timestamp_ms' ? msParam(ref) : ref;
+}
+
+/** What a column stores from the unnest row: a null text of a NOT NULL column becomes ''. */
+function storedValue(col: SyncedColumn): string {
+  return col.notNull && col.type === 'text' ? `coalesce(${fromUnnest(col)}, '')` : fromUnnest(col);
+}
+
+/** Writes one table's part of a push inside the transaction; throws CONFLICT when it must not apply. */
+async function applyTable(tx: Tx, p: ParsedTable, userId: number, lastPulledAt: number | null, ts: number): Promise<number> {
+  const { table } = p;
+  const ids = [...p.upserts.keys(), ...p.deleted];
+  if (ids.length === 0) return 0;
+  // NOTE: the rows of these ids, whoever owns them, locked until commit: a record of another account,
+  // or one changed on the server after the client's last pull, fails the whole push.
+  const existing = await tx.$queryRawUnsafe<{ id: string; user_id: number; changed_ms: number; deleted: boolean }[]>(
+    `SELECT id, user_id, ${msOf('server_updated_at')} AS changed_ms, deleted_at IS NOT NULL AS deleted
+       FROM ${q(table.sqlTable)} WHERE id = ANY($1::text[]) FOR UPDATE`,
+    ids,
+  );
+  const conflicts = existing.filter(
+    (r) => Number(r.user_id) !== userId || lastPulledAt === null || Number(r.changed_ms) > lastPulledAt,
+  );
+  if (conflicts.length) {
+    throw appError('CONFLICT', 'Records changed on the server since your last pull: pull, then push again', {
+      detail: { code: 'sync_conflict', table: table.table, ids: conflicts.map((r) => r.id).sort() },
+    });
+  }
+  const existingIds = new Set(existing.map((r) => r.id));
+  const tombstoned = new Set(existing.filter((r) => r.deleted).map((r) => r.id));
+  const fresh = [...p.upserts.values()].filter((r) => !existingIds.has(r.id));
+  // a tombstone never comes back: updates of a deleted record are dropped
+  const changed = [...p.upserts.values()].filter((r) => existingIds.has(r.id) && !tombstoned.has(r.id));
+  let written = 0;
+
+  const unnestOf = (records: WireRecord[], withPresence: boolean): { sql: string; params: unknown[] } => {
+    const params: unknown[] = [records.map((r) => r.id)];
+    const names = ['id'];
+    const types = ['text[]'];
+    for (const col of table.columns) {
+      params.push(records.map((r) => (r[col.wire] === undefined ? null : r[col.wire])));
+      names.push(q(col.wire));
+      types.push(SQL_ARRAY[col.type]);
+      if (withPresence) {
+        params.push(records.map((r) => col.wire in r));
+        names.push(q(`has_${col.wire}`));
+        types.push('bool[]');
+      }
+    }
+    const args = types.map((t, i) => `$${i + 1}::${t}`).join(', ');
+    return { sql: `unnest(${args}) AS u(${names.join(', ')})`, params };
+  };
+
+  if (fresh.length) {
+    const { sql, params } = unnestOf(fresh, false);
+    params.push(userId, ts);
+    const n = params.length;
+    const cols = table.columns.map((c) => q(c.db)).join(', ');
+    const vals = table.columns.map(storedValue).join(', ');
+    const inserted = await tx.$executeRawUnsafe(
+      `INSERT INTO ${q(table.sqlTable)} (id, user_id, ${cols}, server_updated_at)
+       SELECT u.id, $${n - 1}::int4, ${vals}, ${msParam(`$${n}`)} FROM ${sql}
+       ON CONFLICT (id) DO NOTHING`,
+      ...params,
+    );
+    // a record created at the same moment by another push (of any account) is a conflict, never overwritten
+    if (inserted !== fresh.length) {
+      throw appError('CONFLICT', 'Records changed on the server since your last pull: pull, then push again', {
+        detail: { code: 'sync_conflict', table: table.table, ids: [] },
+      });
+    }
+    written += inserted;
+  }
+  if (changed.length) {
+    const { sql, params } = unnestOf(changed, true);
+    params.push(userId, ts);
+    const n = params.length;
+    const sets = table.columns
+      .map((c) => {
+        const v = storedValue(c);
+        return `${q(c.db)} = CASE WHEN u.${q(`has_${c.wire}`)} THEN ${v} ELSE t.${q(c.db)} END`;
+      })
+      .join(', ');
+    written += await tx.$executeRawUnsafe(
+      `UPDATE ${q(table.sqlTable)} AS t SET ${sets}, server_updated_at = ${msParam(`$${n}`)}
+         FROM ${sql} WHERE t.id = u.id AND t.user_id = $${n - 1}::int4 AND t.deleted_at IS NULL`,
+      ...params,
+    );
+  }
+  if (p.deleted.length) {
+    written += await tx.$executeRawUnsafe(
+      `UPDATE ${q(table.sqlTable)} SET deleted_at = ${msParam('$3')}, server_updated_at = ${msParam('$3')}
+        WHERE user_id = $1 AND id = ANY($2::text[]) AND deleted_at IS NULL`,
+      userId,
+      p.deleted,
+      ts,
+    );
+  }
+  return written;
+}
+
+/**
+ * Applies a client's changes to the caller's own records in one transaction: all of them, or, on
+ * a conflict, none (409; the client pulls and pushes again). Records the push deletes become
+ * tombstones. Marks the account's phone as synced now.
+ */
+export async function pushChanges(ctx: AuthedContext, options: PushOptions): Promise<PushResult> {
+  // NOTE: always the caller's own account, never an id from the body (view-as never gets here:
+  // the push field needs a write scope, which view-as refuses).
+  const userId = ctx.principal.userId;
+  const lastPulledAt = options.lastPulledAt ?? null;
+  if (lastPulledAt !== null && (!Number.isInteger(lastPulledAt) || lastPulledAt < 0)) {
+    throw validationError([{ loc: ['lastPulledAt'], msg: 'Input should be a non-negative integer (ms)', type: 'int_parsing' }]);
+  }
+  const tables = parseChanges(options.changes);
+  return ctx.prisma.$transaction(async (tx) => {
+    const state = await lockState(tx, userId, 'UPDATE');
+    if (options.identityVersion != null && options.identityVersion !== state.identityVersion) {
+      throw identityChanged(state.identityVersion);
+    }
+    const ts = Math.max(state.nowMs + 1, state.clockMs + 1);
+    let accepted = 0;
+    for (const p of tables) accepted += await applyTable(tx, p, userId, lastPulledAt, ts);
+    await tx.$executeRawUnsafe('UPDATE sync_state SET clock_ms = $2, updated_at = now() WHERE user_id = $1', userId, ts);
+    await tx.$executeRawUnsafe('UPDATE users SET phone_last_sync_at = now() WHERE id = $1', userId);
+    return { timestamp: ts, identityVersion: state.identityVersion, accepted };
+  });
+}
+
+/**
+ * Starts a new identity for the account's synced data (e.g. after an account reset): every device
+ * is told `identity_changed` on its next pull or push, wipes its local database and pulls afresh.
+ */
+export async function bumpSyncIdentity(db: Db, userId: number): Promise<number> {
+  const rows = await db.$queryRawUnsafe<{ identity_version: number }[]>(
+    `INSERT INTO sync_state (user_id, identity_version, updated_at) VALUES ($1, 2, now())
+     ON CONFLICT (user_id) DO UPDATE SET identity_version = sync_state.identity_version + 1, updated_at = now()
+     RETURNING identity_version`,
+    userId,
+  );
+  return Number(rows[0].identity_version);
+}
+
+export interface ListRecordsOptions {
+  /** wire table name of a synced table */
+  table: string;
+  /** rows per page (1..500) */
+  limit?: number | null;
+  /** the next_cursor of the previous page (the last id served) */
+  cursor?: string | null;
+  /** include tombstones (deleted records, with deleted_at) */
+  includeDeleted?: boolean | null;
+}
+
+export interface RecordsPage {
+  /** the rows in wire names, plus server_updated_at and deleted_at (ms) */
+  records: Record<string, unknown>[];
+  nextCursor: string | null;
+}
+
+/** Raw rows of one synced table of the reader's data, by id, paged. */
+export async function listSyncedRecords(ctx: AuthedContext, options: ListRecordsOptions): Promise<RecordsPage> {
+  const table = syncedTable(options.table);
+  if (!table) throw validationError([{ loc: ['table'], msg: `Unknown synced table: ${options.table}`, type: 'enum' }]);
+  const limit = options.limit ?? 100;
+  if (!Number.isInteger(limit) || limit < 1 || limit > 500) {
+    throw validationError([{ loc: ['limit'], msg: 'Input should be between 1 and 500', type: 'less_than_equal' }]);
+  }
+  // NOTE: whose data: the owner's while a grantee views as, else the caller's.
+  const params: unknown[] = [readerUserId(ctx), limit + 1];
+  let after = '';
+  if (options.cursor) {
+    params.push(options.cursor);
+    after = 'AND id COLLATE "C" > $3';
+  }
+  const cols = table.columns
+    .map((col) => `${col.type === 'timestamp_ms' ? msOf(q(col.db)) : q(col.db)} AS ${q(col.wire)}`)
+    .join(', ');
+  const rows = await ctx.prisma.$queryRawUnsafe<Record<string, unknown>[]>(
+    `SELECT id, ${cols}, ${msOf('server_updated_at')} AS server_updated_at, ${msOf('deleted_at')} AS deleted_at
+       FROM ${q(table.sqlTable)}
+      WHERE user_id = $1 ${options.includeDeleted ? '' : 'AND deleted_at IS NULL'} ${after}
+      ORDER BY id COLLATE "C" LIMIT $2`,
+    ...params,
+  );
+  const page = rows.slice(0, limit).map((r) => {
+    const out: Record<string, unknown> = { id: String(r.id) };
+    for (const col of table.columns) out[col.wire] = wireValue(col, r[col.wire]);
+    out.server_updated_at = Number(r.server_updated_at);
+    out.deleted_at = r.deleted_at === null ? null : Number(r.deleted_at);
+    return out;
+  });
+  return { records: page, nextCursor: rows.length > limit ? String(page[page.length - 1].id) : null };
+}

@@ -1,0 +1,145 @@
+/**
+ * The real WatermelonDB client (0.28) in Node, as a phone: a LokiJS in-memory database with the
+ * phone's schema of the synced tables, synchronised through `synchronize()` against the REST paths.
+ * Its ES build does not import in Node, so it is loaded with createRequire.
+ */
+import { createRequire } from 'node:module';
+import type { TestApp } from '../harness/app.ts';
+import { rest } from '../harness/clients.ts';
+
+const require = createRequire(import.meta.url);
+/* eslint-disable @typescript-eslint/no-explicit-any */
+const { Database, Model, appSchema, tableSchema } = require('@nozbe/watermelondb') as any;
+const LokiJSAdapter = (require('@nozbe/watermelondb/adapters/lokijs') as any).default;
+const { synchronize } = require('@nozbe/watermelondb/sync') as any;
+
+class JournalEntry extends Model {
+  static table = 'journal_entries';
+}
+
+const schema = appSchema({
+  version: 2,
+  tables: [
+    tableSchema({
+      name: 'journal_entries',
+      columns: [
+        { name: 'body', type: 'string' },
+        { name: 'happened_at', type: 'number', isOptional: true },
+        { name: 'mood', type: 'number', isOptional: true },
+      ],
+    }),
+  ],
+});
+
+export interface EntryFields {
+  body?: string;
+  happened_at?: number | null;
+  mood?: number | null;
+}
+
+let counter = 0;
+
+/** One phone of an account: its own local database, synchronised with the server through REST. */
+export class Phone {
+  readonly db: any;
+  /** statuses of the pushes this phone sent */
+  readonly pushStatuses: number[] = [];
+
+  constructor(
+    readonly app: TestApp,
+    readonly token: string,
+  ) {
+    const adapter = new LokiJSAdapter({
+      schema,
+      dbName: `phone-${process.pid}-${++counter}`,
+      useWebWorker: false,
+      useIncrementalIndexedDB: false,
+      extraLokiOptions: { autosave: false },
+    });
+    this.db = new Database({ adapter, modelClasses: [JournalEntry] });
+  }
+
+  private get entries(): any {
+    return this.db.get('journal_entries');
+  }
+
+  /** Creates an entry locally; answers its (client-generated) id. */
+  async create(fields: EntryFields): Promise<string> {
+    return this.db.write(async () => {
+      const rec = await this.entries.create((r: any) => {
+        for (const [k, v] of Object.entries(fields)) r._setRaw(k, v);
+      });
+      return rec.id as string;
+    });
+  }
+
+  async update(id: string, fields: EntryFields): Promise<void> {
+    await this.db.write(async () => {
+      const rec = await this.entries.find(id);
+      await rec.update((r: any) => {
+        for (const [k, v] of Object.entries(fields)) r._setRaw(k, v);
+      });
+    });
+  }
+
+  /** Deletes an entry the syncable way (a tombstone the next push sends). */
+  async delete(id: string): Promise<void> {
+    await this.db.write(async () => {
+      const rec = await this.entries.find(id);
+      await rec.markAsDeleted();
+    });
+  }
+
+  /** The live local entries, by id, with their synced columns. */
+  async snapshot(): Promise<Record<string, EntryFields>> {
+    const all = await this.entries.query().fetch();
+    const out: Record<string, EntryFields> = {};
+    for (const r of all) out[r.id] = { body: r._raw.body, happened_at: r._raw.happened_at, mood: r._raw.mood };
+    return out;
+  }
+
+  /** One WatermelonDB synchronize(): pull (all pages of one snapshot), then push. */
+  async sync(options: { beforePush?: () => Promise<void> } = {}): Promise<void> {
+    await synchronize({
+      database: this.db,
+      log: {},
+      pullChanges: async ({ lastPulledAt }: { lastPulledAt: number | null }) => {
+        const changes: Record<string, { created: unknown[]; updated: unknown[]; deleted: string[] }> = {};
+        let cursor: string | null = null;
+        for (;;) {
+          const query: string = cursor ? `cursor=${cursor}` : lastPulledAt ? `last_pulled_at=${lastPulledAt}` : '';
+          const res = await rest(this.app, 'GET', `/api/sync/pull${query ? `?${query}` : ''}`, { token: this.token });
+          if (res.status !== 200) throw new Error(`pull ${res.status} ${JSON.stringify(res.body)}`);
+          for (const [table, c] of Object.entries(res.body.changes as typeof changes)) {
+            const into = (changes[table] ??= { created: [], updated: [], deleted: [] });
+            into.created.push(...c.created);
+            into.updated.push(...c.updated);
+            into.deleted.push(...c.deleted);
+          }
+          if (!res.body.has_more) return { changes, timestamp: res.body.timestamp };
+          cursor = res.body.next_cursor;
+        }
+      },
+      pushChanges: async ({ changes, lastPulledAt }: { changes: unknown; lastPulledAt: number }) => {
+        await options.beforePush?.();
+        const res = await rest(this.app, 'POST', '/api/sync/push', {
+          token: this.token,
+          body: { changes, last_pulled_at: lastPulledAt },
+        });
+        this.pushStatuses.push(res.status);
+        if (res.status !== 200) throw new Error(`push ${res.status} ${JSON.stringify(res.body)}`);
+      },
+    });
+  }
+
+  /** Syncs, and on a conflict (409) syncs again: the client pulls, then retries its push. */
+  async syncRetrying(times = 3, options: { beforePush?: () => Promise<void> } = {}): Promise<void> {
+    for (let i = 0; ; i++) {
+      try {
+        return await this.sync(i === 0 ? options : {});
+      } catch (e) {
+        if (i >= times || !String(e).includes('push 409')) throw e;
+      }
+    }
+  }
+}
