@@ -56,6 +56,7 @@ function handlerFor(route: RestRoute, options: RestFacadeOptions) {
   const types = new Map(op.variables.map((v) => [v.variable.name.value, v.type]));
   const rootField = route.result ?? op.rootField;
   const variableName = (wire: string) => route.rename?.[wire] ?? toCamel(wire);
+  const wireNames = new Map(Object.entries(route.rename ?? {}).map(([wire, name]) => [name, wire]));
 
   return async (req: Request, res: Response): Promise<void> => {
     const variables: Record<string, unknown> = {};
@@ -91,6 +92,14 @@ function handlerFor(route: RestRoute, options: RestFacadeOptions) {
         variables[k] = v;
         origins.set(k, { in: 'body', name: toSnake(k) });
       }
+    }
+    // Variables nobody sent are located where the client should have sent them: the query string,
+    // unless this route takes its variables from a JSON body (FastAPI's `loc` for a missing field).
+    const absentIn = !route.body && body !== undefined && !['GET', 'DELETE', 'OPTIONS'].includes(route.method) ? 'body' : 'query';
+    for (const name of types.keys()) {
+      if (origins.has(name)) continue;
+      const wire = wireNames.get(name) ?? toSnake(name);
+      origins.set(name, absentIn === 'body' ? { in: 'body', name: wire } : { in: 'query', name: wire });
     }
 
     const fail = (error: GraphQLError): void => {

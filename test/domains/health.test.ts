@@ -174,7 +174,7 @@ describe('GET /api/health/sleep, /workouts, /metrics (issue 4)', () => {
     expect((await rest(app, 'GET', '/api/health/sleep?days=3650', { token })).status).toBe(200);
     const missing = await rest(app, 'GET', '/api/health/metrics', { token });
     expect(missing.status).toBe(422);
-    expect(missing.body.detail[0].loc.at(-1)).toBe('metric_type');
+    expect(missing.body.detail[0].loc).toEqual(['query', 'metric_type']);
     expect((await rest(app, 'GET', '/api/health/metrics?metric_type=glucose', { token })).status).toBe(422);
   });
 
