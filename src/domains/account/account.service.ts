@@ -339,7 +339,8 @@ export async function currentWebSession(ctx: AuthedContext): Promise<WebSessionV
   };
 }
 
-function clearCookiesOfWebCaller(ctx: Context): void {
+/** Clears the session cookies when the caller is a web (cookie) session whose session just ended. */
+export function clearCookiesOfWebCaller(ctx: Context): void {
   if (ctx.principal?.kind === 'session' && ctx.principal.sessionKind === 'web') {
     ctx.responseCookies.push(...clearedSessionCookies({ secure: ctx.config.cookieSecure }));
   }

@@ -11,7 +11,7 @@
  * in the same transaction, and the foreign keys' ON DELETE CASCADE removes anything that slipped in
  * between. Stored files go after the rows are gone.
  */
-import { clearedSessionCookies } from '../../auth/cookies.ts';
+import { clearCookiesOfWebCaller } from '../account/account.service.ts';
 import type { Prisma } from '../../generated/prisma/client.ts';
 import { getDatamodel } from '../../generated/pothos-types.ts';
 import type { AuthedContext } from '../../graphql/context.ts';
@@ -101,8 +101,6 @@ export async function deleteAccount(ctx: AuthedContext, options: DeleteAccountOp
   if (photoKey) {
     await ctx.storage.delete(photoKey).catch((err: unknown) => ctx.log.error({ err, key: photoKey }, 'could not delete a stored file'));
   }
-  if (ctx.principal.kind === 'session' && ctx.principal.sessionKind === 'web') {
-    ctx.responseCookies.push(...clearedSessionCookies({ secure: ctx.config.cookieSecure }));
-  }
+  clearCookiesOfWebCaller(ctx);
   return { deleted: true, removedRows };
 }
