@@ -63,6 +63,10 @@ const SEEDERS: Record<string, (p: Db, me: Person, other: Person) => Promise<unkn
   'Session.userId': (_p, me) => createSession(serviceContext(app), { userId: me.id, kind: 'native' }),
   'JournalEntry.userId': (p, me) => p.journalEntry.create({ data: { id: rand(), userId: me.id, body: 'b', serverUpdatedAt: new Date() } }),
   'SyncState.userId': (p, me) => p.syncState.create({ data: { userId: me.id } }),
+  'Food.ownerUserId': (p, me) =>
+    p.food.create({ data: { id: `custom:${rand()}`, source: 'custom', description: 'my bread', ownerUserId: me.id } }),
+  'Meal.userId': (p, me) => p.meal.create({ data: { id: rand(), userId: me.id, eatenAt: new Date() } }),
+  'MealItem.userId': (p, me) => p.mealItem.create({ data: { id: rand(), userId: me.id, mealId: rand(), name: 'rice', grams: 100 } }),
   // keyed by address
   'EmailCode.email': (p, me) => p.emailCode.create({ data: { email: me.email, codeHash: rand(), expiresAt: later() } }),
   'AccessGrant.inviteeEmail': (p, me, other) => p.accessGrant.create({ data: { ownerId: other.id, inviteeEmail: me.email, expiresAt: later() } }),
