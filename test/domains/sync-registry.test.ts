@@ -21,8 +21,8 @@ describe('SYNCED_TABLES', () => {
 
   it('follows the synced-table convention in the migrated database', async () => {
     for (const t of SYNCED_TABLES) {
-      const rows = await app.db.prisma.$queryRawUnsafe<{ column_name: string; data_type: string; is_nullable: string }[]>(
-        'SELECT column_name, data_type, is_nullable FROM information_schema.columns WHERE table_name = $1',
+      const rows = await app.db.prisma.$queryRawUnsafe<{ column_name: string; data_type: string; is_nullable: string; column_default: string | null }[]>(
+        'SELECT column_name, data_type, is_nullable, column_default FROM information_schema.columns WHERE table_name = $1',
         t.sqlTable,
       );
       const col = (name: string) => rows.find((r) => r.column_name === name);
@@ -30,8 +30,23 @@ describe('SYNCED_TABLES', () => {
       expect(col('user_id'), t.table).toMatchObject({ data_type: 'integer', is_nullable: 'NO' });
       expect(col('server_updated_at'), t.table).toMatchObject({ data_type: 'timestamp without time zone', is_nullable: 'NO' });
       expect(col('deleted_at'), t.table).toMatchObject({ data_type: 'timestamp without time zone', is_nullable: 'YES' });
-      const types: Record<string, string> = { text: 'text', int: 'integer', float: 'double precision', bool: 'boolean', timestamp_ms: 'timestamp without time zone' };
-      for (const c of t.columns) expect(col(c.db)?.data_type, `${t.table}.${c.db}`).toBe(types[c.type]);
+      const types: Record<string, string> = {
+        text: 'text', int: 'integer', float: 'double precision', bool: 'boolean',
+        timestamp_ms: 'timestamp without time zone', timestamptz_ms: 'timestamp with time zone',
+      };
+      for (const c of t.columns) {
+        const where = `${t.table}.${c.db}`;
+        expect(col(c.db)?.data_type, where).toBe(types[c.type]);
+        // NOT NULL in the database <=> notNull in the registry; one without a default must be
+        // given a value by every created record (required, or a registry default; texts store '')
+        expect(col(c.db)?.is_nullable === 'NO', where).toBe(c.notNull === true);
+        if (c.notNull && c.type !== 'text') expect(c.required === true || c.default !== undefined, where).toBe(true);
+      }
+      // every other NOT NULL column without a default would break a pushed INSERT
+      const known = new Set(['id', 'user_id', 'server_updated_at', ...t.columns.map((c) => c.db)]);
+      for (const r of rows) {
+        if (!known.has(r.column_name) && r.is_nullable === 'NO') expect(r.column_default, `${t.table}.${r.column_name}`).not.toBeNull();
+      }
     }
   });
 });

@@ -60,10 +60,10 @@ describe('GET /api/sync/pull', () => {
     const t1 = (await pull(u)).body.timestamp as number;
     expect((await push(u, journal({ updated: [{ ...a, body: 'edited' }], deleted: [b.id] }), t1)).status).toBe(200);
     const res = await pull(u, `last_pulled_at=${t1}`);
-    expect(res.body.changes).toEqual({ journal_entries: { created: [], updated: [{ ...a, body: 'edited' }], deleted: [b.id] } });
+    expect(res.body.changes.journal_entries).toEqual({ created: [], updated: [{ ...a, body: 'edited' }], deleted: [b.id] });
     expect(res.body.timestamp).toBeGreaterThan(t1);
     const empty = await pull(u, `last_pulled_at=${res.body.timestamp}`);
-    expect(empty.body.changes).toEqual({ journal_entries: { created: [], updated: [], deleted: [] } });
+    expect(empty.body.changes.journal_entries).toEqual({ created: [], updated: [], deleted: [] });
     // a tombstone stays a tombstone and never arrives in a first pull
     const first = await pull(u);
     expect(first.body.changes.journal_entries.created.map((r: { id: string }) => r.id).sort()).toEqual([a.id, c.id].sort());
@@ -103,7 +103,8 @@ describe('GET /api/sync/pull', () => {
     await push(u, journal({ created: [entry()] }), null);
     const res = await pull(u, 'exclude=journal_entries');
     expect(res.status).toBe(200);
-    expect(res.body.changes).toEqual({});
+    expect(res.body.changes).not.toHaveProperty('journal_entries');
+    expect(Object.keys(res.body.changes).length).toBeGreaterThan(0);
   });
 
   it('sends tables with columns added after schema_version whole', async () => {

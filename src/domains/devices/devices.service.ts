@@ -5,6 +5,7 @@
 import { createHash } from 'node:crypto';
 import { appError } from '../../errors.ts';
 import type { AuthedContext } from '../../graphql/context.ts';
+import { syncedWrite } from '../sync/sync-clock.ts';
 
 export interface RegisterDeviceTokenOptions {
   /** the push token (APNs or FCM) */
@@ -76,19 +77,20 @@ export async function registerDeviceToken(ctx: AuthedContext, options: RegisterD
 /** Binds a sensor to the caller, or updates the caller's sensor with that serial number (re-activating it). */
 export async function bindSensor(ctx: AuthedContext, options: BindSensorOptions): Promise<SensorSessionView> {
   const userId = ctx.principal.userId;
-  const now = new Date();
   const fields = {
     ...(options.sensorType !== undefined ? { sensorType: options.sensorType } : {}),
     ...(options.expiresAt !== undefined ? { expiresAt: options.expiresAt } : {}),
   };
   // NOTE: keyed by (caller, serial): another person's sensor with the same serial is never touched.
-  return ctx.prisma.sensorSession.upsert({
+  // Sensor sessions are synced: the write is stamped with the account's change clock.
+  return syncedWrite(ctx.prisma, userId, (tx, ts) => tx.sensorSession.upsert({
     where: { userId_serialNumber: { userId, serialNumber: options.serialNumber } },
     create: {
       id: `ss_${hash(userId, options.serialNumber)}`,
       userId,
       serialNumber: options.serialNumber,
-      startedAt: options.startedAt ?? now,
+      startedAt: options.startedAt ?? new Date(),
+      serverUpdatedAt: new Date(ts),
       ...fields,
     },
     update: {
@@ -97,10 +99,10 @@ export async function bindSensor(ctx: AuthedContext, options: BindSensorOptions)
       status: 'active',
       unboundAt: null,
       deletedAt: null,
-      serverUpdatedAt: now,
+      serverUpdatedAt: new Date(ts),
     },
     select: sensorSelect,
-  });
+  }));
 }
 
 /** Unbinds one of the caller's sensors; unknown or another person's serial numbers answer NOT_FOUND. */
@@ -113,10 +115,11 @@ export async function unbindSensor(ctx: AuthedContext, options: UnbindSensorOpti
   });
   if (!current || current.status === 'deleted') throw appError('NOT_FOUND', 'Sensor not found');
   if (current.status === 'unbound') return current;
-  const now = new Date();
-  return ctx.prisma.sensorSession.update({
-    where: { userId_serialNumber: { userId, serialNumber: options.serialNumber } },
-    data: { status: 'unbound', unboundAt: now, serverUpdatedAt: now },
-    select: sensorSelect,
-  });
+  return syncedWrite(ctx.prisma, userId, (tx, ts) =>
+    tx.sensorSession.update({
+      where: { userId_serialNumber: { userId, serialNumber: options.serialNumber } },
+      data: { status: 'unbound', unboundAt: new Date(), serverUpdatedAt: new Date(ts) },
+      select: sensorSelect,
+    }),
+  );
 }

@@ -7,12 +7,16 @@
  * while a grantee views as). The user id is always a bound parameter, never from the request body.
  */
 import { readerUserId } from '../../auth/principal.ts';
+import type { Db } from '../../db/client.ts';
 import { appError } from '../../errors.ts';
 import type { AuthedContext } from '../../graphql/context.ts';
+import { msParam, syncedWrite } from '../sync/sync-clock.ts';
 import { PROCESSING_VERSION, processRaw } from './glucose.processing.ts';
 import type { Calibration, RawSample } from './glucose.processing.ts';
 import { trendStats } from './glucose.stats.ts';
 import type { TrendStats } from './glucose.stats.ts';
+
+type Tx = Parameters<Parameters<Db['$transaction']>[0]>[0];
 
 /** Largest batch (readings or raw samples) and largest read. */
 export const GLUCOSE_BATCH_MAX = 50_000;
@@ -99,22 +103,33 @@ const readingId = (userId: number, sensorId: number, t: Date): string => `g:${us
 const rawId = (userId: number, sensorId: number, t: Date): string => `r:${userId}:${sensorId}:${t.getTime()}`;
 const sensorRowId = (userId: number, sensorId: number): string => `s:${userId}:${sensorId}`;
 
+// NOTE: ON CONFLICT without a target: a reading already stored for the same (sensor, timestamp), or
+// an id taken by any row, is skipped, which makes batches idempotent.
 const INSERT_READINGS = `
-  INSERT INTO glucose_readings (id, user_id, sensor_id, "timestamp", value_mg_dl, source, processing_version)
-  SELECT r.id, $5, r.sensor_id, r.ts, r.v, $6, $7
+  INSERT INTO glucose_readings (id, user_id, sensor_id, "timestamp", value_mg_dl, source, processing_version, server_updated_at)
+  SELECT r.id, $5, r.sensor_id, r.ts, r.v, $6, $7, ${msParam('$8')}
   FROM unnest($1::text[], $2::int[], $3::timestamptz[], $4::double precision[]) AS r(id, sensor_id, ts, v)
   ON CONFLICT DO NOTHING`;
 
+// A reading posted again after it was deleted comes back (the posting is the newer fact), stamped as
+// a change so that phones learn of it; see docs/glucose.md.
+const REVIVE_READINGS = `
+  UPDATE glucose_readings AS g
+     SET value_mg_dl = r.v, source = $5, processing_version = $6, deleted_at = NULL, server_updated_at = ${msParam('$7')}
+    FROM unnest($1::int[], $2::timestamptz[], $3::double precision[]) AS r(sensor_id, ts, v)
+   WHERE g.user_id = $4 AND g.sensor_id = r.sensor_id AND g."timestamp" = r.ts AND g.deleted_at IS NOT NULL`;
+
 const INSERT_RAW = `
-  INSERT INTO raw_sensor_data (id, user_id, sensor_id, "timestamp", raw_value, temperature_c)
-  SELECT r.id, $6, r.sensor_id, r.ts, r.v, r.t
+  INSERT INTO raw_sensor_data (id, user_id, sensor_id, "timestamp", raw_value, temperature_c, server_updated_at)
+  SELECT r.id, $6, r.sensor_id, r.ts, r.v, r.t, ${msParam('$7')}
   FROM unnest($1::text[], $2::int[], $3::timestamptz[], $4::double precision[], $5::double precision[])
     AS r(id, sensor_id, ts, v, t)
   ON CONFLICT DO NOTHING`;
 
-/** Inserts readings in one statement; answers how many were new. */
+/** Inserts readings in one statement (reviving deleted ones posted again); answers how many were new. */
 async function insertReadings(
-  ctx: AuthedContext,
+  tx: Tx,
+  ts: number,
   userId: number,
   rows: { id: string; sensorId: number; timestamp: Date; valueMgDl: number }[],
   source: string,
@@ -125,14 +140,29 @@ async function insertReadings(
   const sensors = new Array<number>(rows.length);
   const times = new Array<string>(rows.length);
   const values = new Array<number>(rows.length);
+  let first = Infinity;
+  let last = -Infinity;
   for (let i = 0; i < rows.length; i++) {
     const r = rows[i];
     ids[i] = r.id;
     sensors[i] = r.sensorId;
     times[i] = r.timestamp.toISOString();
     values[i] = r.valueMgDl;
+    first = Math.min(first, r.timestamp.getTime());
+    last = Math.max(last, r.timestamp.getTime());
   }
-  return ctx.prisma.$executeRawUnsafe(INSERT_READINGS, ids, sensors, times, values, userId, source, processingVersion);
+  // NOTE: the revive statement runs only when the batch's range holds a deleted reading: one index
+  // range probe instead of a join of every posted reading.
+  const [{ any }] = await tx.$queryRawUnsafe<{ any: boolean }[]>(
+    `SELECT EXISTS (SELECT 1 FROM glucose_readings WHERE user_id = $1 AND "timestamp" BETWEEN $2::timestamptz AND $3::timestamptz
+       AND deleted_at IS NOT NULL) AS any`,
+    userId, new Date(first).toISOString(), new Date(last).toISOString(),
+  );
+  const revived = any
+    ? await tx.$executeRawUnsafe(REVIVE_READINGS, sensors, times, values, userId, source, processingVersion, ts)
+    : 0;
+  const inserted = await tx.$executeRawUnsafe(INSERT_READINGS, ids, sensors, times, values, userId, source, processingVersion, ts);
+  return revived + inserted;
 }
 
 function toReadingRows(userId: number, input: readonly GlucoseReadingInput[]) {
@@ -146,18 +176,21 @@ function toReadingRows(userId: number, input: readonly GlucoseReadingInput[]) {
 export async function createReading(ctx: AuthedContext, input: GlucoseReadingInput): Promise<GlucoseReadingView> {
   const userId = ctx.principal.userId;
   const [row] = toReadingRows(userId, [input]);
-  await insertReadings(ctx, userId, [row], input.source ?? 'manual', null);
-  const stored = await ctx.prisma.glucoseReading.findUnique({
-    where: { userId_sensorId_timestamp: { userId, sensorId: row.sensorId, timestamp: row.timestamp } },
+  return syncedWrite(ctx.prisma, userId, async (tx, ts) => {
+    await insertReadings(tx, ts, userId, [row], input.source ?? 'manual', null);
+    const stored = await tx.glucoseReading.findUnique({
+      where: { userId_sensorId_timestamp: { userId, sensorId: row.sensorId, timestamp: row.timestamp } },
+    });
+    if (!stored) throw appError('CONFLICT', 'A reading with this id already exists');
+    return stored;
   });
-  if (!stored) throw appError('CONFLICT', 'A reading with this id already exists');
-  return stored;
 }
 
 /** Stores up to GLUCOSE_BATCH_MAX readings in one statement; answers how many were new. */
 export async function createReadingsBatch(ctx: AuthedContext, input: readonly GlucoseReadingInput[]): Promise<number> {
   const userId = ctx.principal.userId;
-  return insertReadings(ctx, userId, toReadingRows(userId, input), 'cgm', null);
+  if (input.length === 0) return 0;
+  return syncedWrite(ctx.prisma, userId, (tx, ts) => insertReadings(tx, ts, userId, toReadingRows(userId, input), 'cgm', null));
 }
 
 /** The readings of the last hours, one SELECT (up to 50,000 rows). */
@@ -188,16 +221,25 @@ export async function listReadings(ctx: AuthedContext, options: ListReadingsOpti
   }));
 }
 
-/** Deletes every reading of the caller (hard delete); answers how many. */
+/**
+ * Deletes every reading of the caller; answers how many. Readings are synced, so they become
+ * tombstones (deleted_at) that tell the person's other phones, not missing rows.
+ */
 export async function deleteAllReadings(ctx: AuthedContext): Promise<number> {
   // NOTE: the caller's own rows only.
-  const { count } = await ctx.prisma.glucoseReading.deleteMany({ where: { userId: ctx.principal.userId } });
-  return count;
+  const userId = ctx.principal.userId;
+  return syncedWrite(ctx.prisma, userId, (tx, ts) =>
+    tx.$executeRawUnsafe(
+      `UPDATE glucose_readings SET deleted_at = ${msParam('$2')}, server_updated_at = ${msParam('$2')}
+        WHERE user_id = $1 AND deleted_at IS NULL`,
+      userId,
+      ts,
+    ),
+  );
 }
 
 /** Stores raw samples in one statement (idempotent on (sensor, timestamp)); answers how many were new. */
-export async function createRawBatch(ctx: AuthedContext, input: readonly RawSensorDataInput[]): Promise<number> {
-  const userId = ctx.principal.userId;
+async function insertRaw(tx: Tx, ts: number, userId: number, input: readonly RawSensorDataInput[]): Promise<number> {
   if (input.length === 0) return 0;
   const n = input.length;
   const ids = new Array<string>(n);
@@ -213,16 +255,23 @@ export async function createRawBatch(ctx: AuthedContext, input: readonly RawSens
     values[i] = r.rawValue;
     temps[i] = r.temperatureC ?? null;
   }
-  return ctx.prisma.$executeRawUnsafe(INSERT_RAW, ids, sensors, times, values, temps, userId);
+  return tx.$executeRawUnsafe(INSERT_RAW, ids, sensors, times, values, temps, userId, ts);
 }
 
-async function calibrationOf(ctx: AuthedContext, userId: number, sensorId: number): Promise<Calibration> {
-  const sensor = await ctx.prisma.glucoseSensor.findUnique({ where: { userId_sensorId: { userId, sensorId } } });
+/** Stores raw samples (idempotent on (sensor, timestamp)); answers how many were new. */
+export async function createRawBatch(ctx: AuthedContext, input: readonly RawSensorDataInput[]): Promise<number> {
+  const userId = ctx.principal.userId;
+  if (input.length === 0) return 0;
+  return syncedWrite(ctx.prisma, userId, (tx, ts) => insertRaw(tx, ts, userId, input));
+}
+
+async function calibrationOf(tx: Tx, userId: number, sensorId: number): Promise<Calibration> {
+  const sensor = await tx.glucoseSensor.findUnique({ where: { userId_sensorId: { userId, sensorId } } });
   return { slope: sensor?.calibrationSlope ?? 1, intercept: sensor?.calibrationIntercept ?? 0 };
 }
 
-async function storedRaw(ctx: AuthedContext, userId: number, sensorId: number, from?: Date, to?: Date): Promise<RawSample[]> {
-  return ctx.prisma.rawSensorData.findMany({
+async function storedRaw(tx: Tx, userId: number, sensorId: number, from?: Date, to?: Date): Promise<RawSample[]> {
+  return tx.rawSensorData.findMany({
     where: { userId, sensorId, deletedAt: null, ...(from && to ? { timestamp: { gte: from, lte: to } } : {}) },
     select: { timestamp: true, rawValue: true, temperatureC: true },
     orderBy: { timestamp: 'asc' },
@@ -231,7 +280,8 @@ async function storedRaw(ctx: AuthedContext, userId: number, sensorId: number, f
 
 /**
  * Stores a sensor payload (sensor + calibration, raw samples) and the glucose processed from the
- * stored raw samples; answers the stored readings of the sensor in the payload's time range.
+ * stored raw samples, in one transaction; answers the stored readings of the sensor in the
+ * payload's time range.
  */
 export async function processSensorPayload(ctx: AuthedContext, input: SensorPayloadInput): Promise<GlucoseReadingView[]> {
   const userId = ctx.principal.userId;
@@ -242,33 +292,45 @@ export async function processSensorPayload(ctx: AuthedContext, input: SensorPayl
   const calibration: Partial<{ calibrationSlope: number; calibrationIntercept: number }> = {};
   if (input.calibrationSlope != null) calibration.calibrationSlope = input.calibrationSlope;
   if (input.calibrationIntercept != null) calibration.calibrationIntercept = input.calibrationIntercept;
-  await ctx.prisma.glucoseSensor.upsert({
-    where: { userId_sensorId: { userId, sensorId } },
-    create: { id: sensorRowId(userId, sensorId), userId, sensorId, serialNumber: input.serialNumber ?? null, startedAt: from, lastSeenAt: to, ...calibration },
-    update: { ...(input.serialNumber ? { serialNumber: input.serialNumber } : {}), lastSeenAt: to, serverUpdatedAt: new Date(), ...calibration },
-  });
-  await createRawBatch(ctx, input.samples.map((s) => ({ ...s, sensorId })));
-  const readings = processRaw(await storedRaw(ctx, userId, sensorId, from, to), await calibrationOf(ctx, userId, sensorId));
-  const rows = readings.map((r) => ({ ...r, sensorId, id: readingId(userId, sensorId, r.timestamp) }));
-  await insertReadings(ctx, userId, rows, 'sensor', PROCESSING_VERSION);
-  // the stored readings of the payload's range (a reading stored earlier for a timestamp wins)
-  return ctx.prisma.glucoseReading.findMany({
-    where: { userId, sensorId, timestamp: { gte: from, lte: to }, deletedAt: null },
-    select: { id: true, sensorId: true, timestamp: true, valueMgDl: true, source: true, processingVersion: true },
-    orderBy: { timestamp: 'asc' },
+  return syncedWrite(ctx.prisma, userId, async (tx, ts) => {
+    const serverUpdatedAt = new Date(ts);
+    await tx.glucoseSensor.upsert({
+      where: { userId_sensorId: { userId, sensorId } },
+      create: { id: sensorRowId(userId, sensorId), userId, sensorId, serialNumber: input.serialNumber ?? null, startedAt: from, lastSeenAt: to, serverUpdatedAt, ...calibration },
+      update: { ...(input.serialNumber ? { serialNumber: input.serialNumber } : {}), lastSeenAt: to, serverUpdatedAt, ...calibration },
+    });
+    await insertRaw(tx, ts, userId, input.samples.map((s) => ({ ...s, sensorId })));
+    const readings = processRaw(await storedRaw(tx, userId, sensorId, from, to), await calibrationOf(tx, userId, sensorId));
+    const rows = readings.map((r) => ({ ...r, sensorId, id: readingId(userId, sensorId, r.timestamp) }));
+    await insertReadings(tx, ts, userId, rows, 'sensor', PROCESSING_VERSION);
+    // the stored readings of the payload's range (a reading stored earlier for a timestamp wins)
+    return tx.glucoseReading.findMany({
+      where: { userId, sensorId, timestamp: { gte: from, lte: to }, deletedAt: null },
+      select: { id: true, sensorId: true, timestamp: true, valueMgDl: true, source: true, processingVersion: true },
+      orderBy: { timestamp: 'asc' },
+    });
   });
 }
 
-/** Wipes the backend glucose of one sensor of the caller and replays its stored raw data. */
+/**
+ * Wipes the backend glucose of one sensor of the caller and replays its stored raw data, in one
+ * transaction. The wiped readings become tombstones; a replayed reading at the same time revives
+ * its row with the recomputed value, so phones see one update, not a delete and a create.
+ */
 export async function rebuildSensorFromRaw(ctx: AuthedContext, options: { sensorId: number }): Promise<RebuildView> {
   const userId = ctx.principal.userId;
   const { sensorId } = options;
-  return ctx.prisma.$transaction(async (tx) => {
-    const txCtx = { ...ctx, prisma: tx } as unknown as AuthedContext;
-    const { count: deleted } = await tx.glucoseReading.deleteMany({ where: { userId, sensorId } });
-    const readings = processRaw(await storedRaw(txCtx, userId, sensorId), await calibrationOf(txCtx, userId, sensorId));
+  return syncedWrite(ctx.prisma, userId, async (tx, ts) => {
+    const deleted = await tx.$executeRawUnsafe(
+      `UPDATE glucose_readings SET deleted_at = ${msParam('$3')}, server_updated_at = ${msParam('$3')}
+        WHERE user_id = $1 AND sensor_id = $2 AND deleted_at IS NULL`,
+      userId,
+      sensorId,
+      ts,
+    );
+    const readings = processRaw(await storedRaw(tx, userId, sensorId), await calibrationOf(tx, userId, sensorId));
     const rows = readings.map((r) => ({ ...r, sensorId, id: readingId(userId, sensorId, r.timestamp) }));
-    const inserted = await insertReadings(txCtx, userId, rows, 'sensor', PROCESSING_VERSION);
+    const inserted = await insertReadings(tx, ts, userId, rows, 'sensor', PROCESSING_VERSION);
     return { deleted, inserted, processingVersion: PROCESSING_VERSION };
   });
 }

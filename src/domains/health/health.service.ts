@@ -7,6 +7,7 @@
  */
 import { createHash } from 'node:crypto';
 import { readerUserId } from '../../auth/principal.ts';
+import { msParam, syncedWrite } from '../sync/sync-clock.ts';
 import type { AuthedContext, Context } from '../../graphql/context.ts';
 
 /** The point-in-time metric types, closed list (the GraphQL enum HealthMetricType). */
@@ -141,8 +142,8 @@ function rowId(prefix: string, ...parts: (string | number)[]): string {
 // concurrent transaction, which waits on the index entry and then skips.
 const INSERT_METRICS = `
 WITH ins AS (
-  INSERT INTO health_metrics (id, user_id, metric_type, value, unit, "timestamp", source)
-  SELECT u.id, $1::int, u.metric_type, u.value, u.unit, (u.ts::timestamptz AT TIME ZONE 'UTC'), u.source
+  INSERT INTO health_metrics (id, user_id, metric_type, value, unit, "timestamp", source, server_updated_at)
+  SELECT u.id, $1::int, u.metric_type, u.value, u.unit, (u.ts::timestamptz AT TIME ZONE 'UTC'), u.source, ${msParam('$8')}
   FROM unnest($2::text[], $3::text[], $4::float8[], $5::text[], $6::text[], $7::text[])
     AS u(id, metric_type, value, unit, ts, source)
   ON CONFLICT DO NOTHING
@@ -173,8 +174,8 @@ export async function importMetricsFor(db: Db, userId: number, options: ImportMe
     times.push(ts);
     sources.push(source);
   }
-  const rows = await db.prisma.$queryRawUnsafe<{ inserted: number }[]>(
-    INSERT_METRICS, userId, ids, types, values, units, times, sources,
+  const rows = await syncedWrite(db.prisma, userId, (tx, ts) =>
+    tx.$queryRawUnsafe<{ inserted: number }[]>(INSERT_METRICS, userId, ids, types, values, units, times, sources, ts),
   );
   const inserted = Number(rows[0]?.inserted ?? 0);
   return { inserted, skipped: samples.length - inserted };
@@ -182,9 +183,9 @@ export async function importMetricsFor(db: Db, userId: number, options: ImportMe
 
 const INSERT_SLEEP = `
 WITH ins AS (
-  INSERT INTO sleep_samples (id, user_id, stage, start_at, end_at, source, source_id)
+  INSERT INTO sleep_samples (id, user_id, stage, start_at, end_at, source, source_id, server_updated_at)
   SELECT u.id, $1::int, u.stage, (u.s::timestamptz AT TIME ZONE 'UTC'), (u.e::timestamptz AT TIME ZONE 'UTC'),
-         u.source, u.source_id
+         u.source, u.source_id, ${msParam('$8')}
   FROM unnest($2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[])
     AS u(id, stage, s, e, source, source_id)
   ON CONFLICT DO NOTHING
@@ -195,9 +196,9 @@ SELECT count(*)::int AS inserted FROM ins`;
 const INSERT_WORKOUTS = `
 WITH ins AS (
   INSERT INTO workout_samples (id, user_id, activity_type, start_at, end_at, duration_minutes,
-                               energy_kcal, distance_m, source, source_id)
+                               energy_kcal, distance_m, source, source_id, server_updated_at)
   SELECT u.id, $1::int, u.activity_type, (u.s::timestamptz AT TIME ZONE 'UTC'),
-         (u.e::timestamptz AT TIME ZONE 'UTC'), u.minutes, u.kcal, u.meters, u.source, u.source_id
+         (u.e::timestamptz AT TIME ZONE 'UTC'), u.minutes, u.kcal, u.meters, u.source, u.source_id, ${msParam('$11')}
   FROM unnest($2::text[], $3::text[], $4::text[], $5::text[], $6::float8[], $7::float8[], $8::float8[],
               $9::text[], $10::text[])
     AS u(id, activity_type, s, e, minutes, kcal, meters, source, source_id)
@@ -218,7 +219,9 @@ export async function importIntervalsFor(db: Db, userId: number, options: Import
       const id = s.sourceId ? rowId('sl', userId, 'id', s.sourceId) : rowId('sl', userId, s.stage, start, end, source);
       [id, s.stage, start, end, source, s.sourceId ?? null].forEach((v, i) => cols[i]!.push(v as string));
     }
-    const rows = await db.prisma.$queryRawUnsafe<{ inserted: number }[]>(INSERT_SLEEP, userId, ...cols);
+    const rows = await syncedWrite(db.prisma, userId, (tx, ts) =>
+      tx.$queryRawUnsafe<{ inserted: number }[]>(INSERT_SLEEP, userId, ...cols, ts),
+    );
     const inserted = Number(rows[0]?.inserted ?? 0);
     result.sleep = { inserted, skipped: options.sleep.length - inserted };
   }
@@ -239,7 +242,9 @@ export async function importIntervalsFor(db: Db, userId: number, options: Import
       );
       [source, w.sourceId ?? null].forEach((v, i) => tail[i]!.push(v));
     }
-    const rows = await db.prisma.$queryRawUnsafe<{ inserted: number }[]>(INSERT_WORKOUTS, userId, ...text, ...nums, ...tail);
+    const rows = await syncedWrite(db.prisma, userId, (tx, ts) =>
+      tx.$queryRawUnsafe<{ inserted: number }[]>(INSERT_WORKOUTS, userId, ...text, ...nums, ...tail, ts),
+    );
     const inserted = Number(rows[0]?.inserted ?? 0);
     result.workouts = { inserted, skipped: options.workouts.length - inserted };
   }

@@ -15,6 +15,8 @@ import type { ValidationIssue } from '../../errors.ts';
 import type { AuthedContext } from '../../graphql/context.ts';
 import { snakeKeys } from '../../wire.ts';
 import type { SyncedColumn, SyncedTable } from './synced-tables.ts';
+import { advanceSyncClock, lockSyncState, msOf, msParam, msParamTz } from './sync-clock.ts';
+import type { SqlRunner } from './sync-clock.ts';
 import { SYNC_SCHEMA_VERSION, SYNCED_TABLES, syncedTable, tableChangedSince } from './synced-tables.ts';
 
 /** Records per pull page, across all tables (the last page may be shorter). */
@@ -25,7 +27,7 @@ export const PUSH_MAX_RECORDS = 10_000;
 export const MAX_ID_LENGTH = 64;
 
 type Tx = Parameters<Parameters<Db['$transaction']>[0]>[0];
-type Runner = Pick<Db, '$queryRawUnsafe' | '$executeRawUnsafe'>;
+type Runner = SqlRunner;
 
 /** A wire record: `id` plus the table's wire columns. */
 export type WireRecord = Record<string, unknown> & { id: string };
@@ -95,24 +97,10 @@ interface Cursor {
   a: string | null;
 }
 
-const msParam = (n: string): string => `(to_timestamp(${n}::float8 / 1000.0) AT TIME ZONE 'UTC')`;
-const msOf = (col: string): string => `round(extract(epoch from ${col}) * 1000)::float8`;
 const q = (name: string): string => `"${name}"`;
-
-/** Locks the account's sync row (creating it) and answers its identity version and clock. */
-async function lockState(tx: Runner, userId: number, mode: 'SHARE' | 'UPDATE'): Promise<{ identityVersion: number; clockMs: number; nowMs: number }> {
-  await tx.$executeRawUnsafe(
-    'INSERT INTO sync_state (user_id, updated_at) VALUES ($1, now()) ON CONFLICT (user_id) DO NOTHING',
-    userId,
-  );
-  const rows = await tx.$queryRawUnsafe<{ identity_version: number; clock_ms: bigint | number; now_ms: number }[]>(
-    `SELECT identity_version, clock_ms, floor(extract(epoch from clock_timestamp()) * 1000)::float8 AS now_ms
-       FROM sync_state WHERE user_id = $1 FOR ${mode}`,
-    userId,
-  );
-  const row = rows[0];
-  return { identityVersion: Number(row.identity_version), clockMs: Number(row.clock_ms), nowMs: Number(row.now_ms) };
-}
+const isTime = (col: SyncedColumn): boolean => col.type === 'timestamp_ms' || col.type === 'timestamptz_ms';
+/** The select-list entry of a column, in its wire name and wire form. */
+const selectColumn = (col: SyncedColumn): string => `${isTime(col) ? msOf(q(col.db)) : q(col.db)} AS ${q(col.wire)}`;
 
 function identityChanged(current: number): Error {
   return appError('CONFLICT', 'The account was reset: wipe the local database and pull again', {
@@ -177,9 +165,7 @@ async function readTable(
     afterSql = `AND id COLLATE "C" > $${params.length}`;
   }
   params.push(limit);
-  const cols = table.columns
-    .map((col) => `${col.type === 'timestamp_ms' ? msOf(q(col.db)) : q(col.db)} AS ${q(col.wire)}`)
-    .join(', ');
+  const cols = table.columns.map(selectColumn).join(', ');
   const rows = await db.$queryRawUnsafe<Record<string, unknown>[]>(
     `SELECT id, deleted_at IS NOT NULL AS sync_deleted, ${cols}
        FROM ${q(table.sqlTable)}
@@ -196,7 +182,7 @@ async function readTable(
 
 function wireValue(col: SyncedColumn, v: unknown): unknown {
   if (v === null || v === undefined) return null;
-  if (col.type === 'int' || col.type === 'float' || col.type === 'timestamp_ms') return Number(v);
+  if (col.type === 'int' || col.type === 'float' || isTime(col)) return Number(v);
   return v;
 }
 
@@ -211,12 +197,12 @@ export async function pullChanges(ctx: AuthedContext, options: PullOptions): Pro
   let identityVersion: number;
   if (options.cursor) {
     c = decodeCursor(options.cursor);
-    const state = await lockState(ctx.prisma, userId, 'SHARE');
+    const state = await lockSyncState(ctx.prisma, userId, 'SHARE');
     identityVersion = state.identityVersion;
     if (c.iv !== identityVersion) throw identityChanged(identityVersion);
   } else {
     checkPullOptions(options);
-    const state = await ctx.prisma.$transaction(async (tx) => lockState(tx, userId, 'SHARE'));
+    const state = await ctx.prisma.$transaction(async (tx) => lockSyncState(tx, userId, 'SHARE'));
     identityVersion = state.identityVersion;
     c = {
       s: Math.max(state.nowMs, state.clockMs),
@@ -269,6 +255,8 @@ interface ParsedTable {
   /** created and updated records, by id */
   upserts: Map<string, WireRecord>;
   deleted: string[];
+  /** where each upserted record sits in the body, for error locations */
+  locs: Map<string, (string | number)[]>;
 }
 
 /**
@@ -298,7 +286,7 @@ function parseChanges(raw: unknown): ParsedTable[] {
       push([name], 'Input should be an object with created, updated and deleted', 'dict_type');
       continue;
     }
-    const parsed: ParsedTable = { table, upserts: new Map(), deleted: [] };
+    const parsed: ParsedTable = { table, upserts: new Map(), deleted: [], locs: new Map() };
     const v = value as Record<string, unknown>;
     const checkId = (id: unknown, loc: (string | number)[]): id is string => {
       if (typeof id !== 'string' || id.length === 0 || id.length > MAX_ID_LENGTH) {
@@ -334,8 +322,13 @@ function parseChanges(raw: unknown): ParsedTable[] {
           else if (col.type === 'int') Number.isSafeInteger(val) && Math.abs(val as number) < 2 ** 31 ? (record[col.wire] = val) : bad('Input should be an integer', 'int_type');
           else if (typeof val === 'number' && Number.isFinite(val) && (col.type === 'float' || Math.abs(val) < 8.64e15)) record[col.wire] = val;
           else bad('Input should be a number', col.type === 'float' ? 'float_type' : 'int_type');
+          const stored = record[col.wire];
+          if (typeof stored === 'number' && col.min !== undefined && stored < col.min) bad(`Input should be greater than or equal to ${col.min}`, 'greater_than_equal');
+          if (typeof stored === 'number' && col.max !== undefined && stored > col.max) bad(`Input should be less than or equal to ${col.max}`, 'less_than_equal');
+          if (typeof stored === 'string' && col.oneOf && !col.oneOf.includes(stored)) bad(`Input should be one of: ${col.oneOf.join(', ')}`, 'enum');
         }
         parsed.upserts.set(record.id, record);
+        parsed.locs.set(record.id, [name, list, i]);
       });
     }
     const deleted = v.deleted ?? [];
@@ -357,17 +350,70 @@ const SQL_ARRAY: Record<SyncedColumn['type'], string> = {
   float: 'float8[]',
   bool: 'bool[]',
   timestamp_ms: 'float8[]',
+  timestamptz_ms: 'float8[]',
 };
 
 /** The SQL value of unnest column `u.<wire>` for the database column. */
 function fromUnnest(col: SyncedColumn): string {
   const ref = `u.${q(col.wire)}`;
-  return col.type === 'timestamp_ms' ? msParam(ref) : ref;
+  if (col.type === 'timestamp_ms') return msParam(ref);
+  return col.type === 'timestamptz_ms' ? msParamTz(ref) : ref;
 }
 
 /** What a column stores from the unnest row: a null text of a NOT NULL column becomes ''. */
 function storedValue(col: SyncedColumn): string {
   return col.notNull && col.type === 'text' ? `coalesce(${fromUnnest(col)}, '')` : fromUnnest(col);
+}
+
+/**
+ * A record new to the server, completed for its INSERT: columns it leaves out take their registry
+ * default; a required column it leaves out is a validation error (at the record's place in the body).
+ */
+function completeNew(p: ParsedTable, record: WireRecord): WireRecord {
+  const out: WireRecord = { ...record };
+  const missing: ValidationIssue[] = [];
+  for (const col of p.table.columns) {
+    if (out[col.wire] !== undefined && out[col.wire] !== null) continue;
+    if (col.default !== undefined) out[col.wire] = col.default;
+    else if (col.required) missing.push({ loc: ['changes', ...(p.locs.get(record.id) ?? [p.table.table]), col.wire], msg: 'Field required', type: 'missing' });
+  }
+  if (missing.length) throw validationError(missing);
+  return out;
+}
+
+function isUniqueViolation(e: unknown): boolean {
+  const err = e as { code?: string; meta?: { code?: string; driverAdapterError?: { cause?: { originalCode?: string; kind?: string } } }; message?: string };
+  return (
+    err?.code === 'P2002' ||
+    err?.meta?.code === '23505' ||
+    err?.meta?.driverAdapterError?.cause?.originalCode === '23505' ||
+    err?.meta?.driverAdapterError?.cause?.kind === 'UniqueConstraintViolation' ||
+    /23505|unique constraint/i.test(err?.message ?? '')
+  );
+}
+
+function duplicateRecord(table: SyncedTable, ids: string[]): Error {
+  return appError('CONFLICT', `Another ${table.table} record already has the same identity: pull, then push again`, {
+    detail: { code: 'duplicate_record', table: table.table, ids: [...ids].sort() },
+  });
+}
+
+/**
+ * Some new records were not inserted. One whose id now exists (another push created it at the same
+ * moment, of any account) is a sync conflict; one that collides with another record's identity
+ * (e.g. a second glucose reading for the same sensor and time) is a duplicate. Neither is ever
+ * overwritten, and the push fails whole.
+ */
+async function refuseCollisions(tx: Tx, table: SyncedTable, fresh: WireRecord[], inserted: { id: string }[]): Promise<never> {
+  const done = new Set(inserted.map((r) => r.id));
+  const left = fresh.map((r) => r.id).filter((id) => !done.has(id));
+  const taken = await tx.$queryRawUnsafe<{ id: string }[]>(`SELECT id FROM ${q(table.sqlTable)} WHERE id = ANY($1::text[])`, left);
+  if (taken.length) {
+    throw appError('CONFLICT', 'Records changed on the server since your last pull: pull, then push again', {
+      detail: { code: 'sync_conflict', table: table.table, ids: taken.map((r) => r.id).sort() },
+    });
+  }
+  throw duplicateRecord(table, left);
 }
 
 /** Writes one table's part of a push inside the transaction; throws CONFLICT when it must not apply. */
@@ -392,7 +438,7 @@ async function applyTable(tx: Tx, p: ParsedTable, userId: number, lastPulledAt: 
   }
   const existingIds = new Set(existing.map((r) => r.id));
   const tombstoned = new Set(existing.filter((r) => r.deleted).map((r) => r.id));
-  const fresh = [...p.upserts.values()].filter((r) => !existingIds.has(r.id));
+  const fresh = [...p.upserts.values()].filter((r) => !existingIds.has(r.id)).map((r) => completeNew(p, r));
   // a tombstone never comes back: updates of a deleted record are dropped
   const changed = [...p.upserts.values()].filter((r) => existingIds.has(r.id) && !tombstoned.has(r.id));
   let written = 0;
@@ -421,19 +467,16 @@ async function applyTable(tx: Tx, p: ParsedTable, userId: number, lastPulledAt: 
     const n = params.length;
     const cols = table.columns.map((c) => q(c.db)).join(', ');
     const vals = table.columns.map(storedValue).join(', ');
-    const inserted = await tx.$executeRawUnsafe(
+    // NOTE: no conflict target: besides the id, a table may have its own identity (a glucose reading's
+    // sensor and time); a record that collides on either is left out here and answered below.
+    const inserted = await tx.$queryRawUnsafe<{ id: string }[]>(
       `INSERT INTO ${q(table.sqlTable)} (id, user_id, ${cols}, server_updated_at)
        SELECT u.id, $${n - 1}::int4, ${vals}, ${msParam(`$${n}`)} FROM ${sql}
-       ON CONFLICT (id) DO NOTHING`,
+       ON CONFLICT DO NOTHING RETURNING id`,
       ...params,
     );
-    // a record created at the same moment by another push (of any account) is a conflict, never overwritten
-    if (inserted !== fresh.length) {
-      throw appError('CONFLICT', 'Records changed on the server since your last pull: pull, then push again', {
-        detail: { code: 'sync_conflict', table: table.table, ids: [] },
-      });
-    }
-    written += inserted;
+    if (inserted.length !== fresh.length) await refuseCollisions(tx, table, fresh, inserted);
+    written += inserted.length;
   }
   if (changed.length) {
     const { sql, params } = unnestOf(changed, true);
@@ -445,11 +488,16 @@ async function applyTable(tx: Tx, p: ParsedTable, userId: number, lastPulledAt: 
         return `${q(c.db)} = CASE WHEN u.${q(`has_${c.wire}`)} THEN ${v} ELSE t.${q(c.db)} END`;
       })
       .join(', ');
-    written += await tx.$executeRawUnsafe(
+    const update = tx.$executeRawUnsafe(
       `UPDATE ${q(table.sqlTable)} AS t SET ${sets}, server_updated_at = ${msParam(`$${n}`)}
          FROM ${sql} WHERE t.id = u.id AND t.user_id = $${n - 1}::int4 AND t.deleted_at IS NULL`,
       ...params,
     );
+    written += await update.catch((e: unknown) => {
+      // an update that moves a record onto another record's identity
+      if (isUniqueViolation(e)) throw duplicateRecord(table, changed.map((r) => r.id));
+      throw e;
+    });
   }
   if (p.deleted.length) {
     written += await tx.$executeRawUnsafe(
@@ -478,14 +526,13 @@ export async function pushChanges(ctx: AuthedContext, options: PushOptions): Pro
   }
   const tables = parseChanges(options.changes);
   return ctx.prisma.$transaction(async (tx) => {
-    const state = await lockState(tx, userId, 'UPDATE');
+    const state = await lockSyncState(tx, userId, 'UPDATE');
     if (options.identityVersion != null && options.identityVersion !== state.identityVersion) {
       throw identityChanged(state.identityVersion);
     }
-    const ts = Math.max(state.nowMs + 1, state.clockMs + 1);
+    const ts = await advanceSyncClock(tx, userId, state);
     let accepted = 0;
     for (const p of tables) accepted += await applyTable(tx, p, userId, lastPulledAt, ts);
-    await tx.$executeRawUnsafe('UPDATE sync_state SET clock_ms = $2, updated_at = now() WHERE user_id = $1', userId, ts);
     await tx.$executeRawUnsafe('UPDATE users SET phone_last_sync_at = now() WHERE id = $1', userId);
     return { timestamp: ts, identityVersion: state.identityVersion, accepted };
   });
@@ -537,9 +584,7 @@ export async function listSyncedRecords(ctx: AuthedContext, options: ListRecords
     params.push(options.cursor);
     after = 'AND id COLLATE "C" > $3';
   }
-  const cols = table.columns
-    .map((col) => `${col.type === 'timestamp_ms' ? msOf(q(col.db)) : q(col.db)} AS ${q(col.wire)}`)
-    .join(', ');
+  const cols = table.columns.map(selectColumn).join(', ');
   const rows = await ctx.prisma.$queryRawUnsafe<Record<string, unknown>[]>(
     `SELECT id, ${cols}, ${msOf('server_updated_at')} AS server_updated_at, ${msOf('deleted_at')} AS deleted_at
        FROM ${q(table.sqlTable)}

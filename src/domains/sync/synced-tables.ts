@@ -7,8 +7,11 @@
  * registry test checks that every name is a plain lowercase identifier.
  */
 
-/** How a wire value is stored: `timestamp_ms` is a number of ms on the wire, TIMESTAMP(3) in the database. */
-export type SyncedColumnType = 'text' | 'int' | 'float' | 'bool' | 'timestamp_ms';
+/**
+ * How a wire value is stored: `timestamp_ms` is a number of ms on the wire, TIMESTAMP(3) (UTC) in the
+ * database; `timestamptz_ms` likewise for a TIMESTAMPTZ column.
+ */
+export type SyncedColumnType = 'text' | 'int' | 'float' | 'bool' | 'timestamp_ms' | 'timestamptz_ms';
 
 export interface SyncedColumn {
   /** wire name (snake_case, as the phone's WatermelonDB schema names it) */
@@ -20,6 +23,15 @@ export interface SyncedColumn {
   since?: number;
   /** a NOT NULL column: a null text is stored as '' (WatermelonDB's value for an empty string), any other null is refused (422) */
   notNull?: boolean;
+  /** a created record must carry the column (422 otherwise) */
+  required?: boolean;
+  /** stored when a created record leaves the column out */
+  default?: string | number | boolean;
+  /** bounds of a number (inclusive) */
+  min?: number;
+  max?: number;
+  /** the allowed values of a text */
+  oneOf?: readonly string[];
 }
 
 export interface SyncedTable {
@@ -33,9 +45,10 @@ export interface SyncedTable {
   since: number;
   columns: readonly SyncedColumn[];
 }
+import { METRIC_TYPES, SLEEP_STAGES } from '../health/health.service.ts';
 
 /** The sync schema version this server speaks; bump it with every table or column added below. */
-export const SYNC_SCHEMA_VERSION = 2;
+export const SYNC_SCHEMA_VERSION = 3;
 
 /** Every synced table, in pull order. */
 export const SYNCED_TABLES: readonly SyncedTable[] = [
@@ -48,6 +61,106 @@ export const SYNCED_TABLES: readonly SyncedTable[] = [
       { wire: 'body', db: 'body', type: 'text', notNull: true },
       { wire: 'happened_at', db: 'happened_at', type: 'timestamp_ms' },
       { wire: 'mood', db: 'mood', type: 'int', since: 2 },
+    ],
+  },
+  // Glucose (docs/glucose.md). Ids: the phone's, or `g:<user>:<sensor>:<ms>` for readings the server
+  // stored from batches; (sensor_id, timestamp) is a reading's identity (a second record with the same
+  // identity fails the push with 409 duplicate_record). processing_version stays server-side.
+  {
+    table: 'glucose_readings',
+    sqlTable: 'glucose_readings',
+    model: 'GlucoseReading',
+    since: 3,
+    columns: [
+      { wire: 'sensor_id', db: 'sensor_id', type: 'int', notNull: true, default: 0, min: 0 },
+      { wire: 'timestamp', db: 'timestamp', type: 'timestamptz_ms', notNull: true, required: true },
+      { wire: 'value_mg_dl', db: 'value_mg_dl', type: 'float', notNull: true, required: true, min: 10, max: 1000 },
+      { wire: 'source', db: 'source', type: 'text', notNull: true, default: 'manual', oneOf: ['manual', 'cgm', 'sensor'] },
+    ],
+  },
+  {
+    table: 'raw_sensor_data',
+    sqlTable: 'raw_sensor_data',
+    model: 'RawSensorData',
+    since: 3,
+    columns: [
+      { wire: 'sensor_id', db: 'sensor_id', type: 'int', notNull: true, required: true, min: 1 },
+      { wire: 'timestamp', db: 'timestamp', type: 'timestamptz_ms', notNull: true, required: true },
+      { wire: 'raw_value', db: 'raw_value', type: 'float', notNull: true, required: true },
+      { wire: 'temperature_c', db: 'temperature_c', type: 'float', min: -20, max: 60 },
+    ],
+  },
+  {
+    table: 'glucose_sensors',
+    sqlTable: 'glucose_sensors',
+    model: 'GlucoseSensor',
+    since: 3,
+    columns: [
+      { wire: 'sensor_id', db: 'sensor_id', type: 'int', notNull: true, required: true, min: 1 },
+      { wire: 'serial_number', db: 'serial_number', type: 'text' },
+      { wire: 'calibration_slope', db: 'calibration_slope', type: 'float', notNull: true, default: 1, min: 0, max: 1000 },
+      { wire: 'calibration_intercept', db: 'calibration_intercept', type: 'float', notNull: true, default: 0, min: -1000, max: 1000 },
+      { wire: 'started_at', db: 'started_at', type: 'timestamp_ms' },
+      { wire: 'last_seen_at', db: 'last_seen_at', type: 'timestamp_ms' },
+    ],
+  },
+  // Devices: sensor sessions sync; push tokens do not (a token belongs to whichever account signed in
+  // on that phone last, so it moves between accounts, which a synced record never does).
+  {
+    table: 'sensor_sessions',
+    sqlTable: 'sensor_sessions',
+    model: 'SensorSession',
+    since: 3,
+    columns: [
+      { wire: 'serial_number', db: 'serial_number', type: 'text', notNull: true, required: true },
+      { wire: 'sensor_type', db: 'sensor_type', type: 'text' },
+      { wire: 'started_at', db: 'started_at', type: 'timestamp_ms', notNull: true, required: true },
+      { wire: 'expires_at', db: 'expires_at', type: 'timestamp_ms' },
+      { wire: 'status', db: 'status', type: 'text', notNull: true, default: 'active', oneOf: ['active', 'unbound'] },
+      { wire: 'unbound_at', db: 'unbound_at', type: 'timestamp_ms' },
+    ],
+  },
+  // Health-store samples (docs/decisions.md, issue 4): the phone imports them and keeps them.
+  {
+    table: 'health_metrics',
+    sqlTable: 'health_metrics',
+    model: 'HealthMetric',
+    since: 3,
+    columns: [
+      { wire: 'metric_type', db: 'metric_type', type: 'text', notNull: true, required: true, oneOf: METRIC_TYPES },
+      { wire: 'value', db: 'value', type: 'float', notNull: true, required: true, min: 0, max: 1e6 },
+      { wire: 'unit', db: 'unit', type: 'text', notNull: true },
+      { wire: 'timestamp', db: 'timestamp', type: 'timestamp_ms', notNull: true, required: true },
+      { wire: 'source', db: 'source', type: 'text', notNull: true },
+    ],
+  },
+  {
+    table: 'sleep_samples',
+    sqlTable: 'sleep_samples',
+    model: 'SleepSample',
+    since: 3,
+    columns: [
+      { wire: 'stage', db: 'stage', type: 'text', notNull: true, required: true, oneOf: SLEEP_STAGES },
+      { wire: 'start_at', db: 'start_at', type: 'timestamp_ms', notNull: true, required: true },
+      { wire: 'end_at', db: 'end_at', type: 'timestamp_ms', notNull: true, required: true },
+      { wire: 'source', db: 'source', type: 'text', notNull: true },
+      { wire: 'source_id', db: 'source_id', type: 'text' },
+    ],
+  },
+  {
+    table: 'workout_samples',
+    sqlTable: 'workout_samples',
+    model: 'WorkoutSample',
+    since: 3,
+    columns: [
+      { wire: 'activity_type', db: 'activity_type', type: 'text', notNull: true, required: true },
+      { wire: 'start_at', db: 'start_at', type: 'timestamp_ms', notNull: true, required: true },
+      { wire: 'end_at', db: 'end_at', type: 'timestamp_ms', notNull: true, required: true },
+      { wire: 'duration_minutes', db: 'duration_minutes', type: 'float', notNull: true, required: true, min: 0 },
+      { wire: 'energy_kcal', db: 'energy_kcal', type: 'float', min: 0 },
+      { wire: 'distance_m', db: 'distance_m', type: 'float', min: 0 },
+      { wire: 'source', db: 'source', type: 'text', notNull: true },
+      { wire: 'source_id', db: 'source_id', type: 'text' },
     ],
   },
 ];

@@ -1,0 +1,63 @@
+/**
+ * The per-account change clock of synced tables (see README.md). Every write to a synced table,
+ * whether from a phone's push or from a server route (glucose batches, health imports, meals...),
+ * stamps `server_updated_at` with a time taken here, inside the same transaction:
+ *
+ *   await syncedWrite(ctx.prisma, userId, (tx, ts) =>
+ *     tx.$executeRawUnsafe(`INSERT ... server_updated_at = ${msParam('$9')}`, ..., ts));
+ *
+ * The clock row stays locked until the transaction commits, so a pull (which locks it FOR SHARE to
+ * fix its snapshot time) never misses a write stamped before its snapshot.
+ */
+import type { Db } from '../../db/client.ts';
+
+export type SqlRunner = Pick<Db, '$queryRawUnsafe' | '$executeRawUnsafe'>;
+
+/** SQL for a `timestamp(3)` (UTC, no time zone) from a parameter holding ms since the epoch. */
+export const msParam = (n: string): string => `(to_timestamp(${n}::float8 / 1000.0) AT TIME ZONE 'UTC')`;
+/** SQL for a `timestamptz` from a parameter holding ms since the epoch. */
+export const msParamTz = (n: string): string => `to_timestamp(${n}::float8 / 1000.0)`;
+/** SQL for ms since the epoch of a timestamp column (either kind). */
+export const msOf = (col: string): string => `round(extract(epoch from ${col}) * 1000)::float8`;
+
+export interface SyncClockState {
+  identityVersion: number;
+  clockMs: number;
+  nowMs: number;
+}
+
+/** Locks the account's sync row (creating it) and answers its identity version and clock. */
+export async function lockSyncState(tx: SqlRunner, userId: number, mode: 'SHARE' | 'UPDATE'): Promise<SyncClockState> {
+  await tx.$executeRawUnsafe(
+    'INSERT INTO sync_state (user_id, updated_at) VALUES ($1, now()) ON CONFLICT (user_id) DO NOTHING',
+    userId,
+  );
+  const rows = await tx.$queryRawUnsafe<{ identity_version: number; clock_ms: bigint | number; now_ms: number }[]>(
+    `SELECT identity_version, clock_ms, floor(extract(epoch from clock_timestamp()) * 1000)::float8 AS now_ms
+       FROM sync_state WHERE user_id = $1 FOR ${mode}`,
+    userId,
+  );
+  const row = rows[0];
+  return { identityVersion: Number(row.identity_version), clockMs: Number(row.clock_ms), nowMs: Number(row.now_ms) };
+}
+
+/**
+ * Takes the next change time of the account (ms, strictly after every earlier one) and holds the
+ * account's clock until the caller's transaction ends. Call it inside a transaction, before writing.
+ */
+export async function advanceSyncClock(tx: SqlRunner, userId: number, state?: SyncClockState): Promise<number> {
+  const s = state ?? (await lockSyncState(tx, userId, 'UPDATE'));
+  const ts = Math.max(s.nowMs + 1, s.clockMs + 1);
+  await tx.$executeRawUnsafe('UPDATE sync_state SET clock_ms = $2, updated_at = now() WHERE user_id = $1', userId, ts);
+  return ts;
+}
+
+type Tx = Parameters<Parameters<Db['$transaction']>[0]>[0];
+
+/**
+ * Runs `fn` in a transaction that writes synced tables of `userId`: `ts` is the account's next
+ * change time, to stamp on every row written (`server_updated_at`).
+ */
+export function syncedWrite<T>(prisma: Db, userId: number, fn: (tx: Tx, ts: number) => Promise<T>): Promise<T> {
+  return prisma.$transaction(async (tx) => fn(tx, await advanceSyncClock(tx, userId)));
+}
