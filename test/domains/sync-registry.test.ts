@@ -30,7 +30,7 @@ describe('SYNCED_TABLES', () => {
       expect(col('user_id'), t.table).toMatchObject({ data_type: 'integer', is_nullable: 'NO' });
       expect(col('server_updated_at'), t.table).toMatchObject({ data_type: 'timestamp without time zone', is_nullable: 'NO' });
       expect(col('deleted_at'), t.table).toMatchObject({ data_type: 'timestamp without time zone', is_nullable: 'YES' });
-      const types: Record<string, string> = { text: 'text', int: 'integer', float: 'double precision', bool: 'boolean', timestamp_ms: 'timestamp without time zone' };
+      const types: Record<string, string> = { text: 'text', int: 'integer', float: 'double precision', bool: 'boolean', timestamp_ms: 'timestamp without time zone', timestamptz_ms: 'timestamp with time zone' };
       for (const c of t.columns) expect(col(c.db)?.data_type, `${t.table}.${c.db}`).toBe(types[c.type]);
     }
   });

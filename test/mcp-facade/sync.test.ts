@@ -31,7 +31,7 @@ describe('changes and records tools', () => {
     expect(names).toEqual(expect.arrayContaining(['list_changes', 'list_records', 'sync_changes_read', 'synced_records_read']));
     const changes = await callTool(client, 'sync_changes_read', {});
     expect(changes.isError).toBeFalsy();
-    expect((changes.structuredContent as any).changes).toEqual({ journal_entries: { created: [entry], updated: [], deleted: [] } });
+    expect((changes.structuredContent as any).changes.journal_entries).toEqual({ created: [entry], updated: [], deleted: [] });
     const listed = await callTool(client, 'list_changes', {});
     expect((listed.structuredContent as any).changes).toEqual((changes.structuredContent as any).changes);
     const records = await callTool(client, 'synced_records_read', { table: 'journal_entries' });
@@ -54,7 +54,7 @@ describe('changes and records tools', () => {
 
   it('answers VALIDATION_FAILED for an unknown table', async () => {
     const { client } = await agentWithEntry(['health:metrics:read']);
-    const res = await callTool(client, 'synced_records_read', { table: 'meals' });
+    const res = await callTool(client, 'synced_records_read', { table: 'not_a_table' });
     expect(errorOf(res)).toMatchObject({ code: 'VALIDATION_FAILED' });
   });
 });

@@ -98,6 +98,7 @@ interface Cursor {
 const msParam = (n: string): string => `(to_timestamp(${n}::float8 / 1000.0) AT TIME ZONE 'UTC')`;
 const msOf = (col: string): string => `round(extract(epoch from ${col}) * 1000)::float8`;
 const q = (name: string): string => `"${name}"`;
+const isTime = (col: SyncedColumn): boolean => col.type === 'timestamp_ms' || col.type === 'timestamptz_ms';
 
 /** Locks the account's sync row (creating it) and answers its identity version and clock. */
 async function lockState(tx: Runner, userId: number, mode: 'SHARE' | 'UPDATE'): Promise<{ identityVersion: number; clockMs: number; nowMs: number }> {
@@ -112,6 +113,19 @@ async function lockState(tx: Runner, userId: number, mode: 'SHARE' | 'UPDATE'): 
   );
   const row = rows[0];
   return { identityVersion: Number(row.identity_version), clockMs: Number(row.clock_ms), nowMs: Number(row.now_ms) };
+}
+
+/**
+ * Takes the account's sync clock for a write and answers the stamp for its rows: max(now + 1 ms,
+ * clock + 1), stored as the new clock. The sync_state row stays locked (FOR UPDATE) until the
+ * caller's transaction commits, so stamps only grow and a pull's snapshot never misses the write.
+ * Every writer of a synced table (push, and domain services writing synced rows) stamps through it.
+ */
+export async function nextSyncStamp(tx: Runner, userId: number): Promise<{ ts: number; identityVersion: number }> {
+  const state = await lockState(tx, userId, 'UPDATE');
+  const ts = Math.max(state.nowMs + 1, state.clockMs + 1);
+  await tx.$executeRawUnsafe('UPDATE sync_state SET clock_ms = $2, updated_at = now() WHERE user_id = $1', userId, ts);
+  return { ts, identityVersion: state.identityVersion };
 }
 
 function identityChanged(current: number): Error {
@@ -178,7 +192,7 @@ async function readTable(
   }
   params.push(limit);
   const cols = table.columns
-    .map((col) => `${col.type === 'timestamp_ms' ? msOf(q(col.db)) : q(col.db)} AS ${q(col.wire)}`)
+    .map((col) => `${isTime(col) ? msOf(q(col.db)) : q(col.db)} AS ${q(col.wire)}`)
     .join(', ');
   const rows = await db.$queryRawUnsafe<Record<string, unknown>[]>(
     `SELECT id, deleted_at IS NOT NULL AS sync_deleted, ${cols}
@@ -196,7 +210,7 @@ async function readTable(
 
 function wireValue(col: SyncedColumn, v: unknown): unknown {
   if (v === null || v === undefined) return null;
-  if (col.type === 'int' || col.type === 'float' || col.type === 'timestamp_ms') return Number(v);
+  if (col.type === 'int' || col.type === 'float' || isTime(col)) return Number(v);
   return v;
 }
 
@@ -357,11 +371,13 @@ const SQL_ARRAY: Record<SyncedColumn['type'], string> = {
   float: 'float8[]',
   bool: 'bool[]',
   timestamp_ms: 'float8[]',
+  timestamptz_ms: 'float8[]',
 };
 
 /** The SQL value of unnest column `u.<wire>` for the database column. */
 function fromUnnest(col: SyncedColumn): string {
   const ref = `u.${q(col.wire)}`;
+  if (col.type === 'timestamptz_ms') return `to_timestamp(${ref}::float8 / 1000.0)`;
   return col.type === 'timestamp_ms' ? msParam(ref) : ref;
 }
 
@@ -395,6 +411,13 @@ async function applyTable(tx: Tx, p: ParsedTable, userId: number, lastPulledAt: 
   const fresh = [...p.upserts.values()].filter((r) => !existingIds.has(r.id));
   // a tombstone never comes back: updates of a deleted record are dropped
   const changed = [...p.upserts.values()].filter((r) => existingIds.has(r.id) && !tombstoned.has(r.id));
+  // a new row needs every NOT NULL column that has no '' to fall back on (else the insert fails)
+  const missing: ValidationIssue[] = fresh.flatMap((r) =>
+    table.columns
+      .filter((c) => c.notNull && c.type !== 'text' && r[c.wire] === undefined)
+      .map((c) => ({ loc: ['changes', table.table, r.id, c.wire], msg: 'Field required in a new record', type: 'missing' })),
+  );
+  if (missing.length) throw validationError(missing);
   let written = 0;
 
   const unnestOf = (records: WireRecord[], withPresence: boolean): { sql: string; params: unknown[] } => {
@@ -478,16 +501,13 @@ export async function pushChanges(ctx: AuthedContext, options: PushOptions): Pro
   }
   const tables = parseChanges(options.changes);
   return ctx.prisma.$transaction(async (tx) => {
-    const state = await lockState(tx, userId, 'UPDATE');
-    if (options.identityVersion != null && options.identityVersion !== state.identityVersion) {
-      throw identityChanged(state.identityVersion);
-    }
-    const ts = Math.max(state.nowMs + 1, state.clockMs + 1);
+    // a refused identity throws, which rolls the clock back with everything else
+    const { ts, identityVersion } = await nextSyncStamp(tx, userId);
+    if (options.identityVersion != null && options.identityVersion !== identityVersion) throw identityChanged(identityVersion);
     let accepted = 0;
     for (const p of tables) accepted += await applyTable(tx, p, userId, lastPulledAt, ts);
-    await tx.$executeRawUnsafe('UPDATE sync_state SET clock_ms = $2, updated_at = now() WHERE user_id = $1', userId, ts);
     await tx.$executeRawUnsafe('UPDATE users SET phone_last_sync_at = now() WHERE id = $1', userId);
-    return { timestamp: ts, identityVersion: state.identityVersion, accepted };
+    return { timestamp: ts, identityVersion, accepted };
   });
 }
 
@@ -538,7 +558,7 @@ export async function listSyncedRecords(ctx: AuthedContext, options: ListRecords
     after = 'AND id COLLATE "C" > $3';
   }
   const cols = table.columns
-    .map((col) => `${col.type === 'timestamp_ms' ? msOf(q(col.db)) : q(col.db)} AS ${q(col.wire)}`)
+    .map((col) => `${isTime(col) ? msOf(q(col.db)) : q(col.db)} AS ${q(col.wire)}`)
     .join(', ');
   const rows = await ctx.prisma.$queryRawUnsafe<Record<string, unknown>[]>(
     `SELECT id, ${cols}, ${msOf('server_updated_at')} AS server_updated_at, ${msOf('deleted_at')} AS deleted_at

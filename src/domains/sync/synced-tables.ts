@@ -7,8 +7,11 @@
  * registry test checks that every name is a plain lowercase identifier.
  */
 
-/** How a wire value is stored: `timestamp_ms` is a number of ms on the wire, TIMESTAMP(3) in the database. */
-export type SyncedColumnType = 'text' | 'int' | 'float' | 'bool' | 'timestamp_ms';
+/**
+ * How a wire value is stored: `timestamp_ms` is a number of ms on the wire, TIMESTAMP(3) (UTC) in
+ * the database; `timestamptz_ms` the same on the wire, TIMESTAMPTZ(3) in the database.
+ */
+export type SyncedColumnType = 'text' | 'int' | 'float' | 'bool' | 'timestamp_ms' | 'timestamptz_ms';
 
 export interface SyncedColumn {
   /** wire name (snake_case, as the phone's WatermelonDB schema names it) */
@@ -35,7 +38,12 @@ export interface SyncedTable {
 }
 
 /** The sync schema version this server speaks; bump it with every table or column added below. */
-export const SYNC_SCHEMA_VERSION = 2;
+export const SYNC_SCHEMA_VERSION = 4;
+
+/** The six amounts a meal (its totals) and a meal item carry, kcal and grams. */
+const MEAL_NUTRIENT_COLUMNS: readonly SyncedColumn[] = ['kcal', 'protein_g', 'carbs_g', 'fat_g', 'fiber_g', 'sugar_g'].map(
+  (name) => ({ wire: name, db: name, type: 'float', notNull: true }),
+);
 
 /** Every synced table, in pull order. */
 export const SYNCED_TABLES: readonly SyncedTable[] = [
@@ -48,6 +56,35 @@ export const SYNCED_TABLES: readonly SyncedTable[] = [
       { wire: 'body', db: 'body', type: 'text', notNull: true },
       { wire: 'happened_at', db: 'happened_at', type: 'timestamp_ms' },
       { wire: 'mood', db: 'mood', type: 'int', since: 2 },
+    ],
+  },
+  {
+    // the photo (photo_key) is not synced: a pushed record must never name a stored file (docs/meals.md)
+    table: 'meals',
+    sqlTable: 'meals',
+    model: 'Meal',
+    since: 4,
+    columns: [
+      { wire: 'meal_name', db: 'meal_name', type: 'text' },
+      { wire: 'meal_type', db: 'meal_type', type: 'text' },
+      { wire: 'eaten_at', db: 'eaten_at', type: 'timestamptz_ms', notNull: true },
+      { wire: 'note', db: 'note', type: 'text' },
+      { wire: 'source', db: 'source', type: 'text', notNull: true },
+      ...MEAL_NUTRIENT_COLUMNS,
+    ],
+  },
+  {
+    table: 'meal_items',
+    sqlTable: 'meal_items',
+    model: 'MealItem',
+    since: 4,
+    columns: [
+      { wire: 'meal_id', db: 'meal_id', type: 'text', notNull: true },
+      { wire: 'food_id', db: 'food_id', type: 'text' },
+      { wire: 'name', db: 'name', type: 'text', notNull: true },
+      { wire: 'grams', db: 'grams', type: 'float', notNull: true },
+      { wire: 'portion', db: 'portion', type: 'text' },
+      ...MEAL_NUTRIENT_COLUMNS,
     ],
   },
 ];
