@@ -6,10 +6,12 @@ import { existsSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { MEAL_PHOTO_MAX_BYTES } from '../../src/domains/meals/meals.service.ts';
+import { ALL_SCOPES } from '../../src/auth/scopes.ts';
+import { listMeals as listMealsOf, MEAL_PHOTO_MAX_BYTES } from '../../src/domains/meals/meals.service.ts';
+import type { AuthedContext } from '../../src/graphql/context.ts';
 import { APPLE, BANANA, listMeals, logMeal, OAT_MILK, plainMeal, RICE, seedFood, uploadMealPhoto } from '../factories/meals.ts';
 import { seedActiveGrant, switchViewAs } from '../factories/sharing.ts';
-import { seedPersonalToken, seedUser } from '../factories/users.ts';
+import { seedPersonalToken, seedUser, serviceContext } from '../factories/users.ts';
 import { GIF, JPEG, PNG, jpegOfSize } from '../fakes/images.ts';
 import { startTestApp } from '../harness/app.ts';
 import { rest } from '../harness/clients.ts';
@@ -146,6 +148,8 @@ describe('logging a meal (nutrition_meal_log) and GET /api/meals', () => {
     ['a note of 2001 characters', { note: 'n'.repeat(2001), items: [{ name: 'x', grams: 5 }] }, ['note']],
     ['eaten_at more than 24 h ahead', { eaten_at: new Date(Date.now() + 25 * 3_600_000).toISOString(), items: [{ name: 'x', grams: 5 }] }, ['eaten_at']],
     ['an unknown meal_type', { meal_type: 'brunch', items: [{ name: 'x', grams: 5 }] }, ['meal_type']],
+    ['eaten_at null', { eaten_at: null }, ['eaten_at']],
+    ['a portion text of 101 characters', { items: [{ name: 'x', grams: 5, portion: 'p'.repeat(101) }] }, ['items', 0, 'portion']],
   ])('refuses %s with 422 at the field (PATCH /api/meals/{id})', async (_name, body, loc) => {
     const { user, token } = await seedUser(app);
     const meal = await logMeal(app, user.id, plainMeal('Toast', hoursAgo(1)));
@@ -187,6 +191,36 @@ describe('GET /api/meals', () => {
     expect(list.map((m) => m.eaten_at_ms)).toEqual([...list.map((m) => m.eaten_at_ms)].sort((a, b) => b - a));
     expect(await listMeals(app, token, '?limit=1000')).toHaveLength(1000);
     expect(await listMeals(app, token, '?limit=1')).toHaveLength(1);
+  });
+
+  it('reads any number of meals with their items in two queries (no query per meal)', async () => {
+    const { user } = await seedUser(app);
+    let queries = 0;
+    const counted = prisma.$extends({
+      query: {
+        $allOperations: ({ args, query }) => {
+          queries++;
+          return query(args);
+        },
+      },
+    }) as unknown as typeof prisma;
+    const ctx: AuthedContext = {
+      ...serviceContext(app),
+      prisma: counted,
+      principal: { kind: 'session', userId: user.id, sessionId: 'test', sessionKind: 'native', isAdmin: false, scopes: ALL_SCOPES },
+    };
+    for (const n of [1, 60]) {
+      await prisma.meal.deleteMany({ where: { userId: user.id } });
+      const ids = Array.from({ length: n }, () => randomUUID());
+      await prisma.meal.createMany({ data: ids.map((id, i) => ({ id, userId: user.id, eatenAt: new Date(Date.now() - i * 60_000) })) });
+      await prisma.mealItem.createMany({
+        data: ids.flatMap((mealId) => [1, 2].map((k) => ({ id: randomUUID(), userId: user.id, mealId, name: `item ${k}`, grams: 10 }))),
+      });
+      queries = 0;
+      const meals = await listMealsOf(ctx, { limit: 100 });
+      expect(meals.map((m) => m.items.length)).toEqual(new Array(n).fill(2));
+      expect(queries, `${n} meals`).toBe(2);
+    }
   });
 
   it.each([['limit=0', 'limit'], ['limit=1001', 'limit'], ['start_ms=-1', 'start_ms'], ['end_ms=1.5', 'end_ms'], ['start_ms=abc', 'start_ms'], ['start_ms=2000&end_ms=1000', 'end_ms']])(
