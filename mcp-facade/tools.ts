@@ -5,6 +5,7 @@ import { accountTools } from './tools/account.tools.ts';
 import { changeTools } from './tools/changes.tools.ts';
 import { consentTools } from './tools/consents.tools.ts';
 import { glucoseTools } from './tools/glucose.tools.ts';
+import { nutritionTools } from './tools/nutrition.tools.ts';
 import { profileTools } from './tools/profile.tools.ts';
 import { sensorTools } from './tools/sensors.tools.ts';
 import { recordTools } from './tools/records.tools.ts';
@@ -16,6 +17,7 @@ export const TOOL_FAMILIES: Readonly<Record<string, readonly McpTool[]>> = {
   changes: changeTools,
   consents: consentTools,
   glucose: glucoseTools,
+  nutrition: nutritionTools,
   profile: profileTools,
   sensors: sensorTools,
   records: recordTools,

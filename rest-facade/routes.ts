@@ -5,6 +5,7 @@ import { deviceRoutes } from './routes/devices.routes.ts';
 import { healthRoutes } from './routes/health.routes.ts';
 import { consentRoutes } from './routes/consents.routes.ts';
 import { glucoseRoutes } from './routes/glucose.routes.ts';
+import { mealRoutes } from './routes/meals.routes.ts';
 import { identityRoutes } from './routes/identity.routes.ts';
 import { profileRoutes } from './routes/profile.routes.ts';
 import { sharingRoutes } from './routes/sharing.routes.ts';
@@ -22,4 +23,5 @@ export const ROUTES: readonly RestRoute[] = [
   ...deviceRoutes,
   ...healthRoutes,
   ...glucoseRoutes,
+  ...mealRoutes,
 ];

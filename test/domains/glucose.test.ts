@@ -234,7 +234,7 @@ describe('MCP glucose tools', () => {
     const pat = await seedPersonalToken(app, user.id, ['health:glucose:read']);
     const client = await mcpClient(app, pat);
     const names = (await client.listTools()).tools.map((t) => t.name);
-    expect(names).toEqual(['get_glucose_readings', 'glucose_readings_read', 'list_changes', 'list_records', 'sensors_cgm_status_read']);
+    expect(names).toEqual(['get_glucose_readings', 'get_nutrition_meals', 'glucose_readings_read', 'list_changes', 'list_records', 'sensors_cgm_status_read']);
     for (const tool of ['get_glucose_readings', 'glucose_readings_read']) {
       const result = await callTool(client, tool, { since_hours: 1 });
       expect(result.structuredContent, tool).toMatchObject({

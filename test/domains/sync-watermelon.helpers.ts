@@ -13,6 +13,15 @@ const { Database, Model, appSchema, tableSchema } = require('@nozbe/watermelondb
 const LokiJSAdapter = (require('@nozbe/watermelondb/adapters/lokijs') as any).default;
 const { synchronize } = require('@nozbe/watermelondb/sync') as any;
 
+/** WatermelonDB's schema builders, for tests whose phone keeps other tables. */
+export const watermelon = { Model, appSchema, tableSchema };
+
+/** The phone's local schema and its model classes. */
+export interface PhoneTables {
+  schema: unknown;
+  modelClasses: unknown[];
+}
+
 class JournalEntry extends Model {
   static table = 'journal_entries';
 }
@@ -48,15 +57,16 @@ export class Phone {
   constructor(
     readonly app: TestApp,
     readonly token: string,
+    tables: PhoneTables = { schema, modelClasses: [JournalEntry] },
   ) {
     const adapter = new LokiJSAdapter({
-      schema,
+      schema: tables.schema,
       dbName: `phone-${process.pid}-${++counter}`,
       useWebWorker: false,
       useIncrementalIndexedDB: false,
       extraLokiOptions: { autosave: false },
     });
-    this.db = new Database({ adapter, modelClasses: [JournalEntry] });
+    this.db = new Database({ adapter, modelClasses: tables.modelClasses });
   }
 
   private get entries(): any {

@@ -103,8 +103,7 @@ describe('GET /api/sync/pull', () => {
     await push(u, journal({ created: [entry()] }), null);
     const res = await pull(u, 'exclude=journal_entries');
     expect(res.status).toBe(200);
-    expect(res.body.changes).not.toHaveProperty('journal_entries');
-    expect(Object.keys(res.body.changes).length).toBeGreaterThan(0);
+    expect(Object.keys(res.body.changes)).not.toContain('journal_entries');
   });
 
   it('sends tables with columns added after schema_version whole', async () => {
@@ -125,7 +124,7 @@ describe('GET /api/sync/pull', () => {
       ['last_pulled_at=abc', ['query', 'last_pulled_at']],
       ['last_pulled_at=-5', ['query', 'last_pulled_at']],
       ['schema_version=99', ['query', 'schema_version']],
-      ['exclude=meals', ['query', 'exclude']],
+      ['exclude=not_a_table', ['query', 'exclude']],
       ['cursor=nonsense', ['query', 'cursor']],
     ] as const) {
       const res = await pull(u, query);
@@ -236,7 +235,7 @@ describe('POST /api/sync/push', () => {
   it('answers 422 for malformed changes', async () => {
     const u = await seedUser(app);
     const cases: [unknown, (string | number)[]][] = [
-      [{ meals: { created: [], updated: [], deleted: [] } }, ['body', 'changes', 'meals']],
+      [{ not_a_table: { created: [], updated: [], deleted: [] } }, ['body', 'changes', 'not_a_table']],
       [journal({ created: [{ id: 5 }] }), ['body', 'changes', 'journal_entries', 'created', 0, 'id']],
       [journal({ created: [{ ...entry(), mood: 'good' }] }), ['body', 'changes', 'journal_entries', 'created', 0, 'mood']],
       [journal({ created: [{ ...entry(), happened_at: 'yesterday' }] }), ['body', 'changes', 'journal_entries', 'created', 0, 'happened_at']],

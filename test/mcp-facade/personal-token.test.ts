@@ -30,7 +30,7 @@ describe('tools/list', () => {
       [['health:metrics:read', 'account:write'], ['account_delete', 'sessions_all_revoke', 'sessions_one_revoke', 'synced_records_read']],
     ];
     // tools the spec lists without a scope are shown to every token (their fields still check scopes)
-    expect([...UNSCOPED].sort()).toEqual(['get_glucose_readings', 'list_changes', 'list_records']);
+    expect([...UNSCOPED].sort()).toEqual(['get_glucose_readings', 'get_nutrition_meals', 'list_changes', 'list_records']);
     for (const [scopes, expected] of cases) {
       const client = await mcpClient(app, (await tokenFor(scopes)).token);
       const names = (await client.listTools()).tools.map((t) => t.name);

@@ -54,7 +54,7 @@ describe('changes and records tools', () => {
 
   it('answers VALIDATION_FAILED for an unknown table', async () => {
     const { client } = await agentWithEntry(['health:metrics:read']);
-    const res = await callTool(client, 'synced_records_read', { table: 'meals' });
+    const res = await callTool(client, 'synced_records_read', { table: 'not_a_table' });
     expect(errorOf(res)).toMatchObject({ code: 'VALIDATION_FAILED' });
   });
 });

@@ -12,6 +12,7 @@
  * between. Stored files go after the rows are gone.
  */
 import { clearCookiesOfWebCaller } from '../account/account.service.ts';
+import { mealPhotoKeys } from '../meals/meals.service.ts';
 import type { Prisma } from '../../generated/prisma/client.ts';
 import { getDatamodel } from '../../generated/pothos-types.ts';
 import type { AuthedContext } from '../../graphql/context.ts';
@@ -89,17 +90,23 @@ export async function deleteAccount(ctx: AuthedContext, options: DeleteAccountOp
       throw e;
     });
   let removedRows = 0;
+  // stored files named by rows of other tables (meal photos), gathered before each pass removes the rows
+  const fileKeys = new Set<string>();
+  const sweepWithFiles = async (tx: Prisma.TransactionClient): Promise<number> => {
+    for (const key of await mealPhotoKeys(tx, userId)) fileKeys.add(key);
+    return sweep(tx, userId, user.email);
+  };
   for (let pass = 1; pass < SWEEP_PASSES; pass++) {
-    removedRows += await ctx.prisma.$transaction((tx) => sweep(tx, userId, user.email));
+    removedRows += await ctx.prisma.$transaction(sweepWithFiles);
     await options.afterPass?.(pass);
   }
-  const photoKey = await ctx.prisma.$transaction(async (tx) => {
-    removedRows += await sweep(tx, userId, user.email);
+  await ctx.prisma.$transaction(async (tx) => {
+    removedRows += await sweepWithFiles(tx);
     const gone = await tx.user.delete({ where: { id: userId }, select: { profilePhotoKey: true } });
-    return gone.profilePhotoKey;
+    if (gone.profilePhotoKey) fileKeys.add(gone.profilePhotoKey);
   });
-  if (photoKey) {
-    await ctx.storage.delete(photoKey).catch((err: unknown) => ctx.log.error({ err, key: photoKey }, 'could not delete a stored file'));
+  for (const key of fileKeys) {
+    await ctx.storage.delete(key).catch((err: unknown) => ctx.log.error({ err, key }, 'could not delete a stored file'));
   }
   clearCookiesOfWebCaller(ctx);
   return { deleted: true, removedRows };

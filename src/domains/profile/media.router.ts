@@ -1,21 +1,22 @@
 /**
- * GET /media/<folder>/<name>: streams a stored file of a public folder (profile photos) with its
- * content type and cache headers. Public by unguessable key: a profile photo's URL is the
- * capability (128 random bits, a new key on every upload; the old file is deleted on replace and
- * on account deletion), so the phone's and the browser's image views need no credential.
+ * GET /media/<folder>/<name>: streams a stored file of a public folder (profile and meal photos)
+ * with its content type and cache headers. Public by unguessable key: a photo's URL is the
+ * capability (128 random bits, a new key on every upload; the old file is deleted on replace, on
+ * delete and on account deletion), so the phone's and the browser's image views need no credential.
  *
- * It must never serve a folder that is not listed in PUBLIC_FOLDERS (later uploads such as meal
- * photos are private and need their own authenticated route), nor a path that is not a valid key.
+ * It must never serve a folder that is not listed in PUBLIC_FOLDERS (private uploads need their own
+ * authenticated route), nor a path that is not a valid key.
  */
 import express from 'express';
 import type { Router } from 'express';
 import type { Storage, StoredFile } from '../../integrations/storage.ts';
+import { MEAL_PHOTO_FOLDER } from '../meals/meals.service.ts';
 import { PROFILE_PHOTO_FOLDER } from './profile.service.ts';
 
 export const MEDIA_PATH = '/media';
 
 /** Storage folders whose files anyone holding the URL may read. */
-const PUBLIC_FOLDERS: ReadonlySet<string> = new Set([PROFILE_PHOTO_FOLDER]);
+const PUBLIC_FOLDERS: ReadonlySet<string> = new Set([PROFILE_PHOTO_FOLDER, MEAL_PHOTO_FOLDER]);
 
 export interface MediaRouterOptions {
   storage: Storage;

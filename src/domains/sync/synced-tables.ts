@@ -6,6 +6,7 @@
  * NOTE: the names here are spliced into SQL text (they are never taken from a request); the
  * registry test checks that every name is a plain lowercase identifier.
  */
+import { METRIC_TYPES, SLEEP_STAGES } from '../health/health.service.ts';
 
 /**
  * How a wire value is stored: `timestamp_ms` is a number of ms on the wire, TIMESTAMP(3) (UTC) in the
@@ -45,10 +46,14 @@ export interface SyncedTable {
   since: number;
   columns: readonly SyncedColumn[];
 }
-import { METRIC_TYPES, SLEEP_STAGES } from '../health/health.service.ts';
 
 /** The sync schema version this server speaks; bump it with every table or column added below. */
-export const SYNC_SCHEMA_VERSION = 3;
+export const SYNC_SCHEMA_VERSION = 4;
+
+/** The six amounts a meal (its totals) and a meal item carry, kcal and grams. */
+const MEAL_NUTRIENT_COLUMNS: readonly SyncedColumn[] = ['kcal', 'protein_g', 'carbs_g', 'fat_g', 'fiber_g', 'sugar_g'].map(
+  (name) => ({ wire: name, db: name, type: 'float', notNull: true, default: 0, min: 0 }),
+);
 
 /** Every synced table, in pull order. */
 export const SYNCED_TABLES: readonly SyncedTable[] = [
@@ -161,6 +166,36 @@ export const SYNCED_TABLES: readonly SyncedTable[] = [
       { wire: 'distance_m', db: 'distance_m', type: 'float', min: 0 },
       { wire: 'source', db: 'source', type: 'text', notNull: true },
       { wire: 'source_id', db: 'source_id', type: 'text' },
+    ],
+  },
+  // Meals (docs/meals.md).
+  {
+    // the photo (photo_key) is not synced: a pushed record must never name a stored file (docs/meals.md)
+    table: 'meals',
+    sqlTable: 'meals',
+    model: 'Meal',
+    since: 4,
+    columns: [
+      { wire: 'meal_name', db: 'meal_name', type: 'text' },
+      { wire: 'meal_type', db: 'meal_type', type: 'text', oneOf: ['breakfast', 'lunch', 'dinner', 'snack'] },
+      { wire: 'eaten_at', db: 'eaten_at', type: 'timestamptz_ms', notNull: true, required: true },
+      { wire: 'note', db: 'note', type: 'text' },
+      { wire: 'source', db: 'source', type: 'text', notNull: true, default: 'phone' },
+      ...MEAL_NUTRIENT_COLUMNS,
+    ],
+  },
+  {
+    table: 'meal_items',
+    sqlTable: 'meal_items',
+    model: 'MealItem',
+    since: 4,
+    columns: [
+      { wire: 'meal_id', db: 'meal_id', type: 'text', notNull: true, required: true },
+      { wire: 'food_id', db: 'food_id', type: 'text' },
+      { wire: 'name', db: 'name', type: 'text', notNull: true, required: true },
+      { wire: 'grams', db: 'grams', type: 'float', notNull: true, required: true, min: 0, max: 5000 },
+      { wire: 'portion', db: 'portion', type: 'text' },
+      ...MEAL_NUTRIENT_COLUMNS,
     ],
   },
 ];
