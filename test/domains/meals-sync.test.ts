@@ -133,14 +133,14 @@ describe('meals and meal_items in sync', () => {
     expect((await rest(app, 'PATCH', `/api/meals/${meal.id}`, { token: u.token, body: { note: 'x' } })).status).toBe(404);
   });
 
-  it('answers 422 for a new meal without eaten_at or a nutrient (NOT NULL columns without a default on the wire)', async () => {
+  it('answers 422 for a new meal without eaten_at (required) or with a null nutrient', async () => {
     const u = await seedUser(app);
     const { meal, items } = phoneMeal();
     const { eaten_at: _e, ...noTime } = meal;
     const { grams: _g, ...noGrams } = items[0];
     const res = await push(u, { meals: { ...none, created: [noTime] }, meal_items: { ...none, created: [noGrams] } }, null);
     expect(res.status).toBe(422);
-    expect(res.body.detail).toEqual([{ loc: ['body', 'changes', 'meals', meal.id, 'eaten_at'], msg: 'Field required in a new record', type: 'missing' }]);
+    expect(res.body.detail).toEqual([{ loc: ['body', 'changes', 'meals', 'created', 0, 'eaten_at'], msg: 'Field required', type: 'missing' }]);
     const nullKcal = await push(u, { meals: { ...none, created: [{ ...meal, kcal: null }] } }, null);
     expect(nullKcal.status).toBe(422);
     expect(nullKcal.body.detail[0].loc).toEqual(['body', 'changes', 'meals', 'created', 0, 'kcal']);
