@@ -1,6 +1,7 @@
 /**
  * The server under benchmark: a child process started exactly as `npm start` starts it, on an
  * embedded database in a temp dir (or BENCH_DATABASE_URL), on a random port, with `env` on top.
+ * Pass `dataDir` to serve an existing directory again (it is then the caller's to remove).
  */
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -10,18 +11,20 @@ import path from 'node:path';
 export interface BenchServer {
   /** http://127.0.0.1:<port> */
   base: string;
-  /** the server's DATA_DIR (removed by stop) */
+  /** the server's DATA_DIR (removed by stop unless the caller gave it) */
   dataDir: string;
+  /** the server process (for /proc/<pid>/status) */
+  pid: number;
   /** SIGTERM, wait for the exit, remove the temp dir */
   stop(): Promise<void>;
 }
 
 /** Starts the server and resolves once GET /readyz answers 200. */
-export async function startBenchServer(env: Record<string, string> = {}): Promise<BenchServer> {
+export async function startBenchServer(env: Record<string, string> = {}, options: { dataDir?: string } = {}): Promise<BenchServer> {
   const root = path.resolve(import.meta.dirname, '..');
   const port = 19000 + Math.floor(Math.random() * 1000);
   const base = `http://127.0.0.1:${port}`;
-  const dataDir = mkdtempSync(path.join(tmpdir(), 'hdp-bench-'));
+  const dataDir = options.dataDir ?? mkdtempSync(path.join(tmpdir(), 'hdp-bench-'));
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
     cwd: root,
     env: {
@@ -32,14 +35,14 @@ export async function startBenchServer(env: Record<string, string> = {}): Promis
       DATABASE_URL: process.env.BENCH_DATABASE_URL ?? '',
       ...env,
     },
-    stdio: ['ignore', 'ignore', 'inherit'],
+    stdio: ['ignore', process.env.BENCH_SERVER_LOG ? 'inherit' : 'ignore', 'inherit'],
   });
   const stop = async (): Promise<void> => {
     if (child.exitCode === null) {
       child.kill('SIGTERM');
       await new Promise((r) => child.once('exit', r));
     }
-    rmSync(dataDir, { recursive: true, force: true });
+    if (!options.dataDir) rmSync(dataDir, { recursive: true, force: true });
   };
   for (let i = 0; ; i++) {
     if (await fetch(`${base}/readyz`).then((r) => r.ok, () => false)) break;
@@ -49,5 +52,5 @@ export async function startBenchServer(env: Record<string, string> = {}): Promis
     }
     await new Promise((r) => setTimeout(r, 100));
   }
-  return { base, dataDir, stop };
+  return { base, dataDir, pid: child.pid!, stop };
 }

@@ -1,0 +1,118 @@
+/**
+ * Sync pull memory: one account with RECORDS (default 100,000) changed journal entries pulls them
+ * all, page by page (GET /api/sync/pull, then `cursor` until has_more is false). Goal: the server
+ * process's peak resident memory stays under 512 MB.
+ *
+ * The server runs as `npm start` runs it (a child process; embedded database, or
+ * BENCH_DATABASE_URL). The rows are seeded by one bulk INSERT while the server is stopped (an
+ * embedded database has one owner). Baseline in the same run: the resident memory of the idle
+ * server after start. The kernel's peak (VmHWM) is reset just before the pull (clear_refs), so the
+ * peak reported is the pull's; RSS is also sampled every 5 ms as a cross-check.
+ * Prints one JSON line.
+ */
+import { readFileSync, rmSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { openDatabase } from '../src/db/database.ts';
+import { startBenchServer } from './server.ts';
+import type { BenchServer } from './server.ts';
+
+const N = Number(process.env.RECORDS ?? 100_000);
+const GOAL_MB = 512;
+const url = process.env.BENCH_DATABASE_URL || undefined;
+const dataDir = mkdtempSync(path.join(tmpdir(), 'hdp-bench-sync-memory-'));
+
+/** VmRSS / VmHWM of a process, MB. */
+function memoryOf(pid: number): { rss: number; hwm: number } {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const kb = (field: string): number => Number(status.match(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm'))?.[1] ?? NaN);
+  return { rss: kb('VmRSS') / 1024, hwm: kb('VmHWM') / 1024 };
+}
+
+async function json(base: string, pathname: string, init: RequestInit = {}): Promise<any> {
+  const res = await fetch(base + pathname, init);
+  if (!res.ok) throw new Error(`${pathname}: ${res.status} ${(await res.text()).slice(0, 300)}`);
+  return res.json();
+}
+
+const round = (x: number): number => Math.round(x * 10) / 10;
+let server: BenchServer | null = null;
+try {
+  // 1. an account (through the API), then the server stops
+  server = await startBenchServer({}, { dataDir });
+  const creds = { email: `sync-memory.${Date.now()}@example.com`, password: 'benchmark password' };
+  const jsonHeaders = { 'content-type': 'application/json' };
+  await json(server.base, '/api/auth/register', { method: 'POST', headers: jsonHeaders, body: JSON.stringify(creds) });
+  const { access_token: token } = await json(server.base, '/api/auth/login', { method: 'POST', headers: jsonHeaders, body: JSON.stringify(creds) });
+  const headers = { authorization: `Bearer ${token}` };
+  const me = await json(server.base, '/api/auth/me', { headers });
+  await server.stop();
+  server = null;
+
+  // 2. N changed rows of the one synced table, one statement (~200 characters of text each)
+  const db = await openDatabase({ url, dataDir });
+  try {
+    await db.prisma.$executeRawUnsafe(
+      `INSERT INTO journal_entries (id, user_id, body, happened_at, mood, server_updated_at)
+       SELECT 'bench' || lpad(g::text, 10, '0'), $1, 'entry ' || g || ': ' || repeat('a day like any other. ', 9),
+              now() - g * interval '1 minute', g % 5 + 1, now() - interval '1 second'
+       FROM generate_series(1, $2::int) AS g`,
+      me.id,
+      N,
+    );
+  } finally {
+    await db.close();
+  }
+
+  // 3. the server again: idle baseline, then the paged pull
+  server = await startBenchServer({}, { dataDir });
+  await json(server.base, '/api/auth/me', { headers }); // one request through the stack before the baseline
+  await new Promise((r) => setTimeout(r, 1000));
+  const idle = memoryOf(server.pid);
+  writeFileSync(`/proc/${server.pid}/clear_refs`, '5'); // reset VmHWM to the current RSS
+  let sampledPeak = idle.rss;
+  const sampler = setInterval(() => {
+    sampledPeak = Math.max(sampledPeak, memoryOf(server!.pid).rss);
+  }, 5);
+  const started = performance.now();
+  let cursor: string | null = null;
+  let count = 0;
+  let pages = 0;
+  let largestPageBytes = 0;
+  for (;;) {
+    const res = await fetch(`${server.base}/api/sync/pull${cursor ? `?cursor=${cursor}` : ''}`, { headers });
+    const text = await res.text();
+    if (!res.ok) throw new Error(`pull: ${res.status} ${text.slice(0, 300)}`);
+    largestPageBytes = Math.max(largestPageBytes, text.length);
+    const page = JSON.parse(text);
+    const c = page.changes.journal_entries;
+    count += c.created.length + c.updated.length + c.deleted.length;
+    pages++;
+    if (!page.has_more) break;
+    cursor = page.next_cursor;
+  }
+  const pullMs = performance.now() - started;
+  clearInterval(sampler);
+  const after = memoryOf(server.pid);
+  if (count !== N) throw new Error(`pulled ${count} of ${N}`);
+  const peak = Math.max(after.hwm, sampledPeak);
+  console.log(
+    JSON.stringify({
+      bench: 'sync-memory',
+      database: url ? 'postgresql' : 'pglite',
+      records: N,
+      pages,
+      largest_page_kb: Math.round(largestPageBytes / 1024),
+      pull_ms: Math.round(pullMs),
+      idle_rss_mb: round(idle.rss),
+      peak_rss_mb: round(peak),
+      sampled_peak_rss_mb: round(sampledPeak),
+      peak_over_idle: Math.round((peak / idle.rss) * 100) / 100,
+      goal_mb: GOAL_MB,
+      met: peak < GOAL_MB,
+    }),
+  );
+} finally {
+  await server?.stop();
+  rmSync(dataDir, { recursive: true, force: true });
+}
