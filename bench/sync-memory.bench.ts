@@ -1,7 +1,7 @@
 /**
- * Sync pull memory: one account with RECORDS (default 100,000) changed journal entries pulls them
- * all, page by page (GET /api/sync/pull, then `cursor` until has_more is false). Goal: the server
- * process's peak resident memory stays under 512 MB.
+ * Sync pull memory: one account with RECORDS (default 100,000) changed journal entries (nothing in
+ * the other synced tables) pulls them all, page by page (GET /api/sync/pull, then `cursor` until
+ * has_more is false). Goal: the server process's peak resident memory stays under 512 MB.
  *
  * The server runs as `npm start` runs it (a child process; embedded database, or
  * BENCH_DATABASE_URL). The rows are seeded by one bulk INSERT while the server is stopped (an

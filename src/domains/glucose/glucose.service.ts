@@ -186,11 +186,27 @@ export async function createReading(ctx: AuthedContext, input: GlucoseReadingInp
   });
 }
 
-/** Stores up to GLUCOSE_BATCH_MAX readings in one statement; answers how many were new. */
+/**
+ * Readings per transaction of a batch, and the pause between two. The embedded database runs each
+ * statement synchronously on the event loop, and a transaction holds its one connection: one
+ * transaction of 50,000 readings stalled every other request for its whole duration (seconds).
+ * The pause lets a waiting request take its next few queries before the next chunk's transaction
+ * (issue 4; docs/decisions.md: a batch is idempotent, so one that fails part-way is posted again).
+ */
+const BATCH_CHUNK = 500;
+const BATCH_PAUSE_MS = 10;
+
+/** Stores up to GLUCOSE_BATCH_MAX readings, BATCH_CHUNK per transaction; answers how many were new. */
 export async function createReadingsBatch(ctx: AuthedContext, input: readonly GlucoseReadingInput[]): Promise<number> {
   const userId = ctx.principal.userId;
-  if (input.length === 0) return 0;
-  return syncedWrite(ctx.prisma, userId, (tx, ts) => insertReadings(tx, ts, userId, toReadingRows(userId, input), 'cgm', null));
+  const rows = toReadingRows(userId, input);
+  let stored = 0;
+  for (let from = 0; from < rows.length; from += BATCH_CHUNK) {
+    if (from > 0) await new Promise<void>((resolve) => setTimeout(resolve, BATCH_PAUSE_MS));
+    const chunk = rows.slice(from, from + BATCH_CHUNK);
+    stored += await syncedWrite(ctx.prisma, userId, (tx, ts) => insertReadings(tx, ts, userId, chunk, 'cgm', null));
+  }
+  return stored;
 }
 
 /** The readings of the last hours, one SELECT (up to 50,000 rows). */
