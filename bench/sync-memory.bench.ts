@@ -54,7 +54,7 @@ try {
   try {
     await db.prisma.$executeRawUnsafe(
       `INSERT INTO journal_entries (id, user_id, body, happened_at, mood, server_updated_at)
-       SELECT 'bench' || lpad(g::text, 10, '0'), $1, 'entry ' || g || ': ' || repeat('a day like any other. ', 9),
+       SELECT 'bench' || $1::int || '-' || lpad(g::text, 10, '0'), $1::int, 'entry ' || g || ': ' || repeat('a day like any other. ', 9),
               now() - g * interval '1 minute', g % 5 + 1, now() - interval '1 second'
        FROM generate_series(1, $2::int) AS g`,
       me.id,
@@ -85,8 +85,9 @@ try {
     if (!res.ok) throw new Error(`pull: ${res.status} ${text.slice(0, 300)}`);
     largestPageBytes = Math.max(largestPageBytes, text.length);
     const page = JSON.parse(text);
-    const c = page.changes.journal_entries;
-    count += c.created.length + c.updated.length + c.deleted.length;
+    for (const c of Object.values(page.changes) as { created: unknown[]; updated: unknown[]; deleted: unknown[] }[]) {
+      count += c.created.length + c.updated.length + c.deleted.length;
+    }
     pages++;
     if (!page.has_more) break;
     cursor = page.next_cursor;
