@@ -4,6 +4,7 @@ import { accessGrantTools } from './tools/access-grants.tools.ts';
 import { accountTools } from './tools/account.tools.ts';
 import { changeTools } from './tools/changes.tools.ts';
 import { consentTools } from './tools/consents.tools.ts';
+import { foodTools } from './tools/foods.tools.ts';
 import { glucoseTools } from './tools/glucose.tools.ts';
 import { profileTools } from './tools/profile.tools.ts';
 import { sensorTools } from './tools/sensors.tools.ts';
@@ -15,6 +16,7 @@ export const TOOL_FAMILIES: Readonly<Record<string, readonly McpTool[]>> = {
   account: accountTools,
   changes: changeTools,
   consents: consentTools,
+  foods: foodTools,
   glucose: glucoseTools,
   profile: profileTools,
   sensors: sensorTools,

@@ -2,6 +2,7 @@
 import type { RestRoute } from './route.ts';
 import { accountRoutes } from './routes/account.routes.ts';
 import { deviceRoutes } from './routes/devices.routes.ts';
+import { foodRoutes } from './routes/foods.routes.ts';
 import { healthRoutes } from './routes/health.routes.ts';
 import { consentRoutes } from './routes/consents.routes.ts';
 import { glucoseRoutes } from './routes/glucose.routes.ts';
@@ -22,4 +23,5 @@ export const ROUTES: readonly RestRoute[] = [
   ...deviceRoutes,
   ...healthRoutes,
   ...glucoseRoutes,
+  ...foodRoutes,
 ];
