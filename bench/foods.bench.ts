@@ -8,10 +8,11 @@
  *  - core bundle: GET /api/foods/core-bundle (gzip, served from memory) vs a static file of the same
  *    bytes (express `res.sendFile`, gzip file, same headers) at 10 connections (goal p50 <= 1.5x).
  * Latencies are measured the same way on both sides (performance.now() around each call, 10
- * workers for DURATION_S seconds after a warm-up). Prints one JSON line.
+ * workers on 10 keep-alive connections for DURATION_S seconds after a warm-up; HTTP bodies are read
+ * as sent, without decompressing). Prints one JSON line.
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer, get as httpGet } from 'node:http';
+import { Agent, createServer, get as httpGet } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -58,15 +59,23 @@ async function load(call: (i: number) => Promise<void>, seconds: number): Promis
   return { p50: round(pct(latencies, 0.5)), p99: round(pct(latencies, 0.99)), rps: Math.round(latencies.length / seconds) };
 }
 
-async function get(url: string, headers: Record<string, string> = {}): Promise<void> {
-  const res = await fetch(url, { headers });
-  if (!res.ok) throw new Error(`${url}: ${res.status}`);
-  await res.arrayBuffer();
+/** keep-alive connections, as many as workers; bodies are read as sent (no decompression) */
+const agent = new Agent({ keepAlive: true, maxSockets: CONNECTIONS });
+function get(url: string, headers: Record<string, string> = {}): Promise<void> {
+  return new Promise((resolve, reject) => {
+    httpGet(url, { agent, headers }, (res) => {
+      if (res.statusCode !== 200) reject(new Error(`${url}: ${res.statusCode}`));
+      res.on('data', () => {});
+      res.on('end', () => resolve());
+    }).on('error', reject);
+  });
 }
 
 const servers: { close(cb: () => void): void; closeAllConnections(): void }[] = [];
 async function listen(handler: express.Express): Promise<string> {
   const server = createServer(handler);
+  // the client's idle keep-alive sockets must outlive the pauses between phases (else ECONNRESET)
+  server.keepAliveTimeout = 120_000;
   servers.push(server);
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;

@@ -1,4 +1,9 @@
-import { describe, expect, it } from 'vitest';
+import { execFile } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, describe, expect, it } from 'vitest';
 import { importCatalogue } from '../../src/domains/foods/import/catalogue-import.ts';
 import type { ImportProgress } from '../../src/domains/foods/import/catalogue-import.ts';
 import { normaliseGtin } from '../../src/domains/foods/foods.gtin.ts';
@@ -81,4 +86,35 @@ describe('barcode normalisation', () => {
     ]);
     expect(['036000291453', '12345', '1234567890123456', '03600029145x'].map(normaliseGtin)).toEqual([null, null, null, null]);
   });
+});
+
+const run = promisify(execFile);
+
+/** Runs the CLI as `npm run foods:import` does, on an embedded database of its own. */
+async function cli(dataDir: string, ...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  try {
+    const { stdout, stderr } = await run(process.execPath, ['--import', 'tsx', 'scripts/foods-import.ts', ...args], {
+      env: { ...process.env, DATA_DIR: dataDir, DATABASE_URL: '', LOG_LEVEL: 'silent' },
+    });
+    return { code: 0, stdout, stderr };
+  } catch (e) {
+    const err = e as { code: number; stdout: string; stderr: string };
+    return { code: err.code, stdout: err.stdout, stderr: err.stderr };
+  }
+}
+
+describe('npm run foods:import', () => {
+  it('prints progress on stderr and a JSON summary with timings; a second run has nothing to do', async () => {
+    const dataDir = mkdtempSync(path.join(tmpdir(), 'hdp-foods-cli-'));
+    afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
+    expect((await cli(dataDir, '--source', 'sr_legacy')).code).toBe(2);
+    const first = await cli(dataDir, '--source', 'open_food_facts');
+    expect(first.code).toBe(0);
+    expect(first.stderr).toMatch(/open_food_facts: read 946 foods/);
+    expect(first.stderr).toMatch(/open_food_facts: \[#{20}\] chunk 1\/1, 946\/946 foods/);
+    expect(JSON.parse(first.stdout)).toMatchObject({ database: 'pglite', sources: [{ source: 'open_food_facts', foods: 946, chunksWritten: 1 }] });
+    const second = await cli(dataDir, '--source', 'open_food_facts');
+    expect(second.stderr).toMatch(/open_food_facts: up to date/);
+    expect(JSON.parse(second.stdout).sources[0]).toMatchObject({ upToDate: true, chunksWritten: 0 });
+  }, 120_000);
 });

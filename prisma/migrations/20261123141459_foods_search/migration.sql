@@ -1,5 +1,9 @@
 -- Trigram similarity for typo-tolerant food search (PGlite: src/db/target.ts loads the extension).
 CREATE EXTENSION IF NOT EXISTS pg_trgm;
+-- The planner prices a function call at 1, so a sequential scan computing word similarity on every
+-- row looks cheaper than the trigram index; price the similarity operators as what they cost.
+ALTER FUNCTION word_similarity_op(text, text) COST 100;
+ALTER FUNCTION word_similarity_commutator_op(text, text) COST 100;
 
 -- AlterTable
 ALTER TABLE "foods" ADD COLUMN     "search_text" TEXT NOT NULL DEFAULT '',

@@ -23,8 +23,9 @@ import type {
   FullMatchView,
 } from './foods.service.ts';
 
-const FoodSummary = builder.objectRef<FoodSummaryView>('FoodSearchResult').implement({
-  description: 'A catalogue food with its macronutrients per 100 g (FoodSearchResult)',
+/** The fields a search result and a detail share: one food's identity and per-100 g macros. */
+const CatalogueFood = builder.interfaceRef<FoodSummaryView>('CatalogueFood').implement({
+  description: 'A food of the catalogue (or a person\'s own), with its macronutrients per 100 g',
   fields: (t) => ({
     fdcId: t.exposeString('id', { description: 'the food id: USDA fdc_id, off:<code> (Open Food Facts) or custom:<uuid>' }),
     source: t.exposeString('source', { description: 'usda_foundation, usda_branded, open_food_facts or custom' }),
@@ -43,6 +44,13 @@ const FoodSummary = builder.objectRef<FoodSummaryView>('FoodSearchResult').imple
     fiberG: t.exposeFloat('fiberG', { nullable: true }),
     sugarG: t.exposeFloat('sugarG', { nullable: true }),
     sodiumMg: t.exposeFloat('sodiumMg', { nullable: true }),
+  }),
+});
+
+const FoodSummary = builder.objectRef<FoodSummaryView>('FoodSearchResult').implement({
+  description: 'A catalogue food with its macronutrients per 100 g (FoodSearchResult)',
+  interfaces: [CatalogueFood],
+  fields: (t) => ({
     score: t.exposeFloat('score', { nullable: true, description: 'ranking score of a search or recommendation (docs/foods.md)' }),
   }),
 });
@@ -71,24 +79,8 @@ const FoodPortion = builder.objectRef<FoodPortionView>('FoodPortionOut').impleme
 
 const FoodDetail = builder.objectRef<FoodDetailView>('FoodDetail').implement({
   description: 'A food with all its nutrients and portions (FoodDetail)',
+  interfaces: [CatalogueFood],
   fields: (t) => ({
-    fdcId: t.exposeString('id'),
-    source: t.exposeString('source'),
-    description: t.exposeString('description'),
-    brand: t.exposeString('brand', { nullable: true }),
-    category: t.exposeString('category', { nullable: true }),
-    gtin: t.exposeString('gtin', { nullable: true }),
-    countries: t.exposeStringList('countries'),
-    servingSize: t.exposeFloat('servingSize', { nullable: true }),
-    servingUnit: t.exposeString('servingUnit', { nullable: true }),
-    hasFullNutrients: t.exposeBoolean('hasFullNutrients'),
-    kcal: t.exposeFloat('kcal', { nullable: true }),
-    proteinG: t.exposeFloat('proteinG', { nullable: true }),
-    carbsG: t.exposeFloat('carbsG', { nullable: true }),
-    fatG: t.exposeFloat('fatG', { nullable: true }),
-    fiberG: t.exposeFloat('fiberG', { nullable: true }),
-    sugarG: t.exposeFloat('sugarG', { nullable: true }),
-    sodiumMg: t.exposeFloat('sodiumMg', { nullable: true }),
     nutrients: t.expose('nutrients', { type: [FoodNutrient] }),
     portions: t.expose('portions', { type: [FoodPortion] }),
   }),

@@ -124,7 +124,8 @@ export const SOURCE_PRIORITY: Readonly<Record<string, number>> = {
   open_food_facts: 0.05,
 };
 const COUNTRY_BOOST = 0.2;
-const FULL_TEXT_BOOST = 0.5;
+/** a full-text match ranks above any typo match (word similarity is at most 1) */
+const FULL_TEXT_BASE = 1;
 /** a logged food gains HISTORY_BASE + HISTORY_RECENT * exp(-age in days / HISTORY_DAYS) */
 const HISTORY_BASE = 0.5;
 const HISTORY_RECENT = 1;
@@ -204,28 +205,34 @@ function toSummary(r: SummaryRow): FoodSummaryView {
 const viewerOf = (ctx: Context): number | null => (ctx.principal ? readerUserId(ctx as AuthedContext) : null);
 
 /**
- * Ranked search: full-text (websearch syntax, English stemming) or trigram word similarity (typos),
- * scored by text relevance + source priority, and for a signed-in person + country + their
- * recently logged foods (docs/foods.md).
+ * Ranked search: full-text matches (websearch syntax, English stemming; GIN index), or when there
+ * are none, trigram word-similarity matches (typos; GIN trigram index), scored by text relevance +
+ * source priority, and for a signed-in person + country + their recently logged foods
+ * (docs/foods.md). Trigram similarity is costly per row, so it only runs when full text finds nothing.
  */
 export function searchFoodsSql(): string {
   return `
-  WITH q AS (SELECT websearch_to_tsquery('english', $1) AS tsq, lower($1) AS t),
-  me AS (SELECT country FROM users WHERE id = $2::int),
+  WITH me AS (SELECT country FROM users WHERE id = $2::int),
   recent AS (
     SELECT mi.food_id, max(mi.created_at) AS last_at FROM meal_items mi
     WHERE mi.user_id = $2::int AND mi.food_id IS NOT NULL AND mi.deleted_at IS NULL GROUP BY mi.food_id
   ),
+  fts AS (
+    SELECT f.id, ${FULL_TEXT_BASE} + ts_rank(f.search_vector, websearch_to_tsquery('english', $1), 1) AS relevance
+    FROM foods f WHERE f.search_vector @@ websearch_to_tsquery('english', $1) AND ${visible('$2')}
+  ),
+  typo AS (
+    SELECT f.id, word_similarity(lower($1), f.search_text) AS relevance
+    FROM foods f WHERE NOT EXISTS (SELECT 1 FROM fts) AND lower($1) <% f.search_text AND ${visible('$2')}
+  ),
   hits AS (
-    SELECT f.id,
-      word_similarity(q.t, f.search_text) + 0.2 * similarity(q.t, f.search_text)
-        + CASE WHEN f.search_vector @@ q.tsq THEN ${FULL_TEXT_BOOST} ELSE 0 END
+    SELECT h.id,
+      h.relevance
         + CASE f.source ${Object.entries(SOURCE_PRIORITY).map(([s, w]) => `WHEN '${s}' THEN ${w}`).join(' ')} ELSE 0 END
         + CASE WHEN (SELECT country FROM me) = ANY(f.countries) THEN ${COUNTRY_BOOST} ELSE 0 END
         + COALESCE((SELECT ${HISTORY_BASE} + ${HISTORY_RECENT} * exp(-extract(epoch FROM now() - r.last_at) / ${HISTORY_DAYS * 86_400})
                     FROM recent r WHERE r.food_id = f.id), 0) AS score
-    FROM foods f, q
-    WHERE (f.search_vector @@ q.tsq OR q.t <% f.search_text) AND ${visible('$2')}
+    FROM (SELECT * FROM fts UNION ALL SELECT * FROM typo) h JOIN foods f ON f.id = h.id
     ORDER BY score DESC, f.id
     LIMIT $3 OFFSET $4
   )

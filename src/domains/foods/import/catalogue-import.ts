@@ -245,6 +245,8 @@ export async function importCatalogue(db: Db, options: ImportCatalogueOptions = 
     options.signal?.throwIfAborted();
     reports.push(await importSource(db, dir, source, options));
   }
+  // fresh planner statistics (PGlite has no autovacuum): the search plans depend on them
+  if (reports.some((r) => r.chunksWritten > 0)) await db.$executeRawUnsafe('ANALYZE foods, food_nutrients, food_portions');
   return reports;
 }
 

@@ -161,6 +161,20 @@ export function sourceHash(dir: string, source: CatalogueSource, readerVersion: 
   return h.digest('hex');
 }
 
+/** A USDA food with nothing known yet but its id and name (sold in the US). */
+const usdaFood = (id: string, description: string): CatalogueFood => ({
+  id,
+  description,
+  brand: null,
+  category: null,
+  gtin: null,
+  countries: ['US'],
+  servingSize: null,
+  servingUnit: null,
+  nutrients: new Map(),
+  portions: [],
+});
+
 function portionFrom(r: Row, seq: number, units: Map<string, string>): CataloguePortion | null {
   const grams = num(r.gram_weight);
   if (grams === null || grams <= 0) return null;
@@ -196,18 +210,7 @@ export async function readFoundation(dir: string): Promise<SourceData> {
       skipped.analytical_samples++;
       continue;
     }
-    foods.set(r.fdc_id, {
-      id: r.fdc_id,
-      description: r.description.trim(),
-      brand: null,
-      category: categories.get(r.food_category_id) ?? null,
-      gtin: null,
-      countries: ['US'],
-      servingSize: null,
-      servingUnit: null,
-      nutrients: new Map(),
-      portions: [],
-    });
+    foods.set(r.fdc_id, { ...usdaFood(r.fdc_id, r.description.trim()), category: categories.get(r.food_category_id) ?? null });
   }
   for await (const r of rows(f('food_nutrient.csv.gz'))) {
     const food = foods.get(r.fdc_id);
@@ -257,18 +260,6 @@ export async function readBranded(dir: string): Promise<SourceData> {
   for await (const r of rows(f('food.csv'))) if (r.data_type === 'branded_food') names.set(r.fdc_id, r.description.trim());
   const foods = new Map<string, CatalogueFood>();
   const skipped: Record<string, number> = { invalid_barcode: 0, no_name: 0 };
-  const empty = (id: string, description: string): CatalogueFood => ({
-    id,
-    description,
-    brand: null,
-    category: null,
-    gtin: null,
-    countries: ['US'],
-    servingSize: null,
-    servingUnit: null,
-    nutrients: new Map(),
-    portions: [],
-  });
   for await (const r of rows(f('branded_food.csv.gz'))) {
     const description = names.get(r.fdc_id) ?? text(r.short_description) ?? text(r.branded_food_category);
     if (!description) {
@@ -280,7 +271,7 @@ export async function readBranded(dir: string): Promise<SourceData> {
     const country = r.market_country ? countryCode(r.market_country) : null;
     const servingSize = num(r.serving_size);
     foods.set(r.fdc_id, {
-      ...empty(r.fdc_id, description),
+      ...usdaFood(r.fdc_id, description),
       brand: text(r.brand_name) ?? text(r.brand_owner),
       category: text(r.branded_food_category),
       gtin,
@@ -289,7 +280,7 @@ export async function readBranded(dir: string): Promise<SourceData> {
       servingUnit: servingSize === null ? null : text(r.serving_size_unit),
     });
   }
-  for (const [id, description] of names) if (!foods.has(id)) foods.set(id, empty(id, description));
+  for (const [id, description] of names) if (!foods.has(id)) foods.set(id, usdaFood(id, description));
   const nutrients = new Map<number, NutrientDefinition>();
   for await (const r of rows(f('food_nutrient.csv.gz'))) {
     const food = foods.get(r.fdc_id);
