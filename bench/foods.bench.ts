@@ -122,6 +122,8 @@ try {
   await load(() => get(`${base}/api/foods/core-bundle`, gzipHeaders), 1);
   await load(() => get(`${staticBase}/bundle`, gzipHeaders), 1);
   const bundle = await load(() => get(`${base}/api/foods/core-bundle`, gzipHeaders), DURATION_S);
+  // what every request through the app's stack costs (logging, request id, routing): /healthz
+  const health = await load(() => get(`${base}/healthz`), DURATION_S);
   const staticFile = await load(() => get(`${staticBase}/bundle`, gzipHeaders), DURATION_S);
 
   console.log(
@@ -140,6 +142,7 @@ try {
       bundle_rest: bundle,
       bundle_static_file: staticFile,
       bundle_ratio_p50: round(bundle.p50 / staticFile.p50),
+      app_healthz: health,
       bundle_goal: 1.5,
     }),
   );

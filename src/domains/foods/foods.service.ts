@@ -14,17 +14,12 @@ import { appError } from '../../errors.ts';
 import type { AuthedContext, Context } from '../../graphql/context.ts';
 import { normaliseGtin } from './foods.gtin.ts';
 import { SEARCH_TEXT_SQL, SEARCH_VECTOR_SQL } from './import/catalogue-import.ts';
+import type { CatalogueFood } from './import/sources.ts';
 
-export interface FoodSummaryView {
-  id: string;
+/** A food as the catalogue stores it (the importer's fields), with its source and per-100 g macros. */
+export interface FoodSummaryView
+  extends Pick<CatalogueFood, 'id' | 'description' | 'brand' | 'category' | 'gtin' | 'countries' | 'servingSize' | 'servingUnit'> {
   source: string;
-  description: string;
-  brand: string | null;
-  category: string | null;
-  gtin: string | null;
-  countries: string[];
-  servingSize: number | null;
-  servingUnit: string | null;
   hasFullNutrients: boolean;
   /** per 100 g */
   kcal: number | null;
