@@ -4,7 +4,9 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
+import { startCatalogueAutoload } from '../../src/domains/foods/foods.bundle.ts';
 import { importCatalogue } from '../../src/domains/foods/import/catalogue-import.ts';
+import { createLogger } from '../../src/logger.ts';
 import type { ImportProgress } from '../../src/domains/foods/import/catalogue-import.ts';
 import { normaliseGtin } from '../../src/domains/foods/foods.gtin.ts';
 import { startTestApp } from '../harness/app.ts';
@@ -116,5 +118,26 @@ describe('npm run foods:import', () => {
     const second = await cli(dataDir, '--source', 'open_food_facts');
     expect(second.stderr).toMatch(/open_food_facts: up to date/);
     expect(JSON.parse(second.stdout).sources[0]).toMatchObject({ upToDate: true, chunksWritten: 0 });
+  }, 120_000);
+});
+
+describe('FOODS_AUTOLOAD', () => {
+  it('off imports nothing; auto imports in the background, the core bundle answering 503 meanwhile, and stops on shutdown', async () => {
+    const fresh = await startTestApp();
+    const log = createLogger('silent');
+    await startCatalogueAutoload(fresh.db.prisma, { FOODS_AUTOLOAD: 'off' }, log).stop();
+    expect(await fresh.db.prisma.food.count()).toBe(0);
+
+    const autoload = startCatalogueAutoload(fresh.db.prisma, { FOODS_AUTOLOAD: 'auto' }, log);
+    const during = await rest(fresh, 'GET', '/api/foods/core-bundle');
+    expect(during.status).toBe(503);
+    expect(during.headers.get('retry-after')).toBe('10');
+    expect((await rest(fresh, 'GET', '/api/foods/stats')).status).toBe(200);
+    await autoload.stop();
+    // stopped between chunks: whatever was committed is whole (a food's rows come with it)
+    const orphans = await fresh.db.prisma.$queryRawUnsafe<{ n: number }[]>(
+      `SELECT count(*)::int AS n FROM foods f WHERE f.source = 'usda_foundation' AND NOT EXISTS (SELECT 1 FROM food_nutrients n WHERE n.food_id = f.id)`,
+    );
+    expect(orphans[0].n).toBe(0);
   }, 120_000);
 });
