@@ -33,6 +33,8 @@ export async function startBenchServer(env: Record<string, string> = {}, options
       PORT: String(port),
       LOG_LEVEL: 'warn',
       DATABASE_URL: process.env.BENCH_DATABASE_URL ?? '',
+      // no background catalogue import skewing the figures (bench:foods turns it on)
+      FOODS_AUTOLOAD: 'off',
       ...env,
     },
     stdio: ['ignore', process.env.BENCH_SERVER_LOG ? 'inherit' : 'ignore', 'inherit'],

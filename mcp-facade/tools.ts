@@ -4,6 +4,7 @@ import { accessGrantTools } from './tools/access-grants.tools.ts';
 import { accountTools } from './tools/account.tools.ts';
 import { changeTools } from './tools/changes.tools.ts';
 import { consentTools } from './tools/consents.tools.ts';
+import { foodTools } from './tools/foods.tools.ts';
 import { glucoseTools } from './tools/glucose.tools.ts';
 import { nutritionTools } from './tools/nutrition.tools.ts';
 import { profileTools } from './tools/profile.tools.ts';
@@ -16,6 +17,7 @@ export const TOOL_FAMILIES: Readonly<Record<string, readonly McpTool[]>> = {
   account: accountTools,
   changes: changeTools,
   consents: consentTools,
+  foods: foodTools,
   glucose: glucoseTools,
   nutrition: nutritionTools,
   profile: profileTools,

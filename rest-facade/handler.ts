@@ -12,7 +12,8 @@ import type { Context } from '../src/graphql/context.ts';
 import type { OperationStore } from '../src/graphql/operations.ts';
 import { camelKeys, snakeKeys, toCamel, toSnake } from '../src/wire.ts';
 import { httpAnswerFor } from './http-errors.ts';
-import { preflightResponder, readMultipart } from './responders.ts';
+import { cachedResponder, preflightResponder, readMultipart } from './responders.ts';
+import type { CachedAnswer } from './responders.ts';
 import type { VariableOrigins } from './http-errors.ts';
 import type { RestRoute } from './route.ts';
 
@@ -57,6 +58,7 @@ function handlerFor(route: RestRoute, options: RestFacadeOptions) {
   const rootField = route.result ?? op.rootField;
   const variableName = (wire: string) => route.rename?.[wire] ?? toCamel(wire);
   const wireNames = new Map(Object.entries(route.rename ?? {}).map(([wire, name]) => [name, wire]));
+  const cached = route.responder === 'cached' ? cachedResponder() : null;
 
   return async (req: Request, res: Response): Promise<void> => {
     const variables: Record<string, unknown> = {};
@@ -117,6 +119,7 @@ function handlerFor(route: RestRoute, options: RestFacadeOptions) {
     const result = await options.operations.execute(route.operation, variables, ctx);
     for (const cookie of ctx.responseCookies) res.append('set-cookie', cookie);
     if (result.errors.length) return fail(result.errors[0]);
+    if (cached) return cached(req, res, result.data?.[rootField] as CachedAnswer);
     res.status(route.status ?? 200).json(snakeKeys(result.data?.[rootField] ?? null));
   };
 }

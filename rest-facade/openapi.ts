@@ -298,9 +298,14 @@ function operationFor(route: RestRoute, op: PersistedOperation, options: OpenApi
   const responses: Record<string, OpenApiResponse> = {
     [status]: {
       description: status === '201' ? 'Created' : 'Successful Response',
-      content: { 'application/json': { schema: result } },
+      // a `cached` row answers the field's `document` (any JSON), with an ETag
+      content: { 'application/json': { schema: route.responder === 'cached' ? {} : result } },
     },
   };
+  if (route.responder === 'cached') {
+    responses['304'] = { description: 'Not Modified (If-None-Match names the current ETag)' };
+    responses['503'] = { description: 'Not built yet; retry after Retry-After seconds' };
+  }
 
   const auth = authOf(schema, op);
   const lines = [op.description];

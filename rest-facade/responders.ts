@@ -7,12 +7,18 @@
  *   the route table serves on the path (`Allow`, `Access-Control-Allow-Methods`) and the request
  *   headers clients send; it runs no operation. It grants no origin (no
  *   `Access-Control-Allow-Origin`): a page on another origin stays refused by the browser.
+ * - `cached`: a large read that rarely changes (the food core bundle). The answered root field
+ *   carries `etag` (a strong validator the field computed) and `document`; the responder serialises
+ *   and gzips each document once, then answers `ETag`, 304 to a matching `If-None-Match`, and the
+ *   gzip bytes when `Accept-Encoding` allows. The field still decides everything else (auth, 503).
  */
+import { gzipSync } from 'node:zlib';
 import busboy from 'busboy';
-import type { Request, RequestHandler } from 'express';
+import type { Request, RequestHandler, Response } from 'express';
 import { CSRF_HEADER } from '../src/auth/authenticate.ts';
+import { snakeKeys } from '../src/wire.ts';
 
-export const RESPONDERS = ['multipart', 'preflight'] as const;
+export const RESPONDERS = ['multipart', 'preflight', 'cached'] as const;
 
 export type Responder = (typeof RESPONDERS)[number];
 
@@ -87,5 +93,38 @@ export function preflightResponder(methods: readonly string[]): RequestHandler {
   };
   return (_req, res) => {
     res.status(200).set(headers).end();
+  };
+}
+
+/** What a `cached` row's root field answers. */
+export interface CachedAnswer {
+  etag: string;
+  document: unknown;
+}
+
+/** How long clients may reuse a cached answer before revalidating with If-None-Match. */
+const CACHED_MAX_AGE_S = 3600;
+
+/**
+ * The `cached` responder of one route: keeps the serialised and gzipped bytes of the latest
+ * document (keyed by its etag), so a repeat request costs the operation's etag lookup and a write.
+ */
+export function cachedResponder(): (req: Request, res: Response, answer: CachedAnswer) => void {
+  let current: { etag: string; json: Buffer; gzip: Buffer } | null = null;
+  return (req, res, answer) => {
+    const etag = `"${answer.etag}"`;
+    res.set({ etag, 'cache-control': `public, max-age=${CACHED_MAX_AGE_S}`, vary: 'Accept-Encoding' });
+    const ifNoneMatch = req.get('if-none-match');
+    if (ifNoneMatch && (ifNoneMatch.trim() === '*' || ifNoneMatch.split(',').some((t) => t.trim().replace(/^W\//, '') === etag))) {
+      return void res.status(304).end();
+    }
+    if (current?.etag !== answer.etag) {
+      const json = Buffer.from(JSON.stringify(snakeKeys(answer.document)));
+      current = { etag: answer.etag, json, gzip: gzipSync(json) };
+    }
+    const gzip = req.acceptsEncodings('gzip', 'identity') === 'gzip';
+    res.status(200).set({ 'content-type': 'application/json; charset=utf-8' });
+    if (gzip) res.set('content-encoding', 'gzip');
+    res.end(gzip ? current.gzip : current.json);
   };
 }

@@ -30,7 +30,8 @@ export interface RestRoute {
   /**
    * a transport other than JSON, from the closed list in responders.ts: `multipart` reads a
    * multipart/form-data body (file parts and text fields fill variables like JSON body fields);
-   * `preflight` (OPTIONS) runs no operation: `operation` then names the one the path serves
+   * `preflight` (OPTIONS) runs no operation: `operation` then names the one the path serves;
+   * `cached` answers the root field's `document` with its `etag` (304, gzip; responders.ts)
    */
   responder?: Responder;
 }

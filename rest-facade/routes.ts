@@ -2,6 +2,7 @@
 import type { RestRoute } from './route.ts';
 import { accountRoutes } from './routes/account.routes.ts';
 import { deviceRoutes } from './routes/devices.routes.ts';
+import { foodRoutes } from './routes/foods.routes.ts';
 import { healthRoutes } from './routes/health.routes.ts';
 import { consentRoutes } from './routes/consents.routes.ts';
 import { glucoseRoutes } from './routes/glucose.routes.ts';
@@ -24,4 +25,5 @@ export const ROUTES: readonly RestRoute[] = [
   ...healthRoutes,
   ...glucoseRoutes,
   ...mealRoutes,
+  ...foodRoutes,
 ];

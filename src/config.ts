@@ -37,6 +37,11 @@ const EnvSchema = z.object({
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   /** Serve GraphiQL at GET /graphql (assets are inlined; no internet needed) */
   GRAPHIQL: bool.default(true),
+  /**
+   * Food catalogue: `auto` imports the shipped catalogue (data/catalogue) in the background at
+   * start when it is missing or changed (the server answers meanwhile); `off` never does
+   */
+  FOODS_AUTOLOAD: z.enum(['auto', 'off']).default('auto'),
   MCP_CALLS_PER_MINUTE: z.coerce.number().int().min(1).default(60),
   MCP_CALLS_PER_DAY: z.coerce.number().int().min(1).default(2000),
   /** Extra origins allowed to call the MCP endpoint from a browser (comma separated) */

@@ -5,6 +5,7 @@
 import { createServer } from 'node:http';
 import { loadConfig } from './config.ts';
 import { openDatabase } from './db/database.ts';
+import { startCatalogueAutoload } from './domains/foods/foods.bundle.ts';
 import { createLogger } from './logger.ts';
 
 const started = performance.now();
@@ -17,6 +18,8 @@ const [db, { createApp }] = await Promise.all([
 ]);
 if (db.applied.length) log.info({ applied: db.applied }, 'migrations applied');
 const { app, limitStore } = createApp({ config, db, log });
+// FOODS_AUTOLOAD=auto: the shipped food catalogue is imported in the background (docs/foods.md)
+const catalogue = startCatalogueAutoload(db.prisma, config, log);
 const server = createServer(app);
 
 server.listen(config.PORT, config.HOST, () => {
@@ -35,6 +38,7 @@ async function shutdown(signal: string): Promise<void> {
   log.info({ signal }, 'shutting down');
   const force = setTimeout(() => process.exit(1), 10_000).unref();
   server.close(async () => {
+    await catalogue.stop();
     await Promise.all([db.close(), limitStore.close()]);
     clearTimeout(force);
     process.exit(0);

@@ -138,6 +138,18 @@ async function adapterFactoryFor(target: DbTarget): Promise<SqlMigrationAwareDri
     const { PrismaPGlite } = await import('pglite-prisma-adapter');
     const db = target.instance ?? (await openPglite(target.dataDir));
     const factory = new PrismaPGlite(db) as unknown as SqlMigrationAwareDriverAdapterFactory;
+    // The adapter's own shadow database is a bare PGlite: open ours, with the extensions the
+    // migrations create (pg_trgm), and close it with its adapter.
+    factory.connectToShadowDb = async () => {
+      const shadow = await openPglite(null);
+      const adapter = await (new PrismaPGlite(shadow) as unknown as SqlMigrationAwareDriverAdapterFactory).connect();
+      const dispose = adapter.dispose.bind(adapter);
+      adapter.dispose = async () => {
+        await dispose();
+        await shadow.close();
+      };
+      return adapter;
+    };
     return Object.assign(factory, {
       // An instance handed in by the caller stays open; one we opened is closed with the engine.
       dispose: async () => {

@@ -4,6 +4,7 @@
  * except the bulk helpers that may choose COPY on a real server.
  */
 import { PGlite } from '@electric-sql/pglite';
+import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
 
 export type DbTarget =
   | {
@@ -30,10 +31,14 @@ export function targetFromUrl(url: string | undefined, dataDir: string): DbTarge
  */
 const PGLITE_SHARED_BUFFERS = '32MB';
 
-/** Opens (creating on first use) an embedded database. */
+/**
+ * Opens (creating on first use) an embedded database. Every instance carries pg_trgm (food search,
+ * migration 20261123141459_foods_search), so the migrations replay on any scratch or test copy.
+ */
 export async function openPglite(dataDir: string | null, loadDataDir?: Blob): Promise<PGlite> {
   return PGlite.create(dataDir ?? undefined, {
     ...(loadDataDir ? { loadDataDir } : {}),
+    extensions: { pg_trgm },
     startParams: [...PGlite.defaultStartParams, '-c', `shared_buffers=${PGLITE_SHARED_BUFFERS}`],
   });
 }

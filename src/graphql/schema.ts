@@ -11,5 +11,6 @@ import '../domains/devices/devices.schema.ts';
 import '../domains/glucose/glucose.schema.ts';
 import '../domains/sync/sync.schema.ts';
 import '../domains/meals/meals.schema.ts';
+import '../domains/foods/foods.schema.ts';
 
 export const schema = builder.toSchema({ sortSchema: true });

@@ -28,17 +28,21 @@ export interface TestApp extends App {
 
 let counter = 0;
 
-/** Opens a fresh database for this file (a copy of the migrated template). */
-export async function openTestDatabase(): Promise<Database> {
+/**
+ * Opens a fresh database for this file (a copy of the migrated template; with `catalogue`, of the
+ * template that has the shipped food catalogue imported).
+ */
+export async function openTestDatabase(options: { catalogue?: boolean } = {}): Promise<Database> {
   const setup = inject('database');
+  const template = options.catalogue ? setup.catalogueTemplate : setup.template;
   if (setup.kind === 'pglite') {
-    const dump = new Blob([readFileSync(setup.template)]);
+    const dump = new Blob([readFileSync(template)]);
     return openDatabase({ dataDir: null, loadDataDir: dump });
   }
   const name = `hdp_t_${process.pid}_${++counter}_${Math.random().toString(36).slice(2, 8)}`;
   const admin = new pg.Client({ connectionString: setup.adminUrl });
   await admin.connect();
-  await admin.query(`CREATE DATABASE "${name}" TEMPLATE "${setup.template}"`);
+  await admin.query(`CREATE DATABASE "${name}" TEMPLATE "${template}"`);
   const u = new URL(setup.adminUrl);
   u.pathname = `/${name}`;
   const db = await openDatabase({ url: u.toString(), dataDir: null });
@@ -66,12 +70,14 @@ export function testConfig(overrides: Record<string, string> = {}): Config {
 export interface StartTestAppOptions {
   /** serve this database (e.g. another test app's: two replicas of one deployment); not closed here */
   database?: Database;
+  /** start from the template with the shipped food catalogue imported (test/harness/global-setup.ts) */
+  catalogue?: boolean;
 }
 
 /** Starts the whole app on a fresh database; closed automatically after the file. */
 export async function startTestApp(overrides: Record<string, string> = {}, options: StartTestAppOptions = {}): Promise<TestApp> {
   const config = testConfig(overrides);
-  const db = options.database ?? (await openTestDatabase());
+  const db = options.database ?? (await openTestDatabase({ catalogue: options.catalogue }));
   const built = createApp({ config, db, log: createLogger(config.LOG_LEVEL) });
   const server = createServer(built.app);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

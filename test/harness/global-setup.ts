@@ -6,8 +6,10 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import pg from 'pg';
 import type { TestProject } from 'vitest/node';
+import { openDatabase } from '../../src/db/database.ts';
 import { noFilters, openEngine, readMigrationsList } from '../../src/db/schema-engine.ts';
 import { openPglite } from '../../src/db/target.ts';
+import { importCatalogue } from '../../src/domains/foods/import/catalogue-import.ts';
 
 export const TEMPLATE_DUMP = '/tmp/hdp-test/template.tar.gz';
 
@@ -24,7 +26,14 @@ export default async function setup(project: TestProject): Promise<() => Promise
     const file = `/tmp/hdp-test/template-${process.pid}.tar.gz`;
     writeFileSync(file, Buffer.from(await dump.arrayBuffer()));
     await db.close();
-    project.provide('database', { kind: 'pglite', template: file });
+    // The same database with the shipped food catalogue imported once, for the files that need it.
+    const withCatalogue = await openDatabase({ dataDir: null, loadDataDir: dump });
+    await importCatalogue(withCatalogue.prisma);
+    const catalogueFile = `/tmp/hdp-test/template-catalogue-${process.pid}.tar.gz`;
+    const instance = withCatalogue.target.kind === 'pglite' ? withCatalogue.target.instance! : null;
+    writeFileSync(catalogueFile, Buffer.from(await (await instance!.dumpDataDir('gzip')).arrayBuffer()));
+    await withCatalogue.close();
+    project.provide('database', { kind: 'pglite', template: file, catalogueTemplate: catalogueFile });
     return async () => {};
   }
   const u = new URL(url);
@@ -38,15 +47,26 @@ export default async function setup(project: TestProject): Promise<() => Promise
   const engine = await openEngine({ kind: 'pg', url: u.toString() });
   await engine.applyMigrations({ migrationsList, filters: noFilters });
   await engine.close();
-  project.provide('database', { kind: 'pg', template, adminUrl: url });
+  const catalogueTemplate = `hdp_template_catalogue_${process.pid}`;
+  await admin.query(`DROP DATABASE IF EXISTS "${catalogueTemplate}" WITH (FORCE)`);
+  await admin.query(`CREATE DATABASE "${catalogueTemplate}" TEMPLATE "${template}"`);
+  u.pathname = `/${catalogueTemplate}`;
+  const withCatalogue = await openDatabase({ url: u.toString(), dataDir: null });
+  await importCatalogue(withCatalogue.prisma);
+  await withCatalogue.close();
+  project.provide('database', { kind: 'pg', template, catalogueTemplate, adminUrl: url });
   return async () => {
     await admin.query(`DROP DATABASE IF EXISTS "${template}" WITH (FORCE)`);
+    await admin.query(`DROP DATABASE IF EXISTS "${catalogueTemplate}" WITH (FORCE)`);
     await admin.end();
   };
 }
 
 declare module 'vitest' {
   export interface ProvidedContext {
-    database: { kind: 'pglite'; template: string } | { kind: 'pg'; template: string; adminUrl: string };
+    /** catalogueTemplate: the same database with the shipped food catalogue imported */
+    database:
+      | { kind: 'pglite'; template: string; catalogueTemplate: string }
+      | { kind: 'pg'; template: string; catalogueTemplate: string; adminUrl: string };
   }
 }

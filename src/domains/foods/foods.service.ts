@@ -1,0 +1,485 @@
+/**
+ * The food catalogue: search (full-text + trigram, personalised ranking), barcode lookup, stats,
+ * recommendations, detail, full-match of label-only products, custom foods and the person's food
+ * history. Formulas and rules: docs/foods.md. Reads are parameterised SQL, the same on PGlite and
+ * PostgreSQL.
+ *
+ * NOTE: visibility. Catalogue rows (owner_user_id IS NULL) are public; a custom food is visible
+ * only to its owner (readerUserId: the owner's, while a grantee views as). Every query that returns
+ * foods carries VISIBLE; another person's custom food answers NOT_FOUND like an unknown id.
+ */
+import { randomUUID } from 'node:crypto';
+import { readerUserId } from '../../auth/principal.ts';
+import { appError } from '../../errors.ts';
+import type { AuthedContext, Context } from '../../graphql/context.ts';
+import { normaliseGtin } from './foods.gtin.ts';
+import { SEARCH_TEXT_SQL, SEARCH_VECTOR_SQL } from './import/catalogue-import.ts';
+import type { CatalogueFood } from './import/sources.ts';
+
+/** A food as the catalogue stores it (the importer's fields), with its source and per-100 g macros. */
+export interface FoodSummaryView
+  extends Pick<CatalogueFood, 'id' | 'description' | 'brand' | 'category' | 'gtin' | 'countries' | 'servingSize' | 'servingUnit'> {
+  source: string;
+  hasFullNutrients: boolean;
+  /** per 100 g */
+  kcal: number | null;
+  proteinG: number | null;
+  carbsG: number | null;
+  fatG: number | null;
+  fiberG: number | null;
+  sugarG: number | null;
+  sodiumMg: number | null;
+  /** ranking score of a search or recommendation (docs/foods.md); null elsewhere */
+  score: number | null;
+}
+
+export interface FoodNutrientView {
+  nutrientId: number;
+  name: string;
+  unit: string;
+  /** per 100 g */
+  amount: number;
+}
+
+export interface FoodPortionView {
+  seq: number;
+  amount: number;
+  unit: string | null;
+  description: string | null;
+  modifier: string | null;
+  gramWeight: number;
+}
+
+export interface FoodDetailView extends FoodSummaryView {
+  nutrients: FoodNutrientView[];
+  portions: FoodPortionView[];
+}
+
+export interface FoodStatsView {
+  total: number;
+  sources: { source: string; count: number }[];
+}
+
+export interface FullMatchView {
+  match: FoodSummaryView | null;
+  /** the match's score (0..1; docs/foods.md), null without a match */
+  score: number | null;
+}
+
+export interface FoodHistoryView {
+  food: FoodSummaryView;
+  timesLogged: number;
+  lastLoggedAt: Date;
+}
+
+export interface SearchFoodsOptions {
+  /** the query text (at least 2 characters) */
+  q: string;
+  /** 1-based page */
+  page: number;
+  /** results per page (1..100) */
+  limit: number;
+}
+
+export interface RecommendationsOptions {
+  /** at most this many foods (1..100) */
+  limit: number;
+}
+
+export interface FoodHistoryOptions {
+  /** at most this many foods (1..100), most recently logged first */
+  limit: number;
+}
+
+export interface CustomFoodInput {
+  /** the food's name */
+  description: string;
+  brand?: string | null;
+  /** a barcode in any GTIN form (normalised to GTIN-14) */
+  gtin?: string | null;
+  servingSize?: number | null;
+  servingUnit?: string | null;
+  /** per 100 g */
+  kcal: number;
+  proteinG?: number | null;
+  carbsG?: number | null;
+  fatG?: number | null;
+  fiberG?: number | null;
+  sugarG?: number | null;
+  sodiumMg?: number | null;
+  /** household portions and their weight */
+  portions?: { amount?: number | null; unit: string; gramWeight: number }[] | null;
+}
+
+/** Ranking weights (docs/foods.md, "Search ranking"). */
+export const SOURCE_PRIORITY: Readonly<Record<string, number>> = {
+  custom: 0.3,
+  usda_foundation: 0.3,
+  usda_branded: 0.1,
+  open_food_facts: 0.05,
+};
+const COUNTRY_BOOST = 0.2;
+/** a full-text match ranks above any typo match (word similarity is at most 1) */
+const FULL_TEXT_BASE = 1;
+/** a logged food gains HISTORY_BASE + HISTORY_RECENT * exp(-age in days / HISTORY_DAYS) */
+const HISTORY_BASE = 0.5;
+const HISTORY_RECENT = 1;
+const HISTORY_DAYS = 30;
+
+/** USDA nutrient ids of the summary columns. Energy: kcal, else Atwater specific/general, else kJ. */
+export const NUTRIENT = { kcal: 1008, kj: 1062, atwaterSpecific: 2048, atwaterGeneral: 2047, protein: 1003, fat: 1004, carbs: 1005, fiber: 1079, sugars: 2000, sugarsTotal: 1063, sodium: 1093 } as const;
+
+const SUMMARY_NUTRIENT_IDS = Object.values(NUTRIENT).join(',');
+const amountOf = (id: number) => `max(n.amount) FILTER (WHERE n.nutrient_id = ${id})`;
+
+/** Per-100 g macros of food `f`, one indexed lookup of its few summary nutrients. */
+const MACROS_JOIN = `
+  LEFT JOIN LATERAL (
+    SELECT COALESCE(${amountOf(NUTRIENT.kcal)}, ${amountOf(NUTRIENT.atwaterSpecific)}, ${amountOf(NUTRIENT.atwaterGeneral)},
+                    round((${amountOf(NUTRIENT.kj)} / 4.184)::numeric, 1)::float8) AS kcal,
+           ${amountOf(NUTRIENT.protein)} AS protein_g, ${amountOf(NUTRIENT.carbs)} AS carbs_g, ${amountOf(NUTRIENT.fat)} AS fat_g,
+           ${amountOf(NUTRIENT.fiber)} AS fiber_g, COALESCE(${amountOf(NUTRIENT.sugars)}, ${amountOf(NUTRIENT.sugarsTotal)}) AS sugar_g,
+           ${amountOf(NUTRIENT.sodium)} AS sodium_mg
+    FROM food_nutrients n WHERE n.food_id = f.id AND n.nutrient_id IN (${SUMMARY_NUTRIENT_IDS})
+  ) m ON true`;
+
+const SUMMARY_COLUMNS = `f.id, f.source, f.description, f.brand, f.category, f.gtin, f.countries, f.serving_size, f.serving_unit,
+  f.has_full_nutrients, m.kcal, m.protein_g, m.carbs_g, m.fat_g, m.fiber_g, m.sugar_g, m.sodium_mg`;
+
+/** NOTE: catalogue rows, or the reader's own custom foods ($viewer may be null: catalogue only). */
+const visible = (param: string) => `(f.owner_user_id IS NULL OR f.owner_user_id = ${param}::int)`;
+
+interface SummaryRow {
+  id: string;
+  source: string;
+  description: string;
+  brand: string | null;
+  category: string | null;
+  gtin: string | null;
+  countries: string[];
+  serving_size: number | null;
+  serving_unit: string | null;
+  has_full_nutrients: boolean;
+  kcal: number | null;
+  protein_g: number | null;
+  carbs_g: number | null;
+  fat_g: number | null;
+  fiber_g: number | null;
+  sugar_g: number | null;
+  sodium_mg: number | null;
+  score?: number | null;
+}
+
+const round = (v: number | null | undefined, digits = 4): number | null =>
+  v === null || v === undefined ? null : Math.round(Number(v) * 10 ** digits) / 10 ** digits;
+
+function toSummary(r: SummaryRow): FoodSummaryView {
+  return {
+    id: r.id,
+    source: r.source,
+    description: r.description,
+    brand: r.brand,
+    category: r.category,
+    gtin: r.gtin,
+    countries: r.countries ?? [],
+    servingSize: r.serving_size,
+    servingUnit: r.serving_unit,
+    hasFullNutrients: r.has_full_nutrients,
+    kcal: r.kcal,
+    proteinG: r.protein_g,
+    carbsG: r.carbs_g,
+    fatG: r.fat_g,
+    fiberG: r.fiber_g,
+    sugarG: r.sugar_g,
+    sodiumMg: r.sodium_mg,
+    score: round(r.score),
+  };
+}
+
+/** The reader of personal rankings and custom foods: null for an anonymous caller. */
+const viewerOf = (ctx: Context): number | null => (ctx.principal ? readerUserId(ctx as AuthedContext) : null);
+
+/**
+ * Ranked search: full-text matches (websearch syntax, English stemming; GIN index), or when there
+ * are none, trigram word-similarity matches (typos; GIN trigram index), scored by text relevance +
+ * source priority, and for a signed-in person + country + their recently logged foods
+ * (docs/foods.md). Trigram similarity is costly per row, so it only runs when full text finds nothing.
+ */
+export function searchFoodsSql(): string {
+  return `
+  WITH me AS (SELECT country FROM users WHERE id = $2::int),
+  recent AS (
+    SELECT mi.food_id, max(mi.created_at) AS last_at FROM meal_items mi
+    WHERE mi.user_id = $2::int AND mi.food_id IS NOT NULL AND mi.deleted_at IS NULL GROUP BY mi.food_id
+  ),
+  fts AS (
+    SELECT f.id, ${FULL_TEXT_BASE} + ts_rank(f.search_vector, websearch_to_tsquery('english', $1), 1) AS relevance
+    FROM foods f WHERE f.search_vector @@ websearch_to_tsquery('english', $1) AND ${visible('$2')}
+  ),
+  typo AS (
+    SELECT f.id, word_similarity(lower($1), f.search_text) AS relevance
+    FROM foods f WHERE NOT EXISTS (SELECT 1 FROM fts) AND lower($1) <% f.search_text AND ${visible('$2')}
+  ),
+  hits AS (
+    SELECT h.id,
+      h.relevance
+        + CASE f.source ${Object.entries(SOURCE_PRIORITY).map(([s, w]) => `WHEN '${s}' THEN ${w}`).join(' ')} ELSE 0 END
+        + CASE WHEN (SELECT country FROM me) = ANY(f.countries) THEN ${COUNTRY_BOOST} ELSE 0 END
+        + COALESCE((SELECT ${HISTORY_BASE} + ${HISTORY_RECENT} * exp(-extract(epoch FROM now() - r.last_at) / ${HISTORY_DAYS * 86_400})
+                    FROM recent r WHERE r.food_id = f.id), 0) AS score
+    FROM (SELECT * FROM fts UNION ALL SELECT * FROM typo) h JOIN foods f ON f.id = h.id
+    ORDER BY score DESC, f.id
+    LIMIT $3 OFFSET $4
+  )
+  SELECT ${SUMMARY_COLUMNS}, h.score FROM hits h JOIN foods f ON f.id = h.id ${MACROS_JOIN}
+  ORDER BY h.score DESC, f.id`;
+}
+
+const SEARCH_SQL = searchFoodsSql();
+
+/** One page of ranked search results. */
+export async function searchFoods(ctx: Context, options: SearchFoodsOptions): Promise<FoodSummaryView[]> {
+  const offset = (options.page - 1) * options.limit;
+  const rows = await ctx.prisma.$queryRawUnsafe<SummaryRow[]>(SEARCH_SQL, options.q.trim(), viewerOf(ctx), options.limit, offset);
+  return rows.map(toSummary);
+}
+
+/** Catalogue size: all catalogue foods and per source (custom foods are private and not counted). */
+export async function foodStats(ctx: Context): Promise<FoodStatsView> {
+  const rows = await ctx.prisma.$queryRawUnsafe<{ source: string; count: number }[]>(
+    'SELECT source, count(*)::int AS count FROM foods WHERE owner_user_id IS NULL GROUP BY source ORDER BY source',
+  );
+  return { total: rows.reduce((a, r) => a + r.count, 0), sources: rows };
+}
+
+/** Foods whose barcode is this GTIN in any form (8, 12, 13 or 14 digits); 422 when it is not one. */
+export async function foodsByBarcode(ctx: Context, code: string): Promise<FoodSummaryView[]> {
+  const gtin = normaliseGtin(code);
+  if (!gtin) {
+    throw appError('VALIDATION_FAILED', 'Not a GTIN', {
+      detail: [{ loc: ['code'], msg: 'a GTIN/UPC/EAN barcode: 8, 12, 13 or 14 digits with a valid check digit', type: 'value_error' }],
+    });
+  }
+  const rows = await ctx.prisma.$queryRawUnsafe<SummaryRow[]>(
+    `SELECT ${SUMMARY_COLUMNS} FROM foods f ${MACROS_JOIN} WHERE f.gtin = $1 AND ${visible('$2')}
+     ORDER BY CASE f.source ${Object.entries(SOURCE_PRIORITY).map(([s, w]) => `WHEN '${s}' THEN ${-w}`).join(' ')} ELSE 0 END, f.id`,
+    gtin,
+    viewerOf(ctx),
+  );
+  return rows.map(toSummary);
+}
+
+async function summaryOf(ctx: Context, id: string): Promise<FoodSummaryView> {
+  const [row] = await ctx.prisma.$queryRawUnsafe<SummaryRow[]>(
+    `SELECT ${SUMMARY_COLUMNS} FROM foods f ${MACROS_JOIN} WHERE f.id = $1 AND ${visible('$2')}`,
+    id,
+    viewerOf(ctx),
+  );
+  if (!row) throw appError('NOT_FOUND', 'Food not found');
+  return toSummary(row);
+}
+
+/** A food with all its nutrients (per 100 g) and portions; NOT_FOUND for unknown or another's custom food. */
+export async function foodDetail(ctx: Context, id: string): Promise<FoodDetailView> {
+  const summary = await summaryOf(ctx, id);
+  const [nutrients, portions] = await Promise.all([
+    ctx.prisma.$queryRawUnsafe<{ nutrient_id: number; name: string; unit: string; amount: number }[]>(
+      `SELECT fn.nutrient_id, n.name, n.unit, fn.amount FROM food_nutrients fn JOIN nutrients n ON n.id = fn.nutrient_id
+       WHERE fn.food_id = $1 ORDER BY n.rank NULLS LAST, n.id`,
+      id,
+    ),
+    ctx.prisma.foodPortion.findMany({ where: { foodId: id }, orderBy: { seq: 'asc' } }),
+  ]);
+  return {
+    ...summary,
+    nutrients: nutrients.map((n) => ({ nutrientId: n.nutrient_id, name: n.name, unit: n.unit, amount: n.amount })),
+    portions: portions.map((p) => ({
+      seq: p.seq,
+      amount: p.amount,
+      unit: p.unit,
+      description: p.description,
+      modifier: p.modifier,
+      gramWeight: p.gramWeight,
+    })),
+  };
+}
+
+/** Full-match thresholds (docs/foods.md, "Full match"). */
+export const FULL_MATCH = { headWeight: 0.75, nameWeight: 0.6, macroWeight: 0.4, minName: 0.5, minScore: 0.6 } as const;
+
+/**
+ * The generic food with full vitamin/mineral data that best matches a label-only product: name
+ * similarity (mostly the generic food's head noun, before its first comma, within the product's
+ * name; partly the whole names) and macro closeness (protein, fat, carbohydrate per 100 g). Null when the product already has full
+ * data or nothing passes the thresholds.
+ */
+export async function fullMatch(ctx: Context, id: string): Promise<FullMatchView> {
+  const product = await summaryOf(ctx, id);
+  if (product.hasFullNutrients) return { match: null, score: null };
+  const hasMacros = product.proteinG !== null && product.fatG !== null && product.carbsG !== null;
+  const [row] = await ctx.prisma.$queryRawUnsafe<SummaryRow[]>(
+    `WITH p AS (SELECT search_text FROM foods WHERE id = $1),
+     cand AS (
+       SELECT f.id, word_similarity(lower(split_part(f.description, ',', 1)), p.search_text) AS head_sim,
+              similarity(f.search_text, p.search_text) AS full_sim
+       FROM foods f, p WHERE f.has_full_nutrients AND f.owner_user_id IS NULL AND f.id <> $1
+     ),
+     named AS (SELECT id, head_sim, ${FULL_MATCH.headWeight} * head_sim + ${1 - FULL_MATCH.headWeight} * full_sim AS name_sim FROM cand)
+     SELECT ${SUMMARY_COLUMNS},
+       CASE WHEN $2::bool THEN
+         ${FULL_MATCH.nameWeight} * c.name_sim + ${FULL_MATCH.macroWeight} * greatest(0, 1 - (
+           abs(COALESCE(m.protein_g, 0) - $3) + abs(COALESCE(m.fat_g, 0) - $4) + abs(COALESCE(m.carbs_g, 0) - $5)) / 100.0)
+       ELSE c.name_sim END AS score
+     FROM named c JOIN foods f ON f.id = c.id ${MACROS_JOIN}
+     WHERE c.head_sim >= ${FULL_MATCH.minName}
+     ORDER BY score DESC, f.id LIMIT 1`,
+    id,
+    hasMacros,
+    product.proteinG ?? 0,
+    product.fatG ?? 0,
+    product.carbsG ?? 0,
+  );
+  if (!row || Number(row.score) < FULL_MATCH.minScore) return { match: null, score: null };
+  return { match: toSummary(row), score: round(row.score) };
+}
+
+/** Recommendation weights (docs/foods.md, "Recommendations"). */
+export const RECOMMEND = { history: 0.5, timeOfDay: 0.3, popularity: 0.2, hourWindow: 2 } as const;
+
+/** A valid IANA zone for AT TIME ZONE (an unknown one would fail the query): else UTC. */
+function zoneOrUtc(tz: string | null | undefined): string {
+  if (!tz) return 'UTC';
+  try {
+    new Intl.DateTimeFormat('en', { timeZone: tz });
+    return tz;
+  } catch {
+    return 'UTC';
+  }
+}
+
+/**
+ * Foods for the person now: how often they logged each food, how much of that was near this hour of
+ * the day (their time zone), and how many people log it (docs/foods.md).
+ */
+export async function foodRecommendations(ctx: AuthedContext, options: RecommendationsOptions): Promise<FoodSummaryView[]> {
+  const userId = readerUserId(ctx);
+  const user = await ctx.prisma.user.findUnique({ where: { id: userId }, select: { timezone: true } });
+  const rows = await ctx.prisma.$queryRawUnsafe<SummaryRow[]>(
+    `WITH mine AS (
+       SELECT mi.food_id, count(*) AS n,
+         count(*) FILTER (WHERE least(abs(h.hour - h.now_hour), 24 - abs(h.hour - h.now_hour)) <= ${RECOMMEND.hourWindow}) AS near
+       FROM meal_items mi
+       LEFT JOIN meals ml ON ml.id = mi.meal_id AND ml.user_id = mi.user_id
+       CROSS JOIN LATERAL (SELECT extract(hour FROM COALESCE(ml.eaten_at, mi.created_at AT TIME ZONE 'UTC') AT TIME ZONE $2) AS hour,
+                                  extract(hour FROM now() AT TIME ZONE $2) AS now_hour) h
+       WHERE mi.user_id = $1 AND mi.food_id IS NOT NULL AND mi.deleted_at IS NULL
+       GROUP BY mi.food_id
+     ),
+     popular AS (
+       SELECT food_id, count(DISTINCT user_id) AS users FROM meal_items
+       WHERE food_id IS NOT NULL AND deleted_at IS NULL GROUP BY food_id
+     ),
+     scored AS (
+       SELECT c.food_id,
+         ${RECOMMEND.history} * COALESCE(ln(1 + mine.n) / ln(1 + (SELECT max(n) FROM mine)), 0)
+         + ${RECOMMEND.timeOfDay} * COALESCE(mine.near::float8 / mine.n, 0)
+         + ${RECOMMEND.popularity} * COALESCE(popular.users::float8 / (SELECT max(users) FROM popular), 0) AS score
+       FROM (SELECT food_id FROM mine UNION SELECT food_id FROM popular) c
+       LEFT JOIN mine ON mine.food_id = c.food_id
+       LEFT JOIN popular ON popular.food_id = c.food_id
+     )
+     SELECT ${SUMMARY_COLUMNS}, s.score FROM scored s JOIN foods f ON f.id = s.food_id ${MACROS_JOIN}
+     WHERE ${visible('$1')}
+     ORDER BY s.score DESC, f.id LIMIT $3`,
+    userId,
+    zoneOrUtc(user?.timezone),
+    options.limit,
+  );
+  return rows.map(toSummary);
+}
+
+/** The foods the person logged (meal items), most recently logged first. */
+export async function foodHistory(ctx: AuthedContext, options: FoodHistoryOptions): Promise<FoodHistoryView[]> {
+  const rows = await ctx.prisma.$queryRawUnsafe<(SummaryRow & { times_logged: number; last_logged_at: Date })[]>(
+    `WITH mine AS (
+       SELECT food_id, count(*)::int AS times_logged, max(created_at) AS last_logged_at FROM meal_items
+       WHERE user_id = $1 AND food_id IS NOT NULL AND deleted_at IS NULL GROUP BY food_id
+     )
+     SELECT ${SUMMARY_COLUMNS}, mine.times_logged, mine.last_logged_at
+     FROM mine JOIN foods f ON f.id = mine.food_id ${MACROS_JOIN}
+     WHERE ${visible('$1')}
+     ORDER BY mine.last_logged_at DESC, f.id LIMIT $2`,
+    readerUserId(ctx),
+    options.limit,
+  );
+  return rows.map((r) => ({ food: toSummary(r), timesLogged: r.times_logged, lastLoggedAt: r.last_logged_at }));
+}
+
+/** USDA definitions (nutrient.csv: id, name, unit, number, rank) of the nutrients a custom food can carry. */
+const CUSTOM_NUTRIENTS: readonly [number, string, string, string, number][] = [
+  [NUTRIENT.kcal, 'Energy', 'KCAL', '208', 300],
+  [NUTRIENT.protein, 'Protein', 'G', '203', 600],
+  [NUTRIENT.fat, 'Total lipid (fat)', 'G', '204', 800],
+  [NUTRIENT.carbs, 'Carbohydrate, by difference', 'G', '205', 1110],
+  [NUTRIENT.fiber, 'Fiber, total dietary', 'G', '291', 1200],
+  [NUTRIENT.sugars, 'Total Sugars', 'G', '269', 1510],
+  [NUTRIENT.sodium, 'Sodium, Na', 'MG', '307', 5800],
+];
+
+/** Creates a custom food of the caller (visible only to them); answers its detail. */
+export async function createCustomFood(ctx: AuthedContext, input: CustomFoodInput): Promise<FoodDetailView> {
+  const userId = ctx.principal.userId;
+  let gtin: string | null = null;
+  if (input.gtin) {
+    gtin = normaliseGtin(input.gtin);
+    if (!gtin) {
+      throw appError('VALIDATION_FAILED', 'Not a GTIN', {
+        detail: [{ loc: ['input', 'gtin'], msg: 'a GTIN/UPC/EAN barcode: 8, 12, 13 or 14 digits with a valid check digit', type: 'value_error' }],
+      });
+    }
+  }
+  const id = `custom:${randomUUID()}`;
+  const nutrients: [number, number | null | undefined][] = [
+    [NUTRIENT.kcal, input.kcal],
+    [NUTRIENT.protein, input.proteinG],
+    [NUTRIENT.carbs, input.carbsG],
+    [NUTRIENT.fat, input.fatG],
+    [NUTRIENT.fiber, input.fiberG],
+    [NUTRIENT.sugars, input.sugarG],
+    [NUTRIENT.sodium, input.sodiumMg],
+  ];
+  const given = nutrients.filter((n): n is [number, number] => n[1] !== null && n[1] !== undefined);
+  const defs = CUSTOM_NUTRIENTS.filter((d) => given.some(([id]) => id === d[0]));
+  const portions = input.portions ?? [];
+  await ctx.prisma.$transaction(async (tx) => {
+    await tx.$executeRawUnsafe(
+      `INSERT INTO foods (id, source, description, brand, gtin, serving_size, serving_unit, owner_user_id, search_text, search_vector, updated_at)
+       VALUES ($1, 'custom', $2, $3, $4, $5, $6, $7, ${SEARCH_TEXT_SQL('$2', '$3')}, ${SEARCH_VECTOR_SQL('$2', '$3')}, now())`,
+      id,
+      input.description.trim(),
+      input.brand?.trim() || null,
+      gtin,
+      input.servingSize ?? null,
+      input.servingUnit ?? null,
+      userId,
+    );
+    // the catalogue may not be imported yet: the definitions a custom food uses must exist
+    await tx.$executeRawUnsafe(
+      `INSERT INTO nutrients (id, name, unit, number, rank) SELECT * FROM unnest($1::int[], $2::text[], $3::text[], $4::text[], $5::int[])
+       ON CONFLICT (id) DO NOTHING`,
+      ...[0, 1, 2, 3, 4].map((i) => defs.map((d) => d[i])),
+    );
+    await tx.$executeRawUnsafe(
+      'INSERT INTO food_nutrients (food_id, nutrient_id, amount) SELECT $1, * FROM unnest($2::int[], $3::float8[])',
+      id,
+      given.map((n) => n[0]),
+      given.map((n) => n[1]),
+    );
+    if (portions.length) {
+      await tx.foodPortion.createMany({
+        data: portions.map((p, i) => ({ id: `${id}:${i + 1}`, foodId: id, seq: i + 1, amount: p.amount ?? 1, unit: p.unit, gramWeight: p.gramWeight })),
+      });
+    }
+  });
+  return foodDetail(ctx, id);
+}
