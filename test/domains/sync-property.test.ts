@@ -60,8 +60,13 @@ class Device {
     }
   }
 
-  /** Pushes the unsynced changes; answers the status and what was sent. */
+  /**
+   * Pushes the unsynced changes; answers the status and what was sent. Like WatermelonDB's
+   * synchronize(), a device that never pulled pulls first: deletions reach a device only through
+   * pulls since its last one, so one that pushed before any pull would never learn of them.
+   */
   async push(): Promise<{ status: number; sent: Map<string, string | null>; timestamp: number; lastPulledAt: number | null }> {
+    if (this.lastPulledAt === null) await this.pull();
     const lastPulledAt = this.lastPulledAt;
     const changes = { created: [] as unknown[], updated: [] as unknown[], deleted: [] as string[] };
     const sent = new Map<string, string | null>();
