@@ -10,5 +10,6 @@ import '../domains/health/health.schema.ts';
 import '../domains/devices/devices.schema.ts';
 import '../domains/glucose/glucose.schema.ts';
 import '../domains/sync/sync.schema.ts';
+import '../domains/insights/insights.schema.ts';
 
 export const schema = builder.toSchema({ sortSchema: true });
