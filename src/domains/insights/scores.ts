@@ -298,6 +298,33 @@ export function overallScore(date: LocalDate, parts: Record<keyof typeof OVERALL
   return score('overall', date, components, any ? null : 'no_scores');
 }
 
+/** Items sorted by time, with their times in ms, to take any window by binary search. */
+interface Timeline<T> {
+  items: T[];
+  times: number[];
+}
+
+function timeline<T>(items: readonly T[], timeOf: (item: T) => Date): Timeline<T> {
+  const sorted = [...items].sort((a, b) => timeOf(a).getTime() - timeOf(b).getTime());
+  return { items: sorted, times: sorted.map((i) => timeOf(i).getTime()) };
+}
+
+function firstAtOrAfter(times: readonly number[], t: number): number {
+  let lo = 0;
+  let hi = times.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (times[mid] < t) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+// a range of 90 days filters each source 90 times: by binary search, not by a scan of every row
+function slice<T>(line: Timeline<T>, start: Date, end: Date): T[] {
+  return line.items.slice(firstAtOrAfter(line.times, start.getTime()), firstAtOrAfter(line.times, end.getTime()));
+}
+
 /** Every score of each local day from the loaded inputs; today's glucose coverage counts the elapsed part only. */
 export function scoresOfDays(inputs: ScoreInputs, dates: readonly LocalDate[]): DayScores[] {
   const zone = inputs.timezone;
@@ -305,21 +332,24 @@ export function scoresOfDays(inputs: ScoreInputs, dates: readonly LocalDate[]): 
   const rhrByDay = dailyMeans(inputs.metrics, 'resting_heart_rate', zone);
   const historyOf = (byDay: Map<LocalDate, number>, date: LocalDate): (number | null)[] =>
     Array.from({ length: RECOVERY_BASELINE_DAYS }, (_, i) => byDay.get(addDays(date, i - RECOVERY_BASELINE_DAYS)) ?? null);
+  const glucose = timeline(inputs.glucose, (p) => p.timestamp);
+  const metrics = timeline(inputs.metrics, (m) => m.timestamp);
+  const workouts = timeline(inputs.workouts, (w) => w.startAt);
+  const meals = timeline(inputs.meals, (m) => m.eatenAt);
   return dates.map((date) => {
     const { start, end } = dayBounds(date, zone);
     const elapsedEnd = inputs.now > start && inputs.now < end ? inputs.now : end;
-    const dayMetrics = inputs.metrics.filter((m) => within(m.timestamp, start, end));
     const parts = {
-      glucose: glucoseScore(date, inputs.glucose.filter((p) => within(p.timestamp, start, end)), start, elapsedEnd),
+      glucose: glucoseScore(date, slice(glucose, start, end), start, elapsedEnd),
       sleep: sleepScore(date, nightOf(date, inputs.sleep, zone)),
-      activity: activityScore(date, dayMetrics, inputs.workouts.filter((w) => within(w.startAt, start, end))),
+      activity: activityScore(date, slice(metrics, start, end), slice(workouts, start, end)),
       recovery: recoveryScore(date, {
         hrv: hrvByDay.get(date) ?? null,
         restingHeartRate: rhrByDay.get(date) ?? null,
         hrvHistory: historyOf(hrvByDay, date),
         restingHeartRateHistory: historyOf(rhrByDay, date),
       }),
-      nutrition: nutritionScore(date, inputs.meals.filter((m) => within(m.eatenAt, start, end))),
+      nutrition: nutritionScore(date, slice(meals, start, end)),
     };
     return { date, timezone: zone, overall: overallScore(date, parts), ...parts };
   });
