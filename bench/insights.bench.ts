@@ -8,54 +8,15 @@
  *  - GetScores of one day, for the per-request floor.
  * Each figure is the median of RUNS (default 5) runs after a warm-up. Prints one JSON line.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
 import { randomUUID } from 'node:crypto';
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
-import { createApp } from '../src/app.ts';
-import { loadConfig } from '../src/config.ts';
-import { openDatabase } from '../src/db/database.ts';
-import { createLogger } from '../src/logger.ts';
+import { median, round, startInProcessApp, time } from './in-process.ts';
 
 const RUNS = Number(process.env.RUNS ?? 5);
 const DAYS = 90;
 const DAY_MS = 86_400_000;
-const dataDir = mkdtempSync(path.join(tmpdir(), 'hdp-bench-insights-'));
-const config = loadConfig({
-  ...process.env,
-  DATA_DIR: dataDir,
-  LOG_LEVEL: 'warn',
-  JWT_SECRET: 'bench-secret-bench-secret-bench-secret-0123',
-  DATABASE_URL: process.env.BENCH_DATABASE_URL ?? '',
-});
-const db = await openDatabase({ url: config.DATABASE_URL || undefined, dataDir });
-const { app, limitStore } = createApp({ config, db, log: createLogger('warn') });
-const server = createServer(app);
-await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-
-const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
-const round = (x: number, d = 1): number => Math.round(x * 10 ** d) / 10 ** d;
-const time = async (fn: () => Promise<unknown>): Promise<number> => {
-  const t = performance.now();
-  await fn();
-  return performance.now() - t;
-};
-
-async function json(pathname: string, init: RequestInit): Promise<any> {
-  const res = await fetch(base + pathname, init);
-  if (!res.ok) throw new Error(`${pathname}: ${res.status} ${(await res.text()).slice(0, 300)}`);
-  return res.json();
-}
-
-const creds = { email: `bench.${Date.now()}@example.com`, password: 'benchmark password' };
-const jsonHeaders = { 'content-type': 'application/json' };
-await json('/api/auth/register', { method: 'POST', headers: jsonHeaders, body: JSON.stringify(creds) });
-const { access_token: token } = await json('/api/auth/login', { method: 'POST', headers: jsonHeaders, body: JSON.stringify(creds) });
-const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
-const userId: number = (await json('/api/auth/me', { headers })).id;
+const bench = await startInProcessApp('insights');
+const { db, json } = bench;
+const { id: userId, headers } = await bench.newUser();
 
 // inputs: DAYS + 28 days of metrics (the recovery baseline), DAYS days of everything else, UTC days
 const today = Date.parse(new Date().toISOString().slice(0, 10));
@@ -137,8 +98,5 @@ try {
     }),
   );
 } finally {
-  server.closeAllConnections();
-  await new Promise((r) => server.close(r));
-  await Promise.all([db.close(), limitStore.close()]);
-  rmSync(dataDir, { recursive: true, force: true });
+  await bench.close();
 }

@@ -136,6 +136,7 @@ describe('sleep score', () => {
     const eight = [iv('asleep', '2026-03-09T23:00:00Z', '2026-03-10T07:00:00Z')];
     expect(sleepScore(D, eight)).toMatchObject({ score: 100, reason: null });
     expect(comp(sleepScore(D, eight), 'efficiency')).toMatchObject({ value: null, score: null });
+    expect(comp(sleepScore(D, eight), 'deep_and_rem')).toMatchObject({ value: null, score: null });
     const five = [iv('asleep', '2026-03-10T02:00:00Z', '2026-03-10T07:00:00Z')];
     expect(sleepScore(D, five).score).toBe(Math.round(band(5, 4, 7, 9, 12)));
     // 6 h asleep in 8 h in bed (75%), 1 h deep + 1 h REM of 6 h (33.3%)
@@ -196,6 +197,14 @@ describe('recovery score', () => {
     expect(mixed.score).toBe(Math.round(0.6 * 100 + 0.4 * 50));
     // HRV 60% below: 0 points
     expect(recoveryScore(D, { hrv: 20, restingHeartRate: null, hrvHistory: history(50, 5), restingHeartRateHistory: [] }).score).toBe(0);
+  });
+
+  it('takes the baseline from the 28 days before the day only', () => {
+    const hrvOn = (daysBefore: number[]): MetricSample[] =>
+      [0, ...daysBefore].map((n) => ({ metricType: 'hrv', value: 50, source: '', timestamp: at(`${addDays(D, -n)}T06:00:00Z`) }));
+    const inputs = (metrics: MetricSample[]): ScoreInputs => ({ timezone: 'UTC', now: at('2026-04-01T00:00:00Z'), glucose: [], sleep: [], metrics, workouts: [], meals: [] });
+    expect(scoresOfDays(inputs(hrvOn([26, 27, 28])), [D])[0].recovery).toMatchObject({ score: 75 });
+    expect(scoresOfDays(inputs(hrvOn([27, 28, 29])), [D])[0].recovery).toMatchObject({ score: null, reason: 'no_recovery_baseline' });
   });
 
   it('needs 3 baseline days: fewer gives no_recovery_baseline; no data today gives no_recovery_data', () => {

@@ -149,15 +149,14 @@ const within = (t: Date, start: Date, end: Date): boolean => t >= start && t < e
 /** Glucose: time in range 70-180, time below 70, variability (CV), of the day's readings. */
 export function glucoseScore(date: LocalDate, points: readonly StatPoint[], start: Date, end: Date): Score {
   const stats: TrendStats = trendStats(points, start, end);
-  const enough = stats.count >= GLUCOSE_MIN_READINGS && stats.coveragePct >= GLUCOSE_MIN_COVERAGE_PCT;
-  const has = stats.count > 0 && enough;
+  const has = stats.count >= GLUCOSE_MIN_READINGS && stats.coveragePct >= GLUCOSE_MIN_COVERAGE_PCT;
   const below = stats.timeVeryLowPct + stats.timeLowPct;
   const components = [
     component('time_in_range', has ? stats.timeInRangePct : null, '%', 100, 0.6, (v) => v),
     component('time_below_range', has ? below : null, '%', 0, 0.2, (v) => ramp(v, 10, 0)),
     component('coefficient_of_variation', has ? stats.cv : null, '%', 36, 0.2, (v) => ramp(v, 50, 20)),
   ];
-  const reason = stats.count === 0 ? 'no_glucose_data' : enough ? null : 'insufficient_glucose_data';
+  const reason = stats.count === 0 ? 'no_glucose_data' : has ? null : 'insufficient_glucose_data';
   return score('glucose', date, components, reason);
 }
 
