@@ -77,10 +77,10 @@ export const WEEK_MIN_READINGS = 288;
 
 const componentOf = (s: Score, name: string): ScoreComponent | undefined => s.components.find((c) => c.name === name);
 
-/** Mean of a component's values over the days that have it, with the day count. */
-function weekMean(week: readonly DayScores[], pick: (d: DayScores) => number | null | undefined): { mean: number; days: number } | null {
+/** Mean of a component's values over the days that have it; null below WEEK_MIN_DAYS such days. */
+function weekMean(week: readonly DayScores[], pick: (d: DayScores) => number | null | undefined): number | null {
   const values = week.map(pick).filter((v): v is number => typeof v === 'number');
-  return values.length >= WEEK_MIN_DAYS ? { mean: values.reduce((a, b) => a + b, 0) / values.length, days: values.length } : null;
+  return values.length >= WEEK_MIN_DAYS ? values.reduce((a, b) => a + b, 0) / values.length : null;
 }
 
 const r1 = (v: number): number => Math.round(v * 10) / 10;
@@ -122,8 +122,8 @@ export function suggestions(input: SuggestionInputs): Suggestion[] {
     });
   }
   const steps = weekMean(input.week, (d) => componentOf(d.activity, 'steps')?.value);
-  if (steps && steps.mean < 7000) {
-    const value = Math.round(steps.mean);
+  if (steps !== null && steps < 7000) {
+    const value = Math.round(steps);
     out.push({
       code: 'move_more', category: 'activity', priority: 3, value, unit: 'count', threshold: 7000,
       title: 'Move a little more',
@@ -131,8 +131,8 @@ export function suggestions(input: SuggestionInputs): Suggestion[] {
     });
   }
   const fiber = weekMean(input.week, (d) => componentOf(d.nutrition, 'fiber_per_1000_kcal')?.value);
-  if (fiber && fiber.mean < 10) {
-    const value = r1(fiber.mean);
+  if (fiber !== null && fiber < 10) {
+    const value = r1(fiber);
     out.push({
       code: 'more_fiber', category: 'nutrition', priority: 3, value, unit: 'g', threshold: 10,
       title: 'Add fiber',

@@ -2,7 +2,11 @@
 import { z } from 'zod';
 import { builder } from '../../graphql/builder.ts';
 import { isLocalDate } from './insights.days.ts';
-import type { InsightCard as InsightCardView, PredictiveAlert as PredictiveAlertView, Suggestion as SuggestionView } from './insights.rules.ts';
+import type {
+  InsightCard as InsightCardView,
+  PredictiveAlert as PredictiveAlertView,
+  Suggestion as SuggestionView,
+} from './insights.rules.ts';
 import {
   dayScores,
   glucosePredictiveAlerts,
@@ -14,7 +18,12 @@ import {
 } from './insights.service.ts';
 import type { PredictiveAlertsView, SuggestionsView } from './insights.service.ts';
 import { SCORE_KINDS } from './scores.ts';
-import type { DayScores as DayScoresView, Score as ScoreView, ScoreComponent as ScoreComponentView, ScoreKind } from './scores.ts';
+import type {
+  DayScores as DayScoresView,
+  Score as ScoreView,
+  ScoreComponent as ScoreComponentView,
+  ScoreKind,
+} from './scores.ts';
 
 const ScoreComponent = builder.objectRef<ScoreComponentView>('ScoreComponent').implement({
   description: 'One ingredient of a score: the measured value, its points and its weight',

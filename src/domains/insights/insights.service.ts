@@ -12,7 +12,15 @@ import { appError } from '../../errors.ts';
 import type { AuthedContext } from '../../graphql/context.ts';
 import { trendStats } from '../glucose/glucose.stats.ts';
 import type { StatPoint, TrendStats } from '../glucose/glucose.stats.ts';
-import { addDays, datesFrom, dayBounds, daysBetween, effectiveTimeZone, localDateOf, localTime } from './insights.days.ts';
+import {
+  addDays,
+  datesFrom,
+  dayBounds,
+  daysBetween,
+  effectiveTimeZone,
+  localDateOf,
+  localTime,
+} from './insights.days.ts';
 import type { LocalDate } from './insights.days.ts';
 import { insightCards, PREDICTION_WINDOW_MINUTES, predictiveAlerts, suggestions } from './insights.rules.ts';
 import type { InsightCard, PredictiveAlert, Suggestion } from './insights.rules.ts';
@@ -94,7 +102,10 @@ async function loadInputs(ctx: AuthedContext, person: Person, from: LocalDate, t
     ctx.prisma.sleepSample.findMany({
       where: {
         ...live,
-        endAt: { gte: localTime(addDays(from, -1), SLEEP_DAY_CUTOFF_HOUR, zone), lt: localTime(to, SLEEP_DAY_CUTOFF_HOUR, zone) },
+        endAt: {
+          gte: localTime(addDays(from, -1), SLEEP_DAY_CUTOFF_HOUR, zone),
+          lt: localTime(to, SLEEP_DAY_CUTOFF_HOUR, zone),
+        },
       },
       select: { stage: true, startAt: true, endAt: true },
     }),
@@ -127,7 +138,9 @@ function rangeDates(today: LocalDate, options: RangeOptions): LocalDate[] {
   const to = options.to ?? today;
   const from = options.from ?? addDays(to, -(options.days - 1));
   if (daysBetween(from, to) < 0) throw rangeError('from', 'from must not be after to');
-  if (daysBetween(from, to) >= MAX_RANGE_DAYS) throw rangeError('from', `the range must not exceed ${MAX_RANGE_DAYS} days`);
+  if (daysBetween(from, to) >= MAX_RANGE_DAYS) {
+    throw rangeError('from', `the range must not exceed ${MAX_RANGE_DAYS} days`);
+  }
   return datesFrom(from, to);
 }
 
@@ -180,7 +193,8 @@ export async function insightSuggestions(ctx: AuthedContext): Promise<Suggestion
 export async function glucosePredictiveAlerts(ctx: AuthedContext): Promise<PredictiveAlertsView> {
   const now = new Date();
   const userId = readerUserId(ctx);
-  const readings = await glucoseBetween(ctx, userId, new Date(now.getTime() - PREDICTION_WINDOW_MINUTES * 60_000), new Date(now.getTime() + 1));
+  const since = new Date(now.getTime() - PREDICTION_WINDOW_MINUTES * 60_000);
+  const readings = await glucoseBetween(ctx, userId, since, new Date(now.getTime() + 1));
   return { generatedAt: now, alerts: predictiveAlerts(readings, now) };
 }
 

@@ -116,7 +116,14 @@ export function band(x: number, zeroLow: number, fullLow: number, fullHigh: numb
   return x < fullLow ? ramp(x, zeroLow, fullLow) : x > fullHigh ? ramp(x, zeroHigh, fullHigh) : 100;
 }
 
-function component(name: string, value: number | null, unit: string, reference: number | null, weight: number, points: (v: number) => number): ScoreComponent {
+function component(
+  name: string,
+  value: number | null,
+  unit: string,
+  reference: number | null,
+  weight: number,
+  points: (v: number) => number,
+): ScoreComponent {
   return {
     name,
     value: value === null ? null : round1(value),
@@ -193,7 +200,8 @@ export function sleepScore(date: LocalDate, night: readonly SleepInterval[]): Sc
   const staged = night.some((s) => s.stage === 'core' || s.stage === 'deep' || s.stage === 'rem');
   const has = asleep > 0;
   const efficiency = has && inBedKnown ? (100 * asleep) / unionMinutes(night) : null;
-  const restorative = has && staged ? (100 * unionMinutes(night.filter((s) => s.stage === 'deep' || s.stage === 'rem'))) / asleep : null;
+  const deepAndRem = unionMinutes(night.filter((s) => s.stage === 'deep' || s.stage === 'rem'));
+  const restorative = has && staged ? (100 * deepAndRem) / asleep : null;
   const components = [
     component('time_asleep', has ? asleep / 60 : null, 'h', 8, 0.5, (h) => band(h, 4, 7, 9, 12)),
     component('efficiency', efficiency, '%', 90, 0.3, (v) => ramp(v, 65, 90)),
@@ -205,12 +213,18 @@ export function sleepScore(date: LocalDate, night: readonly SleepInterval[]): Sc
 /** The day's total of a cumulative metric: per source, then the largest source (no double counting). */
 export function dailyTotal(samples: readonly MetricSample[], metricType: string): number | null {
   const bySource = new Map<string, number>();
-  for (const s of samples) if (s.metricType === metricType) bySource.set(s.source, (bySource.get(s.source) ?? 0) + s.value);
+  for (const s of samples) {
+    if (s.metricType === metricType) bySource.set(s.source, (bySource.get(s.source) ?? 0) + s.value);
+  }
   return bySource.size ? Math.max(...bySource.values()) : null;
 }
 
 /** Activity: steps, active energy and workout minutes of the day. */
-export function activityScore(date: LocalDate, dayMetrics: readonly MetricSample[], dayWorkouts: readonly WorkoutInterval[]): Score {
+export function activityScore(
+  date: LocalDate,
+  dayMetrics: readonly MetricSample[],
+  dayWorkouts: readonly WorkoutInterval[],
+): Score {
   const steps = dailyTotal(dayMetrics, 'steps');
   const energy = dailyTotal(dayMetrics, 'active_energy');
   const tracked = steps !== null || energy !== null || dayWorkouts.length > 0;
@@ -260,7 +274,10 @@ export function recoveryScore(date: LocalDate, input: RecoveryInputs): Score {
   const hrv = input.hrv !== null && hrvBase ? input.hrv : null;
   const rhr = input.restingHeartRate !== null && rhrBase ? input.restingHeartRate : null;
   const components = [
-    { ...component('hrv', hrv, 'ms', null, 0.6, (v) => clamp(75 + 125 * (v / hrvBase! - 1))), reference: hrvBase === null ? null : round1(hrvBase) },
+    {
+      ...component('hrv', hrv, 'ms', null, 0.6, (v) => clamp(75 + 125 * (v / hrvBase! - 1))),
+      reference: hrvBase === null ? null : round1(hrvBase),
+    },
     {
       ...component('resting_heart_rate', rhr, 'bpm', null, 0.4, (v) => clamp(75 - 250 * (v / rhrBase! - 1))),
       reference: rhrBase === null ? null : round1(rhrBase),
