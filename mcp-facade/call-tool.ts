@@ -71,7 +71,7 @@ async function execute(
       detail: extra.map((k) => ({ loc: [k], msg: 'Extra inputs are not permitted', type: 'extra_forbidden' })),
     });
   }
-  const camel = camelKeys(args) as Arguments;
+  const camel = camelKeys({ ...args, ...tool.fixed }) as Arguments;
   const variables = tool.flattened ? { [tool.flattened]: camel } : camel;
   const result = await deps.operations.execute(tool.row.operation, variables, ctx);
   if (result.errors.length) return operationError(result.errors[0], tool.flattened, ctx.requestId);

@@ -51,8 +51,10 @@ export interface RegisteredTool {
   creates: boolean;
   /** the input-object variable whose fields are the top-level arguments, or null */
   flattened: string | null;
-  /** wire argument names the operation takes (without confirm and idempotency_key) */
+  /** wire argument names the caller may send (without confirm, idempotency_key and fixed ones) */
   argumentNames: ReadonlySet<string>;
+  /** wire arguments the row fixes, merged into every call */
+  fixed: Readonly<Record<string, unknown>>;
   /** response key of `data` that the tool answers */
   resultField: string;
   /** health data: structured results carry meta.phone_last_sync_at */
@@ -145,6 +147,20 @@ function inputSchemaFor(base: JsonSchema, needsConfirm: boolean, creates: boolea
   } as Tool['inputSchema'];
 }
 
+/** The input schema without the arguments the row fixes; a fixed name the operation lacks throws. */
+function withoutFixed(base: JsonSchema, row: McpTool, where: string): JsonSchema {
+  const fixed = Object.keys(row.fixed ?? {});
+  if (!fixed.length) return base;
+  const properties = { ...(base.properties as Record<string, JsonSchema> | undefined) };
+  for (const name of fixed) {
+    if (!(name in properties)) throw new Error(`${where}: ${row.operation} takes no argument ${name} to fix`);
+    delete properties[name];
+  }
+  const required = ((base.required as string[] | undefined) ?? []).filter((n) => !fixed.includes(n));
+  const { required: _required, ...rest } = base;
+  return { ...rest, properties, ...(required.length ? { required } : {}) };
+}
+
 function register(row: McpTool, options: RegistryOptions): RegisteredTool {
   const where = `MCP tool ${row.name}`;
   if (!TOOL_NAME.test(row.name)) throw new Error(`${where}: invalid tool name`);
@@ -166,7 +182,7 @@ function register(row: McpTool, options: RegistryOptions): RegisteredTool {
     throw new Error(`${where}: ${row.operation} has no root field ${resultField}`);
   }
 
-  const base = variablesSchema(options.schema, op.variables, { flatten: FLATTEN_VARIABLE });
+  const base = withoutFixed(variablesSchema(options.schema, op.variables, { flatten: FLATTEN_VARIABLE }), row, where);
   const argumentNames = new Set(Object.keys((base.properties as object | undefined) ?? {}));
   for (const reserved of [CONFIRM_ARG, IDEMPOTENCY_ARG]) {
     if (argumentNames.has(reserved)) {
@@ -193,6 +209,7 @@ function register(row: McpTool, options: RegistryOptions): RegisteredTool {
     creates,
     flattened,
     argumentNames,
+    fixed: row.fixed ?? {},
     resultField,
     healthData: row.healthData === true || row.scopes.some(isHealthScope),
   };

@@ -33,4 +33,10 @@ export interface McpTool {
    * requires one): results carry meta.phone_last_sync_at like every health tool
    */
   healthData?: boolean;
+  /**
+   * arguments the row sets itself (wire names, e.g. `{ kind: 'sleep', order: 'desc' }`): they are
+   * left out of the input schema, refused from the caller like any unknown argument, and sent to
+   * the operation with every call, so one operation serves several tools
+   */
+  fixed?: Readonly<Record<string, string | number | boolean>>;
 }

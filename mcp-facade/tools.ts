@@ -11,6 +11,7 @@ import { profileTools } from './tools/profile.tools.ts';
 import { sensorTools } from './tools/sensors.tools.ts';
 import { recordTools } from './tools/records.tools.ts';
 import { sessionTools } from './tools/sessions.tools.ts';
+import { scoreTools } from './tools/scores.tools.ts';
 
 export const TOOL_FAMILIES: Readonly<Record<string, readonly McpTool[]>> = {
   'access-grants': accessGrantTools,
@@ -24,6 +25,7 @@ export const TOOL_FAMILIES: Readonly<Record<string, readonly McpTool[]>> = {
   sensors: sensorTools,
   records: recordTools,
   sessions: sessionTools,
+  scores: scoreTools,
 };
 
 export const TOOLS: readonly McpTool[] = Object.values(TOOL_FAMILIES).flat();

@@ -12,6 +12,7 @@ import { profileRoutes } from './routes/profile.routes.ts';
 import { sharingRoutes } from './routes/sharing.routes.ts';
 import { syncRoutes } from './routes/sync.routes.ts';
 import { tokenRoutes } from './routes/tokens.routes.ts';
+import { insightRoutes } from './routes/insights.routes.ts';
 
 export const ROUTES: readonly RestRoute[] = [
   ...syncRoutes,
@@ -26,4 +27,5 @@ export const ROUTES: readonly RestRoute[] = [
   ...glucoseRoutes,
   ...mealRoutes,
   ...foodRoutes,
+  ...insightRoutes,
 ];

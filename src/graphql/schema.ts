@@ -12,5 +12,6 @@ import '../domains/glucose/glucose.schema.ts';
 import '../domains/sync/sync.schema.ts';
 import '../domains/meals/meals.schema.ts';
 import '../domains/foods/foods.schema.ts';
+import '../domains/insights/insights.schema.ts';
 
 export const schema = builder.toSchema({ sortSchema: true });

@@ -1,0 +1,75 @@
+/**
+ * An app served in this process for benchmarks that compare a path with raw SQL on the same
+ * database (one PGlite in a temp dir, or BENCH_DATABASE_URL's PostgreSQL), plus the timing helpers
+ * they share. Figures are medians of in-process timers (autocannon measures whole milliseconds only).
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { createApp } from '../src/app.ts';
+import { loadConfig } from '../src/config.ts';
+import { openDatabase } from '../src/db/database.ts';
+import type { Database } from '../src/db/database.ts';
+import { createLogger } from '../src/logger.ts';
+
+export interface InProcessApp {
+  db: Database;
+  /** fetches `pathname` and answers its JSON; throws on a non-2xx status */
+  json(pathname: string, init?: RequestInit): Promise<any>;
+  /** a registered, signed-in account: its id and bearer headers (JSON content type) */
+  newUser(): Promise<{ id: number; headers: Record<string, string> }>;
+  close(): Promise<void>;
+}
+
+export const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+export const round = (x: number, d = 1): number => Math.round(x * 10 ** d) / 10 ** d;
+
+/** Milliseconds `fn` takes. */
+export async function time(fn: () => Promise<unknown>): Promise<number> {
+  const t = performance.now();
+  await fn();
+  return performance.now() - t;
+}
+
+/** Starts the app on a fresh database in a temp dir (or BENCH_DATABASE_URL). */
+export async function startInProcessApp(name: string): Promise<InProcessApp> {
+  const dataDir = mkdtempSync(path.join(tmpdir(), `hdp-bench-${name}-`));
+  const config = loadConfig({
+    ...process.env,
+    DATA_DIR: dataDir,
+    LOG_LEVEL: 'warn',
+    JWT_SECRET: 'bench-secret-bench-secret-bench-secret-0123',
+    DATABASE_URL: process.env.BENCH_DATABASE_URL ?? '',
+  });
+  const db = await openDatabase({ url: config.DATABASE_URL || undefined, dataDir });
+  const { app, limitStore } = createApp({ config, db, log: createLogger('warn') });
+  const server = createServer(app);
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const json = async (pathname: string, init?: RequestInit): Promise<any> => {
+    const res = await fetch(base + pathname, init);
+    if (!res.ok) throw new Error(`${pathname}: ${res.status} ${(await res.text()).slice(0, 300)}`);
+    return res.json();
+  };
+  let seq = 0;
+  return {
+    db,
+    json,
+    newUser: async () => {
+      const creds = { email: `bench${++seq}.${Date.now()}@example.com`, password: 'benchmark password' };
+      const plain = { 'content-type': 'application/json' };
+      await json('/api/auth/register', { method: 'POST', headers: plain, body: JSON.stringify(creds) });
+      const { access_token: token } = await json('/api/auth/login', { method: 'POST', headers: plain, body: JSON.stringify(creds) });
+      const headers = { ...plain, authorization: `Bearer ${token}` };
+      return { id: (await json('/api/auth/me', { headers })).id as number, headers };
+    },
+    close: async () => {
+      server.closeAllConnections();
+      await new Promise((r) => server.close(r));
+      await Promise.all([db.close(), limitStore.close()]);
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}

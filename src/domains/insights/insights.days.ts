@@ -1,0 +1,93 @@
+/**
+ * Local calendar days of a person (pure, no I/O). Scores are per local day in the account's IANA
+ * time zone; a missing or unknown zone counts as UTC (the profile stores the zone unchecked).
+ */
+
+/** A local calendar date, `YYYY-MM-DD`. */
+export type LocalDate = string;
+
+const DAY_MS = 86_400_000;
+const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
+
+/** The zone to compute with: the account's when Intl knows it, else UTC. */
+export function effectiveTimeZone(zone: string | null | undefined): string {
+  if (!zone) return 'UTC';
+  try {
+    new Intl.DateTimeFormat('en-US', { timeZone: zone });
+    return zone;
+  } catch {
+    return 'UTC';
+  }
+}
+
+/** Whether `s` is a real calendar date written `YYYY-MM-DD`. */
+export function isLocalDate(s: string): boolean {
+  const m = DATE.exec(s);
+  if (!m) return false;
+  const d = new Date(Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3])));
+  return d.toISOString().slice(0, 10) === s;
+}
+
+// building a formatter costs far more than using one; a range of days needs thousands of conversions
+const formatters = new Map<string, Intl.DateTimeFormat>();
+
+function formatterFor(zone: string): Intl.DateTimeFormat {
+  let f = formatters.get(zone);
+  if (!f) {
+    f = new Intl.DateTimeFormat('en-US', {
+      timeZone: zone,
+      hourCycle: 'h23',
+      year: 'numeric',
+      month: '2-digit',
+      day: '2-digit',
+      hour: '2-digit',
+      minute: '2-digit',
+      second: '2-digit',
+    });
+    formatters.set(zone, f);
+  }
+  return f;
+}
+
+/** Minutes the zone is ahead of UTC at `instant`. */
+function offsetMinutes(zone: string, instant: number): number {
+  const parts = formatterFor(zone).formatToParts(new Date(instant));
+  const get = (type: string): number => Number(parts.find((p) => p.type === type)?.value);
+  const asUtc = Date.UTC(get('year'), get('month') - 1, get('day'), get('hour'), get('minute'), get('second'));
+  return Math.round((asUtc - Math.floor(instant / 1000) * 1000) / 60_000);
+}
+
+/** The local date of an instant in the zone. */
+export function localDateOf(instant: Date, zone: string): LocalDate {
+  return new Date(instant.getTime() + offsetMinutes(zone, instant.getTime()) * 60_000).toISOString().slice(0, 10);
+}
+
+/** The date `n` days after `date` (negative: before). */
+export function addDays(date: LocalDate, n: number): LocalDate {
+  return new Date(Date.parse(`${date}T00:00:00Z`) + n * DAY_MS).toISOString().slice(0, 10);
+}
+
+/** Whole days from `from` to `to` (to - from). */
+export function daysBetween(from: LocalDate, to: LocalDate): number {
+  return Math.round((Date.parse(`${to}T00:00:00Z`) - Date.parse(`${from}T00:00:00Z`)) / DAY_MS);
+}
+
+/** The instant of local wall-clock `hour`:00 on `date` in the zone (DST-aware: 23- and 25-hour days). */
+export function localTime(date: LocalDate, hour: number, zone: string): Date {
+  const wall = Date.parse(`${date}T00:00:00Z`) + hour * 3_600_000;
+  // the offset at the wall time read as UTC is right except within hours of a transition: refine once
+  let t = wall - offsetMinutes(zone, wall) * 60_000;
+  t = wall - offsetMinutes(zone, t) * 60_000;
+  return new Date(t);
+}
+
+/** [start, end) of the local day. */
+export function dayBounds(date: LocalDate, zone: string): { start: Date; end: Date } {
+  return { start: localTime(date, 0, zone), end: localTime(addDays(date, 1), 0, zone) };
+}
+
+/** Every date from `from` to `to`, inclusive, ascending. */
+export function datesFrom(from: LocalDate, to: LocalDate): LocalDate[] {
+  const n = daysBetween(from, to);
+  return Array.from({ length: n + 1 }, (_, i) => addDays(from, i));
+}

@@ -1,0 +1,213 @@
+/**
+ * Insights: daily scores, suggestions, predictive alerts and cards. This file only loads: a range
+ * of days costs one query per source (account zone, glucose, sleep, metrics, workouts, meals),
+ * whatever its length; every figure is computed by the pure functions of scores.ts and
+ * insights.rules.ts.
+ *
+ * NOTE: ownership. Every read is of readerUserId(ctx) (the owner's data while a grantee views as),
+ * a bound parameter, never from the request.
+ */
+import { readerUserId } from '../../auth/principal.ts';
+import { appError } from '../../errors.ts';
+import type { AuthedContext } from '../../graphql/context.ts';
+import { trendStats } from '../glucose/glucose.stats.ts';
+import type { StatPoint, TrendStats } from '../glucose/glucose.stats.ts';
+import {
+  addDays,
+  datesFrom,
+  dayBounds,
+  daysBetween,
+  effectiveTimeZone,
+  localDateOf,
+  localTime,
+} from './insights.days.ts';
+import type { LocalDate } from './insights.days.ts';
+import { insightCards, PREDICTION_WINDOW_MINUTES, predictiveAlerts, suggestions } from './insights.rules.ts';
+import type { InsightCard, PredictiveAlert, Suggestion } from './insights.rules.ts';
+import { RECOVERY_BASELINE_DAYS, scoresOfDays, SLEEP_DAY_CUTOFF_HOUR } from './scores.ts';
+import type { DayScores, Score, ScoreInputs, ScoreKind } from './scores.ts';
+
+/** Longest range of days one read may cover. */
+export const MAX_RANGE_DAYS = 90;
+/** Metric types the scores read (others, such as heart rate, can be numerous and are not needed). */
+const SCORED_METRICS = ['steps', 'active_energy', 'hrv', 'resting_heart_rate'];
+
+export interface DayScoresOptions {
+  /** local date YYYY-MM-DD; default today in the account's zone */
+  date?: LocalDate | null;
+}
+
+export interface RangeOptions {
+  /** the last N days ending at `to` (when `from` is not given) */
+  days: number;
+  /** first local date of the range; default `to` - (days - 1) */
+  from?: LocalDate | null;
+  /** last local date of the range; default today */
+  to?: LocalDate | null;
+  /** by date: "asc" or "desc" */
+  order: 'asc' | 'desc';
+  /** at most this many days (after ordering) */
+  limit?: number | null;
+}
+
+export interface ScoresOfKindOptions extends RangeOptions {
+  kind: ScoreKind;
+}
+
+export interface SuggestionsView {
+  date: LocalDate;
+  timezone: string;
+  suggestions: Suggestion[];
+}
+
+export interface PredictiveAlertsView {
+  generatedAt: Date;
+  alerts: PredictiveAlert[];
+}
+
+interface Person {
+  userId: number;
+  zone: string;
+  now: Date;
+  today: LocalDate;
+}
+
+async function personOf(ctx: AuthedContext): Promise<Person> {
+  const userId = readerUserId(ctx);
+  const user = await ctx.prisma.user.findUnique({ where: { id: userId }, select: { timezone: true } });
+  const zone = effectiveTimeZone(user?.timezone);
+  const now = new Date();
+  return { userId, zone, now, today: localDateOf(now, zone) };
+}
+
+async function glucoseBetween(ctx: AuthedContext, userId: number, start: Date, end: Date): Promise<StatPoint[]> {
+  const rows = await ctx.prisma.$queryRawUnsafe<{ timestamp: Date; value_mg_dl: number }[]>(
+    `SELECT "timestamp", value_mg_dl FROM glucose_readings
+     WHERE user_id = $1 AND "timestamp" >= $2::timestamptz AND "timestamp" < $3::timestamptz AND deleted_at IS NULL`,
+    userId,
+    start.toISOString(),
+    end.toISOString(),
+  );
+  return rows.map((r) => ({ timestamp: r.timestamp, valueMgDl: r.value_mg_dl }));
+}
+
+/** Everything the scores of the days from..to need: one query per source. */
+async function loadInputs(ctx: AuthedContext, person: Person, from: LocalDate, to: LocalDate): Promise<ScoreInputs> {
+  const { userId, zone } = person;
+  const start = dayBounds(from, zone).start;
+  const end = dayBounds(to, zone).end;
+  const live = { userId, deletedAt: null };
+  const [glucose, sleep, metrics, workouts, meals] = await Promise.all([
+    glucoseBetween(ctx, userId, start, end),
+    ctx.prisma.sleepSample.findMany({
+      where: {
+        ...live,
+        endAt: {
+          gte: localTime(addDays(from, -1), SLEEP_DAY_CUTOFF_HOUR, zone),
+          lt: localTime(to, SLEEP_DAY_CUTOFF_HOUR, zone),
+        },
+      },
+      select: { stage: true, startAt: true, endAt: true },
+    }),
+    ctx.prisma.healthMetric.findMany({
+      where: {
+        ...live,
+        metricType: { in: SCORED_METRICS },
+        timestamp: { gte: dayBounds(addDays(from, -RECOVERY_BASELINE_DAYS), zone).start, lt: end },
+      },
+      select: { metricType: true, value: true, timestamp: true, source: true },
+    }),
+    ctx.prisma.workoutSample.findMany({
+      where: { ...live, startAt: { gte: start, lt: end } },
+      select: { startAt: true, durationMinutes: true },
+    }),
+    ctx.prisma.meal.findMany({
+      where: { ...live, eatenAt: { gte: start, lt: end } },
+      select: { eatenAt: true, kcal: true, proteinG: true, carbsG: true, fatG: true, fiberG: true, sugarG: true },
+    }),
+  ]);
+  return { timezone: zone, now: person.now, glucose, sleep, metrics, workouts, meals };
+}
+
+function rangeError(loc: string, msg: string): Error {
+  return appError('VALIDATION_FAILED', `${loc}: ${msg}`, { detail: [{ loc: [loc], msg, type: 'value_error' }] });
+}
+
+/** The dates of a range, ascending; 422 when from is after to or the range is longer than MAX_RANGE_DAYS. */
+function rangeDates(today: LocalDate, options: RangeOptions): LocalDate[] {
+  const to = options.to ?? today;
+  const from = options.from ?? addDays(to, -(options.days - 1));
+  if (daysBetween(from, to) < 0) throw rangeError('from', 'from must not be after to');
+  if (daysBetween(from, to) >= MAX_RANGE_DAYS) {
+    throw rangeError('from', `the range must not exceed ${MAX_RANGE_DAYS} days`);
+  }
+  return datesFrom(from, to);
+}
+
+function ordered<T>(items: T[], options: RangeOptions): T[] {
+  const out = options.order === 'desc' ? [...items].reverse() : items;
+  return options.limit ? out.slice(0, options.limit) : out;
+}
+
+/** Every score of one local day (default today). */
+export async function dayScores(ctx: AuthedContext, options: DayScoresOptions): Promise<DayScores> {
+  const person = await personOf(ctx);
+  const date = options.date ?? person.today;
+  return scoresOfDays(await loadInputs(ctx, person, date, date), [date])[0];
+}
+
+/** Every score of each day of a range. */
+export async function scoreDays(ctx: AuthedContext, options: RangeOptions): Promise<DayScores[]> {
+  const person = await personOf(ctx);
+  const dates = rangeDates(person.today, options);
+  const days = scoresOfDays(await loadInputs(ctx, person, dates[0], dates.at(-1)!), dates);
+  return ordered(days, options);
+}
+
+/** One kind of score for each day of a range. */
+export async function scoresOfKind(ctx: AuthedContext, options: ScoresOfKindOptions): Promise<Score[]> {
+  return (await scoreDays(ctx, options)).map((d) => d[options.kind]);
+}
+
+/** Glucose statistics of the 7 local days starting at `first`. */
+function weekGlucose(inputs: ScoreInputs, first: LocalDate): TrendStats {
+  const start = dayBounds(first, inputs.timezone).start;
+  const end = dayBounds(addDays(first, 6), inputs.timezone).end;
+  return trendStats(inputs.glucose.filter((p) => p.timestamp >= start && p.timestamp < end), start, end);
+}
+
+/** The suggestions that apply today (rules over today and the last 7 complete days). */
+export async function insightSuggestions(ctx: AuthedContext): Promise<SuggestionsView> {
+  const person = await personOf(ctx);
+  const from = addDays(person.today, -7);
+  const inputs = await loadInputs(ctx, person, from, person.today);
+  const days = scoresOfDays(inputs, datesFrom(from, person.today));
+  return {
+    date: person.today,
+    timezone: person.zone,
+    suggestions: suggestions({ today: days.at(-1)!, week: days.slice(0, -1), weekGlucose: weekGlucose(inputs, from) }),
+  };
+}
+
+/** Predicted lows and highs from the readings of the last 30 minutes. */
+export async function glucosePredictiveAlerts(ctx: AuthedContext): Promise<PredictiveAlertsView> {
+  const now = new Date();
+  const userId = readerUserId(ctx);
+  const since = new Date(now.getTime() - PREDICTION_WINDOW_MINUTES * 60_000);
+  const readings = await glucoseBetween(ctx, userId, since, new Date(now.getTime() + 1));
+  return { generatedAt: now, alerts: predictiveAlerts(readings, now) };
+}
+
+/** Today's cards: alerts, the week-on-week time-in-range trend, today's scores. */
+export async function insightCardsOf(ctx: AuthedContext): Promise<InsightCard[]> {
+  const person = await personOf(ctx);
+  const { today, now } = person;
+  const from = addDays(today, -14);
+  const inputs = await loadInputs(ctx, person, from, today);
+  return insightCards({
+    today: scoresOfDays(inputs, [today])[0],
+    alerts: predictiveAlerts(inputs.glucose, now),
+    weekGlucose: weekGlucose(inputs, addDays(today, -7)),
+    previousWeekGlucose: weekGlucose(inputs, from),
+  });
+}
