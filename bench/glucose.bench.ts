@@ -9,58 +9,11 @@
  *    (goal <= 2x).
  * Each figure is the median of RUNS (default 5) runs, each on fresh users. Prints one JSON line.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
-import { createApp } from '../src/app.ts';
-import { loadConfig } from '../src/config.ts';
-import { openDatabase } from '../src/db/database.ts';
-import { createLogger } from '../src/logger.ts';
+import { median, round, startInProcessApp, time } from './in-process.ts';
 
 const RUNS = Number(process.env.RUNS ?? 5);
 const N = 50_000;
-const dataDir = mkdtempSync(path.join(tmpdir(), 'hdp-bench-glucose-'));
-const config = loadConfig({
-  ...process.env,
-  DATA_DIR: dataDir,
-  LOG_LEVEL: 'warn',
-  JWT_SECRET: 'bench-secret-bench-secret-bench-secret-0123',
-  DATABASE_URL: process.env.BENCH_DATABASE_URL ?? '',
-});
-const db = await openDatabase({ url: config.DATABASE_URL || undefined, dataDir });
-const { app, limitStore } = createApp({ config, db, log: createLogger('warn') });
-const server = createServer(app);
-// the client reuses its connection across the in-process raw statements, which can take longer than
-// node's 5 s idle keep-alive on a busy machine: a POST racing the server's close fails with "other side closed"
-server.keepAliveTimeout = 120_000;
-await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-
-const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
-const round = (x: number, d = 1): number => Math.round(x * 10 ** d) / 10 ** d;
-const time = async (fn: () => Promise<unknown>): Promise<number> => {
-  const t = performance.now();
-  await fn();
-  return performance.now() - t;
-};
-
-async function json(pathname: string, init: RequestInit): Promise<any> {
-  const res = await fetch(base + pathname, init);
-  if (!res.ok) throw new Error(`${pathname}: ${res.status} ${(await res.text()).slice(0, 300)}`);
-  return res.json();
-}
-
-let seq = 0;
-async function newUser(): Promise<{ id: number; token: string }> {
-  const creds = { email: `bench${++seq}.${Date.now()}@example.com`, password: 'benchmark password' };
-  const headers = { 'content-type': 'application/json' };
-  await json('/api/auth/register', { method: 'POST', headers, body: JSON.stringify(creds) });
-  const { access_token: token } = await json('/api/auth/login', { method: 'POST', headers, body: JSON.stringify(creds) });
-  const me = await json('/api/auth/me', { headers: { authorization: `Bearer ${token}` } });
-  return { id: me.id, token };
-}
+const { db, json, newUser, close } = await startInProcessApp('glucose');
 
 // 50,000 five-minute readings ending now (~174 days), one sensor
 const start = Date.now() - N * 300_000;
@@ -83,7 +36,7 @@ try {
   for (let run = 0; run < RUNS + 1; run++) {
     const viaRest = await newUser();
     const viaSql = await newUser();
-    const headers = { authorization: `Bearer ${viaRest.token}`, 'content-type': 'application/json' };
+    const { headers } = viaRest;
     let inserted = 0;
     const restInsert = await time(async () => {
       inserted = await json('/api/glucose/readings/batch', { method: 'POST', headers, body });
@@ -133,8 +86,5 @@ try {
     }),
   );
 } finally {
-  server.closeAllConnections();
-  await new Promise((r) => server.close(r));
-  await Promise.all([db.close(), limitStore.close()]);
-  rmSync(dataDir, { recursive: true, force: true });
+  await close();
 }

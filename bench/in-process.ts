@@ -46,6 +46,9 @@ export async function startInProcessApp(name: string): Promise<InProcessApp> {
   const db = await openDatabase({ url: config.DATABASE_URL || undefined, dataDir });
   const { app, limitStore } = createApp({ config, db, log: createLogger('warn') });
   const server = createServer(app);
+  // a client reuses its connection across in-process raw statements, which can take longer than
+  // node's 5 s idle keep-alive on a busy machine: a POST racing the server's close fails with "other side closed"
+  server.keepAliveTimeout = 120_000;
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   const json = async (pathname: string, init?: RequestInit): Promise<any> => {

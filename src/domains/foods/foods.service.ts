@@ -14,7 +14,7 @@ import { appError } from '../../errors.ts';
 import type { AuthedContext, Context } from '../../graphql/context.ts';
 import { normaliseGtin } from './foods.gtin.ts';
 import { SEARCH_TEXT_SQL, SEARCH_VECTOR_SQL } from './import/catalogue-import.ts';
-import type { CatalogueFood } from './import/sources.ts';
+import type { CatalogueFood, CataloguePortion } from './import/sources.ts';
 
 /** A food as the catalogue stores it (the importer's fields), with its source and per-100 g macros. */
 export interface FoodSummaryView
@@ -41,14 +41,8 @@ export interface FoodNutrientView {
   amount: number;
 }
 
-export interface FoodPortionView {
-  seq: number;
-  amount: number;
-  unit: string | null;
-  description: string | null;
-  modifier: string | null;
-  gramWeight: number;
-}
+/** A household portion as stored: the importer's shape. */
+export type FoodPortionView = CataloguePortion;
 
 export interface FoodDetailView extends FoodSummaryView {
   nutrients: FoodNutrientView[];

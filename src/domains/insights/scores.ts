@@ -6,6 +6,7 @@
  */
 import { trendStats } from '../glucose/glucose.stats.ts';
 import type { StatPoint, TrendStats } from '../glucose/glucose.stats.ts';
+import type { Nutrients } from '../meals/meals.nutrients.ts';
 import { addDays, dayBounds, localDateOf, localTime } from './insights.days.ts';
 import type { LocalDate } from './insights.days.ts';
 
@@ -67,14 +68,9 @@ export interface WorkoutInterval {
   durationMinutes: number;
 }
 
-export interface MealTotals {
+/** A meal's totals (the six amounts of meals.nutrients.ts) and when it was eaten. */
+export interface MealTotals extends Nutrients {
   eatenAt: Date;
-  kcal: number;
-  proteinG: number;
-  carbsG: number;
-  fatG: number;
-  fiberG: number;
-  sugarG: number;
 }
 
 /** Everything the scores of a range of days are computed from (what the service loads). */
