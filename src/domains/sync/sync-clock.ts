@@ -46,10 +46,23 @@ export async function lockSyncState(tx: SqlRunner, userId: number, mode: 'SHARE'
  * account's clock until the caller's transaction ends. Call it inside a transaction, before writing.
  */
 export async function advanceSyncClock(tx: SqlRunner, userId: number, state?: SyncClockState): Promise<number> {
-  const s = state ?? (await lockSyncState(tx, userId, 'UPDATE'));
-  const ts = Math.max(s.nowMs + 1, s.clockMs + 1);
-  await tx.$executeRawUnsafe('UPDATE sync_state SET clock_ms = $2, updated_at = now() WHERE user_id = $1', userId, ts);
-  return ts;
+  if (state) {
+    const ts = Math.max(state.nowMs + 1, state.clockMs + 1);
+    await tx.$executeRawUnsafe('UPDATE sync_state SET clock_ms = $2, updated_at = now() WHERE user_id = $1', userId, ts);
+    return ts;
+  }
+  // NOTE: one statement (upsert) takes the row lock and advances the clock: bulk writers call this
+  // once per chunk, and on the embedded database every round trip holds its only connection.
+  const rows = await tx.$queryRawUnsafe<{ clock_ms: bigint | number }[]>(
+    `INSERT INTO sync_state (user_id, clock_ms, updated_at)
+     VALUES ($1, floor(extract(epoch from clock_timestamp()) * 1000)::bigint + 1, now())
+     ON CONFLICT (user_id) DO UPDATE
+       SET clock_ms = greatest(sync_state.clock_ms, floor(extract(epoch from clock_timestamp()) * 1000)::bigint) + 1,
+           updated_at = now()
+     RETURNING clock_ms`,
+    userId,
+  );
+  return Number(rows[0].clock_ms);
 }
 
 type Tx = Parameters<Parameters<Db['$transaction']>[0]>[0];
