@@ -121,9 +121,10 @@ describe('npm run foods:import', () => {
   }, 120_000);
 });
 
-describe('FOODS_AUTOLOAD', () => {
+describe('FOODS_AUTOLOAD', async () => {
+  // started in the describe body, not the test, so that its database is closed (and dropped) after the file
+  const fresh = await startTestApp();
   it('off imports nothing; auto imports in the background, the core bundle answering 503 meanwhile, and stops on shutdown', async () => {
-    const fresh = await startTestApp();
     const log = createLogger('silent');
     await startCatalogueAutoload(fresh.db.prisma, { FOODS_AUTOLOAD: 'off' }, log).stop();
     expect(await fresh.db.prisma.food.count()).toBe(0);

@@ -7,6 +7,8 @@ import { callTool, mcpClient } from '../harness/mcp.ts';
 
 // The shipped catalogue (data/catalogue), imported once per run into a template (global-setup.ts).
 const app = await startTestApp({}, { catalogue: true });
+/** an app whose database never imported the catalogue (started here so that it is closed after the file) */
+const empty = await startTestApp();
 
 /** Real products of the shipped data. */
 const MANGO_CHUNKS = '692144'; // FDC Branded, label nutrients only
@@ -163,7 +165,6 @@ describe('GET /api/foods/core-bundle', () => {
   });
 
   it('answers 503 with Retry-After while no catalogue import has finished', async () => {
-    const empty = await startTestApp();
     const res = await rest(empty, 'GET', '/api/foods/core-bundle');
     expect(res.status).toBe(503);
     expect(res.headers.get('retry-after')).toBe('10');

@@ -148,9 +148,10 @@ describe('POST /api/auth/share', () => {
   });
 });
 
-describe('POST /api/auth/share when the invitation cannot be sent', () => {
+describe('POST /api/auth/share when the invitation cannot be sent', async () => {
+  // started in the describe body, not the test, so that its database is closed (and dropped) after the file
+  const broken = await startTestApp({ SMTP_URL: 'smtp://127.0.0.1:9' });
   it('answers 502 and keeps no grant, so the owner can retry', async () => {
-    const broken = await startTestApp({ SMTP_URL: 'smtp://127.0.0.1:9' });
     const owner = await seedUser(broken);
     const res = await rest(broken, 'POST', '/api/auth/share', { token: owner.token, body: { email: 'friend@example.com' } });
     expect(res.status).toBe(502);
