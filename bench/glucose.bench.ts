@@ -9,7 +9,7 @@
  *    (goal <= 2x).
  * Each figure is the median of RUNS (default 5) runs, each on fresh users. Prints one JSON line.
  */
-import { median, round, startInProcessApp, time } from './in-process.ts';
+import { medians, round, startInProcessApp, time } from './in-process.ts';
 
 const RUNS = Number(process.env.RUNS ?? 5);
 const N = 50_000;
@@ -69,7 +69,7 @@ try {
     figures.rest_get_ms.push(restGet);
     figures.raw_select_json_ms.push(rawSelect);
   }
-  const m = Object.fromEntries(Object.entries(figures).map(([k, v]) => [k, round(median(v))])) as Record<keyof typeof figures, number>;
+  const m = medians(figures);
   console.log(
     JSON.stringify({
       bench: 'glucose',

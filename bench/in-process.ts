@@ -25,6 +25,10 @@ export interface InProcessApp {
 
 export const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 export const round = (x: number, d = 1): number => Math.round(x * 10 ** d) / 10 ** d;
+/** The median of each series of figures, rounded. */
+export function medians<K extends string>(figures: Record<K, number[]>): Record<K, number> {
+  return Object.fromEntries(Object.entries<number[]>(figures).map(([k, v]) => [k, round(median(v))])) as Record<K, number>;
+}
 
 /** Milliseconds `fn` takes. */
 export async function time(fn: () => Promise<unknown>): Promise<number> {

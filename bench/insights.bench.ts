@@ -9,7 +9,7 @@
  * Each figure is the median of RUNS (default 5) runs after a warm-up. Prints one JSON line.
  */
 import { randomUUID } from 'node:crypto';
-import { median, round, startInProcessApp, time } from './in-process.ts';
+import { medians, round, startInProcessApp, time } from './in-process.ts';
 
 const RUNS = Number(process.env.RUNS ?? 5);
 const DAYS = 90;
@@ -84,7 +84,7 @@ try {
     figures.raw_load_ms.push(raw);
     figures.one_day_ms.push(one);
   }
-  const m = Object.fromEntries(Object.entries(figures).map(([k, v]) => [k, round(median(v))])) as Record<keyof typeof figures, number>;
+  const m = medians(figures);
   console.log(
     JSON.stringify({
       bench: 'insights',

@@ -6,9 +6,12 @@ import type { PGlite } from '@electric-sql/pglite';
 import { PrismaPg } from '@prisma/adapter-pg';
 import { PrismaPGlite } from 'pglite-prisma-adapter';
 import { PrismaClient } from '../generated/prisma/client.ts';
+import type { Prisma } from '../generated/prisma/client.ts';
 import type { DbTarget } from './target.ts';
 
 export type Db = PrismaClient;
+/** The client inside an interactive transaction (`db.$transaction(async (tx) => ...)`). */
+export type DbTx = Prisma.TransactionClient;
 
 /** A Prisma client on the target; for PGlite the caller passes the open instance. */
 export function createPrismaClient(target: DbTarget, pglite?: PGlite): Db {

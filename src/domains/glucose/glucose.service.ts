@@ -7,7 +7,7 @@
  * while a grantee views as). The user id is always a bound parameter, never from the request body.
  */
 import { readerUserId } from '../../auth/principal.ts';
-import type { Db } from '../../db/client.ts';
+import type { DbTx } from '../../db/client.ts';
 import { appError } from '../../errors.ts';
 import type { AuthedContext } from '../../graphql/context.ts';
 import { msParam, syncedWrite } from '../sync/sync-clock.ts';
@@ -15,8 +15,6 @@ import { PROCESSING_VERSION, processRaw } from './glucose.processing.ts';
 import type { Calibration, RawSample } from './glucose.processing.ts';
 import { trendStats } from './glucose.stats.ts';
 import type { TrendStats } from './glucose.stats.ts';
-
-type Tx = Parameters<Parameters<Db['$transaction']>[0]>[0];
 
 /** Largest batch (readings or raw samples) and largest read. */
 export const GLUCOSE_BATCH_MAX = 50_000;
@@ -128,7 +126,7 @@ const INSERT_RAW = `
 
 /** Inserts readings in one statement (reviving deleted ones posted again); answers how many were new. */
 async function insertReadings(
-  tx: Tx,
+  tx: DbTx,
   ts: number,
   userId: number,
   rows: { id: string; sensorId: number; timestamp: Date; valueMgDl: number }[],
@@ -255,7 +253,7 @@ export async function deleteAllReadings(ctx: AuthedContext): Promise<number> {
 }
 
 /** Stores raw samples in one statement (idempotent on (sensor, timestamp)); answers how many were new. */
-async function insertRaw(tx: Tx, ts: number, userId: number, input: readonly RawSensorDataInput[]): Promise<number> {
+async function insertRaw(tx: DbTx, ts: number, userId: number, input: readonly RawSensorDataInput[]): Promise<number> {
   if (input.length === 0) return 0;
   const n = input.length;
   const ids = new Array<string>(n);
@@ -281,12 +279,12 @@ export async function createRawBatch(ctx: AuthedContext, input: readonly RawSens
   return syncedWrite(ctx.prisma, userId, (tx, ts) => insertRaw(tx, ts, userId, input));
 }
 
-async function calibrationOf(tx: Tx, userId: number, sensorId: number): Promise<Calibration> {
+async function calibrationOf(tx: DbTx, userId: number, sensorId: number): Promise<Calibration> {
   const sensor = await tx.glucoseSensor.findUnique({ where: { userId_sensorId: { userId, sensorId } } });
   return { slope: sensor?.calibrationSlope ?? 1, intercept: sensor?.calibrationIntercept ?? 0 };
 }
 
-async function storedRaw(tx: Tx, userId: number, sensorId: number, from?: Date, to?: Date): Promise<RawSample[]> {
+async function storedRaw(tx: DbTx, userId: number, sensorId: number, from?: Date, to?: Date): Promise<RawSample[]> {
   return tx.rawSensorData.findMany({
     where: { userId, sensorId, deletedAt: null, ...(from && to ? { timestamp: { gte: from, lte: to } } : {}) },
     select: { timestamp: true, rawValue: true, temperatureC: true },

@@ -12,6 +12,7 @@ import { randomBytes } from 'node:crypto';
 import { readerUserId } from '../../auth/principal.ts';
 import { appError, validationError } from '../../errors.ts';
 import type { Prisma } from '../../generated/prisma/client.ts';
+import type { DbTx } from '../../db/client.ts';
 import type { AuthedContext } from '../../graphql/context.ts';
 import { newStorageKey } from '../../integrations/storage.ts';
 import { checkedImageType, mediaUrl, PHOTO_TYPES } from '../profile/profile.service.ts';
@@ -35,7 +36,6 @@ export const MEAL_PHOTO_FOLDER = 'meals';
 
 const DAY_MS = 86_400_000;
 
-type Tx = Prisma.TransactionClient;
 
 export interface MealItemView extends Nutrients {
   id: string;
@@ -146,7 +146,7 @@ const nutrientsOf = (r: Nutrients): Nutrients => ({
 });
 
 /** Meals with their live items: one query for the items of all of them. */
-async function withItems(db: Tx | AuthedContext['prisma'], ctx: AuthedContext, userId: number, meals: MealRow[]): Promise<MealView[]> {
+async function withItems(db: DbTx | AuthedContext['prisma'], ctx: AuthedContext, userId: number, meals: MealRow[]): Promise<MealView[]> {
   const items = meals.length
     ? await db.mealItem.findMany({
         where: { userId, mealId: { in: meals.map((m) => m.id) }, deletedAt: null },
@@ -232,7 +232,7 @@ function mealNotFound(): Error {
 const trimmedOrNull = (s: string | null | undefined): string | null | undefined => (s === undefined ? undefined : s?.trim() || null);
 
 /** Stores items of a meal with the stamp; answers the meal's new totals. */
-async function insertItems(tx: Tx, userId: number, mealId: string, items: ResolvedItem[], stamp: Date): Promise<Nutrients> {
+async function insertItems(tx: DbTx, userId: number, mealId: string, items: ResolvedItem[], stamp: Date): Promise<Nutrients> {
   const ids = uuidV7s(items.length);
   if (items.length) await tx.mealItem.createMany({
     data: items.map((item, i) => ({ id: ids[i], userId, mealId, ...item, createdAt: stamp, serverUpdatedAt: stamp })),
@@ -242,7 +242,7 @@ async function insertItems(tx: Tx, userId: number, mealId: string, items: Resolv
 
 /** Inserts a new meal with its items inside `tx`, stamped from the sync clock; answers it. */
 async function insertMeal(
-  tx: Tx,
+  tx: DbTx,
   ctx: AuthedContext,
   fields: MealFields,
   extra: { source: string; items: ResolvedItem[]; photoKey?: string },
@@ -278,7 +278,7 @@ export async function logMeal(ctx: AuthedContext, options: LogMealOptions): Prom
 }
 
 /** The caller's live meal, locked until the transaction ends; NOT_FOUND otherwise. */
-async function lockMeal(tx: Tx, userId: number, mealId: string): Promise<void> {
+async function lockMeal(tx: DbTx, userId: number, mealId: string): Promise<void> {
   // NOTE: the caller's own live meal only.
   const rows = await tx.$queryRawUnsafe<{ id: string }[]>(
     'SELECT id FROM meals WHERE id = $1 AND user_id = $2 AND deleted_at IS NULL FOR UPDATE',
@@ -326,7 +326,7 @@ async function deletePhotos(ctx: AuthedContext, keys: (string | null)[]): Promis
 }
 
 /** Tombstones meals (and their items) of the caller in a transaction; answers how many and their photos. */
-async function tombstoneMeals(tx: Tx, userId: number, mealIds: string[] | null): Promise<{ count: number; photoKeys: (string | null)[] }> {
+async function tombstoneMeals(tx: DbTx, userId: number, mealIds: string[] | null): Promise<{ count: number; photoKeys: (string | null)[] }> {
   const stamp = new Date(await advanceSyncClock(tx, userId));
   const where = { userId, deletedAt: null, ...(mealIds ? { id: { in: mealIds } } : {}) };
   const photos = await tx.meal.findMany({ where: { ...where, photoKey: { not: null } }, select: { photoKey: true } });
@@ -456,7 +456,7 @@ export async function dailyNutrition(ctx: AuthedContext, options: DailyNutrition
 }
 
 /** Storage keys of every meal photo of a person (account deletion removes the files). */
-export async function mealPhotoKeys(tx: Tx, userId: number): Promise<string[]> {
+export async function mealPhotoKeys(tx: DbTx, userId: number): Promise<string[]> {
   const rows = await tx.meal.findMany({ where: { userId, photoKey: { not: null } }, select: { photoKey: true } });
   return rows.map((r) => r.photoKey!);
 }

@@ -9,7 +9,7 @@
  * The clock row stays locked until the transaction commits, so a pull (which locks it FOR SHARE to
  * fix its snapshot time) never misses a write stamped before its snapshot.
  */
-import type { Db } from '../../db/client.ts';
+import type { Db, DbTx } from '../../db/client.ts';
 
 export type SqlRunner = Pick<Db, '$queryRawUnsafe' | '$executeRawUnsafe'>;
 
@@ -65,12 +65,10 @@ export async function advanceSyncClock(tx: SqlRunner, userId: number, state?: Sy
   return Number(rows[0].clock_ms);
 }
 
-type Tx = Parameters<Parameters<Db['$transaction']>[0]>[0];
-
 /**
  * Runs `fn` in a transaction that writes synced tables of `userId`: `ts` is the account's next
  * change time, to stamp on every row written (`server_updated_at`).
  */
-export function syncedWrite<T>(prisma: Db, userId: number, fn: (tx: Tx, ts: number) => Promise<T>): Promise<T> {
+export function syncedWrite<T>(prisma: Db, userId: number, fn: (tx: DbTx, ts: number) => Promise<T>): Promise<T> {
   return prisma.$transaction(async (tx) => fn(tx, await advanceSyncClock(tx, userId)));
 }

@@ -9,7 +9,7 @@
  * committed with an earlier stamp, and every later push stamps after the pull's snapshot.
  */
 import { readerUserId } from '../../auth/principal.ts';
-import type { Db } from '../../db/client.ts';
+import type { Db, DbTx } from '../../db/client.ts';
 import { appError, validationError } from '../../errors.ts';
 import type { ValidationIssue } from '../../errors.ts';
 import type { AuthedContext } from '../../graphql/context.ts';
@@ -26,8 +26,6 @@ export const PUSH_MAX_RECORDS = 10_000;
 /** The longest record id accepted (WatermelonDB ids are 16 characters). */
 export const MAX_ID_LENGTH = 64;
 
-type Tx = Parameters<Parameters<Db['$transaction']>[0]>[0];
-type Runner = SqlRunner;
 
 /** A wire record: `id` plus the table's wire columns. */
 export type WireRecord = Record<string, unknown> & { id: string };
@@ -145,7 +143,7 @@ function checkPullOptions(o: PullOptions): void {
 
 /** One page of changes of one table, after `after` (by id), at most `limit` rows. */
 async function readTable(
-  db: Runner,
+  db: SqlRunner,
   table: SyncedTable,
   userId: number,
   c: Cursor,
@@ -404,7 +402,7 @@ function duplicateRecord(table: SyncedTable, ids: string[]): Error {
  * (e.g. a second glucose reading for the same sensor and time) is a duplicate. Neither is ever
  * overwritten, and the push fails whole.
  */
-async function refuseCollisions(tx: Tx, table: SyncedTable, fresh: WireRecord[], inserted: { id: string }[]): Promise<never> {
+async function refuseCollisions(tx: DbTx, table: SyncedTable, fresh: WireRecord[], inserted: { id: string }[]): Promise<never> {
   const done = new Set(inserted.map((r) => r.id));
   const left = fresh.map((r) => r.id).filter((id) => !done.has(id));
   const taken = await tx.$queryRawUnsafe<{ id: string }[]>(`SELECT id FROM ${q(table.sqlTable)} WHERE id = ANY($1::text[])`, left);
@@ -417,7 +415,7 @@ async function refuseCollisions(tx: Tx, table: SyncedTable, fresh: WireRecord[],
 }
 
 /** Writes one table's part of a push inside the transaction; throws CONFLICT when it must not apply. */
-async function applyTable(tx: Tx, p: ParsedTable, userId: number, lastPulledAt: number | null, ts: number): Promise<number> {
+async function applyTable(tx: DbTx, p: ParsedTable, userId: number, lastPulledAt: number | null, ts: number): Promise<number> {
   const { table } = p;
   const ids = [...p.upserts.keys(), ...p.deleted];
   if (ids.length === 0) return 0;
