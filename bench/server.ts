@@ -4,9 +4,19 @@
  * Pass `dataDir` to serve an existing directory again (it is then the caller's to remove).
  */
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+
+const root = path.resolve(import.meta.dirname, '..');
+
+/** The node arguments of `npm start` (package.json), so that benchmarks run the server as it runs. */
+export function startArgs(): string[] {
+  const pkg = JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')) as { scripts: { start: string } };
+  const [node, ...args] = pkg.scripts.start.split(/\s+/);
+  if (node !== 'node') throw new Error(`npm start is not a node command: ${pkg.scripts.start}`);
+  return args;
+}
 
 export interface BenchServer {
   /** http://127.0.0.1:<port> */
@@ -21,11 +31,10 @@ export interface BenchServer {
 
 /** Starts the server and resolves once GET /readyz answers 200. */
 export async function startBenchServer(env: Record<string, string> = {}, options: { dataDir?: string } = {}): Promise<BenchServer> {
-  const root = path.resolve(import.meta.dirname, '..');
   const port = 19000 + Math.floor(Math.random() * 1000);
   const base = `http://127.0.0.1:${port}`;
   const dataDir = options.dataDir ?? mkdtempSync(path.join(tmpdir(), 'hdp-bench-'));
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+  const child = spawn(process.execPath, startArgs(), {
     cwd: root,
     env: {
       ...process.env,

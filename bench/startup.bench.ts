@@ -1,5 +1,5 @@
 /**
- * Start-up time: spawn the server exactly as `npm start` does (node --import tsx src/main.ts) on an
+ * Start-up time: spawn the server exactly as `npm start` does (its command in package.json) on an
  * embedded database and time spawn -> first 200 from /readyz. The first start creates and migrates
  * the database; the restarts open the existing one (goal: under 3 s). Baseline in the same run: a
  * bare node process that only opens the same PGlite directory.
@@ -9,6 +9,7 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { startArgs } from './server.ts';
 
 const root = path.resolve(import.meta.dirname, '..');
 const runs = Number(process.env.RUNS ?? 5);
@@ -17,7 +18,7 @@ const port = 18000 + Math.floor(Math.random() * 1000);
 
 async function startOnce(): Promise<number> {
   const t0 = performance.now();
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+  const child = spawn(process.execPath, startArgs(), {
     cwd: root,
     env: { ...process.env, DATA_DIR: dataDir, PORT: String(port), LOG_LEVEL: 'warn', DATABASE_URL: '' },
     stdio: ['ignore', 'ignore', 'inherit'],

@@ -14,6 +14,7 @@ import { createOpenApiRouter } from '../rest-facade/openapi.ts';
 import { ROUTES } from '../rest-facade/routes.ts';
 import { authenticate, CSRF_HEADER } from './auth/authenticate.ts';
 import type { Config } from './config.ts';
+import { trackRequests } from './db/bulk.ts';
 import type { Database } from './db/database.ts';
 import type { Context } from './graphql/context.ts';
 import { loadOperations } from './graphql/operations.ts';
@@ -103,6 +104,8 @@ export function createApp(options: AppOptions): App {
     }),
   );
   app.use((req, _res, next) => requestScope.run({ requestId: String(req.id), log: req.log }, next));
+  // bulk writes (glucose batches) give way to requests in flight between their slices
+  app.use(trackRequests);
 
   app.get('/healthz', (_req, res) => void res.json({ status: 'ok' }));
   app.get('/readyz', async (_req, res) => {

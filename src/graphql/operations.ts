@@ -3,8 +3,8 @@
  * the schema at start. executeOperation() runs one of them in process: the REST and MCP facades
  * call it (never HTTP), and yoga serves the same documents by sha256 id.
  *
- * Variables are coerced here first, so a wrongly typed variable becomes VALIDATION_FAILED with a
- * location, whichever door it came through.
+ * A wrongly typed variable becomes VALIDATION_FAILED with a location, whichever door it came
+ * through (coerced by the compiled query; located by graphql-js's messages).
  *
  * Execution: each operation is compiled once at start (graphql-jit) into a function that runs the
  * schema's own resolvers, so scopes, validation and errors stay those of the schema. graphql-js
@@ -112,10 +112,16 @@ export function loadOperations(schema: GraphQLSchema, manifestPath = MANIFEST_PA
     async execute(name, variables, ctx) {
       const op = byName.get(name);
       if (!op) throw new Error(`unknown operation ${name}`);
-      const coerced = getVariableValues(schema, op.variables, variables);
       const mask = (e: unknown) => maskError(e, ctx.requestId, (err) => ctx.log.error({ err }, 'unexpected error'));
-      if (coerced.errors) return { data: null, errors: [validationError(variableIssues(coerced.errors))] };
       const result = await op.compiled.query(undefined, ctx, withDefaults(variables, op.defaults));
+      // NOTE: the compiled query coerces its variables first and answers errors without `data` when
+      // they fail. Only then is graphql-js's coercion run, for its located messages: running it on
+      // every call cost a 50,000-reading batch ~200 ms of blocked event loop (docs/benchmarks.md).
+      if (result.data === undefined && result.errors?.length) {
+        const coerced = getVariableValues(schema, op.variables, variables);
+        const issues = coerced.errors ? variableIssues(coerced.errors) : variableIssues(result.errors);
+        return { data: null, errors: [validationError(issues)] };
+      }
       return {
         data: (result.data as Record<string, unknown> | null | undefined) ?? null,
         errors: (result.errors ?? []).map(mask),

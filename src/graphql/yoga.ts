@@ -3,7 +3,6 @@
  * persisted operations by sha256 id (the web dashboard). GraphiQL's page is rendered with every
  * asset inlined, so it works with no internet. Unknown errors are masked with a request id.
  */
-import { renderGraphiQL } from '@graphql-yoga/render-graphiql';
 import { usePersistedOperations } from '@graphql-yoga/plugin-persisted-operations';
 import type { GraphQLSchema } from 'graphql';
 import { createFetch } from '@whatwg-node/fetch';
@@ -57,7 +56,10 @@ export function createGraphqlServer(options: YogaOptions): YogaServerInstance<Se
     landingPage: false,
     graphiql: config.GRAPHIQL ? { title: 'Health platform GraphiQL', credentials: 'same-origin' } : false,
     // The page is the same for every request (about 9 MB with its assets inlined): render it once.
-    renderGraphiQL: (opts) => (graphiqlPage ??= renderGraphiQL(opts)),
+    // NOTE: its module is loaded on the first page, not at start: holding the inlined assets cost an
+    // idle server ~70 MB of resident memory that only admins' browsers ever use (docs/benchmarks.md).
+    renderGraphiQL: async (opts) =>
+      (graphiqlPage ??= (await import('@graphql-yoga/render-graphiql')).renderGraphiQL(opts)),
     maskedErrors: {
       maskError: (error) => {
         const scope = requestScope.getStore();

@@ -1,5 +1,5 @@
 /**
- * Issue 4: a readings batch is stored in chunks (one transaction each), so a backfill does not hold
+ * Issue 4: a readings batch is stored in slices (one statement each, src/db/bulk.ts), so a backfill does not hold
  * up other accounts, and a batch stored only in part is completed by posting it again.
  */
 import { describe, expect, it } from 'vitest';
@@ -22,6 +22,18 @@ describe('glucose batches in chunks (issue 4)', () => {
     expect((await rest(app, 'POST', '/api/glucose/readings/batch', { token, body: batch })).body).toBe(0);
     const stored = await rest(app, 'GET', '/api/glucose/readings?limit=50000&since_hours=1000&sort=asc', { token });
     expect(stored.body.map((r: { timestamp: string }) => r.timestamp)).toEqual(batch.map((r) => r.timestamp));
+  });
+
+  it('stores a raw batch of many slices whole, and only the missing samples when it is posted again', async () => {
+    const { token } = await seedUser(app);
+    const end = Date.now();
+    const raw = Array.from({ length: 345 }, (_, i) => ({ sensor_id: 4, timestamp: new Date(end - (345 - i) * 60_000).toISOString(), raw_value: 1000 + i }));
+    expect((await rest(app, 'POST', '/api/glucose/raw/batch', { token, body: raw.slice(100, 250) })).body).toBe(150);
+    expect((await rest(app, 'POST', '/api/glucose/raw/batch', { token, body: raw })).body).toBe(195);
+    expect((await rest(app, 'POST', '/api/glucose/raw/batch', { token, body: raw })).body).toBe(0);
+    // every sample is processed on a rebuild: all were stored
+    const rebuilt = await rest(app, 'POST', '/api/glucose/sensor/rebuild-from-raw', { token, body: { sensor_id: 4 } });
+    expect(rebuilt.body).toMatchObject({ inserted: 345 });
   });
 
   it('answers another account\'s small upload while a 50,000-reading backfill is being stored', async () => {

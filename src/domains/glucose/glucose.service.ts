@@ -7,10 +7,12 @@
  * while a grantee views as). The user id is always a bound parameter, never from the request body.
  */
 import { readerUserId } from '../../auth/principal.ts';
+import { writeInSlices } from '../../db/bulk.ts';
 import type { DbTx } from '../../db/client.ts';
 import { appError } from '../../errors.ts';
 import type { AuthedContext } from '../../graphql/context.ts';
-import { msParam, syncedWrite } from '../sync/sync-clock.ts';
+import { msParam, syncClockCte, syncedWrite } from '../sync/sync-clock.ts';
+import type { SqlRunner } from '../sync/sync-clock.ts';
 import { PROCESSING_VERSION, processRaw } from './glucose.processing.ts';
 import type { Calibration, RawSample } from './glucose.processing.ts';
 import { trendStats } from './glucose.stats.ts';
@@ -101,35 +103,56 @@ const readingId = (userId: number, sensorId: number, t: Date): string => `g:${us
 const rawId = (userId: number, sensorId: number, t: Date): string => `r:${userId}:${sensorId}:${t.getTime()}`;
 const sensorRowId = (userId: number, sensorId: number): string => `s:${userId}:${sensorId}`;
 
-// NOTE: ON CONFLICT without a target: a reading already stored for the same (sensor, timestamp), or
-// an id taken by any row, is skipped, which makes batches idempotent.
-const INSERT_READINGS = `
-  INSERT INTO glucose_readings (id, user_id, sensor_id, "timestamp", value_mg_dl, source, processing_version, server_updated_at)
-  SELECT r.id, $5, r.sensor_id, r.ts, r.v, $6, $7, ${msParam('$8')}
-  FROM unnest($1::text[], $2::int[], $3::timestamptz[], $4::double precision[]) AS r(id, sensor_id, ts, v)
-  ON CONFLICT DO NOTHING`;
-
+// One statement per call (a slice of a batch): advance the account's sync clock, revive deleted
+// readings posted again, insert the rest. ON CONFLICT without a target: a reading already stored for
+// the same (sensor, timestamp), or an id taken by any row, is skipped, which makes batches idempotent.
 // A reading posted again after it was deleted comes back (the posting is the newer fact), stamped as
 // a change so that phones learn of it; see docs/glucose.md.
-const REVIVE_READINGS = `
-  UPDATE glucose_readings AS g
-     SET value_mg_dl = r.v, source = $5, processing_version = $6, deleted_at = NULL, server_updated_at = ${msParam('$7')}
-    FROM unnest($1::int[], $2::timestamptz[], $3::double precision[]) AS r(sensor_id, ts, v)
-   WHERE g.user_id = $4 AND g.sensor_id = r.sensor_id AND g."timestamp" = r.ts AND g.deleted_at IS NOT NULL`;
+const STORE_READINGS = `
+  WITH ${syncClockCte('$5')},
+  input AS (
+    SELECT * FROM unnest($1::text[], $2::int[], $3::timestamptz[], $4::double precision[]) AS r(id, sensor_id, ts, v)
+  ),
+  revived AS (
+    UPDATE glucose_readings AS g
+       SET value_mg_dl = r.v, source = $6, processing_version = $7, deleted_at = NULL,
+           server_updated_at = (SELECT at FROM sync_clock)
+      FROM input AS r
+     WHERE g.user_id = $5 AND g.sensor_id = r.sensor_id AND g."timestamp" = r.ts AND g.deleted_at IS NOT NULL
+       -- NOTE: evaluated once (a one-time filter): the join runs only when the slice's time range
+       -- holds a deleted reading, one index range probe otherwise
+       AND EXISTS (SELECT 1 FROM glucose_readings WHERE user_id = $5 AND deleted_at IS NOT NULL
+                     AND "timestamp" BETWEEN $8::timestamptz AND $9::timestamptz)
+    RETURNING 1
+  ),
+  inserted AS (
+    INSERT INTO glucose_readings (id, user_id, sensor_id, "timestamp", value_mg_dl, source, processing_version, server_updated_at)
+    SELECT r.id, $5, r.sensor_id, r.ts, r.v, $6, $7, (SELECT at FROM sync_clock) FROM input AS r
+    ON CONFLICT DO NOTHING
+    RETURNING 1
+  )
+  SELECT (SELECT count(*) FROM revived)::int + (SELECT count(*) FROM inserted)::int AS stored`;
 
-const INSERT_RAW = `
-  INSERT INTO raw_sensor_data (id, user_id, sensor_id, "timestamp", raw_value, temperature_c, server_updated_at)
-  SELECT r.id, $6, r.sensor_id, r.ts, r.v, r.t, ${msParam('$7')}
-  FROM unnest($1::text[], $2::int[], $3::timestamptz[], $4::double precision[], $5::double precision[])
-    AS r(id, sensor_id, ts, v, t)
-  ON CONFLICT DO NOTHING`;
+const STORE_RAW = `
+  WITH ${syncClockCte('$6')},
+  inserted AS (
+    INSERT INTO raw_sensor_data (id, user_id, sensor_id, "timestamp", raw_value, temperature_c, server_updated_at)
+    SELECT r.id, $6, r.sensor_id, r.ts, r.v, r.t, (SELECT at FROM sync_clock)
+    FROM unnest($1::text[], $2::int[], $3::timestamptz[], $4::double precision[], $5::double precision[])
+      AS r(id, sensor_id, ts, v, t)
+    ON CONFLICT DO NOTHING
+    RETURNING 1
+  )
+  SELECT count(*)::int AS stored FROM inserted`;
 
-/** Inserts readings in one statement (reviving deleted ones posted again); answers how many were new. */
+/**
+ * Stores readings in one statement, stamped from the account's sync clock (reviving deleted ones
+ * posted again); answers how many were new. Runs on the client or inside a caller's transaction.
+ */
 async function insertReadings(
-  tx: DbTx,
-  ts: number,
+  db: SqlRunner,
   userId: number,
-  rows: { id: string; sensorId: number; timestamp: Date; valueMgDl: number }[],
+  rows: readonly { id: string; sensorId: number; timestamp: Date; valueMgDl: number }[],
   source: string,
   processingVersion: number | null,
 ): Promise<number> {
@@ -149,18 +172,11 @@ async function insertReadings(
     first = Math.min(first, r.timestamp.getTime());
     last = Math.max(last, r.timestamp.getTime());
   }
-  // NOTE: the revive statement runs only when the batch's range holds a deleted reading: one index
-  // range probe instead of a join of every posted reading.
-  const [{ any }] = await tx.$queryRawUnsafe<{ any: boolean }[]>(
-    `SELECT EXISTS (SELECT 1 FROM glucose_readings WHERE user_id = $1 AND "timestamp" BETWEEN $2::timestamptz AND $3::timestamptz
-       AND deleted_at IS NOT NULL) AS any`,
-    userId, new Date(first).toISOString(), new Date(last).toISOString(),
+  const [{ stored }] = await db.$queryRawUnsafe<{ stored: number }[]>(
+    STORE_READINGS, ids, sensors, times, values, userId, source, processingVersion,
+    new Date(first).toISOString(), new Date(last).toISOString(),
   );
-  const revived = any
-    ? await tx.$executeRawUnsafe(REVIVE_READINGS, sensors, times, values, userId, source, processingVersion, ts)
-    : 0;
-  const inserted = await tx.$executeRawUnsafe(INSERT_READINGS, ids, sensors, times, values, userId, source, processingVersion, ts);
-  return revived + inserted;
+  return stored;
 }
 
 function toReadingRows(userId: number, input: readonly GlucoseReadingInput[]) {
@@ -174,37 +190,26 @@ function toReadingRows(userId: number, input: readonly GlucoseReadingInput[]) {
 export async function createReading(ctx: AuthedContext, input: GlucoseReadingInput): Promise<GlucoseReadingView> {
   const userId = ctx.principal.userId;
   const [row] = toReadingRows(userId, [input]);
-  return syncedWrite(ctx.prisma, userId, async (tx, ts) => {
-    await insertReadings(tx, ts, userId, [row], input.source ?? 'manual', null);
-    const stored = await tx.glucoseReading.findUnique({
-      where: { userId_sensorId_timestamp: { userId, sensorId: row.sensorId, timestamp: row.timestamp } },
-    });
-    if (!stored) throw appError('CONFLICT', 'A reading with this id already exists');
-    return stored;
+  await insertReadings(ctx.prisma, userId, [row], input.source ?? 'manual', null);
+  const stored = await ctx.prisma.glucoseReading.findUnique({
+    where: { userId_sensorId_timestamp: { userId, sensorId: row.sensorId, timestamp: row.timestamp } },
   });
+  if (!stored) throw appError('CONFLICT', 'A reading with this id already exists');
+  return stored;
 }
 
 /**
- * Readings per transaction of a batch, and the pause between two. The embedded database runs each
- * statement synchronously on the event loop, and a transaction holds its one connection: one
- * transaction of 50,000 readings stalled every other request for its whole duration (seconds).
- * The pause lets a waiting request take its next few queries before the next chunk's transaction
- * (issue 4; docs/decisions.md: a batch is idempotent, so one that fails part-way is posted again).
+ * Rows per statement of a batch (src/db/bulk.ts). On the embedded database a slice of 100 readings
+ * holds its one connection ~5 ms, which is what a request arriving meanwhile waits; 200 doubled the
+ * small uploads' p95 during a backfill, and smaller slices cost more fixed work per row
+ * (docs/benchmarks.md, issue 4 goals).
  */
-const BATCH_CHUNK = 500;
-const BATCH_PAUSE_MS = 10;
+const BATCH_SLICE = 100;
 
-/** Stores up to GLUCOSE_BATCH_MAX readings, BATCH_CHUNK per transaction; answers how many were new. */
+/** Stores up to GLUCOSE_BATCH_MAX readings, BATCH_SLICE per statement; answers how many were new. */
 export async function createReadingsBatch(ctx: AuthedContext, input: readonly GlucoseReadingInput[]): Promise<number> {
   const userId = ctx.principal.userId;
-  const rows = toReadingRows(userId, input);
-  let stored = 0;
-  for (let from = 0; from < rows.length; from += BATCH_CHUNK) {
-    if (from > 0) await new Promise<void>((resolve) => setTimeout(resolve, BATCH_PAUSE_MS));
-    const chunk = rows.slice(from, from + BATCH_CHUNK);
-    stored += await syncedWrite(ctx.prisma, userId, (tx, ts) => insertReadings(tx, ts, userId, chunk, 'cgm', null));
-  }
-  return stored;
+  return writeInSlices(toReadingRows(userId, input), BATCH_SLICE, (slice) => insertReadings(ctx.prisma, userId, slice, 'cgm', null));
 }
 
 /** The readings of the last hours, one SELECT (up to 50,000 rows). */
@@ -253,7 +258,7 @@ export async function deleteAllReadings(ctx: AuthedContext): Promise<number> {
 }
 
 /** Stores raw samples in one statement (idempotent on (sensor, timestamp)); answers how many were new. */
-async function insertRaw(tx: DbTx, ts: number, userId: number, input: readonly RawSensorDataInput[]): Promise<number> {
+async function insertRaw(db: SqlRunner, userId: number, input: readonly RawSensorDataInput[]): Promise<number> {
   if (input.length === 0) return 0;
   const n = input.length;
   const ids = new Array<string>(n);
@@ -269,14 +274,14 @@ async function insertRaw(tx: DbTx, ts: number, userId: number, input: readonly R
     values[i] = r.rawValue;
     temps[i] = r.temperatureC ?? null;
   }
-  return tx.$executeRawUnsafe(INSERT_RAW, ids, sensors, times, values, temps, userId, ts);
+  const [{ stored }] = await db.$queryRawUnsafe<{ stored: number }[]>(STORE_RAW, ids, sensors, times, values, temps, userId);
+  return stored;
 }
 
-/** Stores raw samples (idempotent on (sensor, timestamp)); answers how many were new. */
+/** Stores raw samples (idempotent on (sensor, timestamp)), BATCH_SLICE per statement; answers how many were new. */
 export async function createRawBatch(ctx: AuthedContext, input: readonly RawSensorDataInput[]): Promise<number> {
   const userId = ctx.principal.userId;
-  if (input.length === 0) return 0;
-  return syncedWrite(ctx.prisma, userId, (tx, ts) => insertRaw(tx, ts, userId, input));
+  return writeInSlices(input, BATCH_SLICE, (slice) => insertRaw(ctx.prisma, userId, slice));
 }
 
 async function calibrationOf(tx: DbTx, userId: number, sensorId: number): Promise<Calibration> {
@@ -313,10 +318,10 @@ export async function processSensorPayload(ctx: AuthedContext, input: SensorPayl
       create: { id: sensorRowId(userId, sensorId), userId, sensorId, serialNumber: input.serialNumber ?? null, startedAt: from, lastSeenAt: to, serverUpdatedAt, ...calibration },
       update: { ...(input.serialNumber ? { serialNumber: input.serialNumber } : {}), lastSeenAt: to, serverUpdatedAt, ...calibration },
     });
-    await insertRaw(tx, ts, userId, input.samples.map((s) => ({ ...s, sensorId })));
+    await insertRaw(tx, userId, input.samples.map((s) => ({ ...s, sensorId })));
     const readings = processRaw(await storedRaw(tx, userId, sensorId, from, to), await calibrationOf(tx, userId, sensorId));
     const rows = readings.map((r) => ({ ...r, sensorId, id: readingId(userId, sensorId, r.timestamp) }));
-    await insertReadings(tx, ts, userId, rows, 'sensor', PROCESSING_VERSION);
+    await insertReadings(tx, userId, rows, 'sensor', PROCESSING_VERSION);
     // the stored readings of the payload's range (a reading stored earlier for a timestamp wins)
     return tx.glucoseReading.findMany({
       where: { userId, sensorId, timestamp: { gte: from, lte: to }, deletedAt: null },
@@ -344,7 +349,7 @@ export async function rebuildSensorFromRaw(ctx: AuthedContext, options: { sensor
     );
     const readings = processRaw(await storedRaw(tx, userId, sensorId), await calibrationOf(tx, userId, sensorId));
     const rows = readings.map((r) => ({ ...r, sensorId, id: readingId(userId, sensorId, r.timestamp) }));
-    const inserted = await insertReadings(tx, ts, userId, rows, 'sensor', PROCESSING_VERSION);
+    const inserted = await insertReadings(tx, userId, rows, 'sensor', PROCESSING_VERSION);
     return { deleted, inserted, processingVersion: PROCESSING_VERSION };
   });
 }

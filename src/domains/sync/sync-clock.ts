@@ -41,6 +41,24 @@ export async function lockSyncState(tx: SqlRunner, userId: number, mode: 'SHARE'
   return { identityVersion: Number(row.identity_version), clockMs: Number(row.clock_ms), nowMs: Number(row.now_ms) };
 }
 
+/** The upsert that takes the account's clock row (param `user`) and advances it; RETURNING clock_ms. */
+const advanceClockSql = (user: string): string => `
+  INSERT INTO sync_state (user_id, clock_ms, updated_at)
+  VALUES (${user}, floor(extract(epoch from clock_timestamp()) * 1000)::bigint + 1, now())
+  ON CONFLICT (user_id) DO UPDATE
+    SET clock_ms = greatest(sync_state.clock_ms, floor(extract(epoch from clock_timestamp()) * 1000)::bigint) + 1,
+        updated_at = now()
+  RETURNING clock_ms`;
+
+/**
+ * CTEs ending in `sync_clock(at)` for a bulk statement that writes synced rows of the account in `user`:
+ * it advances the clock in the same statement, and `(SELECT at FROM sync_clock)` is the
+ * `server_updated_at` to stamp. One statement is one round trip and its own transaction, so the
+ * clock row stays locked until the rows it stamped are committed, as with syncedWrite().
+ */
+export const syncClockCte = (user: string): string =>
+  `sync_clock_row AS (${advanceClockSql(user)}), sync_clock AS (SELECT ${msParam('clock_ms')} AS at FROM sync_clock_row)`;
+
 /**
  * Takes the next change time of the account (ms, strictly after every earlier one) and holds the
  * account's clock until the caller's transaction ends. Call it inside a transaction, before writing.
@@ -51,17 +69,9 @@ export async function advanceSyncClock(tx: SqlRunner, userId: number, state?: Sy
     await tx.$executeRawUnsafe('UPDATE sync_state SET clock_ms = $2, updated_at = now() WHERE user_id = $1', userId, ts);
     return ts;
   }
-  // NOTE: one statement (upsert) takes the row lock and advances the clock: bulk writers call this
-  // once per chunk, and on the embedded database every round trip holds its only connection.
-  const rows = await tx.$queryRawUnsafe<{ clock_ms: bigint | number }[]>(
-    `INSERT INTO sync_state (user_id, clock_ms, updated_at)
-     VALUES ($1, floor(extract(epoch from clock_timestamp()) * 1000)::bigint + 1, now())
-     ON CONFLICT (user_id) DO UPDATE
-       SET clock_ms = greatest(sync_state.clock_ms, floor(extract(epoch from clock_timestamp()) * 1000)::bigint) + 1,
-           updated_at = now()
-     RETURNING clock_ms`,
-    userId,
-  );
+  // NOTE: one statement (upsert) takes the row lock and advances the clock: on the embedded
+  // database every round trip holds its only connection.
+  const rows = await tx.$queryRawUnsafe<{ clock_ms: bigint | number }[]>(advanceClockSql('$1'), userId);
   return Number(rows[0].clock_ms);
 }
 
