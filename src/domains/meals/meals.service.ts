@@ -36,7 +36,6 @@ export const MEAL_PHOTO_FOLDER = 'meals';
 
 const DAY_MS = 86_400_000;
 
-
 export interface MealItemView extends Nutrients {
   id: string;
   foodId: string | null;

@@ -26,7 +26,6 @@ export const PUSH_MAX_RECORDS = 10_000;
 /** The longest record id accepted (WatermelonDB ids are 16 characters). */
 export const MAX_ID_LENGTH = 64;
 
-
 /** A wire record: `id` plus the table's wire columns. */
 export type WireRecord = Record<string, unknown> & { id: string };
 
