@@ -1,12 +1,15 @@
 /**
  * MCP facade entry for personal tokens: POST /api/mcp, Streamable HTTP, stateless, JSON answers.
- * Per request: Origin check -> personal-token authentication -> per-minute limit -> a fresh
- * low-level SDK Server and transport (cheap) whose tools/list and tools/call handlers read the
- * registry built once here. GET and DELETE answer 405: there are no sessions and no SSE streams.
+ * Per request: Host and Origin checks -> personal-token authentication -> per-minute limit -> body
+ * (one JSON-RPC message, no batches) -> a fresh low-level SDK Server and transport (cheap) whose
+ * tools/list and tools/call handlers read the registry built once here. GET and DELETE answer 405:
+ * there are no sessions and no SSE streams.
  *
  * It must never accept a credential other than a personal token (login tokens and cookies get 401,
- * without resource_metadata: this host has no OAuth), never import Prisma, a service or a domain
- * module, and never hold business rules: every tool runs a persisted GraphQL operation in process.
+ * without resource_metadata: this host has no OAuth), never serve a `Host` it was not configured for
+ * (DNS rebinding), never run more than one message per counted POST, never import Prisma, a service
+ * or a domain module, and never hold business rules: every tool runs a persisted GraphQL operation
+ * in process.
  */
 import { readFileSync } from 'node:fs';
 import express from 'express';
@@ -17,10 +20,12 @@ import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError } from '@modelcontextprotocol/sdk/types.js';
+import { hostNameOf } from '../src/config.ts';
 import type { Config } from '../src/config.ts';
 import type { Context } from '../src/graphql/context.ts';
 import type { OperationStore } from '../src/graphql/operations.ts';
 import type { IdempotencyStore } from '../src/platform/idempotency.ts';
+import { clip, jsonBodyParser, TOO_DEEP } from '../src/platform/input-guards.ts';
 import type { McpLimits } from '../src/platform/rate-limit.ts';
 import { callTool, limitKey } from './call-tool.ts';
 import type { CallToolDeps } from './call-tool.ts';
@@ -56,14 +61,33 @@ export interface McpFacadeOptions {
   tools?: readonly McpTool[];
 }
 
-/** An HTTP-level refusal in the JSON-RPC error shape the transport itself answers with. */
-function refuse(res: Response, status: number, message: string, data?: unknown): void {
-  res
-    .status(status)
-    .json({ jsonrpc: '2.0', error: { code: -32000, message, ...(data === undefined ? {} : { data }) }, id: null });
+/**
+ * An HTTP-level refusal in the JSON-RPC error shape the transport itself answers with (code -32000,
+ * the SDK's, unless the refusal is a JSON-RPC one such as -32600 Invalid Request).
+ */
+function refuse(
+  res: Response,
+  status: number,
+  message: string,
+  { code = -32000, data }: { code?: number; data?: unknown } = {},
+): void {
+  const error = { code, message, ...(data === undefined ? {} : { data }) };
+  res.status(status).json({ jsonrpc: '2.0', error, id: null });
 }
 
 const LOCAL_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
+
+/** The host names this endpoint answers under (any port): loopback, PUBLIC_URL's, MCP_ALLOWED_HOSTS. */
+function allowedHosts(config: Config): Set<string> {
+  const hosts = new Set([...LOCAL_HOSTS, ...config.mcpAllowedHosts]);
+  if (config.PUBLIC_URL) hosts.add(new URL(config.PUBLIC_URL).hostname);
+  return hosts;
+}
+
+/** A `WWW-Authenticate` value: the error only when a bearer was presented (RFC 6750 section 3.1). */
+function bearerChallenge(req: Request): string {
+  return /^bearer(\s|$)/i.test(req.get('authorization') ?? '') ? 'Bearer error="invalid_token"' : 'Bearer';
+}
 
 /** Same origin, PUBLIC_URL, MCP_ALLOWED_ORIGINS, or a page served from this machine. */
 function originAllowed(origin: string, req: Request, config: Config): boolean {
@@ -114,11 +138,19 @@ export function createMcpRouter(options: McpFacadeOptions): Router {
     perDay: options.limits.perDay,
     phoneLastSyncAt: options.phoneLastSyncAt,
   };
+  const hosts = allowedHosts(options.config);
   const router = express.Router();
 
   router.all(MCP_PATH, (req, res, next) => {
+    // NOTE: DNS-rebinding defence. A page on evil.example whose name is re-pointed at this machine
+    // calls us as same-origin: its Host (and Origin) name evil.example. The raw Host header, never
+    // X-Forwarded-Host: with TRUST_PROXY=loopback the rebound browser itself is a "trusted proxy".
+    // Not the SDK's hostHeaderValidation (same rule, but its 403 echoes the whole Host header) nor
+    // the transport's deprecated allowedHosts (exact host:port, so no ephemeral or proxied ports).
+    const host = hostNameOf(req.headers.host ?? '');
+    if (host === null || !hosts.has(host)) return refuse(res, 403, 'Host not allowed');
     const origin = req.get('origin');
-    // NOTE: DNS-rebinding and cross-site defence (MCP transports: servers MUST validate Origin).
+    // NOTE: cross-site defence (MCP transports: servers MUST validate Origin).
     if (origin !== undefined && !originAllowed(origin, req, options.config))
       return refuse(res, 403, 'Origin not allowed');
     if (req.method !== 'POST') {
@@ -136,23 +168,36 @@ export function createMcpRouter(options: McpFacadeOptions): Router {
       if (!(err instanceof GraphQLError)) throw err; // e.g. a cookie without its CSRF token: not authenticated here
     }
     // NOTE: personal tokens only; a login token or a web session is not a credential of this host.
+    // A presented bearer that is not an active personal token (unknown, revoked, expired, a login
+    // token) is invalid *for this resource*: invalid_token, not insufficient_scope (no scope fixes it).
     if (ctx?.principal?.kind !== 'personal_token') {
-      res.set('www-authenticate', 'Bearer');
-      return refuse(res, 401, 'Not authenticated');
+      const challenge = bearerChallenge(req);
+      res.set('www-authenticate', challenge);
+      return challenge === 'Bearer'
+        ? refuse(res, 401, 'Not authenticated')
+        : refuse(res, 401, 'Invalid token: send an active personal token', { data: { code: 'invalid_token' } });
     }
     const minute = await options.limits.perMinute.take(limitKey(ctx.principal));
     if (!minute.allowed) {
       res.set('retry-after', String(minute.retryAfterSeconds));
       return refuse(res, 429, `Too many calls: ${minute.limit} per minute per token`, {
-        code: 'rate_limited',
-        retry_after: minute.retryAfterSeconds,
+        data: { code: 'rate_limited', retry_after: minute.retryAfterSeconds },
       });
     }
     res.locals.mcpContext = ctx;
     next();
   });
 
-  router.post(MCP_PATH, express.json({ limit: MCP_BODY_LIMIT }), async (req, res) => {
+  router.post(MCP_PATH, jsonBodyParser(MCP_BODY_LIMIT), (req, res, next) => {
+    // NOTE: one message per POST, so the per-minute limit counts every call. JSON-RPC batches left
+    // MCP in 2025-06-18; the SDK transport still runs up to 100 of them whatever the version.
+    if (!Array.isArray(req.body)) return next();
+    refuse(res, 400, 'Invalid Request: JSON-RPC batches are not supported; send one message per POST', {
+      code: ErrorCode.InvalidRequest,
+    });
+  });
+
+  router.post(MCP_PATH, async (req, res) => {
     const server = mcpServer(registry, res.locals.mcpContext as Context, deps);
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
     res.on('close', () => {
@@ -163,11 +208,16 @@ export function createMcpRouter(options: McpFacadeOptions): Router {
     await transport.handleRequest(req, res, req.body);
   });
 
-  router.use(MCP_PATH, (err: Error & { type?: string }, _req: Request, res: Response, next: NextFunction) => {
+  router.use(MCP_PATH, (err: Error & { type?: string; status?: number }, _req: Request, res: Response, next: NextFunction) => {
     if (err.type === 'entity.parse.failed') {
-      res.status(400).json({ jsonrpc: '2.0', error: { code: ErrorCode.ParseError, message: 'Parse error' }, id: null });
+      refuse(res, 400, 'Parse error', { code: ErrorCode.ParseError });
+    } else if (err.type === TOO_DEEP) {
+      refuse(res, 400, `Invalid Request: ${err.message}`, { code: ErrorCode.InvalidRequest });
     } else if (err.type === 'entity.too.large') {
       refuse(res, 413, `Request body larger than ${MCP_BODY_LIMIT}`);
+    } else if (err.status && err.status >= 400 && err.status < 500) {
+      // an unsupported charset or content encoding (415), an aborted body (400)
+      refuse(res, err.status, clip(err.message));
     } else {
       next(err);
     }

@@ -8,8 +8,10 @@ import express from 'express';
 import type { Request, Response, Router } from 'express';
 import { GraphQLError, Kind } from 'graphql';
 import type { TypeNode } from 'graphql';
+import { appError } from '../src/errors.ts';
 import type { Context } from '../src/graphql/context.ts';
 import type { OperationStore } from '../src/graphql/operations.ts';
+import { jsonBodyParser } from '../src/platform/input-guards.ts';
 import { camelKeys, snakeKeys, toCamel, toSnake } from '../src/wire.ts';
 import { httpAnswerFor } from './http-errors.ts';
 import { cachedResponder, preflightResponder, readMultipart } from './responders.ts';
@@ -63,6 +65,22 @@ function handlerFor(route: RestRoute, options: RestFacadeOptions) {
   return async (req: Request, res: Response): Promise<void> => {
     const variables: Record<string, unknown> = {};
     const origins: VariableOrigins = new Map();
+    const fail = (error: GraphQLError): void => {
+      const answer = httpAnswerFor(error, origins, toSnake);
+      res.status(answer.status).set(answer.headers).json(answer.body);
+    };
+    // NOTE: authentication comes before validation (FastAPI runs its security dependencies first):
+    // a caller without a credential learns nothing about a protected route's parameters.
+    let ctx: Context;
+    try {
+      ctx = await options.context(req);
+    } catch (e) {
+      // authentication itself refused the request (e.g. a cookie state change without CSRF)
+      if (!(e instanceof GraphQLError)) throw e;
+      return fail(e);
+    }
+    if (op.needsCredential && !ctx.principal) return fail(appError('UNAUTHENTICATED', 'Not authenticated'));
+
     const take = (wire: string, value: unknown, where: 'path' | 'query') => {
       const name = variableName(wire);
       const type = types.get(name);
@@ -104,18 +122,6 @@ function handlerFor(route: RestRoute, options: RestFacadeOptions) {
       origins.set(name, absentIn === 'body' ? { in: 'body', name: wire } : { in: 'query', name: wire });
     }
 
-    const fail = (error: GraphQLError): void => {
-      const answer = httpAnswerFor(error, origins, toSnake);
-      res.status(answer.status).set(answer.headers).json(answer.body);
-    };
-    let ctx: Context;
-    try {
-      ctx = await options.context(req);
-    } catch (e) {
-      // authentication itself refused the request (e.g. a cookie state change without CSRF)
-      if (!(e instanceof GraphQLError)) throw e;
-      return fail(e);
-    }
     const result = await options.operations.execute(route.operation, variables, ctx);
     for (const cookie of ctx.responseCookies) res.append('set-cookie', cookie);
     if (result.errors.length) return fail(result.errors[0]);
@@ -133,7 +139,7 @@ export function createRouteBodyParsers(routes: readonly RestRoute[]): Router {
   for (const route of routes) {
     if (!route.bodyLimit) continue;
     const method = route.method.toLowerCase() as 'get' | 'post' | 'put' | 'patch' | 'delete' | 'options';
-    router[method](expressPath(route.path), express.json({ limit: route.bodyLimit }));
+    router[method](expressPath(route.path), jsonBodyParser(route.bodyLimit));
   }
   return router;
 }

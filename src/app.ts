@@ -22,6 +22,7 @@ import type { OperationStore } from './graphql/operations.ts';
 import { schema } from './graphql/schema.ts';
 import { createGraphqlServer } from './graphql/yoga.ts';
 import { createIdempotencyStore } from './platform/idempotency.ts';
+import { clip, jsonBodyParser, TOO_DEEP } from './platform/input-guards.ts';
 import { createMediaRouter } from './domains/profile/media.router.ts';
 import { createIdentityProviders } from './integrations/idp.ts';
 import { createLimits } from './platform/limits.ts';
@@ -143,7 +144,7 @@ export function createApp(options: AppOptions): App {
 
   // bulk routes (a row's bodyLimit) parse their larger bodies first; every other body: 1 MB
   app.use(createRouteBodyParsers(ROUTES));
-  app.use('/api', express.json({ limit: '1mb' }));
+  app.use('/api', jsonBodyParser('1mb'));
   app.use(
     createRestRouter({
       routes: ROUTES,
@@ -154,12 +155,18 @@ export function createApp(options: AppOptions): App {
   );
 
   app.use('/api', (_req, res) => void res.status(404).json({ detail: 'Not Found' }));
-  // Body parser failures answer like FastAPI; anything else is masked with the request id.
+  // Body parser failures answer like FastAPI; other client errors (an unsupported charset or
+  // encoding: 415; undecodable percent-encoding in a path: 400) keep their status; anything else
+  // is masked with the request id.
   app.use((err: Error & { type?: string; status?: number }, req: Request, res: Response, _next: NextFunction) => {
     if (err.type === 'entity.parse.failed') {
       res.status(422).json({ detail: [{ loc: ['body'], msg: 'JSON decode error', type: 'json_invalid' }] });
+    } else if (err.type === TOO_DEEP) {
+      res.status(422).json({ detail: [{ loc: ['body'], msg: err.message, type: 'json_invalid' }] });
     } else if (err.type === 'entity.too.large') {
       res.status(413).json({ detail: 'Request body too large' });
+    } else if (err.status && err.status >= 400 && err.status < 500) {
+      res.status(err.status).json({ detail: clip(err.message) });
     } else {
       req.log.error({ err }, 'unhandled error');
       res.status(500).json({ detail: 'Internal Server Error', request_id: String(req.id) });

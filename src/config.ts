@@ -46,6 +46,11 @@ const EnvSchema = z.object({
   MCP_CALLS_PER_DAY: z.coerce.number().int().min(1).default(2000),
   /** Extra origins allowed to call the MCP endpoint from a browser (comma separated) */
   MCP_ALLOWED_ORIGINS: z.string().default(''),
+  /**
+   * Extra host names (no scheme, port or path; comma separated) the MCP endpoint answers under,
+   * besides localhost, 127.0.0.1, [::1] and PUBLIC_URL's host (DNS-rebinding defence)
+   */
+  MCP_ALLOWED_HOSTS: z.string().default(''),
   /** Largest profile photo in bytes (413 beyond) */
   PROFILE_PHOTO_MAX_BYTES: z.coerce.number().int().min(1024).default(5 * 1024 * 1024),
   /** Largest multipart upload the REST facade reads before answering 413 (at least the largest file limit) */
@@ -70,12 +75,14 @@ const EnvSchema = z.object({
 
 export type Env = z.infer<typeof EnvSchema>;
 
-export interface Config extends Omit<Env, 'JWT_SECRET' | 'MCP_ALLOWED_ORIGINS' | 'TRUST_PROXY'> {
+export interface Config extends Omit<Env, 'JWT_SECRET' | 'MCP_ALLOWED_ORIGINS' | 'MCP_ALLOWED_HOSTS' | 'TRUST_PROXY'> {
   jwtSecret: Uint8Array;
   /** express' `trust proxy` setting, from TRUST_PROXY */
   trustProxy: string | number | boolean;
   cookieSecure: boolean;
   mcpAllowedOrigins: string[];
+  /** MCP_ALLOWED_HOSTS as lower-case host names (IPv6 in brackets), any port */
+  mcpAllowedHosts: string[];
   /** enabled identity providers by name (those with a client id), see identityProviders() */
   identityProviders: Readonly<Record<string, IdentityProviderConfig>>;
 }
@@ -104,6 +111,26 @@ const IDP_PRESETS: Record<string, { issuers: string[]; jwksUrl: string }> = {
 const IDP_VARIABLE = /^IDP_([A-Z0-9]+)_(CLIENT_ID|ISSUER|JWKS_URL)$/;
 
 const list = (v: string): string[] => v.split(',').map((s) => s.trim()).filter(Boolean);
+
+/** A `Host` header's host name (lower case, IPv6 in brackets) without its port; null if malformed. */
+export function hostNameOf(host: string): string | null {
+  const m = host.match(/^(\[[0-9a-f:.]+\]|[a-z0-9.-]+)(?::\d{1,5})?$/i);
+  return m ? m[1].toLowerCase() : null;
+}
+
+/** MCP_ALLOWED_HOSTS entries as host names; throws a config error on an entry with a scheme, port or path. */
+function allowedHosts(value: string): string[] {
+  return list(value).map((entry) => {
+    const name = hostNameOf(entry);
+    if (name === null || name !== entry.toLowerCase()) {
+      throw new Error(
+        `Invalid configuration:\n  MCP_ALLOWED_HOSTS: ${JSON.stringify(entry.slice(0, 100))} is not a host name ` +
+          '(no scheme, port or path; IPv6 in brackets)',
+      );
+    }
+    return name;
+  });
+}
 
 /**
  * Identity providers from IDP_<NAME>_CLIENT_ID / _ISSUER / _JWKS_URL. Apple and Google have issuer
@@ -153,7 +180,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     const lines = parsed.error.issues.map((i) => `  ${i.path.join('.')}: ${i.message}`);
     throw new Error(`Invalid configuration:\n${lines.join('\n')}`);
   }
-  const { JWT_SECRET, MCP_ALLOWED_ORIGINS, TRUST_PROXY, ...rest } = parsed.data;
+  const { JWT_SECRET, MCP_ALLOWED_ORIGINS, MCP_ALLOWED_HOSTS, TRUST_PROXY, ...rest } = parsed.data;
   if (rest.UPLOAD_MAX_BYTES < rest.PROFILE_PHOTO_MAX_BYTES) {
     throw new Error('Invalid configuration:\n  UPLOAD_MAX_BYTES: must be at least PROFILE_PHOTO_MAX_BYTES');
   }
@@ -165,6 +192,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     jwtSecret: new TextEncoder().encode(secret),
     cookieSecure: rest.COOKIE_SECURE ?? rest.PUBLIC_URL?.startsWith('https:') ?? false,
     mcpAllowedOrigins: list(MCP_ALLOWED_ORIGINS),
+    mcpAllowedHosts: allowedHosts(MCP_ALLOWED_HOSTS),
     identityProviders: identityProviders(given),
     trustProxy: /^\d+$/.test(TRUST_PROXY) ? Number(TRUST_PROXY) : TRUST_PROXY === 'false' ? false : TRUST_PROXY,
   };

@@ -3,6 +3,7 @@
  * Core code throws appError(CODE, message, options); anything else is masked as INTERNAL.
  */
 import { GraphQLError } from 'graphql';
+import { clip, clipMessage, MAX_ISSUES } from './platform/input-guards.ts';
 
 export const ERROR_TABLE = {
   UNAUTHENTICATED: { status: 401, retryable: false },
@@ -54,10 +55,20 @@ export function appError(code: ErrorCode, message: string, options: AppErrorOpti
   return new GraphQLError(message, { extensions: extensions as unknown as Record<string, unknown> });
 }
 
-/** A VALIDATION_FAILED error with its issue list. */
+/**
+ * A VALIDATION_FAILED error with its issue list. Answers stay small whatever the input: at most
+ * MAX_ISSUES issues (then one saying how many more), each message echoing at most ~100 characters
+ * of the refused input (src/platform/input-guards.ts).
+ */
 export function validationError(issues: ValidationIssue[]): GraphQLError {
-  return appError('VALIDATION_FAILED', issues.map((i) => `${i.loc.join('.')}: ${i.msg}`).join('; '), {
-    detail: issues,
+  const shown: ValidationIssue[] = issues
+    .slice(0, MAX_ISSUES)
+    .map((i) => ({ loc: i.loc.map((p) => (typeof p === 'string' ? clip(p) : p)), msg: clipMessage(i.msg), type: i.type }));
+  if (issues.length > MAX_ISSUES) {
+    shown.push({ loc: [], msg: `${issues.length - MAX_ISSUES} more errors not shown`, type: 'too_many_errors' });
+  }
+  return appError('VALIDATION_FAILED', clip(shown.map((i) => `${i.loc.join('.')}: ${i.msg}`).join('; '), 2_000), {
+    detail: shown,
   });
 }
 

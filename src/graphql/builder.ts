@@ -111,6 +111,9 @@ builder.scalarType('DateTime', {
   parseValue: (v) => {
     const d = typeof v === 'string' || typeof v === 'number' ? new Date(v) : null;
     if (!d || Number.isNaN(d.getTime())) throw new GraphQLError('DateTime must be an ISO-8601 string');
+    // NOTE: JavaScript dates reach year 275760; what the database stores and the wire formats print is 1..9999
+    const year = d.getUTCFullYear();
+    if (year < 1 || year > 9999) throw new GraphQLError('DateTime must be between the years 0001 and 9999');
     return d;
   },
 });

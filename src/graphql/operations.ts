@@ -16,11 +16,12 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { getVariableValues, GraphQLError, Kind, parse, validate, valueFromASTUntyped } from 'graphql';
-import type { DocumentNode, GraphQLSchema, OperationDefinitionNode, SelectionSetNode, VariableDefinitionNode } from 'graphql';
+import type { DocumentNode, GraphQLField, GraphQLSchema, OperationDefinitionNode, SelectionSetNode, VariableDefinitionNode } from 'graphql';
 import { compileQuery, isCompiledQuery } from 'graphql-jit';
 import type { CompiledQuery } from 'graphql-jit';
 import { maskError, validationError } from '../errors.ts';
 import type { ValidationIssue } from '../errors.ts';
+import { unsafeInputIssues } from '../platform/input-guards.ts';
 import type { Context } from './context.ts';
 import type { ManifestOperation, OperationManifest } from './operation-files.ts';
 
@@ -38,6 +39,8 @@ export interface PersistedOperation extends ManifestOperation {
   compiled: CompiledQuery;
   /** wire values of the variables' defaults, by name (see withDefaults) */
   defaults: ReadonlyMap<string, unknown>;
+  /** whether a root field needs a credential (any but `public`): facades check it before the variables */
+  needsCredential: boolean;
 }
 
 export interface OperationResult {
@@ -82,6 +85,20 @@ function withDefaults(variables: Record<string, unknown>, defaults: ReadonlyMap<
   return out;
 }
 
+/** The schema fields an operation's root selections name (fragments at the root are not used). */
+function rootFieldsOf(schema: GraphQLSchema, definition: OperationDefinitionNode): GraphQLField<unknown, unknown>[] {
+  const root = definition.operation === 'mutation' ? schema.getMutationType() : schema.getQueryType();
+  const fields = root?.getFields() ?? {};
+  return definition.selectionSet.selections.flatMap((s) => (s.kind === Kind.FIELD && fields[s.name.value] ? [fields[s.name.value]] : []));
+}
+
+/** A root field declared `t.withAuth({ public: true })`: anyone may call it (src/graphql/builder.ts). */
+function isPublicField(field: GraphQLField<unknown, unknown>): boolean {
+  const options = field.extensions?.pothosOptions as { authScopes?: unknown } | undefined;
+  const scopes = options?.authScopes;
+  return !!scopes && typeof scopes === 'object' && (scopes as { public?: boolean }).public === true;
+}
+
 /** Loads the manifest and checks every operation against the schema (throws on any mismatch). */
 export function loadOperations(schema: GraphQLSchema, manifestPath = MANIFEST_PATH): OperationStore {
   const manifest = JSON.parse(readFileSync(manifestPath, 'utf8')) as OperationManifest;
@@ -101,7 +118,8 @@ export function loadOperations(schema: GraphQLSchema, manifestPath = MANIFEST_PA
     const variables = definition.variableDefinitions ?? [];
     const defaults = new Map<string, unknown>();
     for (const v of variables) if (v.defaultValue) defaults.set(v.variable.name.value, valueFromASTUntyped(v.defaultValue));
-    const entry = { ...op, document, definition, variables, fragments, rootField, compiled, defaults };
+    const needsCredential = rootFieldsOf(schema, definition).some((f) => !isPublicField(f));
+    const entry = { ...op, document, definition, variables, fragments, rootField, compiled, defaults, needsCredential };
     byName.set(op.name, entry);
     byId.set(op.id, entry);
   }
@@ -112,6 +130,9 @@ export function loadOperations(schema: GraphQLSchema, manifestPath = MANIFEST_PA
     async execute(name, variables, ctx) {
       const op = byName.get(name);
       if (!op) throw new Error(`unknown operation ${name}`);
+      // NOTE: before any resolver (or the database) sees them: NUL characters and runaway nesting
+      const unsafe = unsafeInputIssues(variables);
+      if (unsafe.length) return { data: null, errors: [validationError(unsafe)] };
       const mask = (e: unknown) => maskError(e, ctx.requestId, (err) => ctx.log.error({ err }, 'unexpected error'));
       const result = await op.compiled.query(undefined, ctx, withDefaults(variables, op.defaults));
       // NOTE: the compiled query coerces its variables first and answers errors without `data` when

@@ -4,19 +4,23 @@
  * asset inlined, so it works with no internet. Unknown errors are masked with a request id.
  */
 import { usePersistedOperations } from '@graphql-yoga/plugin-persisted-operations';
+import { GraphQLError } from 'graphql';
 import type { GraphQLSchema } from 'graphql';
 import { createFetch } from '@whatwg-node/fetch';
 import { createYoga } from 'graphql-yoga';
 import type { YogaServerInstance } from 'graphql-yoga';
 import { authenticate, CSRF_HEADER } from '../auth/authenticate.ts';
+import type { AuthDeps } from '../auth/authenticate.ts';
+import type { Principal } from '../auth/principal.ts';
 import type { Config } from '../config.ts';
 import type { Db } from '../db/client.ts';
-import { maskError } from '../errors.ts';
+import { maskError, validationError } from '../errors.ts';
 import type { IdentityProviders } from '../integrations/idp.ts';
 import type { Mailer } from '../integrations/mailer.ts';
 import type { Storage } from '../integrations/storage.ts';
 import type { Logger } from '../logger.ts';
 import type { Limits } from '../platform/limits.ts';
+import { jsonTextTooDeep, MAX_JSON_DEPTH, unsafeInputIssues } from '../platform/input-guards.ts';
 import { requestScope } from '../request-context.ts';
 import type { Context } from './context.ts';
 import type { OperationStore } from './operations.ts';
@@ -40,6 +44,26 @@ export interface ServerContext {
   log: Logger;
   /** filled by fields that set cookies; copied onto the response by the plugin below */
   responseCookies: string[];
+}
+
+/**
+ * The caller of a /graphql request. A credential that was presented but is unknown, expired or
+ * revoked answers HTTP 401 (no field runs); no credential at all leaves the public fields open.
+ */
+async function presentedPrincipal(deps: AuthDeps, request: Request): Promise<Principal | null> {
+  const authorization = request.headers.get('authorization');
+  const principal = await authenticate(deps, {
+    authorization,
+    cookie: request.headers.get('cookie'),
+    csrfToken: request.headers.get(CSRF_HEADER),
+    method: request.method,
+  });
+  if (!principal && authorization) {
+    throw new GraphQLError('Invalid or expired credential: sign in again or use a valid token', {
+      extensions: { code: 'UNAUTHENTICATED', http: { status: 401, headers: { 'www-authenticate': 'Bearer error="invalid_token"' } } },
+    });
+  }
+  return principal;
 }
 
 export function createGraphqlServer(options: YogaOptions): YogaServerInstance<ServerContext, Context> {
@@ -73,6 +97,18 @@ export function createGraphqlServer(options: YogaOptions): YogaServerInstance<Se
           for (const c of (serverContext as Partial<ServerContext> | undefined)?.responseCookies ?? []) response.headers.append('set-cookie', c);
         },
       },
+      {
+        // NOTE: hostile input is refused before graphql-js parses the document (a recursive descent)
+        // or a resolver sees the variables: runaway nesting, NUL characters.
+        onParams: ({ params, setResult }) => {
+          if (typeof params.query === 'string' && jsonTextTooDeep(Buffer.from(params.query))) {
+            const message = `Document nested deeper than ${MAX_JSON_DEPTH} levels`;
+            return setResult({ errors: [new GraphQLError(message, { extensions: { code: 'BAD_REQUEST', http: { status: 400 } } })] });
+          }
+          const issues = params.variables ? unsafeInputIssues(params.variables) : [];
+          if (issues.length) setResult({ errors: [validationError(issues)] });
+        },
+      },
       usePersistedOperations({
         allowArbitraryOperations: true,
         getPersistedOperation: (id) => operations.byId.get(id)?.document ?? null,
@@ -85,15 +121,7 @@ export function createGraphqlServer(options: YogaOptions): YogaServerInstance<Se
       storage,
       idp,
       limits,
-      principal: await authenticate(
-        { prisma, jwtSecret: config.jwtSecret },
-        {
-          authorization: request.headers.get('authorization'),
-          cookie: request.headers.get('cookie'),
-          csrfToken: request.headers.get(CSRF_HEADER),
-          method: request.method,
-        },
-      ),
+      principal: await presentedPrincipal({ prisma, jwtSecret: config.jwtSecret }, request),
       requestId,
       log,
       ip,

@@ -169,11 +169,16 @@ describe('HTTP', () => {
 
   it('answers 401 with WWW-Authenticate: Bearer (no resource_metadata) without a token, with a login token or a bad one', async () => {
     const { login } = await tokenFor(['profile:read']);
-    for (const token of [undefined, login, 'hdp_pat_not-a-real-token']) {
+    const none = await mcpPost(app, list);
+    expect(none.status).toBe(401);
+    expect(none.headers.get('www-authenticate')).toBe('Bearer');
+    expect(none.body).toMatchObject({ jsonrpc: '2.0', error: { message: 'Not authenticated' }, id: null });
+    // a presented bearer that is no active personal token: error="invalid_token" (test/mcp-facade/endpoint.test.ts)
+    for (const token of [login, 'hdp_pat_not-a-real-token']) {
       const res = await mcpPost(app, list, { token });
-      expect(res.status, String(token)).toBe(401);
-      expect(res.headers.get('www-authenticate')).toBe('Bearer');
-      expect(res.body).toMatchObject({ jsonrpc: '2.0', error: { message: 'Not authenticated' }, id: null });
+      expect(res.status, token).toBe(401);
+      expect(res.headers.get('www-authenticate')).toBe('Bearer error="invalid_token"');
+      expect(res.body).toMatchObject({ jsonrpc: '2.0', error: { data: { code: 'invalid_token' } }, id: null });
     }
   });
 

@@ -1,0 +1,119 @@
+/**
+ * Guards every door applies to hostile input before anything walks it recursively or hands it to
+ * the database: JSON nesting depth (checked on the raw text, before JSON.parse, and on parsed
+ * values), NUL characters (PostgreSQL text cannot hold U+0000), and the size of what an error
+ * answer echoes back. REST and MCP bodies pass `jsonBodyParser`; every persisted operation and
+ * every /graphql request checks its variables with `unsafeInputIssues` (src/graphql/operations.ts,
+ * src/graphql/yoga.ts). Nothing here knows a route: new routes and tools inherit the guards.
+ *
+ * It must never throw on any input, and never recurse over the input itself.
+ */
+import express from 'express';
+import type { RequestHandler } from 'express';
+import type { ValidationIssue } from '../errors.ts';
+
+/** Deepest JSON nesting accepted in a body, GraphQL variables or MCP arguments (docs/decisions.md). */
+export const MAX_JSON_DEPTH = 64;
+
+/** At most this many validation issues are answered; the rest are summarised by their count. */
+export const MAX_ISSUES = 20;
+
+/** How much of a refused input an error message may echo. */
+export const MAX_ECHO_CHARS = 100;
+
+/** Longest error message (a list of the allowed values fits). */
+const MAX_MESSAGE_CHARS = 1_000;
+
+/** body-parser error type of a body nested deeper than MAX_JSON_DEPTH (see app.ts's error handler). */
+export const TOO_DEEP = 'entity.too.deep';
+
+const OPEN_BRACKET = 0x5b;
+const OPEN_BRACE = 0x7b;
+const CLOSE_BRACKET = 0x5d;
+const CLOSE_BRACE = 0x7d;
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+
+/** Whether JSON text nests arrays and objects deeper than `max` (one pass over the bytes, no parse). */
+export function jsonTextTooDeep(text: Uint8Array, max = MAX_JSON_DEPTH): boolean {
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i];
+    if (inString) {
+      if (c === BACKSLASH) i++;
+      else if (c === QUOTE) inString = false;
+    } else if (c === QUOTE) {
+      inString = true;
+    } else if (c === OPEN_BRACKET || c === OPEN_BRACE) {
+      if (++depth > max) return true;
+    } else if (c === CLOSE_BRACKET || c === CLOSE_BRACE) {
+      depth--;
+    }
+  }
+  return false;
+}
+
+/** A body-parser `verify` hook: refuses a body nested deeper than MAX_JSON_DEPTH before it is parsed. */
+function refuseDeepJson(_req: unknown, _res: unknown, body: Buffer): void {
+  if (jsonTextTooDeep(body)) {
+    throw Object.assign(new Error(`JSON nested deeper than ${MAX_JSON_DEPTH} levels`), { status: 422, type: TOO_DEEP });
+  }
+}
+
+/** express.json with the depth guard; every JSON body of the REST and MCP facades is read through it. */
+export function jsonBodyParser(limit: string): RequestHandler {
+  return express.json({ limit, verify: refuseDeepJson });
+}
+
+const NUL_MESSAGE = 'String should not contain NUL characters (\\u0000)';
+
+/**
+ * What is wrong with a request's variables regardless of the operation: NUL characters in any
+ * string or key, and nesting deeper than MAX_JSON_DEPTH. Each issue is located at the variable
+ * and the path inside it. Walks with an explicit stack; plain objects and arrays only (Files and
+ * Dates are leaves).
+ */
+export function unsafeInputIssues(variables: Record<string, unknown>): ValidationIssue[] {
+  const issues: ValidationIssue[] = [];
+  const stack: { value: unknown; loc: (string | number)[] }[] = Object.entries(variables).map(([k, value]) => ({ value, loc: [k] }));
+  while (stack.length && issues.length < MAX_ISSUES) {
+    const { value, loc } = stack.pop()!;
+    if (typeof value === 'string') {
+      if (value.includes('\0')) issues.push({ loc, msg: NUL_MESSAGE, type: 'string_nul' });
+      continue;
+    }
+    if (value === null || typeof value !== 'object') continue;
+    const proto = Object.getPrototypeOf(value);
+    if (!Array.isArray(value) && proto !== Object.prototype && proto !== null) continue;
+    if (loc.length > MAX_JSON_DEPTH) {
+      issues.push({ loc: loc.slice(0, 1), msg: `Value nested deeper than ${MAX_JSON_DEPTH} levels`, type: 'too_deep' });
+      continue;
+    }
+    if (Array.isArray(value)) {
+      for (let i = value.length - 1; i >= 0; i--) stack.push({ value: value[i], loc: [...loc, i] });
+      continue;
+    }
+    for (const [k, v] of Object.entries(value)) {
+      if (k.includes('\0')) issues.push({ loc: [...loc, clip(k)], msg: NUL_MESSAGE, type: 'string_nul' });
+      else stack.push({ value: v, loc: [...loc, k] });
+    }
+  }
+  return issues;
+}
+
+/** Shortens a piece of input for an error message: at most MAX_ECHO_CHARS characters. */
+export function clip(text: string, max = MAX_ECHO_CHARS): string {
+  return text.length <= max ? text : `${text.slice(0, max)}…`;
+}
+
+/**
+ * An error message with every quoted stretch of input shortened to MAX_ECHO_CHARS, and the whole
+ * capped (graphql-js and zod quote the refused value in full).
+ */
+export function clipMessage(message: string): string {
+  const clipped = message.replace(/"(?:[^"\\]|\\.)*"/gs, (quoted) =>
+    quoted.length <= MAX_ECHO_CHARS + 2 ? quoted : `"${clip(quoted.slice(1, -1))}"`,
+  );
+  return clip(clipped, MAX_MESSAGE_CHARS);
+}
