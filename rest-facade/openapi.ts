@@ -12,10 +12,11 @@
 import express from 'express';
 import type { Router } from 'express';
 import { getNullableType, GraphQLNonNull, isInputObjectType, isListType, Kind, typeFromAST, valueFromASTUntyped } from 'graphql';
-import type { GraphQLField, GraphQLInputType, GraphQLSchema, VariableDefinitionNode } from 'graphql';
+import type { GraphQLInputType, GraphQLSchema, VariableDefinitionNode } from 'graphql';
 import type { Config } from '../src/config.ts';
 import { inputTypeSchema, resultSchema, variablesSchema } from '../src/graphql/json-schema.ts';
 import type { JsonSchema } from '../src/graphql/json-schema.ts';
+import { declaredScopesOf, rootFieldsOf } from '../src/graphql/operations.ts';
 import type { OperationStore, PersistedOperation } from '../src/graphql/operations.ts';
 import { toCamel, toSnake } from '../src/wire.ts';
 import { createDocsRouter } from './docs-page.ts';
@@ -69,16 +70,6 @@ export interface OpenApiDocument {
     schemas: Record<string, JsonSchema>;
     responses: Record<string, OpenApiResponse>;
   };
-}
-
-/** The auth scopes a root field declares (builder.ts AuthScopes), as plugin-scope-auth keeps them. */
-interface DeclaredScopes {
-  public?: boolean;
-  authenticated?: boolean;
-  scope?: string;
-  loginSession?: boolean;
-  nativeSession?: boolean;
-  admin?: boolean;
 }
 
 interface AuthRequirement {
@@ -159,15 +150,10 @@ function baseComponents(): OpenApiDocument['components'] {
 
 /** What the operation's root fields declare with plugin-scope-auth (a public operation is public in every field). */
 function authOf(schema: GraphQLSchema, op: PersistedOperation): AuthRequirement {
-  const root = op.definition.operation === 'mutation' ? schema.getMutationType() : schema.getQueryType();
   const out: AuthRequirement = { public: true, scopes: [], refused: [] };
-  for (const sel of op.definition.selectionSet.selections) {
-    if (sel.kind !== Kind.FIELD || sel.name.value.startsWith('__')) continue;
-    const field = root?.getFields()[sel.name.value] as GraphQLField<unknown, unknown> | undefined;
-    const pothos = field?.extensions?.pothosOptions as { authScopes?: unknown } | undefined;
-    const declared = pothos?.authScopes;
+  for (const field of rootFieldsOf(schema, op.definition)) {
     // a function (decided per request) or nothing: assume a credential is needed
-    const scopes: DeclaredScopes = declared && typeof declared === 'object' ? (declared as DeclaredScopes) : {};
+    const scopes = declaredScopesOf(field);
     if (scopes.public === true) continue;
     out.public = false;
     if (scopes.scope && !out.scopes.includes(scopes.scope)) out.scopes.push(scopes.scope);

@@ -86,17 +86,26 @@ function withDefaults(variables: Record<string, unknown>, defaults: ReadonlyMap<
 }
 
 /** The schema fields an operation's root selections name (fragments at the root are not used). */
-function rootFieldsOf(schema: GraphQLSchema, definition: OperationDefinitionNode): GraphQLField<unknown, unknown>[] {
+export function rootFieldsOf(schema: GraphQLSchema, definition: OperationDefinitionNode): GraphQLField<unknown, unknown>[] {
   const root = definition.operation === 'mutation' ? schema.getMutationType() : schema.getQueryType();
   const fields = root?.getFields() ?? {};
   return definition.selectionSet.selections.flatMap((s) => (s.kind === Kind.FIELD && fields[s.name.value] ? [fields[s.name.value]] : []));
 }
 
-/** A root field declared `t.withAuth({ public: true })`: anyone may call it (src/graphql/builder.ts). */
-function isPublicField(field: GraphQLField<unknown, unknown>): boolean {
-  const options = field.extensions?.pothosOptions as { authScopes?: unknown } | undefined;
-  const scopes = options?.authScopes;
-  return !!scopes && typeof scopes === 'object' && (scopes as { public?: boolean }).public === true;
+/** The auth scopes a root field declares (builder.ts AuthScopes), as plugin-scope-auth keeps them. */
+export interface DeclaredScopes {
+  public?: boolean;
+  authenticated?: boolean;
+  scope?: string;
+  loginSession?: boolean;
+  nativeSession?: boolean;
+  admin?: boolean;
+}
+
+/** What a root field declares with `t.withAuth(...)`; a function (decided per request) or nothing reads as `{}`. */
+export function declaredScopesOf(field: GraphQLField<unknown, unknown>): DeclaredScopes {
+  const declared = (field.extensions?.pothosOptions as { authScopes?: unknown } | undefined)?.authScopes;
+  return declared && typeof declared === 'object' ? (declared as DeclaredScopes) : {};
 }
 
 /** Loads the manifest and checks every operation against the schema (throws on any mismatch). */
@@ -118,7 +127,7 @@ export function loadOperations(schema: GraphQLSchema, manifestPath = MANIFEST_PA
     const variables = definition.variableDefinitions ?? [];
     const defaults = new Map<string, unknown>();
     for (const v of variables) if (v.defaultValue) defaults.set(v.variable.name.value, valueFromASTUntyped(v.defaultValue));
-    const needsCredential = rootFieldsOf(schema, definition).some((f) => !isPublicField(f));
+    const needsCredential = rootFieldsOf(schema, definition).some((f) => declaredScopesOf(f).public !== true);
     const entry = { ...op, document, definition, variables, fragments, rootField, compiled, defaults, needsCredential };
     byName.set(op.name, entry);
     byId.set(op.id, entry);
