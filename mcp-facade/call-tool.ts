@@ -10,7 +10,9 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { Principal } from '../src/auth/principal.ts';
 import type { Context } from '../src/graphql/context.ts';
 import type { OperationStore } from '../src/graphql/operations.ts';
+import { validationError } from '../src/errors.ts';
 import { fingerprintOf } from '../src/platform/idempotency.ts';
+import { unsafeInputIssues } from '../src/platform/input-guards.ts';
 import type { IdempotencyKey, IdempotencyStore } from '../src/platform/idempotency.ts';
 import type { Limiter } from '../src/platform/rate-limit.ts';
 import { camelKeys } from '../src/wire.ts';
@@ -67,9 +69,8 @@ async function execute(
 ): Promise<CallToolResult> {
   const extra = Object.keys(args).filter((k) => !tool.argumentNames.has(k));
   if (extra.length) {
-    return toolError('VALIDATION_FAILED', `Invalid arguments: unknown ${extra.join(', ')}`, {
-      detail: extra.map((k) => ({ loc: [k], msg: 'Extra inputs are not permitted', type: 'extra_forbidden' })),
-    });
+    const error = validationError(extra.map((k) => ({ loc: [k], msg: 'Extra inputs are not permitted', type: 'extra_forbidden' })));
+    return operationError(error, null, ctx.requestId);
   }
   const camel = camelKeys({ ...args, ...tool.fixed }) as Arguments;
   const variables = tool.flattened ? { [tool.flattened]: camel } : camel;
@@ -91,6 +92,10 @@ async function run(tool: RegisteredTool, args: Arguments, ctx: Context, deps: Ca
     const detail = { code: 'insufficient_scope', scope: missing.join(' ') };
     return toolError('INSUFFICIENT_SCOPE', message, { detail });
   }
+
+  // NOTE: before the idempotency store (or the operation) sees them: text that cannot be stored, nesting
+  const unsafe = unsafeInputIssues(args);
+  if (unsafe.length) return operationError(validationError(unsafe), null, ctx.requestId);
 
   if (tool.needsConfirm && args[CONFIRM_ARG] !== true) {
     return toolError('CONFIRMATION_REQUIRED', `Not run: ${tool.confirmNote}`);

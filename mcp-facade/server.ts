@@ -61,6 +61,10 @@ export interface McpFacadeOptions {
   tools?: readonly McpTool[];
 }
 
+function isObject(value: unknown): value is Record<string, unknown> {
+  return !!value && typeof value === 'object' && !Array.isArray(value);
+}
+
 /**
  * An HTTP-level refusal in the JSON-RPC error shape the transport itself answers with (code -32000,
  * the SDK's, unless the refusal is a JSON-RPC one such as -32600 Invalid Request).
@@ -191,10 +195,23 @@ export function createMcpRouter(options: McpFacadeOptions): Router {
   router.post(MCP_PATH, jsonBodyParser(MCP_BODY_LIMIT), (req, res, next) => {
     // NOTE: one message per POST, so the per-minute limit counts every call. JSON-RPC batches left
     // MCP in 2025-06-18; the SDK transport still runs up to 100 of them whatever the version.
-    if (!Array.isArray(req.body)) return next();
-    refuse(res, 400, 'Invalid Request: JSON-RPC batches are not supported; send one message per POST', {
-      code: ErrorCode.InvalidRequest,
-    });
+    if (Array.isArray(req.body)) {
+      return refuse(res, 400, 'Invalid Request: JSON-RPC batches are not supported; send one message per POST', {
+        code: ErrorCode.InvalidRequest,
+      });
+    }
+    // The SDK answers params of the wrong shape with -32603 and a raw schema dump; say what to send.
+    const message = req.body as { id?: unknown; method?: unknown; params?: { arguments?: unknown } };
+    const problem = !isObject(message)
+      ? null
+      : message.params !== undefined && !isObject(message.params)
+        ? 'params must be an object'
+        : message.method === 'tools/call' && message.params?.arguments !== undefined && !isObject(message.params.arguments)
+          ? "arguments must be an object of the tool's named arguments (see its inputSchema in tools/list)"
+          : null;
+    if (!problem) return next();
+    const id = typeof message.id === 'string' || typeof message.id === 'number' ? message.id : null;
+    res.json({ jsonrpc: '2.0', id, error: { code: ErrorCode.InvalidParams, message: `Invalid params: ${problem}` } });
   });
 
   router.post(MCP_PATH, async (req, res) => {

@@ -13,6 +13,7 @@ import { GraphQLError } from 'graphql';
 import type { Scope } from '../auth/scopes.ts';
 import { scopeAllowedWhileViewingAs, VIEW_AS_READ_ONLY } from '../auth/view-as.ts';
 import { appError, validationError } from '../errors.ts';
+import { isStorableDate } from '../platform/input-guards.ts';
 import type PrismaTypes from '../generated/pothos-types.ts';
 import { getDatamodel } from '../generated/pothos-types.ts';
 import type { AuthedContext, Context } from './context.ts';
@@ -111,9 +112,7 @@ builder.scalarType('DateTime', {
   parseValue: (v) => {
     const d = typeof v === 'string' || typeof v === 'number' ? new Date(v) : null;
     if (!d || Number.isNaN(d.getTime())) throw new GraphQLError('DateTime must be an ISO-8601 string');
-    // NOTE: JavaScript dates reach year 275760; what the database stores and the wire formats print is 1..9999
-    const year = d.getUTCFullYear();
-    if (year < 1 || year > 9999) throw new GraphQLError('DateTime must be between the years 0001 and 9999');
+    if (!isStorableDate(d)) throw new GraphQLError('DateTime must be between the years 0001 and 9999');
     return d;
   },
 });

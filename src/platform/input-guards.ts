@@ -1,8 +1,8 @@
 /**
  * Guards every door applies to hostile input before anything walks it recursively or hands it to
  * the database: JSON nesting depth (checked on the raw text, before JSON.parse, and on parsed
- * values), NUL characters (PostgreSQL text cannot hold U+0000), and the size of what an error
- * answer echoes back. REST and MCP bodies pass `jsonBodyParser`; every persisted operation and
+ * values), text PostgreSQL cannot store (U+0000, lone surrogates), dates beyond year 9999, and the
+ * size of what an error answer echoes back. REST and MCP bodies pass `jsonBodyParser`; every persisted operation and
  * every /graphql request checks its variables with `unsafeInputIssues` (src/graphql/operations.ts,
  * src/graphql/yoga.ts). Nothing here knows a route: new routes and tools inherit the guards.
  *
@@ -67,10 +67,28 @@ export function jsonBodyParser(limit: string): RequestHandler {
 }
 
 const NUL_MESSAGE = 'String should not contain NUL characters (\\u0000)';
+const UNICODE_MESSAGE = 'String should be valid Unicode (a lone surrogate cannot be stored)';
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+/** What text cannot be stored as it is (PostgreSQL holds no U+0000 and only well-formed UTF-8), or null. */
+function textIssue(text: string): { msg: string; type: string } | null {
+  if (text.includes('\0')) return { msg: NUL_MESSAGE, type: 'string_nul' };
+  if (LONE_SURROGATE.test(text)) return { msg: UNICODE_MESSAGE, type: 'string_unicode' };
+  return null;
+}
 
 /**
- * What is wrong with a request's variables regardless of the operation: NUL characters in any
- * string or key, and nesting deeper than MAX_JSON_DEPTH. Each issue is located at the variable
+ * Whether a date lies in the years 0001..9999: JavaScript dates reach +275760, but the wire format
+ * and the database's text forms do not round-trip more than four digits.
+ */
+export function isStorableDate(date: Date): boolean {
+  const year = date.getUTCFullYear();
+  return !Number.isNaN(year) && year >= 1 && year <= 9999;
+}
+
+/**
+ * What is wrong with a request's variables regardless of the operation: text that cannot be stored
+ * (NUL characters, lone surrogates) in any string or key, and nesting deeper than MAX_JSON_DEPTH. Each issue is located at the variable
  * and the path inside it. Walks with an explicit stack; plain objects and arrays only (Files and
  * Dates are leaves).
  */
@@ -80,7 +98,8 @@ export function unsafeInputIssues(variables: Record<string, unknown>): Validatio
   while (stack.length && issues.length < MAX_ISSUES) {
     const { value, loc } = stack.pop()!;
     if (typeof value === 'string') {
-      if (value.includes('\0')) issues.push({ loc, msg: NUL_MESSAGE, type: 'string_nul' });
+      const issue = textIssue(value);
+      if (issue) issues.push({ loc, ...issue });
       continue;
     }
     if (value === null || typeof value !== 'object') continue;
@@ -95,7 +114,8 @@ export function unsafeInputIssues(variables: Record<string, unknown>): Validatio
       continue;
     }
     for (const [k, v] of Object.entries(value)) {
-      if (k.includes('\0')) issues.push({ loc: [...loc, clip(k)], msg: NUL_MESSAGE, type: 'string_nul' });
+      const issue = textIssue(k);
+      if (issue) issues.push({ loc: [...loc, clip(k)], ...issue });
       else stack.push({ value: v, loc: [...loc, k] });
     }
   }

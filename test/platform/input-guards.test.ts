@@ -86,7 +86,17 @@ describe('REST: hostile input', async () => {
     }
   });
 
+  it('answers 422 at the field for a lone surrogate, which PostgreSQL cannot store', async () => {
+    const res = await rest(app, 'PATCH', '/api/auth/me', { token, body: { goals: ['ok', '\ud800'] } });
+    expect(res.status).toBe(422);
+    expect(res.body.detail[0]).toMatchObject({ loc: ['body', 'goals', 1], type: 'string_unicode' });
+  });
+
   it('refuses dates beyond year 9999 with 422, not 500', async () => {
+    const trends = await rest(app, 'GET', '/api/glucose/trends?end_date=%2B275760-09-13T00:00:00.000Z', { token });
+    expect(trends.status).toBe(422);
+    expect(trends.body.detail[0].loc).toEqual(['query', 'end_date']);
+
     const res = await rest(app, 'POST', '/api/glucose/readings', {
       token,
       body: { value: 100, timestamp: '+275760-09-13T00:00:00.000Z' },
@@ -196,6 +206,20 @@ describe('MCP: hostile input', async () => {
     expect(res.status).toBe(200);
     expect(res.body.result.isError).toBe(true);
     expect(res.body.result.structuredContent.error.detail[0]).toMatchObject({ loc: ['name'], type: 'string_nul' });
+  });
+
+  it('checks the facade arguments too: a NUL in an idempotency_key is an error result, not INTERNAL', async () => {
+    const res = await mcpPost(app, rpc('tools/call', { name: 'update_profile', arguments: { name: 'Ann', idempotency_key: 'key\u0000key' } }), { token: pat });
+    expect(res.body.result.structuredContent.error).toMatchObject({ code: 'VALIDATION_FAILED', detail: [{ loc: ['idempotency_key'], type: 'string_nul' }] });
+  });
+
+  it('answers arguments that are not an object with -32602 Invalid params, saying what to send', async () => {
+    for (const args of [null, [], 'name=Ann', 5]) {
+      const res = await mcpPost(app, { jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 'update_profile', arguments: args } }, { token: pat });
+      expect(res.body, JSON.stringify(args)).toMatchObject({ id: 7, error: { code: -32602, message: expect.stringContaining('arguments must be an object') } });
+    }
+    const params = await mcpPost(app, { jsonrpc: '2.0', id: 8, method: 'tools/list', params: 'all' }, { token: pat });
+    expect(params.body).toMatchObject({ id: 8, error: { code: -32602 } });
   });
 
   it('refuses a body nested 20,000 levels deep with 400 Invalid Request', async () => {

@@ -1,6 +1,7 @@
 /** Glucose: readings (canonical mg/dL), raw sensor data and processing, trends, CGM sensor status. */
 import { z } from 'zod';
 import { builder } from '../../graphql/builder.ts';
+import { isStorableDate } from '../../platform/input-guards.ts';
 import {
   cgmSensorStatus,
   createRawBatch,
@@ -162,7 +163,7 @@ const SensorRebuildFromRawInput = builder.inputType('SensorRebuildFromRawInput',
   validate: z.object({ sensorId: sensorId.min(1) }),
 });
 
-const dateText = z.string().refine((s) => !Number.isNaN(Date.parse(s)), { message: 'not an ISO date or date-time' });
+const dateText = z.string().refine((s) => isStorableDate(new Date(s)), { message: 'not an ISO date or date-time of the years 0001..9999' });
 const toDate = (s: string | null | undefined): Date | null => (s ? new Date(s) : null);
 
 builder.queryFields((t) => ({
