@@ -1,6 +1,8 @@
 /**
  * Records: raw rows of one synced table. list_records has no scope in the spec, so every token sees it
- * listed; the field still needs health:metrics:read.
+ * listed; the field still needs health:metrics:read, and each table its own read scope from the table
+ * registry (src/domains/sync/synced-tables.ts: glucose_readings needs health:glucose:read, ...),
+ * else INSUFFICIENT_SCOPE.
  */
 import type { McpTool } from '../tool.ts';
 

@@ -1,4 +1,7 @@
-/** Sessions: the person's signed-in phones and browsers. */
+/**
+ * Sessions: the person's signed-in phones and browsers. sessions_all_revoke ends every credential
+ * of the account, personal tokens included: the token calling it stops working too.
+ */
 import type { McpTool } from '../tool.ts';
 
 export const sessionTools: McpTool[] = [

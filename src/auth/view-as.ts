@@ -7,6 +7,7 @@
  * While viewing, every write scope is refused (read-only), except the sharing scopes a grantee needs
  * to switch back and to revoke.
  */
+import type { Principal } from './principal.ts';
 import type { Scope } from './scopes.ts';
 
 export const VIEW_AS_READ_ONLY = "read-only while viewing another person's data";
@@ -27,4 +28,13 @@ export function grantPermitsViewAs(grant: ViewAsGrant | null, userId: number, no
 /** Scopes a credential may use while viewing as: every `*:read`, plus `sharing:*` (switch back, revoke). */
 export function scopeAllowedWhileViewingAs(scope: Scope): boolean {
   return scope.endsWith(':read') || scope.startsWith('sharing:');
+}
+
+/**
+ * Whether a credential may use `scope` now: it holds the scope (login sessions hold all), and while
+ * viewing as, only the scopes above. The scope loader of every field (src/graphql/builder.ts) and
+ * the per-table checks of sync use this one rule.
+ */
+export function credentialHolds(principal: Principal, scope: Scope): boolean {
+  return principal.scopes.has(scope) && (!principal.viewAs || scopeAllowedWhileViewingAs(scope));
 }

@@ -11,7 +11,7 @@ import type { AuthFailure } from '@pothos/plugin-scope-auth';
 import ValidationPlugin from '@pothos/plugin-validation';
 import { GraphQLError } from 'graphql';
 import type { Scope } from '../auth/scopes.ts';
-import { scopeAllowedWhileViewingAs, VIEW_AS_READ_ONLY } from '../auth/view-as.ts';
+import { credentialHolds, VIEW_AS_READ_ONLY } from '../auth/view-as.ts';
 import { appError, validationError } from '../errors.ts';
 import { isStorableDate } from '../platform/input-guards.ts';
 import type PrismaTypes from '../generated/pothos-types.ts';
@@ -71,8 +71,7 @@ export const builder = new SchemaBuilder<{
       public: true,
       authenticated: !!ctx.principal,
       // NOTE: view-as is read-only, enforced here for every field: a write scope fails while viewing.
-      scope: (s: Scope) =>
-        !!ctx.principal?.scopes.has(s) && (!ctx.principal.viewAs || scopeAllowedWhileViewingAs(s)),
+      scope: (s: Scope) => !!ctx.principal && credentialHolds(ctx.principal, s),
       loginSession: ctx.principal?.kind === 'session',
       nativeSession: ctx.principal?.kind === 'session' && ctx.principal.sessionKind === 'native',
       admin: ctx.principal?.kind === 'session' && ctx.principal.isAdmin,

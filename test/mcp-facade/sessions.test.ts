@@ -1,13 +1,14 @@
 /**
  * The sessions family over MCP (issue 3): sessions_all_revoke and sessions_one_revoke with a
- * personal token. A personal token has no session of its own: revoking signs phones and browsers
- * out and leaves the token (and so the assistant) working.
+ * personal token. A personal token has no session of its own: revoking one session signs that phone
+ * or browser out and leaves the token working; revoking all ends every credential, the calling
+ * token included (issue 10).
  */
 import { describe, expect, it } from 'vitest';
 import { seedPersonalToken, seedUser, seedWebSession } from '../factories/users.ts';
 import { startTestApp } from '../harness/app.ts';
 import { rest } from '../harness/clients.ts';
-import { callTool, mcpClient } from '../harness/mcp.ts';
+import { callTool, mcpClient, mcpPost, rpc } from '../harness/mcp.ts';
 
 const app = await startTestApp();
 
@@ -29,7 +30,7 @@ describe('sessions_all_revoke', () => {
     expect((await rest(app, 'GET', '/api/auth/me', { token })).status).toBe(200);
   });
 
-  it('signs every login session out and keeps the personal token working', async () => {
+  it('signs every login session out and revokes the calling personal token too (issue 10)', async () => {
     const { userId, pat, token } = await person();
     const web = await seedWebSession(app, userId);
     const client = await mcpClient(app, pat);
@@ -38,8 +39,7 @@ describe('sessions_all_revoke', () => {
     expect(result.structuredContent).toEqual({ ok: true });
     expect((await rest(app, 'GET', '/api/auth/me', { token })).status).toBe(401);
     expect((await rest(app, 'GET', '/api/auth/me', { headers: { cookie: web.cookie } })).status).toBe(401);
-    const list = await callTool(client, 'sessions_list_read');
-    expect((list.structuredContent as { items: unknown[] }).items).toEqual([]);
+    expect((await mcpPost(app, rpc('tools/list'), { token: pat })).status).toBe(401);
   });
 });
 

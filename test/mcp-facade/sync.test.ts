@@ -1,6 +1,7 @@
 /**
  * The changes and records MCP families (issue 4): the spec's no-scope tools are listed for every
- * token, yet the sync fields still need their health scopes; answers keep the wire names.
+ * token, yet the sync fields still need their health scopes, and each table its own read scope
+ * (issue 10); answers keep the wire names.
  */
 import { describe, expect, it } from 'vitest';
 import type { Scope } from '../../src/auth/scopes.ts';
@@ -10,6 +11,7 @@ import { rest } from '../harness/clients.ts';
 import { callTool, mcpClient } from '../harness/mcp.ts';
 
 const app = await startTestApp();
+const rid = (): string => `mcp${Math.random().toString(36).slice(2, 10)}`;
 const errorOf = (result: { structuredContent?: unknown }): any => (result.structuredContent as any).error;
 
 async function agentWithEntry(scopes: Scope[]) {
@@ -21,7 +23,16 @@ async function agentWithEntry(scopes: Scope[]) {
   });
   expect(pushed.status).toBe(200);
   const client = await mcpClient(app, await seedPersonalToken(app, seeded.user.id, scopes));
-  return { client, entry };
+  return { client, entry, seeded };
+}
+
+/** The phone (a login session, every scope) pushes one record of `table`. */
+async function pushAsPhone(token: string, table: string, record: Record<string, unknown>): Promise<void> {
+  const res = await rest(app, 'POST', '/api/sync/push', {
+    token,
+    body: { changes: { [table]: { created: [record], updated: [], deleted: [] } }, last_pulled_at: null },
+  });
+  expect(res.status, JSON.stringify(res.body)).toBe(200);
 }
 
 describe('changes and records tools', () => {
@@ -56,5 +67,34 @@ describe('changes and records tools', () => {
     const { client } = await agentWithEntry(['health:metrics:read']);
     const res = await callTool(client, 'synced_records_read', { table: 'not_a_table' });
     expect(errorOf(res)).toMatchObject({ code: 'VALIDATION_FAILED' });
+  });
+
+  it('list_changes gives a token only the tables its read scopes cover, naming the rest (issue 10)', async () => {
+    const { client, entry, seeded } = await agentWithEntry(['health:summary:read']);
+    await pushAsPhone(seeded.token, 'glucose_readings', { id: rid(), sensor_id: 1, timestamp: 1_763_000_000_000, value_mg_dl: 120 });
+    await pushAsPhone(seeded.token, 'meals', { id: rid(), meal_name: 'Oats', eaten_at: 1_763_000_000_000 });
+    for (const tool of ['list_changes', 'sync_changes_read']) {
+      const res = await callTool(client, tool, {});
+      expect(res.isError, tool).toBeFalsy();
+      const body = res.structuredContent as any;
+      expect(body.changes, tool).toEqual({ journal_entries: { created: [entry], updated: [], deleted: [] } });
+      expect(body.omitted_tables, tool).toEqual(expect.arrayContaining(['glucose_readings', 'raw_sensor_data', 'health_metrics', 'meals']));
+      expect(body.omitted_tables, tool).not.toContain('journal_entries');
+    }
+  });
+
+  it('list_records refuses a table whose read scope the token lacks with INSUFFICIENT_SCOPE (issue 10)', async () => {
+    const { client, seeded } = await agentWithEntry(['health:metrics:read']);
+    await pushAsPhone(seeded.token, 'glucose_readings', { id: rid(), sensor_id: 1, timestamp: 1_763_000_000_000, value_mg_dl: 120 });
+    for (const tool of ['list_records', 'synced_records_read']) {
+      const res = await callTool(client, tool, { table: 'glucose_readings' });
+      expect(res.isError, tool).toBe(true);
+      expect(errorOf(res), tool).toMatchObject({
+        code: 'INSUFFICIENT_SCOPE',
+        detail: { code: 'insufficient_scope', scope: 'health:glucose:read' },
+      });
+    }
+    const metrics = await callTool(client, 'list_records', { table: 'health_metrics' });
+    expect(metrics.isError).toBeFalsy();
   });
 });

@@ -93,6 +93,14 @@ describe('REST: hostile input', async () => {
   });
 
   it('refuses dates beyond year 9999 with 422, not 500', async () => {
+    const pull = await rest(app, 'GET', '/api/sync/pull?last_pulled_at=1e20', { token });
+    expect(pull.status).toBe(422);
+    expect(pull.body.detail[0].loc).toEqual(['query', 'last_pulled_at']);
+    const pushed = await rest(app, 'POST', '/api/sync/push', {
+      token,
+      body: { changes: { journal_entries: { created: [{ id: 'j1', body: 'x', happened_at: 1e20 }], updated: [], deleted: [] } }, last_pulled_at: null },
+    });
+    expect(pushed.status).toBe(422);
     const trends = await rest(app, 'GET', '/api/glucose/trends?end_date=%2B275760-09-13T00:00:00.000Z', { token });
     expect(trends.status).toBe(422);
     expect(trends.body.detail[0].loc).toEqual(['query', 'end_date']);

@@ -270,7 +270,7 @@ builder.mutationFields((t) => ({
   }),
   revokeAllSessions: t.withAuth({ scope: 'account:write' }).field({
     type: AuthAck,
-    description: 'Signs the account out of every phone and browser (the caller\'s session too)',
+    description: 'Ends every login session and personal token of the account (the caller\'s too)',
     resolve: (_root, _args, ctx) => revokeAllSessions(ctx),
   }),
   revokeSession: t.withAuth({ scope: 'account:write' }).field({
@@ -287,7 +287,7 @@ builder.mutationFields((t) => ({
   }),
   resetPassword: t.withAuth({ public: true }).field({
     type: AuthAck,
-    description: 'Sets a new password with an emailed reset token and signs out every session',
+    description: 'Sets a new password with an emailed reset token; ends every session and token',
     args: { input: t.arg({ type: ResetPasswordInput, required: true }) },
     resolve: (_root, { input }, ctx) => resetPassword(ctx, input),
   }),

@@ -21,10 +21,12 @@ import {
   verifyPassword,
 } from '../../auth/credentials.ts';
 import type { Config } from '../../config.ts';
+import type { DbTx } from '../../db/client.ts';
 import { appError } from '../../errors.ts';
 import type { Prisma } from '../../generated/prisma/client.ts';
 import type { AuthedContext, Context } from '../../graphql/context.ts';
 import type { LimitRule } from '../../platform/limits.ts';
+import { revokeAllPersonalTokens } from '../tokens/tokens.service.ts';
 
 export function normaliseEmail(email: string): string {
   return email.trim().toLowerCase();
@@ -360,13 +362,47 @@ export async function logoutWeb(ctx: Context): Promise<Ack> {
   return ACK;
 }
 
+export interface RevokeAllCredentialsOptions {
+  /** the account whose credentials end */
+  userId: number;
+  /** the instant of the revocation, written to every revoked row */
+  at: Date;
+}
+
+/** How many credentials of each kind revokeAllCredentials ended. */
+export interface RevokedCredentials {
+  /** personal tokens that were live (or expired but not yet revoked) */
+  personalTokens: number;
+}
+
 /**
- * Signs the account out everywhere: bumps its session epoch, so every login token and cookie
- * minted before (the caller's own included) is rejected on its next request. Personal tokens are
- * separate credentials (revoked under /api/v1/tokens) and keep working.
+ * Ends every credential of an account at once, inside the caller's transaction: the one place that
+ * knows what "every credential" means, used by revoke-all and password reset. Each kind is rejected
+ * on its next request (src/auth/authenticate.ts checks all of them on every request):
+ * - login tokens and cookies: the session epoch is bumped, so every one minted before is stale;
+ * - personal tokens: revoked_at is set on each one not yet revoked.
+ * A new kind of credential (OAuth grants, refresh tokens) is ended here too, by its domain's
+ * `revokeAll...(tx, { userId, at })`, so that no door that signs an account out can forget it.
+ */
+export async function revokeAllCredentials(
+  tx: DbTx,
+  options: RevokeAllCredentialsOptions,
+): Promise<RevokedCredentials> {
+  const { userId, at } = options;
+  await tx.user.update({ where: { id: userId }, data: { sessionEpoch: { increment: 1 } } });
+  const personalTokens = await revokeAllPersonalTokens(tx, { userId, at });
+  return { personalTokens };
+}
+
+/**
+ * Signs the account out everywhere (revokeAllCredentials): every login token, cookie and personal
+ * token minted before is rejected on its next request, the caller's own included, whichever kind
+ * it is. A personal token that calls this (an assistant over MCP) ends itself too: it was minted
+ * before now, and a stolen token must not be able to sign the owner out while keeping its access.
  */
 export async function revokeAllSessions(ctx: AuthedContext): Promise<Ack> {
-  await ctx.prisma.user.update({ where: { id: ctx.principal.userId }, data: { sessionEpoch: { increment: 1 } } });
+  const userId = ctx.principal.userId;
+  await ctx.prisma.$transaction((tx) => revokeAllCredentials(tx, { userId, at: new Date() }));
   clearCookiesOfWebCaller(ctx);
   return ACK;
 }
@@ -442,8 +478,9 @@ export interface ResetPasswordOptions {
 
 /**
  * Sets a new password with an emailed token (400 when it is unknown, used or expired). The token
- * and every other outstanding one of the account are used up, and the session epoch is bumped:
- * every login token and cookie of the account stops working.
+ * and every other outstanding one of the account are used up, and every credential of the account
+ * ends in the same transaction (revokeAllCredentials): login tokens, cookies and personal tokens,
+ * so whoever stole the account loses every way in once the owner resets.
  */
 export async function resetPassword(ctx: Context, options: ResetPasswordOptions): Promise<Ack> {
   const tokenHash = sha256(options.token);
@@ -460,7 +497,8 @@ export async function resetPassword(ctx: Context, options: ResetPasswordOptions)
     });
     if (claimed.count !== 1) throw invalid;
     await tx.passwordResetToken.updateMany({ where: { userId: found.userId, usedAt: null }, data: { usedAt: now } });
-    await tx.user.update({ where: { id: found.userId }, data: { passwordHash, sessionEpoch: { increment: 1 } } });
+    await tx.user.update({ where: { id: found.userId }, data: { passwordHash } });
+    await revokeAllCredentials(tx, { userId: found.userId, at: now });
   });
   return ACK;
 }

@@ -19,6 +19,9 @@ const SyncPull = builder.objectRef<PullPage>('SyncPull').implement({
     nextCursor: t.exposeString('nextCursor', { nullable: true, description: 'pass as cursor to read the next page' }),
     identityVersion: t.exposeInt('identityVersion', { description: "the account's current sync identity" }),
     schemaVersion: t.exposeInt('schemaVersion', { description: 'the sync schema version the server speaks' }),
+    omittedTables: t.exposeStringList('omittedTables', {
+      description: 'wire tables left out because the credential lacks their read scope (none for login sessions)',
+    }),
   }),
 });
 
@@ -47,7 +50,8 @@ const SyncedRecords = builder.objectRef<RecordsPage>('SyncedRecords').implement(
 builder.queryFields((t) => ({
   syncedRecords: t.withAuth({ scope: 'health:metrics:read' }).field({
     type: SyncedRecords,
-    description: "Raw rows of one synced table of the person's data (the owner's while viewing as)",
+    description:
+      "Raw rows of one synced table of the person's data (the owner's while viewing as); a token also needs the table's read scope",
     args: {
       table: t.arg.string({ required: true, description: 'the synced table, e.g. journal_entries' }),
       limit: t.arg.int({ description: 'rows per page, 1..500, default 100' }),
@@ -59,7 +63,7 @@ builder.queryFields((t) => ({
   syncPull: t.withAuth({ scope: 'health:summary:read' }).field({
     type: SyncPull,
     description:
-      "Changes of the synced tables since last_pulled_at, paged over one snapshot; a grantee viewing as an owner pulls the owner's data",
+      "Changes of the synced tables since last_pulled_at, paged over one snapshot; a grantee viewing as an owner pulls the owner's data; a token pulls only the tables whose read scope it holds",
     args: {
       lastPulledAt: t.arg.float({ description: 'the timestamp (ms) of the last complete pull; omit for everything' }),
       identityVersion: t.arg.int({ description: 'the identity the local data belongs to; a different one answers 409 identity_changed' }),
@@ -75,7 +79,7 @@ builder.mutationFields((t) => ({
   syncPush: t.withAuth({ scope: 'health:logs:write' }).field({
     type: SyncPush,
     description:
-      "Applies the phone's changes to the caller's records atomically; a record changed on the server since last_pulled_at fails it all with 409",
+      "Applies the phone's changes to the caller's records atomically; a record changed on the server since last_pulled_at fails it all with 409, records of a table whose write scope a token lacks with 403",
     args: {
       changes: t.arg({ type: 'JSON', required: true, description: '{table: {created, updated, deleted}}' }),
       lastPulledAt: t.arg.float({ description: 'the timestamp (ms) of the last complete pull' }),

@@ -9,10 +9,14 @@
  * committed with an earlier stamp, and every later push stamps after the pull's snapshot.
  */
 import { readerUserId } from '../../auth/principal.ts';
+import type { Principal } from '../../auth/principal.ts';
+import type { Scope } from '../../auth/scopes.ts';
+import { credentialHolds } from '../../auth/view-as.ts';
 import type { Db, DbTx } from '../../db/client.ts';
 import { appError, validationError } from '../../errors.ts';
 import type { ValidationIssue } from '../../errors.ts';
 import type { AuthedContext } from '../../graphql/context.ts';
+import { isStorableDate } from '../../platform/input-guards.ts';
 import { snakeKeys } from '../../wire.ts';
 import type { SyncedColumn, SyncedTable } from './synced-tables.ts';
 import { advanceSyncClock, lockSyncState, msOf, msParam, msParamTz } from './sync-clock.ts';
@@ -58,6 +62,8 @@ export interface PullPage {
   nextCursor: string | null;
   identityVersion: number;
   schemaVersion: number;
+  /** wire tables left out because the credential lacks their read scope (none for login sessions) */
+  omittedTables: string[];
 }
 
 export interface PushOptions {
@@ -94,10 +100,21 @@ interface Cursor {
   a: string | null;
 }
 
+/** A sync timestamp: whole ms since the epoch, within the years a database timestamp holds (..9999). */
+const isSyncTimestamp = (ms: number): boolean => Number.isInteger(ms) && ms >= 0 && isStorableDate(new Date(ms));
+const LAST_PULLED_AT_MESSAGE = 'Input should be a non-negative integer (ms) before the year 10000';
+
 const q = (name: string): string => `"${name}"`;
 const isTime = (col: SyncedColumn): boolean => col.type === 'timestamp_ms' || col.type === 'timestamptz_ms';
 /** The select-list entry of a column, in its wire name and wire form. */
 const selectColumn = (col: SyncedColumn): string => `${isTime(col) ? msOf(q(col.db)) : q(col.db)} AS ${q(col.wire)}`;
+
+/** INSUFFICIENT_SCOPE for a synced table whose scope the credential lacks. */
+function tableScopeMissing(table: SyncedTable, scope: Scope, what: 'read' | 'push to'): Error {
+  return appError('INSUFFICIENT_SCOPE', `This token lacks the scope ${scope} to ${what} ${table.table}`, {
+    detail: { code: 'insufficient_scope', scope, table: table.table },
+  });
+}
 
 function identityChanged(current: number): Error {
   return appError('CONFLICT', 'The account was reset: wipe the local database and pull again', {
@@ -128,8 +145,8 @@ function decodeCursor(text: string): Cursor {
 
 function checkPullOptions(o: PullOptions): void {
   const issues: ValidationIssue[] = [];
-  if (o.lastPulledAt != null && (!Number.isInteger(o.lastPulledAt) || o.lastPulledAt < 0)) {
-    issues.push({ loc: ['lastPulledAt'], msg: 'Input should be a non-negative integer (ms)', type: 'int_parsing' });
+  if (o.lastPulledAt != null && !isSyncTimestamp(o.lastPulledAt)) {
+    issues.push({ loc: ['lastPulledAt'], msg: LAST_PULLED_AT_MESSAGE, type: 'int_parsing' });
   }
   if (o.schemaVersion != null && (o.schemaVersion < 1 || o.schemaVersion > SYNC_SCHEMA_VERSION)) {
     issues.push({ loc: ['schemaVersion'], msg: `Input should be between 1 and ${SYNC_SCHEMA_VERSION}`, type: 'less_than_equal' });
@@ -185,7 +202,8 @@ function wireValue(col: SyncedColumn, v: unknown): unknown {
 
 /**
  * One page of the changes since `lastPulledAt` of the reader's data (the owner's while viewing as).
- * The first page fixes the snapshot time; later pages (by `cursor`) read the same snapshot.
+ * The first page fixes the snapshot time; later pages (by `cursor`) read the same snapshot. Tables
+ * whose read scope the credential lacks are left out and named in `omittedTables`.
  */
 export async function pullChanges(ctx: AuthedContext, options: PullOptions): Promise<PullPage> {
   // NOTE: whose data: the owner's while a grantee views as (read-only), else the caller's.
@@ -213,12 +231,14 @@ export async function pullChanges(ctx: AuthedContext, options: PullOptions): Pro
   }
   if (options.identityVersion != null && options.identityVersion !== identityVersion) throw identityChanged(identityVersion);
 
+  // NOTE: a personal token pulls only the tables whose read scope it holds (every page checks it).
+  const omitted = SYNCED_TABLES.filter((t) => !credentialHolds(ctx.principal, t.readScope)).map((t) => t.table);
   const changes: Changes = {};
   let room = PULL_PAGE_SIZE;
   let next: Cursor | null = null;
   for (let i = c.i; i < SYNCED_TABLES.length; i++) {
     const table = SYNCED_TABLES[i];
-    if (c.x.includes(table.table)) continue;
+    if (c.x.includes(table.table) || omitted.includes(table.table)) continue;
     if (room === 0) {
       next = { ...c, i, a: null };
       break;
@@ -244,6 +264,7 @@ export async function pullChanges(ctx: AuthedContext, options: PullOptions): Pro
     nextCursor: next ? encodeCursor(next) : null,
     identityVersion,
     schemaVersion: SYNC_SCHEMA_VERSION,
+    omittedTables: omitted,
   };
 }
 
@@ -256,12 +277,15 @@ interface ParsedTable {
   locs: Map<string, (string | number)[]>;
 }
 
+/** True for a list of a push entry that asks for nothing: absent, null or empty. */
+const isEmptyList = (list: unknown): boolean => list == null || (Array.isArray(list) && list.length === 0);
+
 /**
  * Validates a push body against the registry. Keys are normalised to snake_case first: the REST
  * facade camel-cases body keys (journal_entries -> journalEntries), and toSnake undoes it exactly
  * for the registry's names (the registry test checks that every name round-trips).
  */
-function parseChanges(raw: unknown): ParsedTable[] {
+function parseChanges(raw: unknown, principal: Principal): ParsedTable[] {
   const issues: ValidationIssue[] = [];
   const push = (loc: (string | number)[], msg: string, type = 'value_error'): void => {
     issues.push({ loc: ['changes', ...loc], msg, type });
@@ -283,8 +307,12 @@ function parseChanges(raw: unknown): ParsedTable[] {
       push([name], 'Input should be an object with created, updated and deleted', 'dict_type');
       continue;
     }
-    const parsed: ParsedTable = { table, upserts: new Map(), deleted: [], locs: new Map() };
     const v = value as Record<string, unknown>;
+    // NOTE: records of a table need its write scope, checked before anything of the push is read
+    // further; an empty entry writes nothing (WatermelonDB sends every table it knows).
+    const writes = ['created', 'updated', 'deleted'].some((k) => !isEmptyList(v[k]));
+    if (writes && !credentialHolds(principal, table.writeScope)) throw tableScopeMissing(table, table.writeScope, 'push to');
+    const parsed: ParsedTable = { table, upserts: new Map(), deleted: [], locs: new Map() };
     const checkId = (id: unknown, loc: (string | number)[]): id is string => {
       if (typeof id !== 'string' || id.length === 0 || id.length > MAX_ID_LENGTH) {
         push(loc, `id should be a string of 1 to ${MAX_ID_LENGTH} characters`, 'string_type');
@@ -511,17 +539,18 @@ async function applyTable(tx: DbTx, p: ParsedTable, userId: number, lastPulledAt
 /**
  * Applies a client's changes to the caller's own records in one transaction: all of them, or, on
  * a conflict, none (409; the client pulls and pushes again). Records the push deletes become
- * tombstones. Marks the account's phone as synced now.
+ * tombstones. Marks the account's phone as synced now. Records of a table whose write scope the
+ * credential lacks refuse the whole push (403 INSUFFICIENT_SCOPE), before anything is written.
  */
 export async function pushChanges(ctx: AuthedContext, options: PushOptions): Promise<PushResult> {
   // NOTE: always the caller's own account, never an id from the body (view-as never gets here:
   // the push field needs a write scope, which view-as refuses).
   const userId = ctx.principal.userId;
   const lastPulledAt = options.lastPulledAt ?? null;
-  if (lastPulledAt !== null && (!Number.isInteger(lastPulledAt) || lastPulledAt < 0)) {
-    throw validationError([{ loc: ['lastPulledAt'], msg: 'Input should be a non-negative integer (ms)', type: 'int_parsing' }]);
+  if (lastPulledAt !== null && !isSyncTimestamp(lastPulledAt)) {
+    throw validationError([{ loc: ['lastPulledAt'], msg: LAST_PULLED_AT_MESSAGE, type: 'int_parsing' }]);
   }
-  const tables = parseChanges(options.changes);
+  const tables = parseChanges(options.changes, ctx.principal);
   return ctx.prisma.$transaction(async (tx) => {
     const state = await lockSyncState(tx, userId, 'UPDATE');
     if (options.identityVersion != null && options.identityVersion !== state.identityVersion) {
@@ -566,10 +595,12 @@ export interface RecordsPage {
   nextCursor: string | null;
 }
 
-/** Raw rows of one synced table of the reader's data, by id, paged. */
+/** Raw rows of one synced table of the reader's data, by id, paged; 403 without the table's read scope. */
 export async function listSyncedRecords(ctx: AuthedContext, options: ListRecordsOptions): Promise<RecordsPage> {
   const table = syncedTable(options.table);
   if (!table) throw validationError([{ loc: ['table'], msg: `Unknown synced table: ${options.table}`, type: 'enum' }]);
+  // NOTE: the table's own read scope, beyond the field's: the rows its read routes would refuse stay unread.
+  if (!credentialHolds(ctx.principal, table.readScope)) throw tableScopeMissing(table, table.readScope, 'read');
   const limit = options.limit ?? 100;
   if (!Number.isInteger(limit) || limit < 1 || limit > 500) {
     throw validationError([{ loc: ['limit'], msg: 'Input should be between 1 and 500', type: 'less_than_equal' }]);

@@ -5,7 +5,12 @@
  *
  * NOTE: the names here are spliced into SQL text (they are never taken from a request); the
  * registry test checks that every name is a plain lowercase identifier.
+ *
+ * NOTE: each table's `readScope` and `writeScope` are the scopes its own routes and tools require:
+ * sync must never hand a personal token rows the read routes refuse it, nor take writes the write
+ * routes refuse (login sessions hold every scope, so they sync every table).
  */
+import type { Scope } from '../../auth/scopes.ts';
 import { METRIC_TYPES, SLEEP_STAGES } from '../health/health.service.ts';
 
 /**
@@ -44,6 +49,10 @@ export interface SyncedTable {
   model: string;
   /** sync schema version that added the table */
   since: number;
+  /** the scope that pulls and lists the table's rows: the one its read routes and tools require */
+  readScope: Scope;
+  /** the scope that pushes records of the table: the one its write routes and tools require */
+  writeScope: Scope;
   columns: readonly SyncedColumn[];
 }
 
@@ -62,6 +71,9 @@ export const SYNCED_TABLES: readonly SyncedTable[] = [
     sqlTable: 'journal_entries',
     model: 'JournalEntry',
     since: 1,
+    // no read route of its own: the pull's entry scope; written like the logs tools (logs_entry_edit)
+    readScope: 'health:summary:read',
+    writeScope: 'health:logs:write',
     columns: [
       { wire: 'body', db: 'body', type: 'text', notNull: true },
       { wire: 'happened_at', db: 'happened_at', type: 'timestamp_ms' },
@@ -76,6 +88,8 @@ export const SYNCED_TABLES: readonly SyncedTable[] = [
     sqlTable: 'glucose_readings',
     model: 'GlucoseReading',
     since: 3,
+    readScope: 'health:glucose:read',
+    writeScope: 'health:logs:write',
     columns: [
       { wire: 'sensor_id', db: 'sensor_id', type: 'int', notNull: true, default: 0, min: 0 },
       { wire: 'timestamp', db: 'timestamp', type: 'timestamptz_ms', notNull: true, required: true },
@@ -88,6 +102,9 @@ export const SYNCED_TABLES: readonly SyncedTable[] = [
     sqlTable: 'raw_sensor_data',
     model: 'RawSensorData',
     since: 3,
+    // readings before calibration: glucose data, whichever route reads them
+    readScope: 'health:glucose:read',
+    writeScope: 'health:logs:write',
     columns: [
       { wire: 'sensor_id', db: 'sensor_id', type: 'int', notNull: true, required: true, min: 1 },
       { wire: 'timestamp', db: 'timestamp', type: 'timestamptz_ms', notNull: true, required: true },
@@ -100,6 +117,8 @@ export const SYNCED_TABLES: readonly SyncedTable[] = [
     sqlTable: 'glucose_sensors',
     model: 'GlucoseSensor',
     since: 3,
+    readScope: 'health:glucose:read',
+    writeScope: 'health:logs:write',
     columns: [
       { wire: 'sensor_id', db: 'sensor_id', type: 'int', notNull: true, required: true, min: 1 },
       { wire: 'serial_number', db: 'serial_number', type: 'text' },
@@ -116,6 +135,9 @@ export const SYNCED_TABLES: readonly SyncedTable[] = [
     sqlTable: 'sensor_sessions',
     model: 'SensorSession',
     since: 3,
+    // the CGM sensors a phone wore: read like cgmSensors (sensors_cgm_status_read)
+    readScope: 'health:glucose:read',
+    writeScope: 'health:logs:write',
     columns: [
       { wire: 'serial_number', db: 'serial_number', type: 'text', notNull: true, required: true },
       { wire: 'sensor_type', db: 'sensor_type', type: 'text' },
@@ -131,6 +153,8 @@ export const SYNCED_TABLES: readonly SyncedTable[] = [
     sqlTable: 'health_metrics',
     model: 'HealthMetric',
     since: 3,
+    readScope: 'health:metrics:read',
+    writeScope: 'health:logs:write',
     columns: [
       { wire: 'metric_type', db: 'metric_type', type: 'text', notNull: true, required: true, oneOf: METRIC_TYPES },
       { wire: 'value', db: 'value', type: 'float', notNull: true, required: true, min: 0, max: 1e6 },
@@ -144,6 +168,8 @@ export const SYNCED_TABLES: readonly SyncedTable[] = [
     sqlTable: 'sleep_samples',
     model: 'SleepSample',
     since: 3,
+    readScope: 'health:sleep:read',
+    writeScope: 'health:logs:write',
     columns: [
       { wire: 'stage', db: 'stage', type: 'text', notNull: true, required: true, oneOf: SLEEP_STAGES },
       { wire: 'start_at', db: 'start_at', type: 'timestamp_ms', notNull: true, required: true },
@@ -157,6 +183,8 @@ export const SYNCED_TABLES: readonly SyncedTable[] = [
     sqlTable: 'workout_samples',
     model: 'WorkoutSample',
     since: 3,
+    readScope: 'health:workouts:read',
+    writeScope: 'health:logs:write',
     columns: [
       { wire: 'activity_type', db: 'activity_type', type: 'text', notNull: true, required: true },
       { wire: 'start_at', db: 'start_at', type: 'timestamp_ms', notNull: true, required: true },
@@ -175,6 +203,8 @@ export const SYNCED_TABLES: readonly SyncedTable[] = [
     sqlTable: 'meals',
     model: 'Meal',
     since: 4,
+    readScope: 'health:nutrition:read',
+    writeScope: 'health:nutrition:write',
     columns: [
       { wire: 'meal_name', db: 'meal_name', type: 'text' },
       { wire: 'meal_type', db: 'meal_type', type: 'text', oneOf: ['breakfast', 'lunch', 'dinner', 'snack'] },
@@ -189,6 +219,8 @@ export const SYNCED_TABLES: readonly SyncedTable[] = [
     sqlTable: 'meal_items',
     model: 'MealItem',
     since: 4,
+    readScope: 'health:nutrition:read',
+    writeScope: 'health:nutrition:write',
     columns: [
       { wire: 'meal_id', db: 'meal_id', type: 'text', notNull: true, required: true },
       { wire: 'food_id', db: 'food_id', type: 'text' },

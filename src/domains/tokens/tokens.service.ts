@@ -1,10 +1,12 @@
 /**
  * Personal access tokens for the read API and the MCP server. The secret is shown once at
  * creation; only its sha256 is stored. Tokens are created only from a native (phone) login:
- * that rule is declared on the GraphQL field (authScopes nativeSession).
+ * that rule is declared on the GraphQL field (authScopes nativeSession). Revoke-all and a password
+ * reset end every token of the account (revokeAllPersonalTokens, via revokeAllCredentials).
  */
 import { newPersonalTokenSecret, PERSONAL_TOKEN_PREFIX, sha256 } from '../../auth/credentials.ts';
 import type { Scope } from '../../auth/scopes.ts';
+import type { DbTx } from '../../db/client.ts';
 import { appError } from '../../errors.ts';
 import type { AuthedContext } from '../../graphql/context.ts';
 
@@ -79,4 +81,28 @@ export async function revokePersonalToken(ctx: AuthedContext, options: RevokePer
   });
   if (count === 0) throw appError('NOT_FOUND', 'Token not found');
   return ctx.prisma.personalToken.findUniqueOrThrow({ select: viewSelect, where: { id: options.id } });
+}
+
+export interface RevokeAllPersonalTokensOptions {
+  /** the account whose tokens end */
+  userId: number;
+  /** the revocation time written to revoked_at (the same instant as the rest of the revocation) */
+  at: Date;
+}
+
+/**
+ * Revokes every personal token of an account that is not revoked yet, inside the caller's
+ * transaction; answers how many. One part of revokeAllCredentials
+ * (src/domains/account/account.service.ts): call that, not this, to sign an account out everywhere.
+ */
+export async function revokeAllPersonalTokens(
+  tx: DbTx,
+  options: RevokeAllPersonalTokensOptions,
+): Promise<number> {
+  // NOTE: expired tokens are revoked too, so no row of the account stays unrevoked.
+  const { count } = await tx.personalToken.updateMany({
+    where: { userId: options.userId, revokedAt: null },
+    data: { revokedAt: options.at },
+  });
+  return count;
 }

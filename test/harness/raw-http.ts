@@ -1,0 +1,66 @@
+/**
+ * A raw HTTP/1.1 client over node:http for tests that send what fetch will not: the request path
+ * verbatim (no URL normalisation of `%2e%2e` or malformed escapes), a body on GET, any bytes with
+ * any Content-Type. Every request has a deadline, so a hanging server is a result, not a stuck test.
+ */
+import { request } from 'node:http';
+import type { IncomingHttpHeaders } from 'node:http';
+
+export interface RawRequest {
+  method: string;
+  /** sent exactly as given (must be printable ASCII: percent-encode anything else) */
+  path: string;
+  headers?: Record<string, string>;
+  body?: string | Buffer;
+  /** milliseconds until the request is abandoned (default 15 s) */
+  timeoutMs?: number;
+}
+
+export interface RawResponse {
+  /** 0 when there was no answer (timeout or connection error) */
+  status: number;
+  headers: IncomingHttpHeaders;
+  body: string;
+  /** the deadline passed before the answer was complete */
+  timedOut: boolean;
+  /** a connection-level failure (reset, refused), if any */
+  error?: string;
+}
+
+/** Sends one request to `baseUrl` (http://host:port) and reads the whole answer as UTF-8 text. */
+export function rawRequest(baseUrl: string, req: RawRequest): Promise<RawResponse> {
+  const url = new URL(baseUrl);
+  const signal = AbortSignal.timeout(req.timeoutMs ?? 15_000);
+  const body = req.body === undefined ? undefined : typeof req.body === 'string' ? Buffer.from(req.body) : req.body;
+  const headers: Record<string, string> = { ...req.headers };
+  if (body !== undefined) headers['content-length'] = String(body.length);
+  return new Promise((resolve) => {
+    let done = false;
+    const finish = (r: RawResponse): void => {
+      if (!done) {
+        done = true;
+        resolve(r);
+      }
+    };
+    const failed = (err: Error): void => {
+      const timedOut = signal.aborted;
+      finish({ status: 0, headers: {}, body: '', timedOut, error: timedOut ? 'timeout' : err.message });
+    };
+    let out;
+    try {
+      out = request({ host: url.hostname, port: url.port, method: req.method, path: req.path, headers, signal }, (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => {
+          const body = Buffer.concat(chunks).toString('utf8');
+          finish({ status: res.statusCode ?? 0, headers: res.headers, body, timedOut: false });
+        });
+        res.on('error', failed);
+      });
+    } catch (err) {
+      return failed(err as Error); // e.g. a path node:http refuses to send
+    }
+    out.on('error', failed);
+    out.end(body);
+  });
+}
