@@ -1,7 +1,8 @@
 /**
- * The one call path of every MCP tool, in this order: scope -> confirm -> idempotency -> daily
- * limit -> execute. Each step that refuses answers an isError result the model can act on; only a
- * call that passes all of them runs its persisted operation, in process, with the caller's context.
+ * The one call path of every MCP tool, in this order: scope -> declared arguments -> confirm ->
+ * idempotency -> daily limit -> execute (-> page and cap the answer, health meta). Each step that
+ * refuses answers an isError result the model can act on; only a call that passes all of them runs
+ * its persisted operation, in process, with the caller's context.
  *
  * It must never hold business rules (validation, ownership and limits of the data live behind the
  * GraphQL fields), never import Prisma, a service or a domain module, and never leak an internal error.
@@ -16,17 +17,26 @@ import { unsafeInputIssues } from '../src/platform/input-guards.ts';
 import type { IdempotencyKey, IdempotencyStore } from '../src/platform/idempotency.ts';
 import type { Limiter } from '../src/platform/rate-limit.ts';
 import { camelKeys } from '../src/wire.ts';
-import { CONFIRM_ARG, IDEMPOTENCY_ARG, IDEMPOTENCY_KEY_LENGTH } from './registry.ts';
+import {
+  ANSWER_MAX_CHARS,
+  capAnswer,
+  CURSOR_ARG,
+  cursorBinding,
+  decodeCursor,
+  encodeCursor,
+  pageOf,
+} from './answer-size.ts';
+import type { Cut, PagePosition } from './answer-size.ts';
+import { CONFIRM_ARG, HEALTH_META_OPERATION, IDEMPOTENCY_ARG, IDEMPOTENCY_KEY_LENGTH } from './registry.ts';
 import type { RegisteredTool } from './registry.ts';
-import { operationError, toolError, toolResult } from './tool-results.ts';
+import { operationError, structuredOf, structuredResult, toolError } from './tool-results.ts';
 
 export interface CallToolDeps {
+  /** runs persisted operations: the tools' own, and HealthDataSubject for health answers' meta */
   operations: Pick<OperationStore, 'execute'>;
   idempotency: IdempotencyStore;
   /** tool calls per token per UTC day */
   perDay: Limiter;
-  /** when the person's phone last synced (health answers carry it as meta.phone_last_sync_at) */
-  phoneLastSyncAt(userId: number): Promise<Date | null>;
 }
 
 export type Arguments = Record<string, unknown>;
@@ -36,9 +46,61 @@ export function limitKey(principal: Principal): string {
   return principal.kind === 'personal_token' ? `pat:${principal.tokenId}` : `user:${principal.userId}`;
 }
 
-function withoutFacadeArguments(args: Arguments): Arguments {
+/** The operation's arguments: without confirm, idempotency_key and (on tools the facade pages) cursor. */
+function withoutFacadeArguments(tool: RegisteredTool, args: Arguments): Arguments {
   const { [CONFIRM_ARG]: _confirm, [IDEMPOTENCY_ARG]: _key, ...rest } = args;
+  if (tool.paging === 'list' || tool.paging === 'page') delete rest[CURSOR_ARG];
   return rest;
+}
+
+/** Arguments the tool does not declare (its inputSchema), refused whatever their name. */
+function undeclaredArguments(tool: RegisteredTool, args: Arguments, ctx: Context): CallToolResult | null {
+  const extra = Object.keys(args).filter((k) => !tool.acceptedArguments.has(k));
+  if (!extra.length) return null;
+  const issues = extra.map((k) => ({ loc: [k], msg: 'Extra inputs are not permitted', type: 'extra_forbidden' }));
+  return operationError(validationError(issues), null, ctx.requestId);
+}
+
+function cursorIssue(): CallToolResult {
+  const msg = 'not a next_cursor of this tool for these arguments: send it with the same other arguments as the call that answered it';
+  return toolError('VALIDATION_FAILED', `Invalid arguments: ${CURSOR_ARG}: ${msg}`, {
+    detail: [{ loc: [CURSOR_ARG], msg, type: 'value_error' }],
+  });
+}
+
+/** What health answers carry: when the person's phone last synced, and whose data it is while viewing as. */
+async function healthMeta(ctx: Context, deps: CallToolDeps): Promise<Record<string, unknown>> {
+  const result = await deps.operations.execute(HEALTH_META_OPERATION, {}, ctx);
+  if (result.errors.length) throw result.errors[0];
+  const subject = result.data?.healthDataSubject as
+    | { userId: number; name: string | null; viewingAs: boolean; phoneLastSyncAt: Date | string | null }
+    | undefined;
+  const synced = subject?.phoneLastSyncAt ? new Date(subject.phoneLastSyncAt).toISOString() : null;
+  return {
+    phone_last_sync_at: synced,
+    // NOTE: whose data it is, whenever it is not the caller's own
+    ...(subject?.viewingAs ? { subject: { user_id: subject.userId, name: subject.name } } : {}),
+  };
+}
+
+/**
+ * What an answer says when something was cut, and how to get more: a page (the items answered, how
+ * many remain when known, call again with next_cursor) and lists shortened to fit (ask for less).
+ */
+function truncationNote(tool: RegisteredTool, page: { returned: number; remaining?: number } | null, cuts: Cut[]): Record<string, unknown> {
+  const notes: string[] = [];
+  if (page) notes.push(`More items exist: call ${tool.row.name} again with the same arguments and ${CURSOR_ARG} set to next_cursor.`);
+  if (cuts.length) {
+    notes.push(
+      `Lists were cut to keep the answer under ${ANSWER_MAX_CHARS.toLocaleString('en')} characters (each keeps its first ` +
+        'items, see cut): ask for less, e.g. a shorter range or a smaller limit.',
+    );
+  }
+  return {
+    ...(page ?? {}),
+    ...(cuts.length ? { cut: cuts.map((c) => ({ path: c.path, returned: c.returned, total: c.total })) } : {}),
+    note: notes.join(' '),
+  };
 }
 
 /** The idempotency key of the call, or the validation failure that refuses it. */
@@ -67,19 +129,55 @@ async function execute(
   ctx: Context,
   deps: CallToolDeps,
 ): Promise<CallToolResult> {
-  const extra = Object.keys(args).filter((k) => !tool.argumentNames.has(k));
-  if (extra.length) {
-    const error = validationError(extra.map((k) => ({ loc: [k], msg: 'Extra inputs are not permitted', type: 'extra_forbidden' })));
-    return operationError(error, null, ctx.requestId);
+  const paged = tool.paging === 'list' || tool.paging === 'page';
+  const operationArgs = withoutFacadeArguments(tool, args);
+  const binding = paged ? cursorBinding(tool.row.name, operationArgs) : '';
+  let position: PagePosition = { operationCursor: null, offset: 0 };
+  if (paged && typeof args[CURSOR_ARG] === 'string') {
+    const decoded = decodeCursor(args[CURSOR_ARG], binding);
+    if (!decoded) return cursorIssue();
+    position = decoded;
+  } else if (paged && args[CURSOR_ARG] !== undefined && args[CURSOR_ARG] !== null) {
+    return cursorIssue();
   }
-  const camel = camelKeys({ ...args, ...tool.fixed }) as Arguments;
+  const camel = camelKeys({ ...operationArgs, ...tool.fixed }) as Arguments;
+  if (tool.paging === 'page' && position.operationCursor) camel[CURSOR_ARG] = position.operationCursor;
   const variables = tool.flattened ? { [tool.flattened]: camel } : camel;
   const result = await deps.operations.execute(tool.row.operation, variables, ctx);
   if (result.errors.length) return operationError(result.errors[0], tool.flattened, ctx.requestId);
-  const value = result.data?.[tool.resultField] ?? null;
-  if (!tool.healthData) return toolResult(value);
-  const synced = await deps.phoneLastSyncAt(ctx.principal!.userId);
-  return toolResult(value, { phone_last_sync_at: synced ? synced.toISOString() : null });
+  const structured = structuredOf(result.data?.[tool.resultField] ?? null);
+
+  // a page of a list answer: the items from the position that fit, and the cursor of the rest
+  let page: { returned: number; remaining?: number } | null = null;
+  if (paged && Array.isArray(structured.items)) {
+    const all = structured.items as unknown[];
+    const { items, nextOffset } = pageOf(all, position.offset);
+    structured.items = items;
+    const operationNext = tool.paging === 'page' ? structured.next_cursor : null;
+    delete structured.next_cursor;
+    const next: PagePosition | null =
+      nextOffset !== null
+        ? { operationCursor: position.operationCursor, offset: nextOffset }
+        : typeof operationNext === 'string'
+          ? { operationCursor: operationNext, offset: 0 }
+          : null;
+    if (next) {
+      structured.next_cursor = encodeCursor(binding, next);
+      page = { returned: items.length, ...(tool.paging === 'list' ? { remaining: all.length - position.offset - items.length } : {}) };
+    }
+  }
+
+  const meta: Record<string, unknown> = tool.healthData ? await healthMeta(ctx, deps) : {};
+  if (page) meta.truncated = truncationNote(tool, page, []);
+  if (Object.keys(meta).length) structured.meta = meta;
+  if (tool.paging === 'own') return structuredResult(structured); // pages of its own shape: never cut here
+
+  const cuts = capAnswer(structured, { keep: paged ? ['items'] : [] });
+  if (!cuts) {
+    return toolError('PAYLOAD_TOO_LARGE', `The answer is larger than ${ANSWER_MAX_CHARS} characters: ask for less`);
+  }
+  if (cuts.length) structured.meta = { ...meta, truncated: truncationNote(tool, page, cuts) };
+  return structuredResult(structured);
 }
 
 async function run(tool: RegisteredTool, args: Arguments, ctx: Context, deps: CallToolDeps): Promise<CallToolResult> {
@@ -97,11 +195,15 @@ async function run(tool: RegisteredTool, args: Arguments, ctx: Context, deps: Ca
   const unsafe = unsafeInputIssues(args);
   if (unsafe.length) return operationError(validationError(unsafe), null, ctx.requestId);
 
+  // only what the tool declares: confirm or idempotency_key sent to a tool without them is refused
+  const undeclared = undeclaredArguments(tool, args, ctx);
+  if (undeclared) return undeclared;
+
   if (tool.needsConfirm && args[CONFIRM_ARG] !== true) {
     return toolError('CONFIRMATION_REQUIRED', `Not run: ${tool.confirmNote}`);
   }
 
-  const operationArgs = withoutFacadeArguments(args);
+  const operationArgs = withoutFacadeArguments(tool, args);
   let claimed: IdempotencyKey | null = null;
   if (tool.creates) {
     const key = idempotencyKeyOf(args);
@@ -136,7 +238,7 @@ async function run(tool: RegisteredTool, args: Arguments, ctx: Context, deps: Ca
         retryAfter: day.retryAfterSeconds,
       });
     }
-    const result = await execute(tool, operationArgs, ctx, deps);
+    const result = await execute(tool, args, ctx, deps);
     if (claimed && !result.isError) {
       const id = claimed;
       claimed = null; // if storing fails, the claim stays in progress rather than letting a retry run twice

@@ -1,20 +1,26 @@
 /**
  * The tool registry, built once at start from the tool rows and the persisted operations. For each
- * row it derives what tools/list shows (input JSON Schema from the operation's variables, annotations
- * and the ask-the-user note from the kind, the description from the operation's leading comment) and
- * what the call path needs (confirm, idempotency, flattened input, result field, health meta).
+ * row it derives what tools/list shows (title, input JSON Schema from the operation's variables with
+ * the bounds of the fields' validators, annotations from the kind, the description from the
+ * operation's leading comment, the ask-the-user note from what the operation does) and what the call
+ * path needs (the arguments it accepts, confirm, idempotency, paging, flattened input, result
+ * field, health meta, and the scopes the token must hold for the tool to be listed).
  *
  * Why once: rows and operations are fixed for the life of the process, so per-request work is a
  * scope filter over a ready list. It must never start with a row it cannot serve: an unknown
- * operation, a duplicate or malformed name, or an unknown scope throws here, at start.
+ * operation, a duplicate or malformed name, an unknown scope, or two tools an agent could not tell
+ * apart (the same title or description) throws here, at start.
  */
-import { Kind } from 'graphql';
+import { getNamedType, getNullableType, isListType, isObjectType, Kind } from 'graphql';
 import type { GraphQLSchema } from 'graphql';
 import type { Tool, ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
 import { isHealthScope, isScope } from '../src/auth/scopes.ts';
+import type { Scope } from '../src/auth/scopes.ts';
 import { variablesSchema } from '../src/graphql/json-schema.ts';
 import type { JsonSchema } from '../src/graphql/json-schema.ts';
+import { declaredScopesOf, rootFieldsOf } from '../src/graphql/operations.ts';
 import type { OperationStore, PersistedOperation } from '../src/graphql/operations.ts';
+import { CURSOR_ARG, CURSOR_MAX_LENGTH } from './answer-size.ts';
 import { TOOL_KINDS } from './tool.ts';
 import type { McpTool, ToolKind } from './tool.ts';
 
@@ -33,11 +39,16 @@ const CREATING_FIELD = /^(create|log|add|start)(?=[A-Z]|$)/;
 
 const CONFIRM_KINDS: ReadonlySet<ToolKind> = new Set(['deletes', 'shares', 'takes a payment']);
 
-const ASK_THE_USER: Partial<Record<ToolKind, string>> = {
-  deletes: 'It deletes data that cannot be restored.',
-  shares: "It shares the person's data with other people.",
-  'takes a payment': 'It takes a payment from the person.',
-};
+/** The operation that names whose health data a credential reads (meta.subject, meta.phone_last_sync_at). */
+export const HEALTH_META_OPERATION = 'HealthDataSubject';
+
+/**
+ * How a tool's answer is paged (answer-size.ts): `list`, the operation answers a list and the
+ * facade pages it; `page`, the operation answers `{ items, nextCursor }` and takes a `cursor`, and
+ * the facade pages within its pages; `own`, the operation takes a cursor of another shape of answer
+ * (sync pages), left as it is; null, no paging (only the size cap).
+ */
+export type Paging = 'list' | 'page' | 'own' | null;
 
 export interface RegisteredTool {
   row: McpTool;
@@ -45,14 +56,25 @@ export interface RegisteredTool {
   definition: Tool;
   /** refuses to run without confirm: true */
   needsConfirm: boolean;
-  /** confirm tools: what to tell the agent (in the description and the refusal) */
+  /** confirm tools: what the tool does and what to ask (in the description and the refusal) */
   confirmNote: string | null;
   /** takes a required idempotency_key */
   creates: boolean;
+  /** how the answer is paged (see Paging) */
+  paging: Paging;
   /** the input-object variable whose fields are the top-level arguments, or null */
   flattened: string | null;
-  /** wire argument names the caller may send (without confirm, idempotency_key and fixed ones) */
+  /** wire argument names of the operation the caller may send (without the facade's and fixed ones) */
   argumentNames: ReadonlySet<string>;
+  /** every argument the tool declares: the operation's, and confirm, idempotency_key or cursor when it takes them */
+  acceptedArguments: ReadonlySet<string>;
+  /**
+   * the scopes a token must hold for tools/list to show the tool: the row's and those the
+   * operation's root fields declare (a row the spec lists without a scope still needs its field's)
+   */
+  listedFor: readonly Scope[];
+  /** a root field refuses every token (it needs a login session, a phone or an admin): never listed */
+  tokenCannotCall: boolean;
   /** wire arguments the row fixes, merged into every call */
   fixed: Readonly<Record<string, unknown>>;
   /** response key of `data` that the tool answers */
@@ -65,7 +87,7 @@ export interface ToolRegistry {
   /** every tool, in name order */
   tools: readonly RegisteredTool[];
   byName: ReadonlyMap<string, RegisteredTool>;
-  /** the tools whose scopes are all held, in name order (what tools/list shows) */
+  /** the tools the token can call (it holds every scope of `listedFor`), in name order (what tools/list shows) */
   visibleTo(scopes: ReadonlySet<string>): RegisteredTool[];
 }
 
@@ -112,14 +134,71 @@ export function annotationsFor(kind: ToolKind, options: { creates: boolean; idem
   }
 }
 
-function confirmNoteFor(kind: ToolKind): string | null {
-  const effect = ASK_THE_USER[kind];
-  return effect ? `${effect} Ask the person first and call with confirm: true only after they agreed.` : null;
+/**
+ * The first clause of a description (up to the first `.`, `;` or `:` outside parentheses):
+ * "Signs one session (a phone or a browser, ...) out; it stops ..." -> "Signs one session (...) out".
+ */
+export function firstClause(description: string): string {
+  let depth = 0;
+  for (let i = 0; i < description.length; i++) {
+    const c = description[i];
+    if (c === '(') depth++;
+    else if (c === ')') depth = Math.max(0, depth - 1);
+    else if (depth === 0 && (c === '.' || c === ';' || c === ':') && /^\s?$/.test(description[i + 1] ?? '')) {
+      return description.slice(0, i).trim();
+    }
+  }
+  return description.trim().replace(/\.$/, '');
 }
 
-function inputSchemaFor(base: JsonSchema, needsConfirm: boolean, creates: boolean): Tool['inputSchema'] {
+/**
+ * What a confirm tool tells the agent (in its description and when it refuses): what this tool does,
+ * in the words of its own description, and to ask the person first.
+ */
+export function confirmNoteFor(description: string): string {
+  const does = firstClause(description);
+  return `It ${does.charAt(0).toLowerCase()}${does.slice(1)}. Ask the person first and call with confirm: true only after they agreed.`;
+}
+
+/** "get_glucose_readings" -> "Get glucose readings": the title of a row without its own. */
+function titleFromName(name: string): string {
+  const words = name.split(/[_.-]+/).filter(Boolean).join(' ');
+  return words.charAt(0).toUpperCase() + words.slice(1);
+}
+
+/** Whether the operation's result field answers a page: `{ items: [...], nextCursor }`, and it takes a cursor. */
+function pagingOf(row: McpTool, op: PersistedOperation, schema: GraphQLSchema, resultField: string): Paging {
+  if (row.kind !== 'read') return null; // a later page would run a write again
+  const field = rootFieldsOf(schema, op.definition).find((f) =>
+    op.definition.selectionSet.selections.some(
+      (s) => s.kind === Kind.FIELD && s.name.value === f.name && (s.alias?.value ?? s.name.value) === resultField,
+    ),
+  );
+  if (!field) return null;
+  const takesCursor = op.variables.some((v) => v.variable.name.value === CURSOR_ARG);
+  const type = getNullableType(field.type);
+  if (isListType(type)) return takesCursor ? 'own' : 'list';
+  const named = getNamedType(type);
+  if (takesCursor && isObjectType(named)) {
+    const fields = named.getFields();
+    return fields.items && isListType(getNullableType(fields.items.type)) && fields.nextCursor ? 'page' : 'own';
+  }
+  return takesCursor ? 'own' : null;
+}
+
+const CURSOR_SCHEMA = {
+  type: ['string', 'null'],
+  minLength: 1,
+  maxLength: CURSOR_MAX_LENGTH,
+  description:
+    'Leave it out for the first items. When an answer has next_cursor, more items exist: call again with ' +
+    'the same other arguments and cursor set to that next_cursor.',
+};
+
+function inputSchemaFor(base: JsonSchema, needsConfirm: boolean, creates: boolean, paged: boolean): Tool['inputSchema'] {
   const properties: Record<string, object> = { ...(base.properties as Record<string, object> | undefined) };
   const required = [...((base.required as string[] | undefined) ?? [])];
+  if (paged) properties[CURSOR_ARG] = CURSOR_SCHEMA;
   if (needsConfirm) {
     properties[CONFIRM_ARG] = {
       type: 'boolean',
@@ -182,37 +261,98 @@ function register(row: McpTool, options: RegistryOptions): RegisteredTool {
     throw new Error(`${where}: ${row.operation} has no root field ${resultField}`);
   }
 
-  const base = withoutFixed(variablesSchema(options.schema, op.variables, { flatten: FLATTEN_VARIABLE }), row, where);
+  const base = withoutFixed(
+    variablesSchema(options.schema, op.variables, { flatten: FLATTEN_VARIABLE, operation: op.definition }),
+    row,
+    where,
+  );
   const argumentNames = new Set(Object.keys((base.properties as object | undefined) ?? {}));
-  for (const reserved of [CONFIRM_ARG, IDEMPOTENCY_ARG]) {
+  const paging = pagingOf(row, op, options.schema, resultField);
+  const facadePaged = paging === 'list' || paging === 'page';
+  for (const reserved of [CONFIRM_ARG, IDEMPOTENCY_ARG, ...(paging === 'list' ? [CURSOR_ARG] : [])]) {
     if (argumentNames.has(reserved)) {
       throw new Error(`${where}: ${row.operation} takes ${reserved}, a reserved argument`);
     }
   }
+  if (paging === 'page') argumentNames.delete(CURSOR_ARG); // the facade's cursor wraps the operation's
   const flattened =
     op.variables.length === 1 && op.variables[0].variable.name.value === FLATTEN_VARIABLE ? FLATTEN_VARIABLE : null;
   const needsConfirm = CONFIRM_KINDS.has(row.kind);
-  const confirmNote = needsConfirm ? confirmNoteFor(row.kind) : null;
   const creates = isCreatingTool(row, op);
-  const description = op.description.trim() || `Runs ${op.name}.`;
+  const description = [row.description?.trim(), op.description.trim() || `Runs ${op.name}.`].filter(Boolean).join(' ');
+  const confirmNote = needsConfirm ? confirmNoteFor(description) : null;
+  const acceptedArguments = new Set([
+    ...argumentNames,
+    ...(needsConfirm ? [CONFIRM_ARG] : []),
+    ...(creates ? [IDEMPOTENCY_ARG] : []),
+    ...(facadePaged ? [CURSOR_ARG] : []),
+  ]);
+  const fields = rootFieldsOf(options.schema, op.definition).map(declaredScopesOf);
+  const listedFor = [...new Set([...row.scopes, ...fields.flatMap((f) => (f.scope && isScope(f.scope) ? [f.scope] : []))])];
+  const tokenCannotCall = fields.some((f) => f.loginSession || f.nativeSession || f.admin);
+  const healthData = row.healthData === true || row.scopes.some(isHealthScope);
+  if (healthData && !options.operations.byName.has(HEALTH_META_OPERATION)) {
+    throw new Error(`${where}: health answers need the operation ${HEALTH_META_OPERATION}`);
+  }
 
   return {
     row,
     definition: {
       name: row.name,
+      title: row.title ?? titleFromName(row.name),
       description: confirmNote ? `${description} ${confirmNote}` : description,
-      inputSchema: inputSchemaFor(base, needsConfirm, creates),
-      annotations: annotationsFor(row.kind, { creates, idempotent: row.idempotent }),
+      inputSchema: inputSchemaFor(base, needsConfirm, creates, facadePaged),
+      annotations: {
+        title: row.title ?? titleFromName(row.name),
+        ...annotationsFor(row.kind, { creates, idempotent: row.idempotent }),
+      },
     },
     needsConfirm,
     confirmNote,
     creates,
+    paging,
     flattened,
     argumentNames,
+    acceptedArguments,
+    listedFor,
+    tokenCannotCall,
     fixed: row.fixed ?? {},
     resultField,
-    healthData: row.healthData === true || row.scopes.some(isHealthScope),
+    healthData,
   };
+}
+
+/**
+ * Tools running the same operation with the same fixed arguments answer alike: each description
+ * (unless its row says it in its own words) says so, naming the others, so that no two tools read
+ * the same to an agent.
+ */
+function withTwinNotes(tools: RegisteredTool[]): void {
+  const key = (t: RegisteredTool): string => `${t.row.operation} ${JSON.stringify(t.fixed)}`;
+  const groups = new Map<string, RegisteredTool[]>();
+  for (const t of tools) groups.set(key(t), [...(groups.get(key(t)) ?? []), t]);
+  for (const group of groups.values()) {
+    if (group.length < 2) continue;
+    for (const t of group) {
+      if (t.row.description) continue;
+      const others = group.filter((o) => o !== t).map((o) => o.row.name);
+      const note = `The same operation and answers as ${others.join(', ')}: the catalogue lists the tool under each name, only the name differs.`;
+      t.definition = { ...t.definition, description: `${t.definition.description} ${note}` };
+    }
+  }
+}
+
+/** Two tools an agent could not tell apart (the same title or description) refuse the start. */
+function refuseLookalikes(tools: readonly RegisteredTool[]): void {
+  for (const field of ['title', 'description'] as const) {
+    const seen = new Map<string, string>();
+    for (const t of tools) {
+      const value = t.definition[field] ?? '';
+      const other = seen.get(value);
+      if (other) throw new Error(`MCP tools ${other} and ${t.row.name} have the same ${field}`);
+      seen.set(value, t.row.name);
+    }
+  }
 }
 
 /** Builds the registry; throws on the first row it cannot serve. */
@@ -223,9 +363,12 @@ export function buildRegistry(rows: readonly McpTool[], options: RegistryOptions
     byName.set(row.name, register(row, options));
   }
   const tools = [...byName.values()].sort((a, b) => (a.row.name < b.row.name ? -1 : 1));
+  withTwinNotes(tools);
+  refuseLookalikes(tools);
   return {
     tools,
     byName,
-    visibleTo: (scopes) => tools.filter((t) => t.row.scopes.every((s) => scopes.has(s))),
+    // NOTE: what a token may call: every scope of the row and of the operation's root fields
+    visibleTo: (scopes) => tools.filter((t) => !t.tokenCannotCall && t.listedFor.every((s) => scopes.has(s))),
   };
 }

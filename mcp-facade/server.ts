@@ -55,8 +55,12 @@ export interface McpFacadeOptions {
   idempotency: IdempotencyStore;
   /** per-token call limits (src/platform/rate-limit.ts) */
   limits: McpLimits;
-  /** when the person's phone last synced; health-data answers carry it */
-  phoneLastSyncAt(userId: number): Promise<Date | null>;
+  /**
+   * @deprecated not read: health answers' meta (phone_last_sync_at, and whose data it is while
+   * viewing as) comes from the HealthDataSubject operation since issue 11, so that it is the owner's
+   * while a grantee views as. Kept optional until the callers stop passing it.
+   */
+  phoneLastSyncAt?(userId: number): Promise<Date | null>;
   /** tool rows to serve (default: every row of mcp-facade/tools/); tests pass their own */
   tools?: readonly McpTool[];
 }
@@ -140,7 +144,6 @@ export function createMcpRouter(options: McpFacadeOptions): Router {
     operations: options.operations,
     idempotency: options.idempotency,
     perDay: options.limits.perDay,
-    phoneLastSyncAt: options.phoneLastSyncAt,
   };
   const hosts = allowedHosts(options.config);
   const router = express.Router();

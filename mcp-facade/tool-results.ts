@@ -48,15 +48,28 @@ export function toolError(code: ErrorCode, message: string, options: ToolErrorOp
   return withText({ error }, true);
 }
 
-/** A successful result: any value becomes an object (`{ items }` for lists, `{ result }` for the rest). */
-export function toolResult(value: unknown, meta?: Record<string, unknown>): CallToolResult {
-  // one JSON round trip: Dates become ISO strings, and what is stored for replays equals what is sent
+/**
+ * An operation's answer as the structured content of a tool: snake_case keys, Dates as ISO strings
+ * (one JSON round trip, so what is stored for replays equals what is sent), and always an object
+ * (`{ items }` for lists, `{ result }` for anything that is not an object).
+ */
+export function structuredOf(value: unknown): Record<string, unknown> {
   const wire = JSON.parse(JSON.stringify(snakeKeys(value) ?? null)) as unknown;
-  const structured: Record<string, unknown> = Array.isArray(wire)
+  return Array.isArray(wire)
     ? { items: wire }
     : wire && typeof wire === 'object'
       ? (wire as Record<string, unknown>)
       : { result: wire };
+}
+
+/** A successful result carrying `structured` (already an object) and the same JSON as text. */
+export function structuredResult(structured: Record<string, unknown>): CallToolResult {
+  return withText(structured, false);
+}
+
+/** A successful result: any value becomes an object (`{ items }` for lists, `{ result }` for the rest). */
+export function toolResult(value: unknown, meta?: Record<string, unknown>): CallToolResult {
+  const structured = structuredOf(value);
   return withText(meta ? { ...structured, meta } : structured, false);
 }
 

@@ -14,6 +14,14 @@ export type ToolKind = (typeof TOOL_KINDS)[number];
 export interface McpTool {
   /** the tool name exactly as the spec names it (snake_case) */
   name: string;
+  /** a short human title for clients' tool pickers (default: from the name, "Get glucose readings") */
+  title?: string;
+  /**
+   * a sentence before the operation's description, for tools sharing one operation with different
+   * fixed arguments: what this tool answers (e.g. which score it reads). Descriptions must differ
+   * between tools (registry.ts refuses two alike at start).
+   */
+  description?: string;
   /** persisted operation name (src/domains/<domain>/operations/<Name>.graphql) */
   operation: string;
   /** every scope the token must hold (all of them) */

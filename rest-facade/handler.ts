@@ -1,51 +1,37 @@
 /**
  * The one generic REST handler. For each route row: gather variables (path, then query, then
- * body; snake_case -> camelCase), run the persisted operation in process, answer the chosen root
- * field in snake_case, or the mapped error. No business rules here: validation, auth and limits
- * all happen behind the GraphQL fields.
+ * body), each read from its wire value along its GraphQL type as the legacy FastAPI server read
+ * it (wire-input.ts: snake_case names only, undeclared keys ignored, Pydantic's lax scalars), run
+ * the persisted operation in process, answer the chosen root field in snake_case, or the mapped
+ * error. A known path asked with another method answers 405. No business rules here: validation,
+ * auth and limits all happen behind the GraphQL fields.
  */
 import express from 'express';
-import type { Request, Response, Router } from 'express';
-import { GraphQLError, Kind } from 'graphql';
-import type { TypeNode } from 'graphql';
-import { appError } from '../src/errors.ts';
+import type { NextFunction, Request, Response, Router } from 'express';
+import { GraphQLError, Kind, typeFromAST } from 'graphql';
+import type { GraphQLInputType, GraphQLSchema, OperationDefinitionNode } from 'graphql';
+import { appError, validationError } from '../src/errors.ts';
+import type { ValidationIssue } from '../src/errors.ts';
 import type { Context } from '../src/graphql/context.ts';
 import type { OperationStore } from '../src/graphql/operations.ts';
-import { jsonBodyParser } from '../src/platform/input-guards.ts';
-import { camelKeys, snakeKeys, toCamel, toSnake } from '../src/wire.ts';
+import { jsonStreamBodyParser } from '../src/platform/json-stream.ts';
+import { snakeKeys, toCamel, toSnake } from '../src/wire.ts';
 import { httpAnswerFor } from './http-errors.ts';
+import type { VariableOrigin, VariableOrigins } from './http-errors.ts';
 import { cachedResponder, preflightResponder, readMultipart } from './responders.ts';
 import type { CachedAnswer } from './responders.ts';
-import type { VariableOrigins } from './http-errors.ts';
 import type { RestRoute } from './route.ts';
+import { readWireValue } from './wire-input.ts';
 
 export interface RestFacadeOptions {
   routes: readonly RestRoute[];
   operations: OperationStore;
+  /** the schema the operations run against: variables are read along their input types */
+  schema: GraphQLSchema;
   /** builds the GraphQL context of one request (authenticates the caller) */
   context(req: Request): Promise<Context>;
   /** largest file part a multipart route reads (UPLOAD_MAX_BYTES); beyond it 413 */
   uploadMaxBytes: number;
-}
-
-/** Query strings are text; turn them into the scalar the variable expects (bad text stays text and fails coercion). */
-function fromQueryString(raw: unknown, type: TypeNode): unknown {
-  if (type.kind === Kind.NON_NULL_TYPE) return fromQueryString(raw, type.type);
-  if (type.kind === Kind.LIST_TYPE) {
-    const items = Array.isArray(raw) ? raw : String(raw).split(',');
-    return items.map((v) => fromQueryString(v, type.type));
-  }
-  if (typeof raw !== 'string') return raw;
-  switch (type.name.value) {
-    case 'Int':
-      return /^-?\d+$/.test(raw) ? Number(raw) : raw;
-    case 'Float':
-      return raw.trim() !== '' && Number.isFinite(Number(raw)) ? Number(raw) : raw;
-    case 'Boolean':
-      return raw === 'true' || raw === '1' ? true : raw === 'false' || raw === '0' ? false : raw;
-    default:
-      return raw;
-  }
 }
 
 /** express path from the documented one: /api/x/{id} -> /api/x/:id */
@@ -53,20 +39,38 @@ export function expressPath(path: string): string {
   return path.replace(/\{(\w+)\}/g, ':$1');
 }
 
+/** The variable each argument of the operation's root fields is fed by (`limit: $limit`). */
+function argumentVariables(definition: OperationDefinitionNode): Map<string, string> {
+  const out = new Map<string, string>();
+  for (const selection of definition.selectionSet.selections) {
+    if (selection.kind !== Kind.FIELD) continue;
+    for (const arg of selection.arguments ?? []) {
+      if (arg.value.kind === Kind.VARIABLE && !out.has(arg.name.value)) out.set(arg.name.value, arg.value.name.value);
+    }
+  }
+  return out;
+}
+
 function handlerFor(route: RestRoute, options: RestFacadeOptions) {
   const op = options.operations.byName.get(route.operation);
   if (!op) throw new Error(`route ${route.method} ${route.path}: unknown operation ${route.operation}`);
-  const types = new Map(op.variables.map((v) => [v.variable.name.value, v.type]));
+  const types = new Map(op.variables.map((v) => [v.variable.name.value, typeFromAST(options.schema, v.type) as GraphQLInputType]));
+  // variables a request must send: non-null without a default
+  const required = op.variables.filter((v) => v.type.kind === Kind.NON_NULL_TYPE && !v.defaultValue).map((v) => v.variable.name.value);
+  const args = argumentVariables(op.definition);
   const rootField = route.result ?? op.rootField;
-  const variableName = (wire: string) => route.rename?.[wire] ?? toCamel(wire);
   const wireNames = new Map(Object.entries(route.rename ?? {}).map(([wire, name]) => [name, wire]));
+  // NOTE: each variable has one wire name (snake_case, or the row's rename); no other spelling fills it
+  // (the variable receiving the whole body is filled by the body only)
+  const byWire = new Map([...types.keys()].filter((name) => name !== route.body).map((name) => [wireNames.get(name) ?? toSnake(name), name]));
+  const pathVariable = (param: string) => route.rename?.[param] ?? toCamel(param);
   const cached = route.responder === 'cached' ? cachedResponder() : null;
 
   return async (req: Request, res: Response): Promise<void> => {
     const variables: Record<string, unknown> = {};
-    const origins: VariableOrigins = new Map();
+    const origins: VariableOrigins = { variables: new Map(), arguments: args };
     const fail = (error: GraphQLError): void => {
-      const answer = httpAnswerFor(error, origins, toSnake);
+      const answer = httpAnswerFor(error, origins);
       res.status(answer.status).set(answer.headers).json(answer.body);
     };
     // NOTE: authentication comes before validation (FastAPI runs its security dependencies first):
@@ -81,46 +85,44 @@ function handlerFor(route: RestRoute, options: RestFacadeOptions) {
     }
     if (op.needsCredential && !ctx.principal) return fail(appError('UNAUTHENTICATED', 'Not authenticated'));
 
-    const take = (wire: string, value: unknown, where: 'path' | 'query') => {
-      const name = variableName(wire);
-      const type = types.get(name);
-      if (!type || name in variables) return; // parameters the operation does not take are ignored
-      variables[name] = fromQueryString(value, type);
-      origins.set(name, { in: where, name: wire });
+    // Each variable is read from its wire value along its GraphQL type (wire-input.ts): lax
+    // scalars, snake_case keys, undeclared keys ignored, issues located. The first source wins.
+    const issues: ValidationIssue[] = [];
+    const take = (name: string | undefined, value: unknown, origin: VariableOrigin, text: boolean) => {
+      const type = name === undefined ? undefined : types.get(name);
+      if (name === undefined || !type || origins.variables.has(name)) return; // parameters the operation does not take are ignored
+      variables[name] = readWireValue(value, type, { text, variable: name, issues });
+      origins.variables.set(name, { ...origin, type });
     };
-    for (const [k, v] of Object.entries(req.params)) take(k, v, 'path');
-    for (const [k, v] of Object.entries(req.query)) take(k, v, 'query');
-    let raw: unknown = req.body;
+    for (const [k, v] of Object.entries(req.params)) take(pathVariable(k), v, { in: 'path', name: k }, true);
+    for (const [k, v] of Object.entries(req.query)) take(byWire.get(k), v, { in: 'query', name: k }, true);
+    let body: unknown = req.body;
+    let bodyIsText = false;
     if (route.responder === 'multipart') {
       const form = await readMultipart(req, { maxFileBytes: options.uploadMaxBytes });
       if (!form.ok) return void res.status(form.status).json({ detail: form.detail });
       // text fields are text, like query parameters; file parts pass through as Files
-      raw = Object.fromEntries(
-        Object.entries(form.body).map(([k, v]) => {
-          const type = types.get(variableName(k));
-          return [k, typeof v === 'string' && type ? fromQueryString(v, type) : v];
-        }),
-      );
+      body = form.body;
+      bodyIsText = true;
     }
-    const body = raw === undefined ? undefined : camelKeys(raw);
     if (route.body) {
-      if (body !== undefined) variables[route.body] = body;
-      origins.set(route.body, { in: 'body' });
+      if (body !== undefined) take(route.body, body, { in: 'body' }, bodyIsText);
+      else origins.variables.set(route.body, { in: 'body', type: types.get(route.body) });
     } else if (body && typeof body === 'object' && !Array.isArray(body)) {
-      for (const [k, v] of Object.entries(body)) {
-        if (!types.has(k) || k in variables) continue;
-        variables[k] = v;
-        origins.set(k, { in: 'body', name: toSnake(k) });
-      }
+      for (const [k, v] of Object.entries(body)) take(byWire.get(k), v, { in: 'body', name: k }, bodyIsText);
     }
     // Variables nobody sent are located where the client should have sent them: the query string,
     // unless this route takes its variables from a JSON body (FastAPI's `loc` for a missing field).
     const absentIn = !route.body && body !== undefined && !['GET', 'DELETE', 'OPTIONS'].includes(route.method) ? 'body' : 'query';
-    for (const name of types.keys()) {
-      if (origins.has(name)) continue;
-      const wire = wireNames.get(name) ?? toSnake(name);
-      origins.set(name, absentIn === 'body' ? { in: 'body', name: wire } : { in: 'query', name: wire });
+    origins.fallback = route.body || absentIn === 'body' ? 'body' : 'query';
+    for (const [name, type] of types) {
+      if (origins.variables.has(name)) continue;
+      origins.variables.set(name, { in: absentIn, name: wireNames.get(name) ?? toSnake(name), type });
     }
+    for (const name of required) {
+      if (!Object.hasOwn(variables, name)) issues.push({ loc: [name], msg: 'Field required', type: 'missing' });
+    }
+    if (issues.length) return fail(validationError(issues));
 
     const result = await options.operations.execute(route.operation, variables, ctx);
     for (const cookie of ctx.responseCookies) res.append('set-cookie', cookie);
@@ -131,26 +133,54 @@ function handlerFor(route: RestRoute, options: RestFacadeOptions) {
 }
 
 /**
- * JSON body parsers for the rows with their own `bodyLimit`. Mount it before the global
- * express.json(): a body it has parsed is not parsed again (body-parser marks it read).
+ * JSON body parsers for the rows with their own `bodyLimit` (bulk routes). Mount it before the
+ * global express.json(): a body it has read is not read again. Their bodies are parsed as a stream
+ * (src/platform/json-stream.ts: the text is never held whole, the depth guard runs on the bytes as
+ * they arrive), and text/plain is read as JSON too, as a fetch() with a string body sends it.
  */
 export function createRouteBodyParsers(routes: readonly RestRoute[]): Router {
   const router = express.Router();
   for (const route of routes) {
     if (!route.bodyLimit) continue;
     const method = route.method.toLowerCase() as 'get' | 'post' | 'put' | 'patch' | 'delete' | 'options';
-    router[method](expressPath(route.path), jsonBodyParser(route.bodyLimit));
+    router[method](expressPath(route.path), jsonStreamBodyParser(route.bodyLimit));
   }
   return router;
 }
 
-/** An express router serving every route row. */
+/** The `Allow` value of paths whose rows serve `methods` (express answers HEAD wherever GET is served). */
+function allowHeader(methods: Iterable<string>): string {
+  const set = new Set(methods);
+  if (set.has('GET')) set.add('HEAD');
+  return [...set].sort().join(', ');
+}
+
+/**
+ * An express router serving every route row. A known path asked with a method no row serves
+ * answers 405 `{"detail": "Method Not Allowed"}` with `Allow` naming the methods the table serves
+ * there (every path pattern the request matches counts), as FastAPI does; unknown paths fall through.
+ */
 export function createRestRouter(options: RestFacadeOptions): Router {
   const router = express.Router();
+  const methodsByPath = new Map<string, string[]>();
+  for (const route of options.routes) methodsByPath.set(route.path, [...(methodsByPath.get(route.path) ?? []), route.method]);
   for (const route of options.routes) {
     const method = route.method.toLowerCase() as 'get' | 'post' | 'put' | 'patch' | 'delete' | 'options';
-    const methods = options.routes.filter((r) => r.path === route.path).map((r) => r.method);
+    const methods = methodsByPath.get(route.path)!;
     router[method](expressPath(route.path), route.responder === 'preflight' ? preflightResponder(methods) : handlerFor(route, options));
   }
+  // reached only when no row served the request: collect the methods of every matching path
+  for (const [path, methods] of methodsByPath) {
+    router.all(expressPath(path), (_req: Request, res: Response, next: NextFunction) => {
+      const allowed: Set<string> = (res.locals.allowedMethods ??= new Set<string>());
+      for (const m of methods) allowed.add(m);
+      next();
+    });
+  }
+  router.use((_req: Request, res: Response, next: NextFunction) => {
+    const allowed = res.locals.allowedMethods as Set<string> | undefined;
+    if (!allowed) return next();
+    res.status(405).set('allow', allowHeader(allowed)).json({ detail: 'Method Not Allowed' });
+  });
   return router;
 }

@@ -3,9 +3,11 @@
  * bodies (`{"detail": ...}`, 422 `{"detail": [{loc, msg, type}]}`), Retry-After and
  * WWW-Authenticate headers. Never a stack trace; INTERNAL carries the request id.
  */
-import type { GraphQLError } from 'graphql';
+import type { GraphQLError, GraphQLInputType } from 'graphql';
 import { errorInfo } from '../src/errors.ts';
 import type { ValidationIssue } from '../src/errors.ts';
+import { toCamel } from '../src/wire.ts';
+import { wirePath } from './wire-input.ts';
 
 export interface HttpAnswer {
   status: number;
@@ -13,20 +15,54 @@ export interface HttpAnswer {
   body: unknown;
 }
 
-/** Where each variable came from on the wire: maps a GraphQL location back to FastAPI's `loc`. */
-export type VariableOrigins = Map<string, { in: 'path' | 'query' | 'body'; name?: string }>;
+/** Where one variable came from on the wire. */
+export interface VariableOrigin {
+  in: 'path' | 'query' | 'body';
+  /** its wire name; none for the variable that receives the whole body */
+  name?: string;
+  /** its GraphQL type: locations inside it are mapped to wire names along the type */
+  type?: GraphQLInputType;
+}
 
-function wireLoc(loc: (string | number)[], origins: VariableOrigins, toWire: (k: string) => string): (string | number)[] {
-  const [variable, ...rest] = loc;
-  const origin = origins.get(String(variable));
-  const tail = rest.map((p) => (typeof p === 'string' ? toWire(p) : p));
-  if (!origin) return ['body', ...(variable === undefined ? [] : [toWire(String(variable))]), ...tail];
-  if (origin.in === 'body' && !origin.name) return ['body', ...tail];
-  return [origin.in, origin.name ?? toWire(String(variable)), ...tail];
+/**
+ * Where each variable came from on the wire, to map a GraphQL location back to FastAPI's `loc`.
+ * `arguments` maps the root fields' argument names to the variables feeding them (a rule locates
+ * its issue at its argument); `fallback` is where a location naming neither belongs.
+ */
+export interface VariableOrigins {
+  variables: Map<string, VariableOrigin>;
+  arguments?: ReadonlyMap<string, string>;
+  fallback?: 'query' | 'body';
+}
+
+/** The variable a location starts with: a variable, an argument, or either spelled in snake_case. */
+function variableOf(first: string, origins: VariableOrigins): string | undefined {
+  for (const name of [first, toCamel(first)]) {
+    if (origins.variables.has(name)) return name;
+    const fed = origins.arguments?.get(name);
+    if (fed !== undefined && origins.variables.has(fed)) return fed;
+  }
+  return undefined;
+}
+
+/**
+ * One `loc` form for every 422: `["body", "samples", 0, "metric_type"]`, `["query", "limit"]`,
+ * `["path", "meal_id"]`, wire (snake_case) names only, never a GraphQL variable name.
+ */
+export function wireLoc(loc: readonly (string | number)[], origins: VariableOrigins): (string | number)[] {
+  const [first, ...rest] = loc;
+  const variable = typeof first === 'string' ? variableOf(first, origins) : undefined;
+  if (variable === undefined) {
+    // a location naming no variable (e.g. a summary issue): where this route's input is sent
+    return [origins.fallback ?? 'body', ...wirePath(undefined, loc)];
+  }
+  const origin = origins.variables.get(variable)!;
+  const tail = wirePath(origin.type, rest);
+  return origin.name === undefined ? [origin.in, ...tail] : [origin.in, origin.name, ...tail];
 }
 
 /** The HTTP answer for the first error of a failed operation. */
-export function httpAnswerFor(error: GraphQLError, origins: VariableOrigins, toWire: (k: string) => string): HttpAnswer {
+export function httpAnswerFor(error: GraphQLError, origins: VariableOrigins): HttpAnswer {
   const ext = error.extensions as { code?: string; detail?: unknown; retryAfter?: number; requestId?: string };
   const info = errorInfo(ext.code);
   const headers: Record<string, string> = {};
@@ -40,7 +76,7 @@ export function httpAnswerFor(error: GraphQLError, origins: VariableOrigins, toW
       return {
         status: 422,
         headers,
-        body: { detail: issues.map((i) => ({ loc: wireLoc(i.loc, origins, toWire), msg: i.msg, type: i.type })) },
+        body: { detail: issues.map((i) => ({ loc: wireLoc(i.loc, origins), msg: i.msg, type: i.type })) },
       };
     }
     case 'INTERNAL':

@@ -21,8 +21,13 @@ export interface RestRoute {
   /** success status (default 200) */
   status?: number;
   /**
-   * JSON body limit of this route (an express/body-parser size such as '16mb'), for bulk routes
-   * whose documented batches exceed the global 1 MB; beyond it 413
+   * JSON body limit of this route (a size such as '16mb', 1024-based), for bulk routes whose
+   * documented batches exceed the global 1 MB; beyond it 413. Set it from the route's own worst
+   * case (its record or sample cap times the longest record, as health.routes.ts does), never
+   * below what one request of a phone that cannot split it carries. The body is then read as a
+   * stream (src/platform/json-stream.ts: never held whole as text, the depth guard on the raw
+   * bytes, decompressed size counted), and text/plain is read as JSON too (fetch's default for a
+   * string body, which WatermelonDB's documented sync client sends).
    */
   bodyLimit?: string;
   /** OpenAPI tag */

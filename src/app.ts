@@ -50,6 +50,27 @@ export interface App {
   contextFor(req: Request, via: Context['via']): Promise<Context>;
 }
 
+/** 405 for a known path asked with another method, as FastAPI answers it. */
+function methodNotAllowed(allow: string) {
+  return (_req: Request, res: Response): void => void res.status(405).set('allow', allow).json({ detail: 'Method Not Allowed' });
+}
+
+const NOT_FOUND_PAGE = '<!doctype html><meta charset="utf-8"><title>Not Found</title><h1>Not Found</h1>';
+
+/**
+ * 404 for a path nothing serves: `{"detail": "Not Found"}` (FastAPI's answer) for API clients,
+ * that is any client not preferring HTML (okhttp, fetch and curl accept any type); a small
+ * self-contained page for a browser navigating to it.
+ */
+function notFound(req: Request, res: Response): void {
+  res.status(404);
+  if (req.accepts(['json', 'html']) === 'html') {
+    res.set('content-security-policy', "default-src 'none'").type('html').send(NOT_FOUND_PAGE);
+  } else {
+    res.json({ detail: 'Not Found' });
+  }
+}
+
 /** Builds the app once; nothing here is rebuilt per request (schema, operations, registries). */
 export function createApp(options: AppOptions): App {
   const { config, db, log } = options;
@@ -117,6 +138,7 @@ export function createApp(options: AppOptions): App {
       res.status(503).json({ status: 'unavailable' });
     }
   });
+  app.all(['/healthz', '/readyz'], methodNotAllowed('GET, HEAD'));
 
   // GraphiQL's page is ~9 MB of inlined HTML: send it compressed (GET only; POST answers are small).
   app.get('/graphql', compression());
@@ -149,12 +171,16 @@ export function createApp(options: AppOptions): App {
     createRestRouter({
       routes: ROUTES,
       operations,
+      schema,
       context: (req) => contextFor(req, 'rest'),
       uploadMaxBytes: config.UPLOAD_MAX_BYTES,
     }),
   );
 
+  // Unknown paths (keep these last: routers added later, e.g. an OAuth host's /.well-known paths,
+  // go above). Under /api always JSON; elsewhere JSON too, except for a browser asking for a page.
   app.use('/api', (_req, res) => void res.status(404).json({ detail: 'Not Found' }));
+  app.use(notFound);
   // Body parser failures answer like FastAPI; other client errors (an unsupported charset or
   // encoding: 415; undecodable percent-encoding in a path: 400) keep their status; anything else
   // is masked with the request id.

@@ -34,7 +34,7 @@ describe('error masking', () => {
     expect(result.errors).toHaveLength(1);
     expect(result.errors[0].message).toBe('Internal Server Error');
     expect(result.errors[0].extensions).toEqual({ code: 'INTERNAL', requestId: 'req-123' });
-    const answer = httpAnswerFor(result.errors[0], new Map(), (k) => k);
+    const answer = httpAnswerFor(result.errors[0], { variables: new Map() });
     expect(answer).toEqual({ status: 500, headers: {}, body: { detail: 'Internal Server Error', request_id: 'req-123' } });
     expect(JSON.stringify(answer)).not.toContain('hunter2');
   });

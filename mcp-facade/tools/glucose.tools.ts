@@ -1,9 +1,22 @@
-/** Glucose: the person's readings in canonical mg/dL. */
+/** Glucose: the person's readings in canonical mg/dL, a page at a time. */
 import type { McpTool } from '../tool.ts';
 
 export const glucoseTools: McpTool[] = [
-  // The spec lists no scope: the tool is listed to every token, but the field behind it still
-  // requires health:glucose:read (a token without it gets INSUFFICIENT_SCOPE); it answers health meta.
-  { name: 'get_glucose_readings', operation: 'ListGlucoseReadings', scopes: [], kind: 'read', healthData: true },
-  { name: 'glucose_readings_read', operation: 'ListGlucoseReadings', scopes: ['health:glucose:read'], kind: 'read' },
+  // The spec lists no scope; the field behind it requires health:glucose:read, so tools/list shows
+  // it only to tokens holding that scope (a call without it gets INSUFFICIENT_SCOPE); health meta.
+  {
+    name: 'get_glucose_readings',
+    title: 'Get glucose readings',
+    operation: 'ListGlucoseReadingPage',
+    scopes: [],
+    kind: 'read',
+    healthData: true,
+  },
+  {
+    name: 'glucose_readings_read',
+    title: 'Read glucose readings',
+    operation: 'ListGlucoseReadingPage',
+    scopes: ['health:glucose:read'],
+    kind: 'read',
+  },
 ];

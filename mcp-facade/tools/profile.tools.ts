@@ -2,14 +2,15 @@
 import type { McpTool } from '../tool.ts';
 
 export const profileTools: McpTool[] = [
-  { name: 'get_profile', operation: 'GetProfile', scopes: ['profile:read'], kind: 'read' },
-  { name: 'update_profile', operation: 'UpdateProfile', scopes: ['profile:write'], kind: 'write', idempotent: true },
+  { name: 'get_profile', title: 'Read my profile', operation: 'GetProfile', scopes: ['profile:read'], kind: 'read' },
+  { name: 'update_profile', title: 'Update my profile', operation: 'UpdateProfile', scopes: ['profile:write'], kind: 'write', idempotent: true },
   {
     name: 'update_profile_onboarding',
+    title: 'Record onboarding progress',
     operation: 'UpdateProfileOnboarding',
     scopes: ['profile:write'],
     kind: 'write',
     idempotent: true,
   },
-  { name: 'profile_photo_set', operation: 'SetProfilePhotoData', scopes: ['profile:write'], kind: 'write', idempotent: true },
+  { name: 'profile_photo_set', title: 'Set my profile photo', operation: 'SetProfilePhotoData', scopes: ['profile:write'], kind: 'write', idempotent: true },
 ];

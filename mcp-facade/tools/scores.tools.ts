@@ -1,12 +1,15 @@
 /**
  * Scores: daily scores 0..100 with their components (docs/scores.md). The derived-score tools run
- * one operation with the `kind` and `order=desc` the spec fixes for each.
+ * one operation with the `kind` and `order=desc` the spec fixes for each, and each says which score
+ * it reads.
  */
 import type { McpTool } from '../tool.ts';
 
 const scope = ['health:summary:read'] as const;
-const ofKind = (name: string, kind: string): McpTool => ({
+const ofKind = (name: string, kind: string, title: string, description: string): McpTool => ({
   name,
+  title,
+  description,
   operation: 'ListScores',
   scopes: scope,
   kind: 'read',
@@ -14,11 +17,36 @@ const ofKind = (name: string, kind: string): McpTool => ({
 });
 
 export const scoreTools: McpTool[] = [
-  { name: 'get_scores', operation: 'GetScores', scopes: scope, kind: 'read' },
-  { name: 'get_scores_days', operation: 'GetScoresDays', scopes: scope, kind: 'read' },
-  ofKind('activity_score_read', 'activity'),
-  ofKind('sleep_score_read', 'sleep'),
-  ofKind('glucose_score_read', 'glucose'),
-  ofKind('recovery_score_read', 'recovery'),
-  ofKind('daily_nutrition_score_read', 'nutrition'),
+  { name: 'get_scores', title: "Read a day's scores", operation: 'GetScores', scopes: scope, kind: 'read' },
+  { name: 'get_scores_days', title: 'Read every score of each day', operation: 'GetScoresDays', scopes: scope, kind: 'read' },
+  ofKind(
+    'activity_score_read',
+    'activity',
+    'Read the daily activity score',
+    'Reads the activity score of each day (steps, active energy and exercise minutes), newest first.',
+  ),
+  ofKind(
+    'sleep_score_read',
+    'sleep',
+    'Read the daily sleep score',
+    'Reads the sleep score of each day (time asleep, efficiency, deep and REM sleep of the night ending that day), newest first.',
+  ),
+  ofKind(
+    'glucose_score_read',
+    'glucose',
+    'Read the daily glucose score',
+    "Reads the glucose score of each day (time in range 70-180 mg/dL, time below range, coefficient of variation), newest first: the summary of the day's glucose readings, for weeks or months at a glance.",
+  ),
+  ofKind(
+    'recovery_score_read',
+    'recovery',
+    'Read the daily recovery score',
+    "Reads the recovery score of each day (heart rate variability and resting heart rate against the person's 28-day baseline), newest first.",
+  ),
+  ofKind(
+    'daily_nutrition_score_read',
+    'nutrition',
+    'Read the daily nutrition score',
+    "Reads the nutrition score of each day (protein share of energy, fibre per 1,000 kcal and sugar share of the day's logged meals), newest first.",
+  ),
 ];

@@ -1,8 +1,15 @@
 /** WatermelonDB sync of the phone's offline database. */
 import type { RestRoute } from '../route.ts';
 
+/**
+ * A phone cannot split its push (WatermelonDB sends every pending change at once), so the push
+ * route takes up to PUSH_MAX_RECORDS (250,000) records in up to 128 MB of JSON, read as a stream
+ * (src/domains/sync/README.md, "Ceiling of a push").
+ */
+const PUSH_BODY_LIMIT = '128mb';
+
 export const syncRoutes: RestRoute[] = [
   { method: 'GET', path: '/api/sync/pull', operation: 'PullSyncChanges', tag: 'sync' },
-  // a phone's push carries up to PUSH_MAX_RECORDS records (src/domains/sync)
-  { method: 'POST', path: '/api/sync/push', operation: 'PushSyncChanges', bodyLimit: '16mb', tag: 'sync' },
+  // the whole body is `changes`: WatermelonDB's documented body, or the wrapped {changes, last_pulled_at}
+  { method: 'POST', path: '/api/sync/push', operation: 'PushSyncChanges', body: 'changes', bodyLimit: PUSH_BODY_LIMIT, tag: 'sync' },
 ];

@@ -202,7 +202,7 @@ describe('MCP score tools', () => {
     expect(scoreTools.map((t) => t.name).sort()).toEqual(seven);
     expect(tools.map((t) => t.name)).toEqual(expect.arrayContaining(seven));
     const derived = tools.find((t) => t.name === 'sleep_score_read')!;
-    expect(Object.keys(derived.inputSchema.properties ?? {}).sort()).toEqual(['days', 'from', 'limit', 'to']);
+    expect(Object.keys(derived.inputSchema.properties ?? {}).sort()).toEqual(['cursor', 'days', 'from', 'limit', 'to']);
     expect(derived.annotations).toMatchObject({ readOnlyHint: true });
   });
 
@@ -212,7 +212,8 @@ describe('MCP score tools', () => {
     await seedFullDay(person, date);
     const c = await client(person);
     const today = await callTool(c, 'get_scores');
-    expect(today.structuredContent).toMatchObject({ date: utcDate(0), overall: { reason: 'no_scores' }, meta: { phone_last_sync_at: null } });
+    // seedFullDay uploads a glucose batch and a health import: the phone synced (issue 11)
+    expect(today.structuredContent).toMatchObject({ date: utcDate(0), overall: { reason: 'no_scores' }, meta: { phone_last_sync_at: expect.any(String) } });
     const day = await callTool(c, 'get_scores', { date });
     expect(day.structuredContent).toMatchObject({ date, overall: { score: 96 }, glucose: { score: 100 } });
   });
@@ -224,7 +225,7 @@ describe('MCP score tools', () => {
     const week = (await callTool(c, 'get_scores_days')).structuredContent as any;
     expect(week.items.map((d: any) => d.date)).toEqual([0, 1, 2, 3, 4, 5, 6].map(utcDate));
     expect(week.items.map((d: any) => d.glucose.score)).toEqual([null, null, 100, null, null, null, null]);
-    expect(week.meta).toEqual({ phone_last_sync_at: null });
+    expect(week.meta).toEqual({ phone_last_sync_at: expect.any(String) });
     const asc = (await callTool(c, 'get_scores_days', { from: utcDate(3), to: utcDate(1), order: 'asc' })).structuredContent as any;
     expect(asc.items.map((d: any) => [d.date, d.sleep.score])).toEqual([[utcDate(3), null], [utcDate(2), 100], [utcDate(1), null]]);
     const limited = (await callTool(c, 'get_scores_days', { days: 30, limit: 2 })).structuredContent as any;
@@ -249,9 +250,19 @@ describe('MCP score tools', () => {
       expect(res.isError, JSON.stringify(args)).toBe(true);
       expect((res.structuredContent as any).error).toMatchObject({ code: 'VALIDATION_FAILED', detail: [{ loc: [loc] }] });
     }
-    const ninety = await callTool(c, 'get_scores_days', { from: '2025-01-01', to: '2025-03-31' });
-    expect((ninety.structuredContent as any).items).toHaveLength(90);
-    expect(((await callTool(c, 'get_scores_days', { days: 90 })).structuredContent as any).items).toHaveLength(90);
+    // 90 days of every score is larger than one page (issue 11): read them by next_cursor
+    const allPages = async (args: Record<string, unknown>): Promise<unknown[]> => {
+      const items: unknown[] = [];
+      for (let cursor: string | undefined, pages = 0; pages < 20; pages++) {
+        const page = (await callTool(c, 'get_scores_days', { ...args, ...(cursor ? { cursor } : {}) })).structuredContent as any;
+        items.push(...page.items);
+        cursor = page.next_cursor;
+        if (!cursor) break;
+      }
+      return items;
+    };
+    expect(await allPages({ from: '2025-01-01', to: '2025-03-31' })).toHaveLength(90);
+    expect(await allPages({ days: 90 })).toHaveLength(90);
   });
 
   it('the derived tools answer their fixed kind, newest first, and refuse kind or order from the caller', async () => {
@@ -269,7 +280,7 @@ describe('MCP score tools', () => {
       const res = (await callTool(c, tool, { days: 3 })).structuredContent as any;
       expect(res.items.map((s: any) => [s.kind, s.date]), tool).toEqual([utcDate(0), utcDate(1), utcDate(2)].map((d) => [kind, d]));
       expect(res.items[1].score, tool).not.toBeNull();
-      expect(res.meta, tool).toEqual({ phone_last_sync_at: null });
+      expect(res.meta, tool).toEqual({ phone_last_sync_at: expect.any(String) });
       const refused = await callTool(c, tool, { kind: 'sleep' });
       expect((refused.structuredContent as any).error, tool).toMatchObject({ code: 'VALIDATION_FAILED', detail: [{ loc: ['kind'], type: 'extra_forbidden' }] });
     }

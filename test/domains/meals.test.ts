@@ -512,14 +512,14 @@ describe('GET /api/meals/daily_nutrition', () => {
 });
 
 describe('MCP nutrition tools', () => {
-  it('lists the tools by scope: get_nutrition_meals to every token, nutrition_meal_read only with media:read', async () => {
+  it('lists the tools by scope: get_nutrition_meals with health:nutrition:read (issue 11), nutrition_meal_read only with media:read', async () => {
     const { user } = await seedUser(app);
     const names = async (scopes: Parameters<typeof seedPersonalToken>[2]): Promise<string[]> =>
       (await (await mcpClient(app, await seedPersonalToken(app, user.id, scopes))).listTools()).tools.map((t) => t.name).filter((n) => /nutrition|meal/.test(n));
-    expect(await names(['profile:read'])).toEqual(['get_nutrition_meals']);
+    expect(await names(['profile:read'])).toEqual([]);
     expect(await names(['health:nutrition:read'])).toEqual(['get_nutrition_meals', 'nutrition_daily_read', 'nutrition_meals_list', 'nutrition_recent_meals_list']);
     expect(await names(['health:nutrition:read', 'media:read'])).toContain('nutrition_meal_read');
-    expect(await names(['health:nutrition:write'])).toEqual(['get_nutrition_meals', 'nutrition_meal_delete', 'nutrition_meal_log', 'nutrition_meal_update']);
+    expect(await names(['health:nutrition:write'])).toEqual(['nutrition_meal_delete', 'nutrition_meal_log', 'nutrition_meal_update']);
   });
 
   it('reads meals with health meta; get_nutrition_meals without the nutrition scope is refused', async () => {

@@ -19,6 +19,11 @@ describe('SYNCED_TABLES', () => {
     }
   });
 
+  it('names no table like a key of the wrapped push body, so the two body forms never read alike (issue 11)', () => {
+    // a push body with a key `changes` is the wrapped form {changes, last_pulled_at, identity_version}
+    for (const t of SYNCED_TABLES) expect(['changes', 'last_pulled_at', 'identity_version'], t.table).not.toContain(t.table);
+  });
+
   it('follows the synced-table convention in the migrated database', async () => {
     for (const t of SYNCED_TABLES) {
       const rows = await app.db.prisma.$queryRawUnsafe<{ column_name: string; data_type: string; is_nullable: string; column_default: string | null }[]>(

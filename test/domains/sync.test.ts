@@ -123,7 +123,9 @@ describe('GET /api/sync/pull', () => {
     for (const [query, loc] of [
       ['last_pulled_at=abc', ['query', 'last_pulled_at']],
       ['last_pulled_at=-5', ['query', 'last_pulled_at']],
-      ['schema_version=99', ['query', 'schema_version']],
+      ['schema_version=0', ['query', 'schema_version']],
+      ['limit=0', ['query', 'limit']],
+      ['limit=1001', ['query', 'limit']],
       ['exclude=not_a_table', ['query', 'exclude']],
       ['cursor=nonsense', ['query', 'cursor']],
     ] as const) {
@@ -248,8 +250,9 @@ describe('POST /api/sync/push', () => {
     const dup = entry();
     const twice = await push(u, journal({ created: [dup], deleted: [dup.id] }), null);
     expect(twice.status).toBe(422);
-    const missing = await rest(app, 'POST', '/api/sync/push', { token: u.token, body: {} });
+    const missing = await app.fetch('/api/sync/push', { method: 'POST', headers: { authorization: `Bearer ${u.token}` } });
     expect(missing.status).toBe(422);
+    expect((await missing.json()).detail[0]).toMatchObject({ loc: ['body'], type: 'missing' });
     expect(await app.db.prisma.journalEntry.count({ where: { userId: u.user.id } })).toBe(0);
   });
 

@@ -36,9 +36,10 @@ describe('access-grants tools', () => {
     ]);
     for (const name of ['sharing_grant_accept', 'sharing_grant_invite', 'sharing_grant_renew']) {
       const tool = byName.get(name)!;
-      expect(tool.annotations, name).toEqual({ readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true });
+      expect(tool.annotations, name).toEqual({ title: tool.title, readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true });
       expect(tool.inputSchema.required, name).toContain('confirm');
-      expect(tool.description, name).toContain("It shares the person's data with other people.");
+      // issue 11: the note says what this tool does, in its own words
+      expect(tool.description, name).toMatch(/\. It (accepts|invites|keeps sharing) .*\. Ask the person first/);
     }
     expect(byName.get('sharing_grant_invite')!.inputSchema.required).toEqual(['email', 'confirm', 'idempotency_key']);
     expect(byName.get('sharing_grant_accept')!.inputSchema.required).toEqual(['grant_id', 'confirm']);

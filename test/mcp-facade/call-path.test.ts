@@ -14,8 +14,8 @@ import { callTool, mcpClient, startMcpHost } from '../harness/mcp.ts';
 const TEST_ROWS: McpTool[] = [
   // UpdateProfile does not create; the flag makes it a creating tool so that a PAT can exercise replays
   { name: 'profile_update_once', operation: 'UpdateProfile', scopes: ['profile:write'], kind: 'write', creates: true },
-  // a deletes row on a real mutation (which itself refuses personal tokens: FORBIDDEN once confirmed)
-  { name: 'token_revoke_confirmed', operation: 'RevokePersonalToken', scopes: ['account:write'], kind: 'deletes' },
+  // a deletes row on a real mutation (an unknown session: NOT_FOUND once confirmed)
+  { name: 'token_revoke_confirmed', operation: 'RevokeSession', scopes: ['account:write'], kind: 'deletes' },
   {
     name: 'profile_health_read',
     operation: 'GetProfile',
@@ -38,39 +38,35 @@ describe('confirm', () => {
   it('lists a deletes tool with a required confirm, a destructive hint and the ask-the-user note', async () => {
     const { client } = await clientFor(['account:write']);
     const tool = (await client.listTools()).tools.find((t) => t.name === 'token_revoke_confirmed')!;
-    expect(tool.inputSchema.required).toEqual(['id', 'confirm']);
+    expect(tool.inputSchema.required).toEqual(['sid', 'confirm']);
     expect(tool.inputSchema.properties?.confirm).toMatchObject({ type: 'boolean' });
     expect(tool.annotations).toEqual({
+      title: 'Token revoke confirmed',
       readOnlyHint: false,
       destructiveHint: true,
       idempotentHint: true,
       openWorldHint: false,
     });
-    expect(tool.description).toMatch(
-      /^Revokes one personal access token.*Ask the person first and call with confirm: true/,
-    );
+    expect(tool.description).toMatch(/^Signs one session .*Ask the person first and call with confirm: true/);
   });
 
   it('refuses to run without confirm: true and tells the agent to ask the person', async () => {
-    const { client, userId } = await clientFor(['account:write']);
-    const token = await app.db.prisma.personalToken.findFirstOrThrow({ where: { userId } });
-    for (const args of [{ id: token.id }, { id: token.id, confirm: false }, { id: token.id, confirm: 'yes' }]) {
+    const { client } = await clientFor(['account:write']);
+    const sid = 'no-such-session';
+    for (const args of [{ sid }, { sid, confirm: false }, { sid, confirm: 'yes' }]) {
       const result = await callTool(client, 'token_revoke_confirmed', args);
       expect(result.isError).toBe(true);
       expect(errorOf(result)).toMatchObject({ code: 'CONFIRMATION_REQUIRED', retryable: false });
       expect(errorOf(result).message).toContain('Ask the person first');
     }
-    // confirmed, the call reaches the operation, whose own rule refuses personal tokens
-    const confirmed = await callTool(client, 'token_revoke_confirmed', { id: token.id, confirm: true });
-    expect(errorOf(confirmed)).toMatchObject({ code: 'FORBIDDEN' });
-    expect(await app.db.prisma.personalToken.findUniqueOrThrow({ where: { id: token.id } })).toMatchObject({
-      revokedAt: null,
-    });
+    // confirmed, the call reaches the operation, which knows no such session
+    const confirmed = await callTool(client, 'token_revoke_confirmed', { sid, confirm: true });
+    expect(errorOf(confirmed)).toMatchObject({ code: 'NOT_FOUND' });
   });
 
   it('checks the scope before asking for confirmation', async () => {
     const { client } = await clientFor(['profile:read']);
-    const result = await callTool(client, 'token_revoke_confirmed', { id: 1 });
+    const result = await callTool(client, 'token_revoke_confirmed', { sid: 'x' });
     expect(errorOf(result).code).toBe('INSUFFICIENT_SCOPE');
   });
 });

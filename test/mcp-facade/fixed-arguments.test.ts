@@ -28,7 +28,8 @@ const host = await startMcpHost(app, [...TOOLS, ASCENDING]);
 describe('fixed tool arguments', () => {
   it('leaves fixed arguments out of the input schema', () => {
     const tool = buildRegistry([ASCENDING], { schema, operations }).tools[0];
-    expect(Object.keys(tool.definition.inputSchema.properties ?? {}).sort()).toEqual(['limit', 'sensor_id']);
+    // cursor: the facade pages the list answer (issue 11)
+    expect(Object.keys(tool.definition.inputSchema.properties ?? {}).sort()).toEqual(['cursor', 'limit', 'sensor_id']);
     expect(tool.argumentNames).toEqual(new Set(['limit', 'sensor_id']));
     expect(tool.fixed).toEqual({ sort: 'asc', since_hours: 2 });
   });

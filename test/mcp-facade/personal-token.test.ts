@@ -13,7 +13,7 @@ async function tokenFor(scopes: Scope[]): Promise<{ token: string; userId: numbe
   return { token, userId: seeded.user.id, email: seeded.user.email, login: seeded.token };
 }
 
-// Tools the spec gives no scope are listed to every token (their fields still check scopes).
+// Tools the spec gives no scope: listed only to tokens holding their field's scope (issue 11).
 const UNSCOPED = new Set(TOOLS.filter((t) => t.scopes.length === 0).map((t) => t.name));
 
 describe('tools/list', () => {
@@ -26,16 +26,18 @@ describe('tools/list', () => {
         ['profile:read', 'profile:write', 'account:read'],
         ['get_profile', 'profile_photo_set', 'sessions_list_read', 'update_profile', 'update_profile_onboarding'],
       ],
-      [['health:metrics:read'], ['synced_records_read']],
-      [['health:metrics:read', 'account:write'], ['account_delete', 'sessions_all_revoke', 'sessions_one_revoke', 'synced_records_read']],
+      [['health:metrics:read'], ['list_records', 'synced_records_read']],
+      [
+        ['health:metrics:read', 'account:write'],
+        ['account_delete', 'list_records', 'sessions_all_revoke', 'sessions_one_revoke', 'synced_records_read'],
+      ],
+      [['health:glucose:read'], ['get_glucose_readings', 'glucose_readings_read', 'sensors_cgm_status_read']],
     ];
-    // tools the spec lists without a scope are shown to every token (their fields still check scopes)
     expect([...UNSCOPED].sort()).toEqual(['get_glucose_readings', 'get_nutrition_meals', 'list_changes', 'list_records']);
     for (const [scopes, expected] of cases) {
       const client = await mcpClient(app, (await tokenFor(scopes)).token);
       const names = (await client.listTools()).tools.map((t) => t.name);
-      expect(names.filter((n) => !UNSCOPED.has(n)), scopes.join(' ')).toEqual(expected);
-      expect(names, scopes.join(' ')).toEqual(expect.arrayContaining([...UNSCOPED]));
+      expect(names, scopes.join(' ')).toEqual(expected);
     }
   });
 
@@ -47,7 +49,9 @@ describe('tools/list', () => {
       "Reads the person's profile: name, email, units, body measures, goals and onboarding state.",
     );
     expect(get.inputSchema).toEqual({ type: 'object', properties: {}, additionalProperties: false });
+    expect(get.title).toBe('Read my profile');
     expect(get.annotations).toEqual({
+      title: 'Read my profile',
       readOnlyHint: true,
       destructiveHint: false,
       idempotentHint: true,
@@ -60,6 +64,7 @@ describe('tools/list', () => {
     expect(update.inputSchema.properties).not.toHaveProperty('input');
     expect(update.inputSchema.properties).not.toHaveProperty('idempotency_key');
     expect(update.annotations).toEqual({
+      title: 'Update my profile',
       readOnlyHint: false,
       destructiveHint: false,
       idempotentHint: true,

@@ -25,6 +25,9 @@ describe('sessions_all_revoke', () => {
     expect(tool.annotations).toMatchObject({ readOnlyHint: false, destructiveHint: true });
     expect(tool.inputSchema.required).toEqual(['confirm']);
     expect(tool.description).toMatch(/^Signs the person out of every phone and browser.*Ask the person first/s);
+    // issue 11: revoking sessions deletes no data, and the note says what it does
+    expect(tool.description).not.toContain('deletes data');
+    expect(tool.description).toContain('It signs the person out of every phone and browser at once and revokes every personal token.');
     const refused = await callTool(client, 'sessions_all_revoke');
     expect((refused.structuredContent as any).error.code).toBe('CONFIRMATION_REQUIRED');
     expect((await rest(app, 'GET', '/api/auth/me', { token })).status).toBe(200);

@@ -51,10 +51,11 @@ describe('changes and records tools', () => {
     ]);
   });
 
-  it('lists the no-scope tools to any token, but their fields still need the health scopes', async () => {
+  it('lists the no-scope tools only with their fields\' health scopes, which a call still needs (issue 11)', async () => {
     const { client } = await agentWithEntry(['profile:read']);
     const names = (await client.listTools()).tools.map((t) => t.name);
-    expect(names).toEqual(expect.arrayContaining(['list_changes', 'list_records']));
+    expect(names).not.toContain('list_changes');
+    expect(names).not.toContain('list_records');
     expect(names).not.toContain('synced_records_read');
     const records = await callTool(client, 'list_records', { table: 'journal_entries' });
     expect(records.isError).toBe(true);
@@ -96,5 +97,69 @@ describe('changes and records tools', () => {
     }
     const metrics = await callTool(client, 'list_records', { table: 'health_metrics' });
     expect(metrics.isError).toBeFalsy();
+  });
+});
+
+describe('sync tool pages (issue 11, item 10)', () => {
+  /** The characters of a tool answer (its text block: the JSON of the structured content). */
+  const answerChars = (result: { content?: unknown }): number => ((result.content as { text: string }[])[0]?.text ?? '').length;
+
+  it('keeps every list_changes and list_records page under 50,000 characters, saying when there is more', async () => {
+    const { client, seeded, entry } = await agentWithEntry(['health:summary:read', 'health:metrics:read']);
+    // 1,200 entries of ~300 characters: a 1,000-record page was ~350,000 characters
+    const records = Array.from({ length: 1_200 }, (_, i) => ({
+      id: `pg${String(i).padStart(5, '0')}${rid()}`,
+      body: `day ${i}: ${'walked along the river, then read for an hour before sleeping. '.repeat(5)}`,
+      happened_at: 1_763_000_000_000 + i,
+      mood: (i % 5) + 1,
+    }));
+    const pushed = await rest(app, 'POST', '/api/sync/push', {
+      token: seeded.token,
+      body: { journal_entries: { created: records, updated: [], deleted: [] } },
+    });
+    expect(pushed.status).toBe(200);
+    const expected = [entry.id, ...records.map((r) => r.id)].sort();
+
+    for (const tool of ['list_changes', 'sync_changes_read']) {
+      const seen: string[] = [];
+      let cursor: string | undefined;
+      let pages = 0;
+      for (;;) {
+        const res = await callTool(client, tool, cursor ? { cursor } : {});
+        expect(res.isError, tool).toBeFalsy();
+        expect(answerChars(res), tool).toBeLessThan(50_000);
+        const body = res.structuredContent as any;
+        seen.push(...body.changes.journal_entries.created.map((r: { id: string }) => r.id));
+        pages++;
+        if (!body.has_more) {
+          expect(body.next_cursor).toBeNull();
+          expect(typeof body.timestamp).toBe('number');
+          break;
+        }
+        expect(typeof body.next_cursor, tool).toBe('string');
+        expect(body.timestamp).toBeNull();
+        cursor = body.next_cursor;
+      }
+      expect(pages, tool).toBeGreaterThan(5);
+      expect(seen.sort(), tool).toEqual(expected);
+    }
+
+    for (const tool of ['list_records', 'synced_records_read']) {
+      const seen: string[] = [];
+      let cursor: string | undefined;
+      for (;;) {
+        const res = await callTool(client, tool, { table: 'journal_entries', limit: 500, ...(cursor ? { cursor } : {}) });
+        expect(res.isError, tool).toBeFalsy();
+        expect(answerChars(res), tool).toBeLessThan(50_000);
+        const body = res.structuredContent as any;
+        seen.push(...body.records.map((r: { id: string }) => r.id));
+        if (body.next_cursor === null) break;
+        cursor = body.next_cursor;
+      }
+      expect(seen.sort(), tool).toEqual(expected);
+    }
+    // the page budget is the row's: an agent cannot lift it
+    const lifted = await callTool(client, 'list_changes', { max_chars: 10_000_000 });
+    expect(lifted.isError).toBe(true);
   });
 });

@@ -168,16 +168,16 @@ const ResetPasswordInput = builder.inputType('ResetPasswordInput', {
 const UpdateProfileInput = builder.inputType('UpdateProfileInput', {
   description: 'Profile fields to change (UserUpdate); absent fields stay, null clears',
   fields: (t) => ({
-    name: t.string(),
+    name: t.string({ description: 'the name the app shows (at most 120 characters)' }),
     timezone: t.string({ description: 'IANA time zone' }),
     country: t.string({ description: 'ISO 3166-1 alpha-2' }),
     glucoseUnit: t.string({ description: 'mg/dL or mmol/L' }),
     dateOfBirth: t.string({ description: 'YYYY-MM-DD' }),
     sex: t.string({ description: 'female, male or other' }),
-    heightCm: t.float(),
-    weightKg: t.float(),
+    heightCm: t.float({ description: 'height, cm (30..300)' }),
+    weightKg: t.float({ description: 'weight, kg (1..700)' }),
     diabetesType: t.string({ description: 'none, type1, type2, gestational, prediabetes or other' }),
-    goals: t.stringList(),
+    goals: t.stringList({ description: "the person's goals, as short texts (up to 20)" }),
   }),
   validate: z.object({
     name: z.string().trim().max(120).nullish(),
@@ -195,8 +195,8 @@ const UpdateProfileInput = builder.inputType('UpdateProfileInput', {
 
 const OnboardingInput = builder.inputType('OnboardingInput', {
   fields: (t) => ({
-    onboardingStep: t.int(),
-    onboardingCompleted: t.boolean(),
+    onboardingStep: t.int({ description: 'the onboarding step the person is at (0..100)' }),
+    onboardingCompleted: t.boolean({ description: 'whether onboarding is complete' }),
   }),
   validate: z.object({ onboardingStep: z.number().int().min(0).max(100).nullish(), onboardingCompleted: z.boolean().nullish() }),
 });
@@ -276,7 +276,9 @@ builder.mutationFields((t) => ({
   revokeSession: t.withAuth({ scope: 'account:write' }).field({
     type: Session,
     description: 'Signs one of the caller\'s sessions out',
-    args: { sid: t.arg.string({ required: true }) },
+    args: {
+      sid: t.arg.string({ required: true, description: "the session's id (from the session list)", validate: z.string().min(1).max(64) }),
+    },
     resolve: (_root, { sid }, ctx) => revokeSession(ctx, { sid }),
   }),
   forgotPassword: t.withAuth({ public: true }).field({

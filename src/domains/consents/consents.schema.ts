@@ -33,13 +33,13 @@ builder.mutationFields((t) => ({
   giveConsent: t.withAuth({ loginSession: true }).field({
     type: Consent,
     description: 'Gives the caller\'s consent to a kind of processing',
-    args: { kind: t.arg({ type: ConsentKind, required: true }) },
+    args: { kind: t.arg({ type: ConsentKind, required: true, description: 'the kind of processing (meal_photo: AI recognition of meal photos)' }) },
     resolve: (_root, { kind }, ctx) => giveConsent(ctx, { kind }),
   }),
   withdrawConsent: t.withAuth({ scope: 'consents:write' }).field({
     type: Consent,
     description: 'Withdraws the caller\'s consent to a kind of processing',
-    args: { kind: t.arg({ type: ConsentKind, required: true }) },
+    args: { kind: t.arg({ type: ConsentKind, required: true, description: 'the kind of processing (meal_photo: AI recognition of meal photos)' }) },
     resolve: (_root, { kind }, ctx) => withdrawConsent(ctx, { kind }),
   }),
 }));

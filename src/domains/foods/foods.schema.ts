@@ -124,9 +124,9 @@ const FoodHistoryEntry = builder.objectRef<FoodHistoryView>('FoodHistoryEntry').
 
 const CustomFoodPortionInput = builder.inputType('CustomFoodPortionInput', {
   fields: (t) => ({
-    amount: t.float({ description: 'default 1' }),
+    amount: t.float({ description: 'how many units the portion is (default 1)' }),
     unit: t.string({ required: true, description: 'e.g. cup, slice, piece' }),
-    gramWeight: t.float({ required: true }),
+    gramWeight: t.float({ required: true, description: 'what the portion weighs, g' }),
   }),
 });
 
@@ -135,16 +135,16 @@ const CreateCustomFoodInput = builder.inputType('CreateCustomFoodInput', {
   description: 'A food of one\'s own; nutrients per 100 g',
   fields: (t) => ({
     description: t.string({ required: true, description: 'its name (1..200 characters)' }),
-    brand: t.string(),
+    brand: t.string({ description: 'the brand, if any (at most 200 characters)' }),
     gtin: t.string({ description: 'barcode (8, 12, 13 or 14 digits)' }),
-    servingSize: t.float(),
-    servingUnit: t.string(),
+    servingSize: t.float({ description: 'the usual serving, in serving_unit' }),
+    servingUnit: t.string({ description: 'the unit of serving_size, e.g. g or ml' }),
     kcal: t.float({ required: true, description: 'kcal per 100 g (0..900)' }),
     proteinG: t.float({ description: 'g per 100 g' }),
-    carbsG: t.float(),
-    fatG: t.float(),
-    fiberG: t.float(),
-    sugarG: t.float(),
+    carbsG: t.float({ description: 'carbohydrate, g per 100 g' }),
+    fatG: t.float({ description: 'total fat, g per 100 g' }),
+    fiberG: t.float({ description: 'dietary fibre, g per 100 g' }),
+    sugarG: t.float({ description: 'total sugars, g per 100 g' }),
     sodiumMg: t.float({ description: 'mg per 100 g' }),
     portions: t.field({ type: [CustomFoodPortionInput], description: 'up to 20' }),
   }),
@@ -169,15 +169,33 @@ const CreateCustomFoodInput = builder.inputType('CreateCustomFoodInput', {
 });
 
 const fdcId = z.string().min(1).max(64);
-const limit = (fallback: number) => ({ defaultValue: fallback, required: true, validate: z.number().int().min(1).max(100) }) as const;
+/** The argument naming one food. */
+const fdcIdDescription = "the food's id (fdc_id from a search, or custom:<uuid> for the person's own foods)";
+
+const limit = (fallback: number) =>
+  ({
+    defaultValue: fallback,
+    required: true,
+    description: `at most this many foods (1..100, default ${fallback})`,
+    validate: z.number().int().min(1).max(100),
+  }) as const;
 
 builder.queryFields((t) => ({
   foodSearch: t.withAuth({ public: true }).field({
     type: [FoodSummary],
     description: 'Searches the food catalogue; personalised for a signed-in person',
     args: {
-      q: t.arg.string({ required: true, validate: z.string().trim().min(2).max(200) }),
-      page: t.arg.int({ defaultValue: 1, required: true, validate: z.number().int().min(1).max(100_000) }),
+      q: t.arg.string({
+        required: true,
+        description: 'what to look for, by name (2..200 characters; typos are tolerated)',
+        validate: z.string().trim().min(2).max(200),
+      }),
+      page: t.arg.int({
+        defaultValue: 1,
+        required: true,
+        description: 'the page of results, from 1 (each page holds limit foods)',
+        validate: z.number().int().min(1).max(100_000),
+      }),
       limit: t.arg.int(limit(20)),
     },
     resolve: (_root, args, ctx) => searchFoods(ctx, args),
@@ -196,7 +214,13 @@ builder.queryFields((t) => ({
   foodsByBarcode: t.withAuth({ public: true }).field({
     type: [FoodSummary],
     description: 'Foods with this barcode (GTIN/UPC/EAN in any form)',
-    args: { code: t.arg.string({ required: true, validate: z.string().min(1).max(32) }) },
+    args: {
+      code: t.arg.string({
+        required: true,
+        description: 'the barcode digits (GTIN, UPC or EAN)',
+        validate: z.string().min(1).max(32),
+      }),
+    },
     resolve: (_root, { code }, ctx) => foodsByBarcode(ctx, code),
   }),
   foodCoreBundle: t.withAuth({ public: true }).field({
@@ -207,13 +231,13 @@ builder.queryFields((t) => ({
   foodFullMatch: t.withAuth({ public: true }).field({
     type: FullMatch,
     description: 'The generic food with full nutrient data best matching a label-only product',
-    args: { fdcId: t.arg.string({ required: true, validate: fdcId }) },
+    args: { fdcId: t.arg.string({ required: true, description: fdcIdDescription, validate: fdcId }) },
     resolve: (_root, args, ctx) => fullMatch(ctx, args.fdcId),
   }),
   food: t.withAuth({ public: true }).field({
     type: FoodDetail,
     description: 'A food with all its nutrients (per 100 g) and portions',
-    args: { fdcId: t.arg.string({ required: true, validate: fdcId }) },
+    args: { fdcId: t.arg.string({ required: true, description: fdcIdDescription, validate: fdcId }) },
     resolve: (_root, args, ctx) => foodDetail(ctx, args.fdcId),
   }),
   foodHistory: t.withAuth({ scope: 'health:nutrition:read' }).field({

@@ -9,12 +9,15 @@ import {
   createReadingsBatch,
   deleteAllReadings,
   GLUCOSE_BATCH_MAX,
+  GLUCOSE_PAGE_DEFAULT,
+  GLUCOSE_PAGE_MAX,
   glucoseTrends,
+  listReadingPage,
   listReadings,
   processSensorPayload,
   rebuildSensorFromRaw,
 } from './glucose.service.ts';
-import type { GlucoseReadingView, RebuildView, SensorStatusView, TrendView } from './glucose.service.ts';
+import type { GlucoseReadingView, ReadingPageView, RebuildView, SensorStatusView, TrendView } from './glucose.service.ts';
 import type { HourlyPercentiles } from './glucose.stats.ts';
 
 /** Hours a read may look back: 5 years. */
@@ -29,6 +32,17 @@ export const GlucoseReading = builder.objectRef<GlucoseReadingView>('GlucoseRead
     valueMgDl: t.exposeFloat('valueMgDl', { description: 'glucose, mg/dL' }),
     source: t.exposeString('source', { description: 'manual, cgm (batch) or sensor (processed from raw data)' }),
     processingVersion: t.exposeInt('processingVersion', { nullable: true, description: 'PROCESSING_VERSION of a sensor reading' }),
+  }),
+});
+
+const GlucoseReadingPage = builder.objectRef<ReadingPageView>('GlucoseReadingPage').implement({
+  description: 'One page of glucose readings and the cursor of the next page',
+  fields: (t) => ({
+    items: t.expose('items', { type: [GlucoseReading], description: 'the readings of this page, in the order asked for' }),
+    nextCursor: t.exposeString('nextCursor', {
+      nullable: true,
+      description: 'pass it as cursor (with the same other arguments) for the next page; null on the last page',
+    }),
   }),
 });
 
@@ -166,17 +180,59 @@ const SensorRebuildFromRawInput = builder.inputType('SensorRebuildFromRawInput',
 const dateText = z.string().refine((s) => isStorableDate(new Date(s)), { message: 'not an ISO date or date-time of the years 0001..9999' });
 const toDate = (s: string | null | undefined): Date | null => (s ? new Date(s) : null);
 
+/** The arguments of a read of readings: window, sensor and order (the page adds limit and cursor). */
+const readingArgs = {
+  sinceHours: {
+    defaultValue: 24,
+    required: true,
+    description: `readings of the last this many hours (1..${MAX_SINCE_HOURS}, five years)`,
+    validate: z.number().int().min(1).max(MAX_SINCE_HOURS),
+  },
+  sensorId: { description: "only the readings of this sensor (the client's sensor number; 0: manual)", validate: sensorId.nullish() },
+  sort: {
+    defaultValue: 'desc',
+    required: true,
+    description: 'desc: newest first; asc: oldest first',
+    validate: z.enum(['asc', 'desc']),
+  },
+} as const;
+
 builder.queryFields((t) => ({
   glucoseReadings: t.withAuth({ scope: 'health:glucose:read' }).field({
     type: [GlucoseReading],
     description: 'The person\'s glucose readings of the last hours, in mg/dL',
     args: {
-      sinceHours: t.arg.int({ defaultValue: 24, required: true, validate: z.number().int().min(1).max(MAX_SINCE_HOURS) }),
-      limit: t.arg.int({ defaultValue: 500, required: true, validate: z.number().int().min(1).max(GLUCOSE_BATCH_MAX) }),
-      sensorId: t.arg.int({ validate: sensorId.nullish() }),
-      sort: t.arg.string({ defaultValue: 'desc', required: true, validate: z.string().regex(/^(asc|desc)$/) }),
+      sinceHours: t.arg.int(readingArgs.sinceHours),
+      limit: t.arg.int({
+        defaultValue: 500,
+        required: true,
+        description: `at most this many readings (1..${GLUCOSE_BATCH_MAX})`,
+        validate: z.number().int().min(1).max(GLUCOSE_BATCH_MAX),
+      }),
+      sensorId: t.arg.int(readingArgs.sensorId),
+      sort: t.arg.string(readingArgs.sort),
     },
     resolve: (_root, args, ctx) => listReadings(ctx, { ...args, sort: args.sort as 'asc' | 'desc' }),
+  }),
+  glucoseReadingPage: t.withAuth({ scope: 'health:glucose:read' }).field({
+    type: GlucoseReadingPage,
+    description: 'One page of the person\'s glucose readings of the last hours, in mg/dL, and the cursor of the next page',
+    args: {
+      sinceHours: t.arg.int(readingArgs.sinceHours),
+      limit: t.arg.int({
+        defaultValue: GLUCOSE_PAGE_DEFAULT,
+        required: true,
+        description: `readings per page (1..${GLUCOSE_PAGE_MAX}, default ${GLUCOSE_PAGE_DEFAULT}; a day of 5-minute readings is 288)`,
+        validate: z.number().int().min(1).max(GLUCOSE_PAGE_MAX),
+      }),
+      sensorId: t.arg.int(readingArgs.sensorId),
+      sort: t.arg.string(readingArgs.sort),
+      cursor: t.arg.string({
+        description: 'next_cursor of the previous page; leave it out for the first page',
+        validate: z.string().min(1).max(200).nullish(),
+      }),
+    },
+    resolve: (_root, args, ctx) => listReadingPage(ctx, { ...args, sort: args.sort as 'asc' | 'desc' }),
   }),
   glucoseTrends: t.withAuth({ scope: 'health:glucose:read' }).field({
     type: GlucoseTrend,

@@ -21,6 +21,13 @@ import type { TrendStats } from './glucose.stats.ts';
 /** Largest batch (readings or raw samples) and largest read. */
 export const GLUCOSE_BATCH_MAX = 50_000;
 
+/**
+ * Pages of readings (glucoseReadingPage): a reading is about 140 characters of JSON, so the default
+ * page is about 35,000 (what an agent reads comfortably), the largest about 70,000.
+ */
+export const GLUCOSE_PAGE_DEFAULT = 250;
+export const GLUCOSE_PAGE_MAX = 500;
+
 export interface GlucoseReadingView {
   id: string;
   sensorId: number;
@@ -67,6 +74,17 @@ export interface ListReadingsOptions {
   sensorId?: number | null;
   /** "asc" or "desc" by timestamp */
   sort: 'asc' | 'desc';
+}
+
+export interface ReadingPageOptions extends ListReadingsOptions {
+  /** nextCursor of the previous page; absent: the first page */
+  cursor?: string | null;
+}
+
+export interface ReadingPageView {
+  items: GlucoseReadingView[];
+  /** the cursor of the next page, or null on the last one */
+  nextCursor: string | null;
 }
 
 export interface TrendsOptions {
@@ -186,6 +204,15 @@ function toReadingRows(userId: number, input: readonly GlucoseReadingInput[]) {
   });
 }
 
+/**
+ * Marks the account's phone as synced now, as a sync push does: every ingest path of the phone
+ * (reading batches, raw batches, sensor payloads) is a sync of its data, and health answers carry
+ * the time as meta.phone_last_sync_at.
+ */
+async function markPhoneSynced(db: SqlRunner, userId: number): Promise<void> {
+  await db.$executeRawUnsafe('UPDATE users SET phone_last_sync_at = now() WHERE id = $1', userId);
+}
+
 /** Stores one reading (idempotent on (sensor, timestamp)); answers the stored reading. */
 export async function createReading(ctx: AuthedContext, input: GlucoseReadingInput): Promise<GlucoseReadingView> {
   const userId = ctx.principal.userId;
@@ -209,24 +236,78 @@ const BATCH_SLICE = 100;
 /** Stores up to GLUCOSE_BATCH_MAX readings, BATCH_SLICE per statement; answers how many were new. */
 export async function createReadingsBatch(ctx: AuthedContext, input: readonly GlucoseReadingInput[]): Promise<number> {
   const userId = ctx.principal.userId;
-  return writeInSlices(toReadingRows(userId, input), BATCH_SLICE, (slice) => insertReadings(ctx.prisma, userId, slice, 'cgm', null));
+  const stored = await writeInSlices(toReadingRows(userId, input), BATCH_SLICE, (slice) =>
+    insertReadings(ctx.prisma, userId, slice, 'cgm', null),
+  );
+  await markPhoneSynced(ctx.prisma, userId);
+  return stored;
 }
 
-/** The readings of the last hours, one SELECT (up to 50,000 rows). */
-export async function listReadings(ctx: AuthedContext, options: ListReadingsOptions): Promise<GlucoseReadingView[]> {
-  const since = new Date(Date.now() - options.sinceHours * 3_600_000);
-  const params: unknown[] = [readerUserId(ctx), since.toISOString(), options.limit];
-  let sensorFilter = '';
+interface ReadingRow {
+  id: string;
+  sensor_id: number;
+  timestamp: Date;
+  value_mg_dl: number;
+  source: string;
+  processing_version: number | null;
+}
+
+/** Where a page ends: the window start of the first page, and the (timestamp, sensor) of its last reading. */
+interface PageCursor {
+  /** the window start (ms) fixed by the first page, so later pages read the same window */
+  since: number;
+  /** the last reading's timestamp (ms) and sensor */
+  at: number;
+  sensor: number;
+  /** the order the cursor was answered for */
+  sort: 'asc' | 'desc';
+}
+
+const CURSOR_ISSUE = 'not a cursor of this list: pass next_cursor of the previous page, with the same sort';
+
+function encodeCursor(c: PageCursor): string {
+  return Buffer.from(JSON.stringify([c.since, c.at, c.sensor, c.sort])).toString('base64url');
+}
+
+function decodeCursor(text: string, sort: 'asc' | 'desc'): PageCursor {
+  try {
+    const [since, at, sensor, order] = JSON.parse(Buffer.from(text, 'base64url').toString('utf8')) as unknown[];
+    const finite = (n: unknown): n is number => typeof n === 'number' && Number.isFinite(n);
+    if (finite(since) && finite(at) && Number.isInteger(sensor) && order === sort) {
+      return { since, at, sensor: sensor as number, sort };
+    }
+  } catch {
+    // not base64url JSON: refused below
+  }
+  throw appError('VALIDATION_FAILED', `cursor: ${CURSOR_ISSUE}`, {
+    detail: [{ loc: ['cursor'], msg: CURSOR_ISSUE, type: 'value_error' }],
+  });
+}
+
+/**
+ * One SELECT of the window's readings, ordered by (timestamp, sensor_id), after `after` when given
+ * (keyset: the reading of a page's last timestamp and sensor, exclusive).
+ */
+async function selectReadings(
+  ctx: AuthedContext,
+  options: ListReadingsOptions & { since: Date; after?: { at: number; sensor: number } },
+  limit: number,
+): Promise<GlucoseReadingView[]> {
+  const params: unknown[] = [readerUserId(ctx), options.since.toISOString(), limit];
+  let filters = '';
   if (options.sensorId !== null && options.sensorId !== undefined) {
     params.push(options.sensorId);
-    sensorFilter = 'AND sensor_id = $4';
+    filters += ` AND sensor_id = $${params.length}`;
   }
   const order = options.sort === 'asc' ? 'ASC' : 'DESC';
-  const rows = await ctx.prisma.$queryRawUnsafe<
-    { id: string; sensor_id: number; timestamp: Date; value_mg_dl: number; source: string; processing_version: number | null }[]
-  >(
+  if (options.after) {
+    params.push(new Date(options.after.at).toISOString(), options.after.sensor);
+    const [at, sensor] = [`$${params.length - 1}::timestamptz`, `$${params.length}`];
+    filters += ` AND ("timestamp" ${order === 'ASC' ? '>' : '<'} ${at} OR ("timestamp" = ${at} AND sensor_id > ${sensor}))`;
+  }
+  const rows = await ctx.prisma.$queryRawUnsafe<ReadingRow[]>(
     `SELECT id, sensor_id, "timestamp", value_mg_dl, source, processing_version FROM glucose_readings
-     WHERE user_id = $1 AND "timestamp" >= $2::timestamptz AND deleted_at IS NULL ${sensorFilter}
+     WHERE user_id = $1 AND "timestamp" >= $2::timestamptz AND deleted_at IS NULL${filters}
      ORDER BY "timestamp" ${order}, sensor_id LIMIT $3`,
     ...params,
   );
@@ -238,6 +319,30 @@ export async function listReadings(ctx: AuthedContext, options: ListReadingsOpti
     source: r.source,
     processingVersion: r.processing_version,
   }));
+}
+
+/** The readings of the last hours, one SELECT (up to 50,000 rows). */
+export async function listReadings(ctx: AuthedContext, options: ListReadingsOptions): Promise<GlucoseReadingView[]> {
+  const since = new Date(Date.now() - options.sinceHours * 3_600_000);
+  return selectReadings(ctx, { ...options, since }, options.limit);
+}
+
+/**
+ * One page of the readings of the last hours and the cursor of the next (keyset on timestamp and
+ * sensor, so a page never repeats or skips a reading when new ones arrive). The window is fixed by
+ * the first page: the cursor carries its start.
+ */
+export async function listReadingPage(ctx: AuthedContext, options: ReadingPageOptions): Promise<ReadingPageView> {
+  const cursor = options.cursor ? decodeCursor(options.cursor, options.sort) : null;
+  const since = new Date(cursor?.since ?? Date.now() - options.sinceHours * 3_600_000);
+  const rows = await selectReadings(ctx, { ...options, since, after: cursor ?? undefined }, options.limit + 1);
+  const items = rows.slice(0, options.limit);
+  const last = items.at(-1);
+  const nextCursor =
+    rows.length > options.limit && last
+      ? encodeCursor({ since: since.getTime(), at: last.timestamp.getTime(), sensor: last.sensorId, sort: options.sort })
+      : null;
+  return { items, nextCursor };
 }
 
 /**
@@ -281,7 +386,9 @@ async function insertRaw(db: SqlRunner, userId: number, input: readonly RawSenso
 /** Stores raw samples (idempotent on (sensor, timestamp)), BATCH_SLICE per statement; answers how many were new. */
 export async function createRawBatch(ctx: AuthedContext, input: readonly RawSensorDataInput[]): Promise<number> {
   const userId = ctx.principal.userId;
-  return writeInSlices(input, BATCH_SLICE, (slice) => insertRaw(ctx.prisma, userId, slice));
+  const stored = await writeInSlices(input, BATCH_SLICE, (slice) => insertRaw(ctx.prisma, userId, slice));
+  await markPhoneSynced(ctx.prisma, userId);
+  return stored;
 }
 
 async function calibrationOf(tx: DbTx, userId: number, sensorId: number): Promise<Calibration> {
@@ -322,6 +429,7 @@ export async function processSensorPayload(ctx: AuthedContext, input: SensorPayl
     const readings = processRaw(await storedRaw(tx, userId, sensorId, from, to), await calibrationOf(tx, userId, sensorId));
     const rows = readings.map((r) => ({ ...r, sensorId, id: readingId(userId, sensorId, r.timestamp) }));
     await insertReadings(tx, userId, rows, 'sensor', PROCESSING_VERSION);
+    await markPhoneSynced(tx, userId);
     // the stored readings of the payload's range (a reading stored earlier for a timestamp wins)
     return tx.glucoseReading.findMany({
       where: { userId, sensorId, timestamp: { gte: from, lte: to }, deletedAt: null },

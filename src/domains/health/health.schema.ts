@@ -3,12 +3,14 @@ import { z } from 'zod';
 import { builder } from '../../graphql/builder.ts';
 import type {
   BatchImportResult,
+  DataSubjectView,
   HealthMetricView,
   ImportResult,
   SleepSampleView,
   WorkoutSampleView,
 } from './health.service.ts';
 import {
+  healthDataSubject,
   importIntervals,
   importMetrics,
   listMetrics,
@@ -191,6 +193,30 @@ builder.queryFields((t) => ({
       days: t.arg.int({ required: true, defaultValue: 30, validate: daysArg }),
     },
     resolve: (_root, { metricType, days }, ctx) => listMetrics(ctx, { metricType, days }),
+  }),
+}));
+
+const HealthDataSubject = builder.objectRef<DataSubjectView>('HealthDataSubject').implement({
+  description: "Whose health data a credential reads, and when that person's phone last synced",
+  fields: (t) => ({
+    userId: t.exposeInt('userId', { description: 'the person whose data it is' }),
+    name: t.exposeString('name', { nullable: true, description: "that person's name" }),
+    viewingAs: t.exposeBoolean('viewingAs', {
+      description: "true while the credential views another person's data through an access grant",
+    }),
+    phoneLastSyncAt: t.expose('phoneLastSyncAt', {
+      type: 'DateTime',
+      nullable: true,
+      description: "when that person's phone last synced (a sync push, a glucose or raw batch, a sensor payload, a health import)",
+    }),
+  }),
+});
+
+builder.queryFields((t) => ({
+  healthDataSubject: t.withAuth({ authenticated: true }).field({
+    type: HealthDataSubject,
+    description: "Whose health data this credential reads (the owner's while viewing as) and when their phone last synced",
+    resolve: (_root, _args, ctx) => healthDataSubject(ctx),
   }),
 }));
 

@@ -251,14 +251,52 @@ export async function importIntervalsFor(db: Db, userId: number, options: Import
   return result;
 }
 
-/** Imports point-in-time metrics for the caller. */
-export async function importMetrics(ctx: AuthedContext, options: ImportMetricsOptions): Promise<ImportResult> {
-  return importMetricsFor(ctx, ctx.principal.userId, options);
+/**
+ * Marks the account's phone as synced now, as a sync push does: an import from the phone's health
+ * store is a sync of its data, and health answers carry the time as meta.phone_last_sync_at.
+ */
+async function markPhoneSynced(ctx: AuthedContext): Promise<void> {
+  await ctx.prisma.$executeRawUnsafe('UPDATE users SET phone_last_sync_at = now() WHERE id = $1', ctx.principal.userId);
 }
 
-/** Imports sleep and workout intervals for the caller. */
+/** Imports point-in-time metrics for the caller (the phone's health store); marks the phone synced. */
+export async function importMetrics(ctx: AuthedContext, options: ImportMetricsOptions): Promise<ImportResult> {
+  const result = await importMetricsFor(ctx, ctx.principal.userId, options);
+  await markPhoneSynced(ctx);
+  return result;
+}
+
+/** Imports sleep and workout intervals for the caller (the phone's health store); marks the phone synced. */
 export async function importIntervals(ctx: AuthedContext, options: ImportIntervalsOptions): Promise<BatchImportResult> {
-  return importIntervalsFor(ctx, ctx.principal.userId, options);
+  const result = await importIntervalsFor(ctx, ctx.principal.userId, options);
+  await markPhoneSynced(ctx);
+  return result;
+}
+
+export interface DataSubjectView {
+  /** the person whose health data the credential reads */
+  userId: number;
+  name: string | null;
+  /** true while the credential views another person's data through an access grant */
+  viewingAs: boolean;
+  /** when that person's phone last synced (a sync push, a batch, an import) */
+  phoneLastSyncAt: Date | null;
+}
+
+/**
+ * Whose health data the credential reads (the owner's while a grantee views as) and when that
+ * person's phone last synced: the facts every health answer carries over MCP.
+ */
+export async function healthDataSubject(ctx: AuthedContext): Promise<DataSubjectView> {
+  // NOTE: the person's data: the owner's row while viewing as a grantee, else the caller's own.
+  const userId = readerUserId(ctx);
+  const user = await ctx.prisma.user.findUnique({ where: { id: userId }, select: { name: true, phoneLastSyncAt: true } });
+  return {
+    userId,
+    name: user?.name ?? null,
+    viewingAs: userId !== ctx.principal.userId,
+    phoneLastSyncAt: user?.phoneLastSyncAt ?? null,
+  };
 }
 
 function since(days: number): Date {

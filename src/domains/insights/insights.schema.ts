@@ -120,21 +120,46 @@ const InsightCard = builder.objectRef<InsightCardView>('InsightCard').implement(
   }),
 });
 
-const localDate = z.string().refine(isLocalDate, { message: 'not a date YYYY-MM-DD' });
+// format: declared for the JSON Schemas of the facades (the refinement is what checks it)
+const localDate = z.string().refine(isLocalDate, { message: 'not a date YYYY-MM-DD' }).meta({ format: 'date' });
 
 builder.queryFields((t) => {
   const range = {
-    days: t.arg.int({ defaultValue: 7, required: true, validate: z.number().int().min(1).max(MAX_RANGE_DAYS) }),
-    from: t.arg.string({ validate: localDate.nullish() }),
-    to: t.arg.string({ validate: localDate.nullish() }),
-    order: t.arg.string({ defaultValue: 'desc', required: true, validate: z.enum(['asc', 'desc']) }),
-    limit: t.arg.int({ validate: z.number().int().min(1).max(MAX_RANGE_DAYS).nullish() }),
+    days: t.arg.int({
+      defaultValue: 7,
+      required: true,
+      description: `how many days, ending at to (1..${MAX_RANGE_DAYS}); not used when from is given`,
+      validate: z.number().int().min(1).max(MAX_RANGE_DAYS),
+    }),
+    from: t.arg.string({
+      description: `the first day, YYYY-MM-DD (the range is from..to, at most ${MAX_RANGE_DAYS} days)`,
+      validate: localDate.nullish(),
+    }),
+    to: t.arg.string({
+      description: "the last day, YYYY-MM-DD (default today, in the person's time zone)",
+      validate: localDate.nullish(),
+    }),
+    order: t.arg.string({
+      defaultValue: 'desc',
+      required: true,
+      description: 'desc: newest day first; asc: oldest first',
+      validate: z.enum(['asc', 'desc']),
+    }),
+    limit: t.arg.int({
+      description: `answer at most this many days (1..${MAX_RANGE_DAYS}), the first ones in order`,
+      validate: z.number().int().min(1).max(MAX_RANGE_DAYS).nullish(),
+    }),
   };
   return {
     insightScore: t.withAuth({ scope: 'health:summary:read' }).field({
       type: DayScores,
       description: 'Every score of one local day (default today)',
-      args: { date: t.arg.string({ validate: localDate.nullish() }) },
+      args: {
+        date: t.arg.string({
+          description: "the day, YYYY-MM-DD (default today, in the person's time zone)",
+          validate: localDate.nullish(),
+        }),
+      },
       resolve: (_root, args, ctx) => dayScores(ctx, args),
     }),
     scoreDays: t.withAuth({ scope: 'health:summary:read' }).field({
@@ -146,7 +171,10 @@ builder.queryFields((t) => {
     scores: t.withAuth({ scope: 'health:summary:read' }).field({
       type: [Score],
       description: 'One kind of score for each day of a range',
-      args: { kind: t.arg.string({ required: true, validate: z.enum(SCORE_KINDS) }), ...range },
+      args: {
+        kind: t.arg.string({ required: true, description: 'which score', validate: z.enum(SCORE_KINDS) }),
+        ...range,
+      },
       resolve: (_root, args, ctx) =>
         scoresOfKind(ctx, { ...args, kind: args.kind as ScoreKind, order: args.order as 'asc' | 'desc' }),
     }),

@@ -181,7 +181,7 @@ const LogMealInput = builder.inputType('LogMealInput', {
   description: 'A meal to log with its items',
   fields: (t) => ({
     mealName: t.string({ description: `at most ${MEAL_NAME_MAX} characters` }),
-    mealType: t.field({ type: MealType }),
+    mealType: t.field({ type: MealType, description: 'breakfast, lunch, dinner or snack' }),
     eatenAt: t.field({ type: 'DateTime', description: 'ISO-8601 or ms since the epoch; default now; at most 24 h ahead' }),
     note: t.string({ description: `at most ${NOTE_MAX} characters` }),
     items: t.field({ type: [MealItemInput], required: true, description: `1..${MEAL_ITEMS_MAX} items` }),
@@ -193,7 +193,7 @@ const MealLogUpdateInput = builder.inputType('MealLogUpdateInput', {
   description: 'Changes to a meal (MealLogUpdate): fields left out stay; null clears meal_name, meal_type or note; items replace all items',
   fields: (t) => ({
     mealName: t.string({ description: `at most ${MEAL_NAME_MAX} characters` }),
-    mealType: t.field({ type: MealType }),
+    mealType: t.field({ type: MealType, description: 'breakfast, lunch, dinner or snack' }),
     eatenAt: t.field({ type: 'DateTime', description: 'ISO-8601 or ms since the epoch; at most 24 h ahead' }),
     note: t.string({ description: `at most ${NOTE_MAX} characters` }),
     items: t.field({ type: [MealItemInput], description: `when given, replaces every item (1..${MEAL_ITEMS_MAX}); totals are recomputed` }),
@@ -202,6 +202,7 @@ const MealLogUpdateInput = builder.inputType('MealLogUpdateInput', {
 });
 
 const mealId = z.uuid({ message: 'Input should be a valid UUID' });
+const mealIdDescription = "the meal's id (a uuid, from a meal list)";
 const epochMs = z.number().int({ message: 'Input should be an integer (ms)' }).min(0).max(8.64e15);
 
 builder.queryFields((t) => ({
@@ -209,7 +210,12 @@ builder.queryFields((t) => ({
     type: [Meal],
     description: 'The person\'s meals with their items, newest first',
     args: {
-      limit: t.arg.int({ defaultValue: 100, required: true, validate: z.number().int().min(1).max(MEALS_LIST_MAX) }),
+      limit: t.arg.int({
+        defaultValue: 100,
+        required: true,
+        description: `at most this many meals (1..${MEALS_LIST_MAX}), newest first`,
+        validate: z.number().int().min(1).max(MEALS_LIST_MAX),
+      }),
       startMs: t.arg.float({ description: 'eaten at or after (ms)', validate: epochMs.nullish() }),
       endMs: t.arg.float({ description: 'eaten before (ms)', validate: epochMs.nullish() }),
     },
@@ -218,21 +224,32 @@ builder.queryFields((t) => ({
   meal: t.withAuth({ scope: 'health:nutrition:read' }).field({
     type: Meal,
     description: 'One meal of the person with its items and photo URL',
-    args: { mealId: t.arg.string({ required: true, validate: mealId }) },
+    args: { mealId: t.arg.string({ required: true, description: mealIdDescription, validate: mealId }) },
     resolve: (_root, args, ctx) => getMeal(ctx, args.mealId),
   }),
   recentMeals: t.withAuth({ scope: 'health:nutrition:read' }).field({
     type: [Meal],
     description: 'The latest meal of each distinct name of the last 90 days, newest first',
-    args: { limit: t.arg.int({ defaultValue: 10, required: true, validate: z.number().int().min(1).max(RECENT_MAX) }) },
+    args: {
+      limit: t.arg.int({
+        defaultValue: 10,
+        required: true,
+        description: `at most this many meals (1..${RECENT_MAX})`,
+        validate: z.number().int().min(1).max(RECENT_MAX),
+      }),
+    },
     resolve: (_root, args, ctx) => recentMeals(ctx, args),
   }),
   dailyNutrition: t.withAuth({ scope: 'health:nutrition:read' }).field({
     type: DailyNutrition,
     description: `Nutrition totals per local day of the person over [start_ms, end_ms), at most ${DAILY_RANGE_MAX_DAYS} days`,
     args: {
-      startMs: t.arg.float({ required: true, validate: epochMs }),
-      endMs: t.arg.float({ required: true, validate: epochMs }),
+      startMs: t.arg.float({ required: true, description: 'the start of the range, ms since the epoch (included)', validate: epochMs }),
+      endMs: t.arg.float({
+        required: true,
+        description: `the end of the range, ms since the epoch (excluded; at most ${DAILY_RANGE_MAX_DAYS} days after start_ms)`,
+        validate: epochMs,
+      }),
     },
     resolve: (_root, args, ctx) => dailyNutrition(ctx, args),
   }),
@@ -248,13 +265,16 @@ builder.mutationFields((t) => ({
   updateMeal: t.withAuth({ scope: 'health:nutrition:write' }).field({
     type: Meal,
     description: 'Changes a meal; items, when given, replace all its items',
-    args: { mealId: t.arg.string({ required: true, validate: mealId }), input: t.arg({ type: MealLogUpdateInput, required: true }) },
+    args: {
+      mealId: t.arg.string({ required: true, description: mealIdDescription, validate: mealId }),
+      input: t.arg({ type: MealLogUpdateInput, required: true }),
+    },
     resolve: (_root, { mealId: id, input }, ctx) => updateMeal(ctx, id, input),
   }),
   deleteMeal: t.withAuth({ scope: 'health:nutrition:write' }).field({
     type: MealDeletion,
     description: 'Deletes a meal and its photo',
-    args: { mealId: t.arg.string({ required: true, validate: mealId }) },
+    args: { mealId: t.arg.string({ required: true, description: mealIdDescription, validate: mealId }) },
     resolve: (_root, args, ctx) => deleteMeal(ctx, args.mealId),
   }),
   deleteAllMeals: t.withAuth({ scope: 'health:nutrition:write' }).field({

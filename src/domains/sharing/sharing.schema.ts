@@ -82,19 +82,19 @@ builder.mutationFields((t) => ({
   acceptAccessGrant: t.withAuth({ scope: 'sharing:write' }).field({
     type: AccessGrant,
     description: 'Accepts a pending grant the caller was invited to',
-    args: { grantId: t.arg.int({ required: true }) },
+    args: { grantId: t.arg.int({ required: true, description: "the grant's id (from the grant list)" }) },
     resolve: (_root, args, ctx) => acceptAccessGrant(ctx, args),
   }),
   revokeAccessGrant: t.withAuth({ scope: 'sharing:write' }).field({
     type: AccessGrant,
     description: 'Ends a grant, as its owner or its invitee; viewing through it stops at once',
-    args: { grantId: t.arg.int({ required: true }) },
+    args: { grantId: t.arg.int({ required: true, description: "the grant's id (from the grant list)" }) },
     resolve: (_root, args, ctx) => revokeAccessGrant(ctx, args),
   }),
   renewAccessGrant: t.withAuth({ scope: 'sharing:write' }).field({
     type: AccessGrant,
     description: 'The owner keeps a grant going for 30 more days from now',
-    args: { grantId: t.arg.int({ required: true }) },
+    args: { grantId: t.arg.int({ required: true, description: "the grant's id (from the grant list)" }) },
     resolve: (_root, args, ctx) => renewAccessGrant(ctx, args),
   }),
   // A mutation under a read scope, as the spec lists sharing_view_as_switch (sharing:read, read):

@@ -1,7 +1,13 @@
 /** Sync: the WatermelonDB pull and push of the phone's offline database (synced-tables.ts). */
+import { z } from 'zod';
 import { builder } from '../../graphql/builder.ts';
 import type { PullPage, PushResult, RecordsPage } from './sync.service.ts';
-import { listSyncedRecords, pullChanges, pushChanges } from './sync.service.ts';
+import { listSyncedRecords, PULL_PAGE_SIZE, pullChanges, pushChanges } from './sync.service.ts';
+
+/** Most rows of one page of raw rows. */
+const RECORDS_PAGE_MAX = 500;
+/** A page's character budget (max_chars): at least one character; the service checks it too. */
+const maxCharsArg = z.number().int().min(1).nullish();
 
 const SyncPull = builder.objectRef<PullPage>('SyncPull').implement({
   description: 'One page of a pull: changes per wire table since last_pulled_at',
@@ -54,9 +60,16 @@ builder.queryFields((t) => ({
       "Raw rows of one synced table of the person's data (the owner's while viewing as); a token also needs the table's read scope",
     args: {
       table: t.arg.string({ required: true, description: 'the synced table, e.g. journal_entries' }),
-      limit: t.arg.int({ description: 'rows per page, 1..500, default 100' }),
+      limit: t.arg.int({
+        description: `rows per page, 1..${RECORDS_PAGE_MAX}, default 100`,
+        validate: z.number().int().min(1).max(RECORDS_PAGE_MAX).nullish(),
+      }),
       cursor: t.arg.string({ description: 'next_cursor of the previous page' }),
       includeDeleted: t.arg.boolean({ description: 'include tombstones of deleted records' }),
+      maxChars: t.arg.int({
+        description: "a page ends before its rows' JSON passes this many characters (at least one row per page); default: no budget",
+        validate: maxCharsArg,
+      }),
     },
     resolve: (_root, args, ctx) => listSyncedRecords(ctx, args),
   }),
@@ -65,11 +78,26 @@ builder.queryFields((t) => ({
     description:
       "Changes of the synced tables since last_pulled_at, paged over one snapshot; a grantee viewing as an owner pulls the owner's data; a token pulls only the tables whose read scope it holds",
     args: {
-      lastPulledAt: t.arg.float({ description: 'the timestamp (ms) of the last complete pull; omit for everything' }),
+      // JSON, not Float: WatermelonDB's documented client sends the text `null` on a first sync
+      lastPulledAt: t.arg({
+        type: 'JSON',
+        description: 'the timestamp (ms, a number or its text) of the last complete pull; omit, null or "null" for everything',
+      }),
       identityVersion: t.arg.int({ description: 'the identity the local data belongs to; a different one answers 409 identity_changed' }),
-      schemaVersion: t.arg.int({ description: 'the sync schema version last synced with: tables and columns added later arrive whole' }),
+      schemaVersion: t.arg.int({
+        description: "the sync schema version last synced with (>= 1): tables and columns added later arrive whole; one above the server's is served as the server's",
+        validate: z.number().int().min(1).nullish(),
+      }),
       cursor: t.arg.string({ description: 'next_cursor of the previous page' }),
       exclude: t.arg.stringList({ description: 'wire table names to leave out (comma-separated over REST)' }),
+      limit: t.arg.int({
+        description: `records per page across tables, 1..${PULL_PAGE_SIZE}, default ${PULL_PAGE_SIZE}`,
+        validate: z.number().int().min(1).max(PULL_PAGE_SIZE).nullish(),
+      }),
+      maxChars: t.arg.int({
+        description: "a page ends before its records' JSON passes this many characters (at least one record per page); default: no budget",
+        validate: maxCharsArg,
+      }),
     },
     resolve: (_root, args, ctx) => pullChanges(ctx, args),
   }),
@@ -81,9 +109,14 @@ builder.mutationFields((t) => ({
     description:
       "Applies the phone's changes to the caller's records atomically; a record changed on the server since last_pulled_at fails it all with 409, records of a table whose write scope a token lacks with 403",
     args: {
-      changes: t.arg({ type: 'JSON', required: true, description: '{table: {created, updated, deleted}}' }),
-      lastPulledAt: t.arg.float({ description: 'the timestamp (ms) of the last complete pull' }),
-      identityVersion: t.arg.int({ description: 'the identity the local data belongs to' }),
+      changes: t.arg({
+        type: 'JSON',
+        required: true,
+        description:
+          '{table: {created, updated, deleted}}; or, wrapped, {changes: {table: ...}, last_pulled_at, identity_version} (read so when it has a key changes: no synced table is named changes)',
+      }),
+      lastPulledAt: t.arg.float({ description: 'the timestamp (ms) of the last complete pull (wins over a wrapped body\'s)' }),
+      identityVersion: t.arg.int({ description: 'the identity the local data belongs to (wins over a wrapped body\'s)' }),
     },
     resolve: (_root, args, ctx) => pushChanges(ctx, args),
   }),

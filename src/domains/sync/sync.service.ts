@@ -17,16 +17,25 @@ import { appError, validationError } from '../../errors.ts';
 import type { ValidationIssue } from '../../errors.ts';
 import type { AuthedContext } from '../../graphql/context.ts';
 import { isStorableDate } from '../../platform/input-guards.ts';
-import { snakeKeys } from '../../wire.ts';
+import { toCamel, toSnake } from '../../wire.ts';
 import type { SyncedColumn, SyncedTable } from './synced-tables.ts';
 import { advanceSyncClock, lockSyncState, msOf, msParam, msParamTz } from './sync-clock.ts';
 import type { SqlRunner } from './sync-clock.ts';
 import { SYNC_SCHEMA_VERSION, SYNCED_TABLES, syncedTable, tableChangedSince } from './synced-tables.ts';
 
-/** Records per pull page, across all tables (the last page may be shorter). */
+/** Records per pull page, across all tables, unless `limit` asks for fewer (the last page may be shorter). */
 export const PULL_PAGE_SIZE = 1000;
-/** Records per push, across all tables and lists. */
-export const PUSH_MAX_RECORDS = 10_000;
+/**
+ * The ceiling of one push: records across all tables and lists (created, updated, deleted). A phone
+ * cannot split its push (WatermelonDB sends every pending change at once), so it is far above what
+ * a phone gathers offline; the JSON body's own ceiling is the push route's bodyLimit.
+ */
+export const PUSH_MAX_RECORDS = 250_000;
+/** Records per SQL statement of a push: each statement's parameters stay small, whatever the push. */
+const PUSH_CHUNK = 5_000;
+/** A push's transaction may take this long, plus PUSH_MS_PER_RECORD per record (Prisma's default is 5 s). */
+const PUSH_TIMEOUT_MS = 30_000;
+const PUSH_MS_PER_RECORD = 2;
 /** The longest record id accepted (WatermelonDB ids are 16 characters). */
 export const MAX_ID_LENGTH = 64;
 
@@ -42,8 +51,11 @@ export interface TableChanges {
 export type Changes = Record<string, TableChanges>;
 
 export interface PullOptions {
-  /** the `timestamp` of the client's last complete pull (ms); absent: everything */
-  lastPulledAt?: number | null;
+  /**
+   * the `timestamp` of the client's last complete pull (ms), as a number or its text; absent, null
+   * or the text `null` (what WatermelonDB's documented client sends on a first sync): everything
+   */
+  lastPulledAt?: unknown;
   /** the account identity the client's data belongs to; absent: not checked */
   identityVersion?: number | null;
   /** the sync schema version the client last synced with: tables and columns added later arrive whole */
@@ -52,6 +64,10 @@ export interface PullOptions {
   cursor?: string | null;
   /** wire table names the client does not want */
   exclude?: string[] | null;
+  /** records per page, 1..PULL_PAGE_SIZE (default PULL_PAGE_SIZE) */
+  limit?: number | null;
+  /** a page ends before its records' JSON passes this many characters (it serves at least one record) */
+  maxChars?: number | null;
 }
 
 export interface PullPage {
@@ -67,7 +83,11 @@ export interface PullPage {
 }
 
 export interface PushOptions {
-  /** the client's changes per wire table */
+  /**
+   * the client's changes per wire table, `{table: {created, updated, deleted}}` (WatermelonDB's
+   * documented body); or the wrapped form `{changes, last_pulled_at, identity_version}`, read when
+   * it has a key `changes` (no synced table is named so: synced-tables.ts)
+   */
   changes?: unknown;
   /** the `timestamp` of the client's last complete pull (ms); a record changed later makes the push fail */
   lastPulledAt?: number | null;
@@ -143,19 +163,60 @@ function decodeCursor(text: string): Cursor {
   return c;
 }
 
-function checkPullOptions(o: PullOptions): void {
-  const issues: ValidationIssue[] = [];
-  if (o.lastPulledAt != null && !isSyncTimestamp(o.lastPulledAt)) {
-    issues.push({ loc: ['lastPulledAt'], msg: LAST_PULLED_AT_MESSAGE, type: 'int_parsing' });
+/** A number written as text ("1763000000000"), as query strings and lax bodies carry it. */
+const NUMBER_TEXT = /^\s*-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?\s*$/;
+
+/**
+ * A `last_pulled_at` as given: a number, its text, or absent. Absent are null, undefined, '' and
+ * the text `null`: WatermelonDB's documented client sends `?last_pulled_at=${lastPulledAt}`, which
+ * reads `null` on a first sync. Anything else that is not a sync timestamp is a validation issue.
+ */
+function sinceOf(value: unknown, loc: (string | number)[], issues: ValidationIssue[]): number | null {
+  if (value === null || value === undefined) return null;
+  if (typeof value === 'string' && (value.trim() === '' || value.trim() === 'null')) return null;
+  const ms = typeof value === 'number' ? value : typeof value === 'string' && NUMBER_TEXT.test(value) ? Number(value) : NaN;
+  if (isSyncTimestamp(ms)) return ms;
+  issues.push({ loc, msg: LAST_PULLED_AT_MESSAGE, type: 'int_parsing' });
+  return null;
+}
+
+/** The page size of a pull: `limit` (1..PULL_PAGE_SIZE) or PULL_PAGE_SIZE. */
+function pageLimit(limit: number | null | undefined, max: number, issues: ValidationIssue[]): number {
+  if (limit == null) return max;
+  if (!Number.isInteger(limit) || limit < 1 || limit > max) {
+    issues.push({ loc: ['limit'], msg: `Input should be between 1 and ${max}`, type: 'less_than_equal' });
   }
-  if (o.schemaVersion != null && (o.schemaVersion < 1 || o.schemaVersion > SYNC_SCHEMA_VERSION)) {
-    issues.push({ loc: ['schemaVersion'], msg: `Input should be between 1 and ${SYNC_SCHEMA_VERSION}`, type: 'less_than_equal' });
+  return limit;
+}
+
+/** The character budget of a page (null: none); at least 1. */
+function pageChars(maxChars: number | null | undefined, issues: ValidationIssue[]): number | null {
+  if (maxChars == null) return null;
+  if (!Number.isInteger(maxChars) || maxChars < 1) {
+    issues.push({ loc: ['maxChars'], msg: 'Input should be greater than or equal to 1', type: 'greater_than_equal' });
+  }
+  return maxChars;
+}
+
+/** The first page's parameters, checked. A schema_version above the server's is served as the server's. */
+function checkPullOptions(o: PullOptions): { since: number | null; limit: number; maxChars: number | null } {
+  const issues: ValidationIssue[] = [];
+  const since = sinceOf(o.lastPulledAt, ['lastPulledAt'], issues);
+  if (o.schemaVersion != null && o.schemaVersion < 1) {
+    issues.push({ loc: ['schemaVersion'], msg: 'Input should be greater than or equal to 1', type: 'greater_than_equal' });
   }
   for (const name of o.exclude ?? []) {
     if (!syncedTable(name)) issues.push({ loc: ['exclude'], msg: `Unknown synced table: ${name}`, type: 'enum' });
   }
+  const limit = pageLimit(o.limit, PULL_PAGE_SIZE, issues);
+  const maxChars = pageChars(o.maxChars, issues);
   if (issues.length) throw validationError(issues);
+  return { since, limit, maxChars };
 }
+
+/** The characters an item adds to a page's JSON: a record, or the id of a deleted one. */
+const itemChars = (r: { deleted: boolean; id: string; record: WireRecord }): number =>
+  r.deleted ? JSON.stringify(r.id).length + 1 : JSON.stringify(r.record).length + 1;
 
 /** One page of changes of one table, after `after` (by id), at most `limit` rows. */
 async function readTable(
@@ -210,18 +271,25 @@ export async function pullChanges(ctx: AuthedContext, options: PullOptions): Pro
   const userId = readerUserId(ctx);
   let c: Cursor;
   let identityVersion: number;
+  let limit: number;
+  let maxChars: number | null;
   if (options.cursor) {
+    const issues: ValidationIssue[] = [];
+    limit = pageLimit(options.limit, PULL_PAGE_SIZE, issues);
+    maxChars = pageChars(options.maxChars, issues);
+    if (issues.length) throw validationError(issues);
     c = decodeCursor(options.cursor);
     const state = await lockSyncState(ctx.prisma, userId, 'SHARE');
     identityVersion = state.identityVersion;
     if (c.iv !== identityVersion) throw identityChanged(identityVersion);
   } else {
-    checkPullOptions(options);
+    const checked = checkPullOptions(options);
+    ({ limit, maxChars } = checked);
     const state = await ctx.prisma.$transaction(async (tx) => lockSyncState(tx, userId, 'SHARE'));
     identityVersion = state.identityVersion;
     c = {
       s: Math.max(state.nowMs, state.clockMs),
-      t: options.lastPulledAt ?? null,
+      t: checked.since,
       v: options.schemaVersion ?? null,
       iv: identityVersion,
       x: [...new Set(options.exclude ?? [])],
@@ -234,26 +302,38 @@ export async function pullChanges(ctx: AuthedContext, options: PullOptions): Pro
   // NOTE: a personal token pulls only the tables whose read scope it holds (every page checks it).
   const omitted = SYNCED_TABLES.filter((t) => !credentialHolds(ctx.principal, t.readScope)).map((t) => t.table);
   const changes: Changes = {};
-  let room = PULL_PAGE_SIZE;
+  let room = limit;
+  let chars = 0;
   let next: Cursor | null = null;
   for (let i = c.i; i < SYNCED_TABLES.length; i++) {
     const table = SYNCED_TABLES[i];
     if (c.x.includes(table.table) || omitted.includes(table.table)) continue;
+    const after = i === c.i ? c.a : null;
     if (room === 0) {
-      next = { ...c, i, a: null };
+      next = { ...c, i, a: after };
       break;
     }
-    const rows = await readTable(ctx.prisma, table, userId, c, i === c.i ? c.a : null, room + 1);
-    const page = rows.slice(0, room);
+    const rows = await readTable(ctx.prisma, table, userId, c, after, room + 1);
     const list: TableChanges = { created: [], updated: [], deleted: [] };
-    for (const r of page) {
+    let last = after;
+    let cut = false;
+    for (const r of rows) {
+      // a page ends at `limit` records, or before the record that would pass the character budget
+      // (the first record of a page is served whatever its size, so that paging moves on)
+      const size = maxChars === null ? 0 : itemChars(r);
+      if (room === 0 || (maxChars !== null && room < limit && chars + size > maxChars)) {
+        cut = true;
+        break;
+      }
+      chars += size;
+      room--;
+      last = r.id;
       if (r.deleted) list.deleted.push(r.id);
       else (c.t === null ? list.created : list.updated).push(r.record);
     }
     changes[table.table] = list;
-    room -= page.length;
-    if (rows.length > page.length) {
-      next = { ...c, i, a: page[page.length - 1].id };
+    if (cut) {
+      next = { ...c, i, a: last };
       break;
     }
   }
@@ -270,76 +350,163 @@ export async function pullChanges(ctx: AuthedContext, options: PullOptions): Pro
 
 interface ParsedTable {
   table: SyncedTable;
-  /** created and updated records, by id */
-  upserts: Map<string, WireRecord>;
+  /** created and updated records (the server tells them apart by whether the id exists) */
+  upserts: WireRecord[];
   deleted: string[];
-  /** where each upserted record sits in the body, for error locations */
-  locs: Map<string, (string | number)[]>;
+  /** the table's entry in the body, for error locations (looked up only on a failure) */
+  entry: Record<string, unknown>;
+  /** where the table sits in the body: ['changes', table] or ['changes', 'changes', table] */
+  loc: (string | number)[];
 }
 
 /** True for a list of a push entry that asks for nothing: absent, null or empty. */
 const isEmptyList = (list: unknown): boolean => list == null || (Array.isArray(list) && list.length === 0);
 
+const isPlainObject = (v: unknown): v is Record<string, unknown> => !!v && typeof v === 'object' && !Array.isArray(v);
+
+/** A push body's parts: the changes, where they sit, and the wrapped form's own fields. */
+interface PushBody {
+  changes: unknown;
+  /** location of the changes object in the `changes` argument (the REST body) */
+  loc: (string | number)[];
+  lastPulledAt?: unknown;
+  identityVersion?: unknown;
+}
+
+/** Body keys of the wrapped form besides `changes` (the REST facade camel-cases body keys). */
+const WRAPPED_KEYS: Record<string, 'lastPulledAt' | 'identityVersion'> = {
+  last_pulled_at: 'lastPulledAt',
+  lastPulledAt: 'lastPulledAt',
+  identity_version: 'identityVersion',
+  identityVersion: 'identityVersion',
+};
+
 /**
- * Validates a push body against the registry. Keys are normalised to snake_case first: the REST
- * facade camel-cases body keys (journal_entries -> journalEntries), and toSnake undoes it exactly
- * for the registry's names (the registry test checks that every name round-trips).
+ * Which form a push body has. WatermelonDB's documented client sends the changes object itself,
+ * `{table: {created, updated, deleted}}`; older builds wrap it, `{changes, last_pulled_at}`. The
+ * body is the wrapped form when it has a key `changes`: no synced table may be named `changes`
+ * (the registry test checks it), so the two never read alike. A synced table's name beside
+ * `changes` is refused (422) rather than silently dropped; other keys of the wrapped form are
+ * ignored, as FastAPI ignores undeclared fields.
  */
-function parseChanges(raw: unknown, principal: Principal): ParsedTable[] {
+function pushBodyOf(raw: unknown): PushBody {
+  if (!isPlainObject(raw) || !Object.hasOwn(raw, 'changes')) return { changes: raw, loc: ['changes'] };
+  const body: PushBody = { changes: raw.changes, loc: ['changes', 'changes'] };
+  const issues: ValidationIssue[] = [];
+  for (const [key, value] of Object.entries(raw)) {
+    const field = WRAPPED_KEYS[key];
+    if (field) body[field] ??= value;
+    else if (key !== 'changes' && syncedTable(toSnake(key))) {
+      issues.push({
+        loc: ['changes', toSnake(key)],
+        msg: 'A table beside "changes": send either {table: ...} or {"changes": {table: ...}}',
+        type: 'value_error',
+      });
+    }
+  }
+  if (issues.length) throw validationError(issues);
+  return body;
+}
+
+/** Where a record of `p` sits in the body (found only when an error needs it). */
+function recordLoc(p: ParsedTable, id: string): (string | number)[] {
+  for (const list of ['created', 'updated'] as const) {
+    const records = p.entry[list];
+    const i = Array.isArray(records) ? records.findIndex((r) => isPlainObject(r) && r.id === id) : -1;
+    if (i >= 0) return [...p.loc, list, i];
+  }
+  return p.loc;
+}
+
+/** The value of a record's column: under its wire name, or as the REST facade camel-cased it. */
+function columnOf(r: Record<string, unknown>, wire: string, camel: string): { present: boolean; value: unknown } {
+  if (Object.hasOwn(r, wire)) return { present: true, value: r[wire] };
+  if (camel !== wire && Object.hasOwn(r, camel)) return { present: true, value: r[camel] };
+  return { present: false, value: undefined };
+}
+
+/** Records a push entry lists (created, updated, deleted), counted before anything is read further. */
+function countRecords(changes: Record<string, unknown>): number {
+  let count = 0;
+  for (const value of Object.values(changes)) {
+    if (!isPlainObject(value)) continue;
+    for (const list of ['created', 'updated', 'deleted']) {
+      const l = value[list];
+      if (Array.isArray(l)) count += l.length;
+    }
+  }
+  return count;
+}
+
+/**
+ * Validates a push's changes against the registry. Table names and column names are read in
+ * snake_case or as the REST facade camel-cases them (journal_entries -> journalEntries,
+ * happened_at -> happenedAt; the registry test checks that every name round-trips), without
+ * copying the body: a push may carry PUSH_MAX_RECORDS records.
+ */
+function parseChanges(body: PushBody, principal: Principal): ParsedTable[] {
   const issues: ValidationIssue[] = [];
   const push = (loc: (string | number)[], msg: string, type = 'value_error'): void => {
-    issues.push({ loc: ['changes', ...loc], msg, type });
+    issues.push({ loc: [...body.loc, ...loc], msg, type });
   };
-  const changes = snakeKeys(raw);
-  if (!changes || typeof changes !== 'object' || Array.isArray(changes)) {
-    throw validationError([{ loc: ['changes'], msg: 'Input should be an object of tables', type: 'dict_type' }]);
+  const changes = body.changes;
+  if (!isPlainObject(changes)) {
+    throw validationError([{ loc: body.loc, msg: 'Input should be an object of tables', type: 'dict_type' }]);
+  }
+  const count = countRecords(changes);
+  if (count > PUSH_MAX_RECORDS) {
+    throw validationError([{ loc: body.loc, msg: `At most ${PUSH_MAX_RECORDS} records per push (this one has ${count})`, type: 'too_long' }]);
   }
   const out: ParsedTable[] = [];
-  const seen = new Set<string>();
-  let count = 0;
-  for (const [name, value] of Object.entries(changes as Record<string, unknown>)) {
+  const seenTables = new Set<string>();
+  for (const [key, value] of Object.entries(changes)) {
+    const name = toSnake(key);
     const table = syncedTable(name);
     if (!table) {
       push([name], `Unknown synced table: ${name}`, 'enum');
       continue;
     }
-    if (!value || typeof value !== 'object' || Array.isArray(value)) {
+    if (seenTables.has(name)) {
+      push([name], 'The same table appears twice in one push', 'value_error');
+      continue;
+    }
+    seenTables.add(name);
+    if (!isPlainObject(value)) {
       push([name], 'Input should be an object with created, updated and deleted', 'dict_type');
       continue;
     }
-    const v = value as Record<string, unknown>;
     // NOTE: records of a table need its write scope, checked before anything of the push is read
     // further; an empty entry writes nothing (WatermelonDB sends every table it knows).
-    const writes = ['created', 'updated', 'deleted'].some((k) => !isEmptyList(v[k]));
+    const writes = ['created', 'updated', 'deleted'].some((k) => !isEmptyList(value[k]));
     if (writes && !credentialHolds(principal, table.writeScope)) throw tableScopeMissing(table, table.writeScope, 'push to');
-    const parsed: ParsedTable = { table, upserts: new Map(), deleted: [], locs: new Map() };
+    const parsed: ParsedTable = { table, upserts: [], deleted: [], entry: value, loc: [...body.loc, name] };
+    const seen = new Set<string>();
     const checkId = (id: unknown, loc: (string | number)[]): id is string => {
       if (typeof id !== 'string' || id.length === 0 || id.length > MAX_ID_LENGTH) {
         push(loc, `id should be a string of 1 to ${MAX_ID_LENGTH} characters`, 'string_type');
         return false;
       }
-      if (seen.has(`${name}\u0000${id}`)) {
+      if (seen.has(id)) {
         push(loc, 'The same record appears twice in one push', 'value_error');
         return false;
       }
-      seen.add(`${name}\u0000${id}`);
+      seen.add(id);
       return true;
     };
+    const columns = table.columns.map((col) => ({ col, camel: toCamel(col.wire) }));
     for (const list of ['created', 'updated'] as const) {
-      const records = v[list] ?? [];
+      const records = value[list] ?? [];
       if (!Array.isArray(records)) {
         push([name, list], 'Input should be a list of records', 'list_type');
         continue;
       }
       records.forEach((rec: unknown, i: number) => {
-        count++;
-        if (!rec || typeof rec !== 'object' || Array.isArray(rec)) return push([name, list, i], 'Input should be a record', 'dict_type');
-        const r = rec as Record<string, unknown>;
-        if (!checkId(r.id, [name, list, i, 'id'])) return;
-        const record: WireRecord = { id: r.id as string };
-        for (const col of table.columns) {
-          if (!(col.wire in r)) continue; // left out: the stored value stays
-          const val = r[col.wire];
+        if (!isPlainObject(rec)) return push([name, list, i], 'Input should be a record', 'dict_type');
+        if (!checkId(rec.id, [name, list, i, 'id'])) return;
+        const record: WireRecord = { id: rec.id as string };
+        for (const { col, camel } of columns) {
+          const { present, value: val } = columnOf(rec, col.wire, camel);
+          if (!present) continue; // left out: the stored value stays
           const bad = (msg: string, type: string): void => push([name, list, i, col.wire], msg, type);
           if (val === null) col.notNull && col.type !== 'text' ? bad('Input should not be null', 'missing') : (record[col.wire] = null);
           else if (col.type === 'text') typeof val === 'string' ? (record[col.wire] = val) : bad('Input should be a string', 'string_type');
@@ -352,19 +519,16 @@ function parseChanges(raw: unknown, principal: Principal): ParsedTable[] {
           if (typeof stored === 'number' && col.max !== undefined && stored > col.max) bad(`Input should be less than or equal to ${col.max}`, 'less_than_equal');
           if (typeof stored === 'string' && col.oneOf && !col.oneOf.includes(stored)) bad(`Input should be one of: ${col.oneOf.join(', ')}`, 'enum');
         }
-        parsed.upserts.set(record.id, record);
-        parsed.locs.set(record.id, [name, list, i]);
+        parsed.upserts.push(record);
       });
     }
-    const deleted = v.deleted ?? [];
+    const deleted = value.deleted ?? [];
     if (!Array.isArray(deleted)) push([name, 'deleted'], 'Input should be a list of ids', 'list_type');
     else deleted.forEach((id: unknown, i: number) => {
-      count++;
       if (checkId(id, [name, 'deleted', i])) parsed.deleted.push(id);
     });
     out.push(parsed);
   }
-  if (count > PUSH_MAX_RECORDS) push([], `At most ${PUSH_MAX_RECORDS} records per push`, 'too_long');
   if (issues.length) throw validationError(issues);
   return out;
 }
@@ -391,19 +555,21 @@ function storedValue(col: SyncedColumn): string {
 }
 
 /**
- * A record new to the server, completed for its INSERT: columns it leaves out take their registry
- * default; a required column it leaves out is a validation error (at the record's place in the body).
+ * Completes a record new to the server for its INSERT, in place: columns it leaves out take their
+ * registry default; a required column it leaves out is a validation error (at the record's place
+ * in the body).
  */
-function completeNew(p: ParsedTable, record: WireRecord): WireRecord {
-  const out: WireRecord = { ...record };
-  const missing: ValidationIssue[] = [];
+function completeNew(p: ParsedTable, record: WireRecord): void {
+  const missing: string[] = [];
   for (const col of p.table.columns) {
-    if (out[col.wire] !== undefined && out[col.wire] !== null) continue;
-    if (col.default !== undefined) out[col.wire] = col.default;
-    else if (col.required) missing.push({ loc: ['changes', ...(p.locs.get(record.id) ?? [p.table.table]), col.wire], msg: 'Field required', type: 'missing' });
+    if (record[col.wire] !== undefined && record[col.wire] !== null) continue;
+    if (col.default !== undefined) record[col.wire] = col.default;
+    else if (col.required) missing.push(col.wire);
   }
-  if (missing.length) throw validationError(missing);
-  return out;
+  if (missing.length) {
+    const loc = recordLoc(p, record.id);
+    throw validationError(missing.map((wire) => ({ loc: [...loc, wire], msg: 'Field required', type: 'missing' })));
+  }
 }
 
 function isUniqueViolation(e: unknown): boolean {
@@ -441,31 +607,43 @@ async function refuseCollisions(tx: DbTx, table: SyncedTable, fresh: WireRecord[
   throw duplicateRecord(table, left);
 }
 
-/** Writes one table's part of a push inside the transaction; throws CONFLICT when it must not apply. */
+/** `list` in slices of PUSH_CHUNK. */
+function* chunksOf<T>(list: T[]): Generator<T[]> {
+  for (let i = 0; i < list.length; i += PUSH_CHUNK) yield list.slice(i, i + PUSH_CHUNK);
+}
+
+/**
+ * Writes one table's part of a push inside the transaction, PUSH_CHUNK records per statement;
+ * throws CONFLICT when it must not apply (the transaction then writes nothing at all).
+ */
 async function applyTable(tx: DbTx, p: ParsedTable, userId: number, lastPulledAt: number | null, ts: number): Promise<number> {
   const { table } = p;
-  const ids = [...p.upserts.keys(), ...p.deleted];
+  const ids = [...p.upserts.map((r) => r.id), ...p.deleted];
   if (ids.length === 0) return 0;
   // NOTE: the rows of these ids, whoever owns them, locked until commit: a record of another account,
   // or one changed on the server after the client's last pull, fails the whole push.
-  const existing = await tx.$queryRawUnsafe<{ id: string; user_id: number; changed_ms: number; deleted: boolean }[]>(
-    `SELECT id, user_id, ${msOf('server_updated_at')} AS changed_ms, deleted_at IS NOT NULL AS deleted
-       FROM ${q(table.sqlTable)} WHERE id = ANY($1::text[]) FOR UPDATE`,
-    ids,
-  );
-  const conflicts = existing.filter(
-    (r) => Number(r.user_id) !== userId || lastPulledAt === null || Number(r.changed_ms) > lastPulledAt,
-  );
+  const tombstoned = new Map<string, boolean>(); // existing id -> deleted
+  const conflicts: string[] = [];
+  for (const chunk of chunksOf(ids)) {
+    const existing = await tx.$queryRawUnsafe<{ id: string; user_id: number; changed_ms: number; deleted: boolean }[]>(
+      `SELECT id, user_id, ${msOf('server_updated_at')} AS changed_ms, deleted_at IS NOT NULL AS deleted
+         FROM ${q(table.sqlTable)} WHERE id = ANY($1::text[]) FOR UPDATE`,
+      chunk,
+    );
+    for (const r of existing) {
+      tombstoned.set(r.id, r.deleted);
+      if (Number(r.user_id) !== userId || lastPulledAt === null || Number(r.changed_ms) > lastPulledAt) conflicts.push(r.id);
+    }
+  }
   if (conflicts.length) {
     throw appError('CONFLICT', 'Records changed on the server since your last pull: pull, then push again', {
-      detail: { code: 'sync_conflict', table: table.table, ids: conflicts.map((r) => r.id).sort() },
+      detail: { code: 'sync_conflict', table: table.table, ids: conflicts.sort() },
     });
   }
-  const existingIds = new Set(existing.map((r) => r.id));
-  const tombstoned = new Set(existing.filter((r) => r.deleted).map((r) => r.id));
-  const fresh = [...p.upserts.values()].filter((r) => !existingIds.has(r.id)).map((r) => completeNew(p, r));
+  const fresh = p.upserts.filter((r) => !tombstoned.has(r.id));
+  for (const r of fresh) completeNew(p, r);
   // a tombstone never comes back: updates of a deleted record are dropped
-  const changed = [...p.upserts.values()].filter((r) => existingIds.has(r.id) && !tombstoned.has(r.id));
+  const changed = p.upserts.filter((r) => tombstoned.get(r.id) === false);
   let written = 0;
 
   const unnestOf = (records: WireRecord[], withPresence: boolean): { sql: string; params: unknown[] } => {
@@ -486,8 +664,8 @@ async function applyTable(tx: DbTx, p: ParsedTable, userId: number, lastPulledAt
     return { sql: `unnest(${args}) AS u(${names.join(', ')})`, params };
   };
 
-  if (fresh.length) {
-    const { sql, params } = unnestOf(fresh, false);
+  for (const chunk of chunksOf(fresh)) {
+    const { sql, params } = unnestOf(chunk, false);
     params.push(userId, ts);
     const n = params.length;
     const cols = table.columns.map((c) => q(c.db)).join(', ');
@@ -500,11 +678,11 @@ async function applyTable(tx: DbTx, p: ParsedTable, userId: number, lastPulledAt
        ON CONFLICT DO NOTHING RETURNING id`,
       ...params,
     );
-    if (inserted.length !== fresh.length) await refuseCollisions(tx, table, fresh, inserted);
+    if (inserted.length !== chunk.length) await refuseCollisions(tx, table, chunk, inserted);
     written += inserted.length;
   }
-  if (changed.length) {
-    const { sql, params } = unnestOf(changed, true);
+  for (const chunk of chunksOf(changed)) {
+    const { sql, params } = unnestOf(chunk, true);
     params.push(userId, ts);
     const n = params.length;
     const sets = table.columns
@@ -520,20 +698,29 @@ async function applyTable(tx: DbTx, p: ParsedTable, userId: number, lastPulledAt
     );
     written += await update.catch((e: unknown) => {
       // an update that moves a record onto another record's identity
-      if (isUniqueViolation(e)) throw duplicateRecord(table, changed.map((r) => r.id));
+      if (isUniqueViolation(e)) throw duplicateRecord(table, chunk.map((r) => r.id));
       throw e;
     });
   }
-  if (p.deleted.length) {
+  for (const chunk of chunksOf(p.deleted)) {
     written += await tx.$executeRawUnsafe(
       `UPDATE ${q(table.sqlTable)} SET deleted_at = ${msParam('$3')}, server_updated_at = ${msParam('$3')}
         WHERE user_id = $1 AND id = ANY($2::text[]) AND deleted_at IS NULL`,
       userId,
-      p.deleted,
+      chunk,
       ts,
     );
   }
   return written;
+}
+
+/** The identity version a push names: a whole number (or its text), or absent. */
+function identityOf(value: unknown, loc: (string | number)[], issues: ValidationIssue[]): number | null {
+  if (value === null || value === undefined) return null;
+  const n = typeof value === 'number' ? value : typeof value === 'string' && NUMBER_TEXT.test(value) ? Number(value) : NaN;
+  if (Number.isSafeInteger(n)) return n;
+  issues.push({ loc, msg: 'Input should be a valid integer', type: 'int_parsing' });
+  return null;
 }
 
 /**
@@ -541,27 +728,38 @@ async function applyTable(tx: DbTx, p: ParsedTable, userId: number, lastPulledAt
  * a conflict, none (409; the client pulls and pushes again). Records the push deletes become
  * tombstones. Marks the account's phone as synced now. Records of a table whose write scope the
  * credential lacks refuse the whole push (403 INSUFFICIENT_SCOPE), before anything is written.
+ * `last_pulled_at` and `identity_version` given as arguments (the query string) win over the
+ * wrapped body's.
  */
 export async function pushChanges(ctx: AuthedContext, options: PushOptions): Promise<PushResult> {
   // NOTE: always the caller's own account, never an id from the body (view-as never gets here:
   // the push field needs a write scope, which view-as refuses).
   const userId = ctx.principal.userId;
-  const lastPulledAt = options.lastPulledAt ?? null;
-  if (lastPulledAt !== null && !isSyncTimestamp(lastPulledAt)) {
-    throw validationError([{ loc: ['lastPulledAt'], msg: LAST_PULLED_AT_MESSAGE, type: 'int_parsing' }]);
-  }
-  const tables = parseChanges(options.changes, ctx.principal);
-  return ctx.prisma.$transaction(async (tx) => {
-    const state = await lockSyncState(tx, userId, 'UPDATE');
-    if (options.identityVersion != null && options.identityVersion !== state.identityVersion) {
-      throw identityChanged(state.identityVersion);
-    }
-    const ts = await advanceSyncClock(tx, userId, state);
-    let accepted = 0;
-    for (const p of tables) accepted += await applyTable(tx, p, userId, lastPulledAt, ts);
-    await tx.$executeRawUnsafe('UPDATE users SET phone_last_sync_at = now() WHERE id = $1', userId);
-    return { timestamp: ts, identityVersion: state.identityVersion, accepted };
-  });
+  const body = pushBodyOf(options.changes);
+  const issues: ValidationIssue[] = [];
+  const lastPulledAt =
+    options.lastPulledAt != null
+      ? sinceOf(options.lastPulledAt, ['lastPulledAt'], issues)
+      : sinceOf(body.lastPulledAt, [...body.loc.slice(0, -1), 'last_pulled_at'], issues);
+  const identityVersion =
+    options.identityVersion ?? identityOf(body.identityVersion, [...body.loc.slice(0, -1), 'identity_version'], issues);
+  if (issues.length) throw validationError(issues);
+  const tables = parseChanges(body, ctx.principal);
+  const records = tables.reduce((n, t) => n + t.upserts.length + t.deleted.length, 0);
+  return ctx.prisma.$transaction(
+    async (tx) => {
+      const state = await lockSyncState(tx, userId, 'UPDATE');
+      if (identityVersion != null && identityVersion !== state.identityVersion) {
+        throw identityChanged(state.identityVersion);
+      }
+      const ts = await advanceSyncClock(tx, userId, state);
+      let accepted = 0;
+      for (const p of tables) accepted += await applyTable(tx, p, userId, lastPulledAt, ts);
+      await tx.$executeRawUnsafe('UPDATE users SET phone_last_sync_at = now() WHERE id = $1', userId);
+      return { timestamp: ts, identityVersion: state.identityVersion, accepted };
+    },
+    { timeout: PUSH_TIMEOUT_MS + records * PUSH_MS_PER_RECORD },
+  );
 }
 
 /**
@@ -587,6 +785,8 @@ export interface ListRecordsOptions {
   cursor?: string | null;
   /** include tombstones (deleted records, with deleted_at) */
   includeDeleted?: boolean | null;
+  /** a page ends before its rows' JSON passes this many characters (it serves at least one row) */
+  maxChars?: number | null;
 }
 
 export interface RecordsPage {
@@ -601,10 +801,10 @@ export async function listSyncedRecords(ctx: AuthedContext, options: ListRecords
   if (!table) throw validationError([{ loc: ['table'], msg: `Unknown synced table: ${options.table}`, type: 'enum' }]);
   // NOTE: the table's own read scope, beyond the field's: the rows its read routes would refuse stay unread.
   if (!credentialHolds(ctx.principal, table.readScope)) throw tableScopeMissing(table, table.readScope, 'read');
-  const limit = options.limit ?? 100;
-  if (!Number.isInteger(limit) || limit < 1 || limit > 500) {
-    throw validationError([{ loc: ['limit'], msg: 'Input should be between 1 and 500', type: 'less_than_equal' }]);
-  }
+  const issues: ValidationIssue[] = [];
+  const limit = pageLimit(options.limit ?? 100, 500, issues);
+  const maxChars = pageChars(options.maxChars, issues);
+  if (issues.length) throw validationError(issues);
   // NOTE: whose data: the owner's while a grantee views as, else the caller's.
   const params: unknown[] = [readerUserId(ctx), limit + 1];
   let after = '';
@@ -620,12 +820,20 @@ export async function listSyncedRecords(ctx: AuthedContext, options: ListRecords
       ORDER BY id COLLATE "C" LIMIT $2`,
     ...params,
   );
-  const page = rows.slice(0, limit).map((r) => {
+  const page: Record<string, unknown>[] = [];
+  let chars = 0;
+  for (const r of rows) {
+    if (page.length === limit) break;
     const out: Record<string, unknown> = { id: String(r.id) };
     for (const col of table.columns) out[col.wire] = wireValue(col, r[col.wire]);
     out.server_updated_at = Number(r.server_updated_at);
     out.deleted_at = r.deleted_at === null ? null : Number(r.deleted_at);
-    return out;
-  });
-  return { records: page, nextCursor: rows.length > limit ? String(page[page.length - 1].id) : null };
+    // the character budget ends a page early; the first row of a page is served whatever its size
+    if (maxChars !== null) {
+      chars += JSON.stringify(out).length + 1;
+      if (page.length > 0 && chars > maxChars) break;
+    }
+    page.push(out);
+  }
+  return { records: page, nextCursor: rows.length > page.length ? String(page[page.length - 1].id) : null };
 }
