@@ -55,12 +55,6 @@ export interface McpFacadeOptions {
   idempotency: IdempotencyStore;
   /** per-token call limits (src/platform/rate-limit.ts) */
   limits: McpLimits;
-  /**
-   * @deprecated not read: health answers' meta (phone_last_sync_at, and whose data it is while
-   * viewing as) comes from the HealthDataSubject operation since issue 11, so that it is the owner's
-   * while a grantee views as. Kept optional until the callers stop passing it.
-   */
-  phoneLastSyncAt?(userId: number): Promise<Date | null>;
   /** tool rows to serve (default: every row of mcp-facade/tools/); tests pass their own */
   tools?: readonly McpTool[];
 }

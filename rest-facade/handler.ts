@@ -13,7 +13,7 @@ import type { GraphQLInputType, GraphQLSchema, OperationDefinitionNode } from 'g
 import { appError, validationError } from '../src/errors.ts';
 import type { ValidationIssue } from '../src/errors.ts';
 import type { Context } from '../src/graphql/context.ts';
-import type { OperationStore } from '../src/graphql/operations.ts';
+import type { OperationStore, PersistedOperation } from '../src/graphql/operations.ts';
 import { jsonStreamBodyParser } from '../src/platform/json-stream.ts';
 import { snakeKeys, toCamel, toSnake } from '../src/wire.ts';
 import { httpAnswerFor } from './http-errors.ts';
@@ -51,6 +51,35 @@ function argumentVariables(definition: OperationDefinitionNode): Map<string, str
   return out;
 }
 
+/** res.locals key of a request's context once authenticated ahead of its body (bulk routes). */
+const AUTHENTICATED = 'restContext';
+
+/**
+ * The request's context, or null once it was answered: the credential refused (e.g. a cookie state
+ * change without CSRF), or none presented to an operation that needs one (401).
+ */
+async function authenticateRequest(
+  req: Request,
+  res: Response,
+  op: PersistedOperation,
+  options: Pick<RestFacadeOptions, 'context'>,
+): Promise<Context | null> {
+  const refuse = (error: GraphQLError): null => {
+    const answer = httpAnswerFor(error, { variables: new Map(), arguments: new Map() });
+    res.status(answer.status).set(answer.headers).json(answer.body);
+    return null;
+  };
+  let ctx: Context;
+  try {
+    ctx = await options.context(req);
+  } catch (e) {
+    if (!(e instanceof GraphQLError)) throw e;
+    return refuse(e);
+  }
+  if (op.needsCredential && !ctx.principal) return refuse(appError('UNAUTHENTICATED', 'Not authenticated'));
+  return ctx;
+}
+
 function handlerFor(route: RestRoute, options: RestFacadeOptions) {
   const op = options.operations.byName.get(route.operation);
   if (!op) throw new Error(`route ${route.method} ${route.path}: unknown operation ${route.operation}`);
@@ -74,16 +103,10 @@ function handlerFor(route: RestRoute, options: RestFacadeOptions) {
       res.status(answer.status).set(answer.headers).json(answer.body);
     };
     // NOTE: authentication comes before validation (FastAPI runs its security dependencies first):
-    // a caller without a credential learns nothing about a protected route's parameters.
-    let ctx: Context;
-    try {
-      ctx = await options.context(req);
-    } catch (e) {
-      // authentication itself refused the request (e.g. a cookie state change without CSRF)
-      if (!(e instanceof GraphQLError)) throw e;
-      return fail(e);
-    }
-    if (op.needsCredential && !ctx.principal) return fail(appError('UNAUTHENTICATED', 'Not authenticated'));
+    // a caller without a credential learns nothing about a protected route's parameters. A bulk
+    // route authenticated before its body was read (createRouteBodyParsers) reuses that context.
+    const ctx = (res.locals[AUTHENTICATED] as Context | undefined) ?? (await authenticateRequest(req, res, op, options));
+    if (!ctx) return;
 
     // Each variable is read from its wire value along its GraphQL type (wire-input.ts): lax
     // scalars, snake_case keys, undeclared keys ignored, issues located. The first source wins.
@@ -113,7 +136,7 @@ function handlerFor(route: RestRoute, options: RestFacadeOptions) {
     }
     // Variables nobody sent are located where the client should have sent them: the query string,
     // unless this route takes its variables from a JSON body (FastAPI's `loc` for a missing field).
-    const absentIn = !route.body && body !== undefined && !['GET', 'DELETE', 'OPTIONS'].includes(route.method) ? 'body' : 'query';
+    const absentIn = !route.body && route.variablesIn !== 'query' && body !== undefined && !['GET', 'DELETE', 'OPTIONS'].includes(route.method) ? 'body' : 'query';
     origins.fallback = route.body || absentIn === 'body' ? 'body' : 'query';
     for (const [name, type] of types) {
       if (origins.variables.has(name)) continue;
@@ -134,16 +157,26 @@ function handlerFor(route: RestRoute, options: RestFacadeOptions) {
 
 /**
  * JSON body parsers for the rows with their own `bodyLimit` (bulk routes). Mount it before the
- * global express.json(): a body it has read is not read again. Their bodies are parsed as a stream
- * (src/platform/json-stream.ts: the text is never held whole, the depth guard runs on the bytes as
- * they arrive), and text/plain is read as JSON too, as a fetch() with a string body sends it.
+ * global express.json(): a body it has read is not read again. The caller is authenticated first,
+ * so nobody without a credential makes the server read up to a bulk route's limit (the handler
+ * reuses that context). Their bodies are parsed as a stream (src/platform/json-stream.ts: the text
+ * is never held whole, the depth guard runs on the bytes as they arrive), and text/plain is read
+ * as JSON too, as a fetch() with a string body sends it.
  */
-export function createRouteBodyParsers(routes: readonly RestRoute[]): Router {
+export function createRouteBodyParsers(options: Pick<RestFacadeOptions, 'routes' | 'operations' | 'context'>): Router {
   const router = express.Router();
-  for (const route of routes) {
+  for (const route of options.routes) {
     if (!route.bodyLimit) continue;
+    const op = options.operations.byName.get(route.operation);
+    if (!op) throw new Error(`route ${route.method} ${route.path}: unknown operation ${route.operation}`);
     const method = route.method.toLowerCase() as 'get' | 'post' | 'put' | 'patch' | 'delete' | 'options';
-    router[method](expressPath(route.path), jsonStreamBodyParser(route.bodyLimit));
+    const authenticateFirst = async (req: Request, res: Response, next: NextFunction): Promise<void> => {
+      const ctx = await authenticateRequest(req, res, op, options);
+      if (!ctx) return;
+      res.locals[AUTHENTICATED] = ctx;
+      next();
+    };
+    router[method](expressPath(route.path), authenticateFirst, jsonStreamBodyParser(route.bodyLimit));
   }
   return router;
 }

@@ -11,10 +11,10 @@
  */
 import express from 'express';
 import type { Router } from 'express';
-import { getNullableType, GraphQLNonNull, isInputObjectType, isListType, Kind, typeFromAST, valueFromASTUntyped } from 'graphql';
-import type { GraphQLInputType, GraphQLSchema, VariableDefinitionNode } from 'graphql';
+import { getNullableType, GraphQLNonNull, isInputObjectType, isListType, Kind, typeFromAST } from 'graphql';
+import type { GraphQLInputType, GraphQLSchema } from 'graphql';
 import type { Config } from '../src/config.ts';
-import { inputTypeSchema, resultSchema, variablesSchema } from '../src/graphql/json-schema.ts';
+import { inputTypeSchema, resultSchema, variableSchema, variablesSchema } from '../src/graphql/json-schema.ts';
 import type { JsonSchema } from '../src/graphql/json-schema.ts';
 import { declaredScopesOf, rootFieldsOf } from '../src/graphql/operations.ts';
 import type { OperationStore, PersistedOperation } from '../src/graphql/operations.ts';
@@ -170,10 +170,6 @@ function summaryOf(description: string): string {
 }
 
 /** The schema of a wire parameter: the variable's type without null (an absent parameter is how null is sent). */
-function parameterSchema(type: GraphQLInputType, v: VariableDefinitionNode): JsonSchema {
-  const base = inputTypeSchema(new GraphQLNonNull(getNullableType(type)));
-  return v.defaultValue ? { ...base, default: valueFromASTUntyped(v.defaultValue) } : base;
-}
 
 /**
  * Moves the first object schema under nullable/array wrappers into components.schemas under `name`
@@ -234,8 +230,7 @@ function operationFor(route: RestRoute, op: PersistedOperation, options: OpenApi
     const variable = variableOf(wire);
     const v = byName.get(variable);
     used.add(variable);
-    const type = v && (typeFromAST(schema, v.type) as GraphQLInputType);
-    parameters.push({ name: wire, in: 'path', required: true, schema: type && v ? parameterSchema(type, v) : { type: 'string' } });
+    parameters.push({ name: wire, in: 'path', required: true, schema: v ? variableSchema(schema, op.definition, v, { required: true }) : { type: 'string' } });
   }
 
   let requestBody: OpenApiOperation['requestBody'];
@@ -254,10 +249,10 @@ function operationFor(route: RestRoute, op: PersistedOperation, options: OpenApi
   }
 
   const rest = op.variables.filter((v) => !used.has(v.variable.name.value));
-  const readsBody = route.method !== 'GET' && route.method !== 'DELETE' && route.method !== 'OPTIONS';
+  const readsBody = route.method !== 'GET' && route.method !== 'DELETE' && route.method !== 'OPTIONS' && route.variablesIn !== 'query';
   if (readsBody && !route.body && rest.length) {
     // without a `body` variable the handler takes the remaining variables from the body's fields
-    const bodySchema = variablesSchema(schema, rest);
+    const bodySchema = variablesSchema(schema, rest, { operation: op.definition });
     const mediaType = route.responder === 'multipart' ? 'multipart/form-data' : 'application/json';
     requestBody = { required: Array.isArray(bodySchema.required), content: { [mediaType]: { schema: bodySchema } } };
   } else {
@@ -271,7 +266,8 @@ function operationFor(route: RestRoute, op: PersistedOperation, options: OpenApi
         name: wireNameOf.get(name) ?? toSnake(name),
         in: 'query',
         required: v.type.kind === Kind.NON_NULL_TYPE && !v.defaultValue,
-        schema: parameterSchema(type, v),
+        // with its bounds (minimum, maximum, pattern) from the argument's validator
+        schema: variableSchema(schema, op.definition, v, { required: true }),
       });
     }
   }

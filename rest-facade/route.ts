@@ -16,6 +16,11 @@ export interface RestRoute {
   result?: string;
   /** the variable that receives the whole JSON body; without it body fields become variables */
   body?: string;
+  /**
+   * 'query' for a POST documented with query parameters and no body (sensor/unbind): its variables
+   * are documented, and located when missing, in the query string. Default: the JSON body's fields.
+   */
+  variablesIn?: 'query';
   /** wire parameter name -> variable name, where they differ beyond snake/camel case */
   rename?: Record<string, string>;
   /** success status (default 200) */

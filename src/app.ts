@@ -22,6 +22,7 @@ import type { OperationStore } from './graphql/operations.ts';
 import { schema } from './graphql/schema.ts';
 import { createGraphqlServer } from './graphql/yoga.ts';
 import { createIdempotencyStore } from './platform/idempotency.ts';
+import { corsFor } from './platform/cors.ts';
 import { clip, jsonBodyParser, TOO_DEEP } from './platform/input-guards.ts';
 import { createMediaRouter } from './domains/profile/media.router.ts';
 import { createIdentityProviders } from './integrations/idp.ts';
@@ -159,23 +160,16 @@ export function createApp(options: AppOptions): App {
       context: (req) => contextFor(req, 'mcp'),
       idempotency: createIdempotencyStore(prisma),
       limits: createMcpLimits(config, { namespace, store: limitStore }),
-      phoneLastSyncAt: async (userId) =>
-        (await prisma.user.findUnique({ where: { id: userId }, select: { phoneLastSyncAt: true } }))?.phoneLastSyncAt ?? null,
     }),
   );
 
-  // bulk routes (a row's bodyLimit) parse their larger bodies first; every other body: 1 MB
-  app.use(createRouteBodyParsers(ROUTES));
+  // an admin panel served from another origin (ADMIN_ALLOWED_ORIGINS) may call the admin API
+  app.use('/api/admin', corsFor(config.adminAllowedOrigins));
+  // bulk routes (a row's bodyLimit) authenticate, then parse their larger bodies; every other body: 1 MB
+  const restOptions = { routes: ROUTES, operations, schema, context: (req: Request) => contextFor(req, 'rest'), uploadMaxBytes: config.UPLOAD_MAX_BYTES };
+  app.use(createRouteBodyParsers(restOptions));
   app.use('/api', jsonBodyParser('1mb'));
-  app.use(
-    createRestRouter({
-      routes: ROUTES,
-      operations,
-      schema,
-      context: (req) => contextFor(req, 'rest'),
-      uploadMaxBytes: config.UPLOAD_MAX_BYTES,
-    }),
-  );
+  app.use(createRestRouter(restOptions));
 
   // Unknown paths (keep these last: routers added later, e.g. an OAuth host's /.well-known paths,
   // go above). Under /api always JSON; elsewhere JSON too, except for a browser asking for a page.

@@ -47,6 +47,11 @@ const EnvSchema = z.object({
   /** Extra origins allowed to call the MCP endpoint from a browser (comma separated) */
   MCP_ALLOWED_ORIGINS: z.string().default(''),
   /**
+   * Browser origins of an admin panel served elsewhere (comma separated), granted CORS on /api/admin
+   * (preflight and answers). None by default: an admin panel on this server's own origin needs none.
+   */
+  ADMIN_ALLOWED_ORIGINS: z.string().default(''),
+  /**
    * Extra host names (no scheme, port or path; comma separated) the MCP endpoint answers under,
    * besides localhost, 127.0.0.1, [::1] and PUBLIC_URL's host (DNS-rebinding defence)
    */
@@ -75,12 +80,13 @@ const EnvSchema = z.object({
 
 export type Env = z.infer<typeof EnvSchema>;
 
-export interface Config extends Omit<Env, 'JWT_SECRET' | 'MCP_ALLOWED_ORIGINS' | 'MCP_ALLOWED_HOSTS' | 'TRUST_PROXY'> {
+export interface Config extends Omit<Env, 'JWT_SECRET' | 'MCP_ALLOWED_ORIGINS' | 'ADMIN_ALLOWED_ORIGINS' | 'MCP_ALLOWED_HOSTS' | 'TRUST_PROXY'> {
   jwtSecret: Uint8Array;
   /** express' `trust proxy` setting, from TRUST_PROXY */
   trustProxy: string | number | boolean;
   cookieSecure: boolean;
   mcpAllowedOrigins: string[];
+  adminAllowedOrigins: string[];
   /** MCP_ALLOWED_HOSTS as lower-case host names (IPv6 in brackets), any port */
   mcpAllowedHosts: string[];
   /** enabled identity providers by name (those with a client id), see identityProviders() */
@@ -180,7 +186,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     const lines = parsed.error.issues.map((i) => `  ${i.path.join('.')}: ${i.message}`);
     throw new Error(`Invalid configuration:\n${lines.join('\n')}`);
   }
-  const { JWT_SECRET, MCP_ALLOWED_ORIGINS, MCP_ALLOWED_HOSTS, TRUST_PROXY, ...rest } = parsed.data;
+  const { JWT_SECRET, MCP_ALLOWED_ORIGINS, ADMIN_ALLOWED_ORIGINS, MCP_ALLOWED_HOSTS, TRUST_PROXY, ...rest } = parsed.data;
   if (rest.UPLOAD_MAX_BYTES < rest.PROFILE_PHOTO_MAX_BYTES) {
     throw new Error('Invalid configuration:\n  UPLOAD_MAX_BYTES: must be at least PROFILE_PHOTO_MAX_BYTES');
   }
@@ -192,6 +198,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     jwtSecret: new TextEncoder().encode(secret),
     cookieSecure: rest.COOKIE_SECURE ?? rest.PUBLIC_URL?.startsWith('https:') ?? false,
     mcpAllowedOrigins: list(MCP_ALLOWED_ORIGINS),
+    adminAllowedOrigins: list(ADMIN_ALLOWED_ORIGINS),
     mcpAllowedHosts: allowedHosts(MCP_ALLOWED_HOSTS),
     identityProviders: identityProviders(given),
     trustProxy: /^\d+$/.test(TRUST_PROXY) ? Number(TRUST_PROXY) : TRUST_PROXY === 'false' ? false : TRUST_PROXY,

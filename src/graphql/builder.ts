@@ -17,6 +17,8 @@ import { isStorableDate } from '../platform/input-guards.ts';
 import type PrismaTypes from '../generated/pothos-types.ts';
 import { getDatamodel } from '../generated/pothos-types.ts';
 import type { AuthedContext, Context } from './context.ts';
+import { pydanticIssueType } from './issue-types.ts';
+import type { ZodLikeIssue } from './issue-types.ts';
 
 /** True when the failure (or any nested one) is a missing `scope`. */
 function missingScope(failure: AuthFailure): string | null {
@@ -99,7 +101,7 @@ export const builder = new SchemaBuilder<{
         result.issues.map((issue) => ({
           loc: (issue.path ?? []).map((p) => (typeof p === 'object' ? (p.key as string | number) : p) as string | number),
           msg: issue.message,
-          type: (issue as { code?: string }).code ?? 'value_error',
+          type: pydanticIssueType(issue as ZodLikeIssue),
         })),
       ),
   },

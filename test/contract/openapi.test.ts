@@ -102,10 +102,42 @@ describe('GET /api/openapi.json', () => {
     });
     const revoke = doc.paths['/api/v1/tokens/{token_id}'].delete!;
     expect(revoke.operationId).toBe('RevokePersonalToken');
-    expect(revoke.parameters).toEqual([{ name: 'token_id', in: 'path', required: true, schema: { type: 'integer' } }]);
+    expect(revoke.parameters).toEqual([
+      { name: 'token_id', in: 'path', required: true, schema: { type: 'integer', minimum: -2147483648, maximum: 2147483647 } },
+    ]);
     expect(doc.components.schemas.PersonalTokenOut).toMatchObject({
       required: ['id', 'name', 'scopes', 'hint', 'expires_at', 'last_used_at', 'created_at'],
     });
+  });
+});
+
+describe('query parameters', () => {
+  it('declare the bounds their arguments enforce (rest-api.md), and every number parameter has both', async () => {
+    const doc = (await rest(app, 'GET', '/api/openapi.json')).body as OpenApiDocument;
+    const readings = doc.paths['/api/glucose/readings'].get!.parameters!;
+    const byName = Object.fromEntries(readings.map((p) => [p.name, p.schema]));
+    expect(byName.since_hours).toMatchObject({ type: 'integer', minimum: 1, maximum: 43800, default: 24 });
+    expect(byName.limit).toMatchObject({ type: 'integer', minimum: 1, maximum: 50000, default: 500 });
+    const unbounded: string[] = [];
+    for (const [path, item] of Object.entries(doc.paths)) {
+      for (const [method, operation] of Object.entries(item)) {
+        for (const p of operation.parameters ?? []) {
+          const type = (p.schema as { type?: unknown }).type;
+          const numeric = type === 'integer' || type === 'number';
+          if (numeric && ((p.schema as { minimum?: number }).minimum === undefined || (p.schema as { maximum?: number }).maximum === undefined)) {
+            unbounded.push(`${method} ${path} ${p.name}`);
+          }
+        }
+      }
+    }
+    expect(unbounded).toEqual([]);
+  });
+
+  it('documents sensor/unbind\'s serial_number as a required query parameter', async () => {
+    const doc = (await rest(app, 'GET', '/api/openapi.json')).body as OpenApiDocument;
+    const unbind = doc.paths['/api/devices/sensor/unbind'].post!;
+    expect(unbind.parameters).toEqual([expect.objectContaining({ name: 'serial_number', in: 'query', required: true })]);
+    expect(unbind.requestBody).toBeUndefined();
   });
 });
 

@@ -78,6 +78,29 @@ describe('register, login and me over REST', () => {
     expect(typed.status).toBe(422);
     expect(typed.body.detail[0].loc).toEqual(['body', 'height_cm']);
   });
+
+  it('stores only real IANA time zones: an unknown name or an offset is 422 and changes nothing', async () => {
+    const { token } = await seedUser(app);
+    expect((await rest(app, 'PATCH', '/api/auth/me', { token, body: { timezone: 'America/Argentina/Buenos_Aires' } })).status).toBe(200);
+    for (const timezone of ['Mars/Olympus', '+01:00', 'Europe/Berlin\u0000', '']) {
+      const res = await rest(app, 'PATCH', '/api/auth/me', { token, body: { timezone } });
+      expect(res.status, timezone).toBe(422);
+      expect(res.body.detail).toEqual([expect.objectContaining({ loc: ['body', 'timezone'] })]);
+    }
+    expect((await rest(app, 'GET', '/api/auth/me', { token })).body.timezone).toBe('America/Argentina/Buenos_Aires');
+    expect((await rest(app, 'PATCH', '/api/auth/me', { token, body: { timezone: null } })).body.timezone).toBeNull();
+  });
+
+  it('records onboarding progress sent with the profile (the legacy app PATCHes /me), bounded like its own operation', async () => {
+    const { token } = await seedUser(app);
+    const ok = await rest(app, 'PATCH', '/api/auth/me', { token, body: { onboarding_step: '3', onboarding_completed: 'true', name: 'Ada' } });
+    expect(ok.status).toBe(200);
+    expect(ok.body).toMatchObject({ onboarding_step: 3, onboarding_completed: true, name: 'Ada' });
+    const bad = await rest(app, 'PATCH', '/api/auth/me', { token, body: { onboarding_step: 101 } });
+    expect(bad.status).toBe(422);
+    expect(bad.body.detail[0].loc).toEqual(['body', 'onboarding_step']);
+    expect((await rest(app, 'GET', '/api/auth/me', { token })).body).toMatchObject({ onboarding_step: 3, onboarding_completed: true });
+  });
 });
 
 describe('the same operations over GraphQL', () => {

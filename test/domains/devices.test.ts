@@ -75,6 +75,9 @@ describe('POST /api/devices/sensor and /api/devices/sensor/unbind (issue 4)', ()
     const missing = await rest(app, 'POST', '/api/devices/sensor/unbind', { token: me.token });
     expect(missing.status).toBe(422);
     expect(missing.body.detail[0].loc).toEqual(['query', 'serial_number']);
+    // documented as a query parameter: a client that sends a JSON body is still told to use the query
+    const withBody = await rest(app, 'POST', '/api/devices/sensor/unbind', { token: me.token, body: {} });
+    expect(withBody.body.detail[0].loc).toEqual(['query', 'serial_number']);
     expect((await rest(app, 'POST', '/api/devices/sensor/unbind?serial_number=SN-3')).status).toBe(401);
     expect((await rest(app, 'POST', '/api/devices/sensor', { token: me.token, body: {} })).status).toBe(422);
   });

@@ -175,9 +175,23 @@ describe('POST /api/auth/email/verify', () => {
     const locked = await verify(email, code);
     expect(locked.status).toBe(429);
     expect(locked.body).toEqual({ detail: { code: 'rate_limited' } });
+    // a new code may be requested at once: Retry-After says so (1 s)
+    expect(locked.headers.get('retry-after')).toBe('1');
     expect((await app.db.prisma.emailCode.findFirstOrThrow({ where: { email } })).failedAttempts).toBe(5);
     const fresh = await requestCode(email);
     expect((await verify(email, fresh)).status).toBe(200);
+  });
+
+  it('says in Retry-After when a new code can be requested once the address spent its hourly codes', async () => {
+    const email = newAddress();
+    let code = '';
+    for (let i = 0; i < 5; i++) code = await requestCode(email);
+    for (let i = 0; i < 5; i++) expect((await verify(email, wrong(code))).status, `guess ${i + 1}`).toBe(400);
+    const locked = await verify(email, code);
+    expect(locked.status).toBe(429);
+    const retryAfter = Number(locked.headers.get('retry-after'));
+    expect(retryAfter).toBeGreaterThan(3500);
+    expect(retryAfter).toBeLessThanOrEqual(3600);
   });
 
   it('counts parallel guesses atomically: never more than 5 wrong guesses are evaluated on one code', async () => {

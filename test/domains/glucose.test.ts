@@ -198,6 +198,12 @@ describe('raw sensor data and processing', () => {
     expect(empty.status).toBe(422);
     const zero = await rest(app, 'POST', '/api/glucose/sensor/rebuild-from-raw', { token, body: { sensor_id: 0 } });
     expect(zero.status).toBe(422);
+    // raw/batch follows the other raw routes: sensor 0 (manual readings) has no raw data
+    const sample = { timestamp: new Date().toISOString(), raw_value: 1200 };
+    const rawZero = await rest(app, 'POST', '/api/glucose/raw/batch', { token, body: [{ ...sample, sensor_id: 1 }, { ...sample, sensor_id: 0 }] });
+    expect(rawZero.status).toBe(422);
+    expect(rawZero.body.detail).toEqual([expect.objectContaining({ loc: ['body', 1, 'sensor_id'], type: 'greater_than_equal' })]);
+    expect(await app.db.prisma.rawSensorData.count({ where: { userId: (await rest(app, 'GET', '/api/auth/me', { token })).body.id } })).toBe(0);
   });
 });
 

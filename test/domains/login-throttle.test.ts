@@ -142,3 +142,50 @@ describe('OPTIONS /api/admin/auth/login', () => {
     expect(await res.text()).toBe('');
   });
 });
+
+describe('an admin panel on another origin (ADMIN_ALLOWED_ORIGINS)', async () => {
+  const PANEL = 'https://admin.example.com';
+  const panelApp = await startTestApp({ ADMIN_ALLOWED_ORIGINS: `${PANEL}/, https://ops.example.com` });
+  const preflight = (path: string, origin: string, method = 'POST') =>
+    panelApp.fetch(path, {
+      method: 'OPTIONS',
+      headers: { origin, 'access-control-request-method': method, 'access-control-request-headers': 'content-type, authorization' },
+    });
+
+  it('grants the configured origin on the login preflight and on the login answer itself', async () => {
+    const pre = await preflight('/api/admin/auth/login', PANEL);
+    expect(pre.status).toBe(200);
+    expect(pre.headers.get('access-control-allow-origin')).toBe(PANEL);
+    expect(pre.headers.get('vary')).toMatch(/origin/i);
+    expect(pre.headers.get('access-control-allow-methods')).toContain('POST');
+    expect(pre.headers.get('access-control-allow-headers')).toBe('authorization,content-type');
+    expect(pre.headers.get('access-control-allow-credentials')).toBeNull();
+
+    const { user, password } = await seedUser(panelApp, { isAdmin: true });
+    const login = await panelApp.fetch('/api/admin/auth/login', {
+      method: 'POST',
+      headers: { origin: PANEL, 'content-type': 'application/json', ...fromNewIp() },
+      body: JSON.stringify({ email: user.email, password }),
+    });
+    expect(login.status).toBe(200);
+    expect(login.headers.get('access-control-allow-origin')).toBe(PANEL);
+  });
+
+  it('answers the granted origin\'s preflight on every admin path, and no other origin anywhere', async () => {
+    const users = await preflight('/api/admin/users', PANEL, 'GET');
+    expect(users.status).toBe(200);
+    expect(users.headers.get('access-control-allow-origin')).toBe(PANEL);
+
+    for (const origin of ['https://evil.example.com', 'https://admin.example.com.evil.com', 'null']) {
+      const login = await preflight('/api/admin/auth/login', origin);
+      expect(login.status, origin).toBe(200); // the documented OPTIONS row, without a grant
+      expect(login.headers.get('access-control-allow-origin'), origin).toBeNull();
+      const other = await preflight('/api/admin/users', origin, 'GET');
+      expect(other.status, origin).toBeGreaterThanOrEqual(400); // not answered for an ungranted origin
+      expect(other.headers.get('access-control-allow-origin'), origin).toBeNull();
+    }
+    // the app's own routes are not opened by the admin setting
+    const app = await preflight('/api/auth/login', PANEL);
+    expect(app.headers.get('access-control-allow-origin')).toBeNull();
+  });
+});

@@ -1,6 +1,7 @@
 /** Daily scores (pure): every formula, threshold and missing-data reason of docs/scores.md. */
 import { describe, expect, it } from 'vitest';
-import { addDays, dayBounds, effectiveTimeZone, isLocalDate, localDateOf, localTime } from '../../src/domains/insights/insights.days.ts';
+import { addDays, dayBounds, isLocalDate, localDateOf, localTime } from '../../src/domains/insights/insights.days.ts';
+import { isTimeZone, zoneOrUtc } from '../../src/platform/time-zones.ts';
 import {
   activityScore,
   band,
@@ -49,11 +50,15 @@ describe('local days', () => {
   it('validates dates and falls back to UTC for a missing or unknown zone', () => {
     expect(['2026-02-28', '2024-02-29'].map(isLocalDate)).toEqual([true, true]);
     expect(['2026-02-29', '2026-13-01', '26-01-01', '2026-1-1', 'today'].map(isLocalDate)).toEqual([false, false, false, false, false]);
-    expect([effectiveTimeZone(null), effectiveTimeZone(''), effectiveTimeZone('Mars/Olympus'), effectiveTimeZone('Europe/Berlin')]).toEqual([
-      'UTC',
-      'UTC',
-      'UTC',
-      'Europe/Berlin',
+    expect([zoneOrUtc(null), zoneOrUtc(''), zoneOrUtc('Mars/Olympus'), zoneOrUtc('Europe/Berlin')]).toEqual(['UTC', 'UTC', 'UTC', 'Europe/Berlin']);
+    // names only: an offset means opposite things to Intl and PostgreSQL's AT TIME ZONE
+    expect(['+01:00', 'UTC+1', '../etc', 'Europe/Berlin\u0000', 'Etc/GMT+1', 'America/Argentina/Buenos_Aires'].map(isTimeZone)).toEqual([
+      false,
+      false,
+      false,
+      false,
+      true,
+      true,
     ]);
   });
 

@@ -109,6 +109,23 @@ describe('WatermelonDB synchronize() written as its docs show (issue 11)', () =>
   });
 });
 
+describe('more than one page of changes (docs/decisions.md, "Limits of the documented WatermelonDB client")', () => {
+  it('stops the documented client with an error, losing nothing, and a client that follows next_cursor gets every record', async () => {
+    const u = await seedUser(app);
+    const created = Array.from({ length: 1001 }, () => entry());
+    expect((await documentedPush(u, journal({ created }))).status).toBe(200);
+
+    const docsPhone = new Phone(app, u.token);
+    await expect(docsSync(docsPhone, u.token)).rejects.toThrow();
+    // nothing recorded as pulled: the next sync asks for everything again
+    expect(await docsPhone.db.adapter.getLocal('__watermelon_last_pulled_at')).toBeNull();
+
+    const pagingPhone = new Phone(app, u.token);
+    await pagingPhone.sync();
+    expect(Object.keys(await pagingPhone.snapshot()).sort()).toEqual(created.map((e) => e.id).sort());
+  });
+});
+
 describe('GET /api/sync/pull: the documented client\'s parameters (issue 11)', () => {
   it('reads last_pulled_at=null and migration=null as absent', async () => {
     const u = await seedUser(app);
@@ -215,6 +232,28 @@ describe('POST /api/sync/push: the ceiling (issue 11, item 5)', () => {
     const res = await documentedPush(u, journal({ deleted }));
     expect(res.status).toBe(422);
     expect(res.body.detail[0]).toMatchObject({ loc: ['body'], type: 'too_long' });
+  });
+});
+
+describe('bulk routes authenticate before they read a body', () => {
+  it('answers 401 to a large body without a credential before parsing it, and parses it for a caller', async () => {
+    // 6 MB that is not JSON: parsing it first would answer 422 json_invalid
+    const junk = `{"journal_entries": ${'['.repeat(10)}${'x'.repeat(6 * 1024 * 1024)}`;
+    for (const path of ['/api/sync/push', '/api/glucose/readings/batch', '/api/health/platform/import']) {
+      const anonymous = await app.fetch(path, { method: 'POST', headers: { 'content-type': 'application/json' }, body: junk });
+      expect(anonymous.status, path).toBe(401);
+      expect(await anonymous.json()).toEqual({ detail: 'Not authenticated' });
+      const forged = await app.fetch(path, { method: 'POST', headers: { 'content-type': 'application/json', authorization: 'Bearer forged' }, body: junk });
+      expect(forged.status, path).toBe(401);
+    }
+    const u = await seedUser(app);
+    const parsed = await app.fetch('/api/sync/push', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${u.token}` },
+      body: junk,
+    });
+    expect(parsed.status).toBe(422);
+    expect((await parsed.json()).detail[0]).toMatchObject({ loc: ['body'], type: 'json_invalid' });
   });
 });
 

@@ -126,7 +126,9 @@ describe('GET /api/sync/pull', () => {
       ['schema_version=0', ['query', 'schema_version']],
       ['limit=0', ['query', 'limit']],
       ['limit=1001', ['query', 'limit']],
-      ['exclude=not_a_table', ['query', 'exclude']],
+      ['exclude=not_a_table', ['query', 'exclude', 0]],
+      ['exclude=journal_entries,not_a_table', ['query', 'exclude', 1]],
+      [`cursor=${'a'.repeat(4097)}`, ['query', 'cursor']],
       ['cursor=nonsense', ['query', 'cursor']],
     ] as const) {
       const res = await pull(u, query);

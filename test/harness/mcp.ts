@@ -110,9 +110,6 @@ export async function startMcpHost(app: TestApp, tools: readonly McpTool[]): Pro
       context: (req) => app.contextFor(req, 'mcp'),
       idempotency: createIdempotencyStore(prisma),
       limits: createMcpLimits(app.config, { namespace: `${limitNamespace(app.db.target)}:custom` }),
-      phoneLastSyncAt: async (userId) =>
-        (await prisma.user.findUnique({ where: { id: userId }, select: { phoneLastSyncAt: true } }))?.phoneLastSyncAt ??
-        null,
       tools,
     }),
   );

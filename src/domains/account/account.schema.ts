@@ -2,8 +2,10 @@
  * Accounts: the User type, profile reads and updates, register, password login (app, web, admin),
  * emailed sign-in codes, web sessions, session list and revocation, forgotten passwords.
  */
+import type { InputFieldBuilder } from '@pothos/core';
 import { z } from 'zod';
 import { builder } from '../../graphql/builder.ts';
+import { isTimeZone } from '../../platform/time-zones.ts';
 import type { Ack, IssuedSession, SessionView, WebSessionStart, WebSessionView } from './account.service.ts';
 import {
   currentWebSession,
@@ -165,11 +167,18 @@ const ResetPasswordInput = builder.inputType('ResetPasswordInput', {
   validate: z.object({ token: z.string().min(1).max(200), newPassword: password }),
 });
 
+/** Onboarding progress: its own input, and part of a profile update (the legacy PATCH /me sends it). */
+const onboardingFields = (t: InputFieldBuilder<typeof builder.$inferSchemaTypes, 'InputObject'>) => ({
+  onboardingStep: t.int({ description: 'the onboarding step the person is at (0..100)' }),
+  onboardingCompleted: t.boolean({ description: 'whether onboarding is complete' }),
+});
+const onboardingRules = { onboardingStep: z.number().int().min(0).max(100).nullish(), onboardingCompleted: z.boolean().nullish() };
+
 const UpdateProfileInput = builder.inputType('UpdateProfileInput', {
   description: 'Profile fields to change (UserUpdate); absent fields stay, null clears',
   fields: (t) => ({
     name: t.string({ description: 'the name the app shows (at most 120 characters)' }),
-    timezone: t.string({ description: 'IANA time zone' }),
+    timezone: t.string({ description: 'IANA time zone name, e.g. Europe/Berlin' }),
     country: t.string({ description: 'ISO 3166-1 alpha-2' }),
     glucoseUnit: t.string({ description: 'mg/dL or mmol/L' }),
     dateOfBirth: t.string({ description: 'YYYY-MM-DD' }),
@@ -178,10 +187,11 @@ const UpdateProfileInput = builder.inputType('UpdateProfileInput', {
     weightKg: t.float({ description: 'weight, kg (1..700)' }),
     diabetesType: t.string({ description: 'none, type1, type2, gestational, prediabetes or other' }),
     goals: t.stringList({ description: "the person's goals, as short texts (up to 20)" }),
+    ...onboardingFields(t),
   }),
   validate: z.object({
     name: z.string().trim().max(120).nullish(),
-    timezone: z.string().max(64).nullish(),
+    timezone: z.string().max(64).refine(isTimeZone, 'use an IANA time zone name, e.g. Europe/Berlin').nullish(),
     country: z.string().regex(/^[A-Z]{2}$/, 'use an ISO 3166-1 alpha-2 code').nullish(),
     glucoseUnit: z.enum(['mg/dL', 'mmol/L']).nullish(),
     dateOfBirth: z.iso.date().nullish(),
@@ -190,15 +200,13 @@ const UpdateProfileInput = builder.inputType('UpdateProfileInput', {
     weightKg: z.number().min(1).max(700).nullish(),
     diabetesType: z.enum(['none', 'type1', 'type2', 'gestational', 'prediabetes', 'other']).nullish(),
     goals: z.array(z.string().min(1).max(60)).max(20).nullish(),
+    ...onboardingRules,
   }),
 });
 
 const OnboardingInput = builder.inputType('OnboardingInput', {
-  fields: (t) => ({
-    onboardingStep: t.int({ description: 'the onboarding step the person is at (0..100)' }),
-    onboardingCompleted: t.boolean({ description: 'whether onboarding is complete' }),
-  }),
-  validate: z.object({ onboardingStep: z.number().int().min(0).max(100).nullish(), onboardingCompleted: z.boolean().nullish() }),
+  fields: (t) => onboardingFields(t),
+  validate: z.object(onboardingRules),
 });
 
 builder.queryFields((t) => ({

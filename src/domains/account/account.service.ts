@@ -264,10 +264,9 @@ export interface EmailSignIn {
 async function signInWithEmailCode(ctx: Context, options: VerifyEmailCodeOptions): Promise<EmailSignIn> {
   const email = normaliseEmail(options.email);
   const badCode = appError('BAD_REQUEST', 'Invalid or expired code');
-  const exhausted = rateLimited('Too many wrong guesses; request a new code');
   const latest = await ctx.prisma.emailCode.findFirst({ where: { email }, orderBy: [{ createdAt: 'desc' }, { id: 'desc' }] });
   if (!latest || latest.usedAt || latest.expiresAt.getTime() <= Date.now()) throw badCode;
-  if (latest.failedAttempts >= EMAIL_CODE_MAX_GUESSES) throw exhausted;
+  if (latest.failedAttempts >= EMAIL_CODE_MAX_GUESSES) throw await exhaustedCode(ctx, email);
   // NOTE: every evaluated guess counts against the address's daily cap, so hourly code requests
   // (5 codes x 5 guesses) cannot be chained into a day-long brute force of a million codes.
   await spend(ctx, rules(ctx.config).guessesPerAddress, email, 'Too many sign-in attempts for this address; try again later');
@@ -277,7 +276,7 @@ async function signInWithEmailCode(ctx: Context, options: VerifyEmailCodeOptions
     where: { id: latest.id, usedAt: null, failedAttempts: { lt: EMAIL_CODE_MAX_GUESSES } },
     data: { failedAttempts: { increment: 1 } },
   });
-  if (counted.count === 0) throw exhausted;
+  if (counted.count === 0) throw await exhaustedCode(ctx, email);
   if (!emailCodeMatches(ctx.config.jwtSecret, latest.codeHash, email, options.code.replace(/\s+/g, ''))) throw badCode;
   const used = await ctx.prisma.emailCode.updateMany({
     where: { id: latest.id, usedAt: null },
@@ -285,6 +284,15 @@ async function signInWithEmailCode(ctx: Context, options: VerifyEmailCodeOptions
   });
   if (used.count === 0) throw badCode; // a parallel request used it first: single use
   return findOrCreateCodeUser(ctx, email);
+}
+
+/**
+ * The 429 of a code that took its wrong guesses. Retrying it never helps, so Retry-After says when a
+ * new code can be requested for the address: 1 s when one can be now, else when its hourly limit resets.
+ */
+async function exhaustedCode(ctx: Context, email: string): Promise<GraphQLError> {
+  const next = await ctx.limits.peek(rules(ctx.config).codesPerAddress, email);
+  return rateLimited('Too many wrong guesses; request a new code', next.allowed ? 1 : next.retryAfterSeconds);
 }
 
 /** The account of `email`, created (without a password) when there is none. */

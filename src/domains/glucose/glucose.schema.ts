@@ -116,9 +116,10 @@ const readingSchema = z.object({
   valueMgDl: mgDl,
   source: z.enum(['manual', 'cgm']).nullish(),
 });
+// raw samples always come from a sensor: sensor 0 (manual readings) has none, as every raw route says
 const rawSchema = z.object({
   id: z.string().min(1).max(128).nullish(),
-  sensorId: sensorId,
+  sensorId: sensorId.min(1),
   timestamp: z.date(),
   rawValue: z.number(),
   temperatureC: z.number().min(-20).max(60).nullish(),
@@ -139,7 +140,7 @@ const RawSensorDataInput = builder.inputType('RawSensorDataInput', {
   description: 'One raw sensor sample (RawSensorDataIn)',
   fields: (t) => ({
     id: t.string({ description: 'client id; default r:<user>:<sensor>:<epoch ms>' }),
-    sensorId: t.int({ required: true }),
+    sensorId: t.int({ required: true, description: "the client's sensor number (1 or more)" }),
     timestamp: t.field({ type: 'DateTime', required: true }),
     rawValue: t.float({ required: true, description: 'raw sensor counts before calibration' }),
     temperatureC: t.float({ description: 'sensor temperature, °C' }),

@@ -1,6 +1,6 @@
 /**
  * Local calendar days of a person (pure, no I/O). Scores are per local day in the account's IANA
- * time zone; a missing or unknown zone counts as UTC (the profile stores the zone unchecked).
+ * time zone; a missing or unknown zone counts as UTC (src/platform/time-zones.ts).
  */
 
 /** A local calendar date, `YYYY-MM-DD`. */
@@ -8,17 +8,6 @@ export type LocalDate = string;
 
 const DAY_MS = 86_400_000;
 const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
-
-/** The zone to compute with: the account's when Intl knows it, else UTC. */
-export function effectiveTimeZone(zone: string | null | undefined): string {
-  if (!zone) return 'UTC';
-  try {
-    new Intl.DateTimeFormat('en-US', { timeZone: zone });
-    return zone;
-  } catch {
-    return 'UTC';
-  }
-}
 
 /** Whether `s` is a real calendar date written `YYYY-MM-DD`. */
 export function isLocalDate(s: string): boolean {

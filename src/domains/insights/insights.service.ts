@@ -10,6 +10,7 @@
 import { readerUserId } from '../../auth/principal.ts';
 import { appError } from '../../errors.ts';
 import type { AuthedContext } from '../../graphql/context.ts';
+import { zoneOrUtc } from '../../platform/time-zones.ts';
 import { trendStats } from '../glucose/glucose.stats.ts';
 import type { StatPoint, TrendStats } from '../glucose/glucose.stats.ts';
 import {
@@ -17,7 +18,6 @@ import {
   datesFrom,
   dayBounds,
   daysBetween,
-  effectiveTimeZone,
   localDateOf,
   localTime,
 } from './insights.days.ts';
@@ -75,7 +75,7 @@ interface Person {
 async function personOf(ctx: AuthedContext): Promise<Person> {
   const userId = readerUserId(ctx);
   const user = await ctx.prisma.user.findUnique({ where: { id: userId }, select: { timezone: true } });
-  const zone = effectiveTimeZone(user?.timezone);
+  const zone = zoneOrUtc(user?.timezone);
   const now = new Date();
   return { userId, zone, now, today: localDateOf(now, zone) };
 }

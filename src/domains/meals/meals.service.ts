@@ -15,6 +15,7 @@ import type { Prisma } from '../../generated/prisma/client.ts';
 import type { DbTx } from '../../db/client.ts';
 import type { AuthedContext } from '../../graphql/context.ts';
 import { newStorageKey } from '../../integrations/storage.ts';
+import { zoneOrUtc } from '../../platform/time-zones.ts';
 import { checkedImageType, mediaUrl, PHOTO_TYPES } from '../profile/profile.service.ts';
 import type { UploadedFile } from '../profile/profile.service.ts';
 import { advanceSyncClock } from '../sync/sync-clock.ts';
@@ -402,16 +403,6 @@ export async function setMealPhoto(ctx: AuthedContext, mealId: string, file: Upl
   return meal;
 }
 
-/** The IANA zone of `name` when the runtime knows it, else UTC. */
-function knownTimeZone(name: string | null): string {
-  if (!name) return 'UTC';
-  try {
-    return new Intl.DateTimeFormat('en-US', { timeZone: name }).resolvedOptions().timeZone;
-  } catch {
-    return 'UTC';
-  }
-}
-
 /** The calendar dates from `first` to `last` (YYYY-MM-DD, inclusive). */
 function datesBetween(first: string, last: string): string[] {
   const out: string[] = [];
@@ -433,7 +424,7 @@ export async function dailyNutrition(ctx: AuthedContext, options: DailyNutrition
   }
   const userId = readerUserId(ctx);
   const user = await ctx.prisma.user.findUnique({ where: { id: userId }, select: { timezone: true } });
-  const timezone = knownTimeZone(user?.timezone ?? null);
+  const timezone = zoneOrUtc(user?.timezone);
   const meals = await ctx.prisma.meal.findMany({
     where: { userId, deletedAt: null, eatenAt: { gte: new Date(startMs), lt: new Date(endMs) } },
     select: { eatenAt: true, kcal: true, proteinG: true, carbsG: true, fatG: true, fiberG: true, sugarG: true },

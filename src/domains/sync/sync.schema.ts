@@ -3,11 +3,18 @@ import { z } from 'zod';
 import { builder } from '../../graphql/builder.ts';
 import type { PullPage, PushResult, RecordsPage } from './sync.service.ts';
 import { listSyncedRecords, PULL_PAGE_SIZE, pullChanges, pushChanges } from './sync.service.ts';
+import { SYNCED_TABLES } from './synced-tables.ts';
 
 /** Most rows of one page of raw rows. */
 const RECORDS_PAGE_MAX = 500;
 /** A page's character budget (max_chars): at least one character; the service checks it too. */
 const maxCharsArg = z.number().int().min(1).nullish();
+/** A synced table's wire name (the registry's). */
+const tableName = z.enum(SYNCED_TABLES.map((t) => t.table) as [string, ...string[]]);
+/** An opaque next_cursor: a few hundred characters of base64url; anything longer is not one of ours. */
+const cursorArg = z.string().min(1).max(4096).nullish();
+/** the last sync timestamp a database timestamp holds: 9999-12-31T23:59:59.999Z */
+const SYNC_MS_MAX = 253_402_300_799_999;
 
 const SyncPull = builder.objectRef<PullPage>('SyncPull').implement({
   description: 'One page of a pull: changes per wire table since last_pulled_at',
@@ -59,12 +66,12 @@ builder.queryFields((t) => ({
     description:
       "Raw rows of one synced table of the person's data (the owner's while viewing as); a token also needs the table's read scope",
     args: {
-      table: t.arg.string({ required: true, description: 'the synced table, e.g. journal_entries' }),
+      table: t.arg.string({ required: true, description: 'the synced table, e.g. journal_entries', validate: tableName }),
       limit: t.arg.int({
         description: `rows per page, 1..${RECORDS_PAGE_MAX}, default 100`,
         validate: z.number().int().min(1).max(RECORDS_PAGE_MAX).nullish(),
       }),
-      cursor: t.arg.string({ description: 'next_cursor of the previous page' }),
+      cursor: t.arg.string({ description: 'next_cursor of the previous page', validate: cursorArg }),
       includeDeleted: t.arg.boolean({ description: 'include tombstones of deleted records' }),
       maxChars: t.arg.int({
         description: "a page ends before its rows' JSON passes this many characters (at least one row per page); default: no budget",
@@ -88,8 +95,11 @@ builder.queryFields((t) => ({
         description: "the sync schema version last synced with (>= 1): tables and columns added later arrive whole; one above the server's is served as the server's",
         validate: z.number().int().min(1).nullish(),
       }),
-      cursor: t.arg.string({ description: 'next_cursor of the previous page' }),
-      exclude: t.arg.stringList({ description: 'wire table names to leave out (comma-separated over REST)' }),
+      cursor: t.arg.string({ description: 'next_cursor of the previous page', validate: cursorArg }),
+      exclude: t.arg.stringList({
+        description: 'wire table names to leave out (comma-separated over REST)',
+        validate: z.array(tableName).max(SYNCED_TABLES.length).nullish(),
+      }),
       limit: t.arg.int({
         description: `records per page across tables, 1..${PULL_PAGE_SIZE}, default ${PULL_PAGE_SIZE}`,
         validate: z.number().int().min(1).max(PULL_PAGE_SIZE).nullish(),
@@ -115,7 +125,10 @@ builder.mutationFields((t) => ({
         description:
           '{table: {created, updated, deleted}}; or, wrapped, {changes: {table: ...}, last_pulled_at, identity_version} (read so when it has a key changes: no synced table is named changes)',
       }),
-      lastPulledAt: t.arg.float({ description: 'the timestamp (ms) of the last complete pull (wins over a wrapped body\'s)' }),
+      lastPulledAt: t.arg.float({
+        description: 'the timestamp (ms) of the last complete pull (wins over a wrapped body\'s)',
+        validate: z.number().int().min(0).max(SYNC_MS_MAX).nullish(),
+      }),
       identityVersion: t.arg.int({ description: 'the identity the local data belongs to (wins over a wrapped body\'s)' }),
     },
     resolve: (_root, args, ctx) => pushChanges(ctx, args),
