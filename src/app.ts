@@ -1,6 +1,7 @@
 /**
  * Composition root: one express app serving GraphQL (/graphql), the REST facade (/api/...),
- * the MCP facade (/api/mcp), the OpenAPI document and docs page, and health checks.
+ * the MCP facade (/api/mcp), the OpenAPI document and docs page, the pages emailed links open
+ * (web-pages/: /reset-password, and / for a browser), and health checks.
  * It wires modules together and defines no behaviour of its own.
  */
 import { randomUUID } from 'node:crypto';
@@ -12,6 +13,7 @@ import { createMcpRouter } from '../mcp-facade/server.ts';
 import { createRestRouter, createRouteBodyParsers } from '../rest-facade/handler.ts';
 import { createOpenApiRouter } from '../rest-facade/openapi.ts';
 import { ROUTES } from '../rest-facade/routes.ts';
+import { createWebPages } from '../web-pages/server.ts';
 import { authenticate, CSRF_HEADER } from './auth/authenticate.ts';
 import type { Config } from './config.ts';
 import { trackRequests } from './db/bulk.ts';
@@ -32,6 +34,7 @@ import { createMcpLimits, limitNamespace, openLimitStore } from './platform/rate
 import type { LimitStore } from './platform/rate-limit.ts';
 import { createMailer } from './integrations/mailer.ts';
 import { createStorage } from './integrations/storage.ts';
+import { serializeRequest } from './logger.ts';
 import type { Logger } from './logger.ts';
 import { requestScope } from './request-context.ts';
 
@@ -124,6 +127,8 @@ export function createApp(options: AppOptions): App {
         return id;
       },
       autoLogging: { ignore: (req) => req.url === '/healthz' || req.url === '/readyz' },
+      // an emailed link's token travels in its URL: the log keeps the path, never the secret
+      serializers: { req: serializeRequest },
     }),
   );
   app.use((req, _res, next) => requestScope.run({ requestId: String(req.id), log: req.log }, next));
@@ -170,6 +175,7 @@ export function createApp(options: AppOptions): App {
   app.use(createRouteBodyParsers(restOptions));
   app.use('/api', jsonBodyParser('1mb'));
   app.use(createRestRouter(restOptions));
+  app.use(createWebPages({ operations, context: (req) => contextFor(req, 'web'), publicUrl: config.PUBLIC_URL }));
 
   // Unknown paths (keep these last: routers added later, e.g. an OAuth host's /.well-known paths,
   // go above). Under /api always JSON; elsewhere JSON too, except for a browser asking for a page.

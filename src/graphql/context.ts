@@ -24,7 +24,7 @@ export interface Context {
   ip: string | null;
   userAgent: string | null;
   /** which door the request came through */
-  via: 'graphql' | 'rest' | 'mcp';
+  via: 'graphql' | 'rest' | 'mcp' | 'web';
   /** Set-Cookie values for the HTTP answer (src/auth/cookies.ts); facades and yoga send them */
   responseCookies: string[];
 }

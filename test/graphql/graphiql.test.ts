@@ -3,22 +3,13 @@
  * internet: the page must come whole from this server (every asset inlined, no CDN), compressed,
  * and run a query typed into its editor.
  */
-import type { Browser } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { startTestApp } from '../harness/app.ts';
-import { launchChromium, offlinePage } from '../harness/browser.ts';
+import { offlinePage, useChromium } from '../harness/browser.ts';
 
 const app = await startTestApp();
 
-let browser: Browser;
-
-beforeAll(async () => {
-  browser = await launchChromium();
-});
-
-afterAll(async () => {
-  await browser?.close();
-});
+const chromium = useChromium();
 
 describe('GraphiQL at GET /graphql', () => {
   it('serves the page compressed', async () => {
@@ -35,7 +26,7 @@ describe('GraphiQL at GET /graphql', () => {
   });
 
   it('runs a query from the ?query= parameter with nothing fetched from elsewhere', async () => {
-    const { page, elsewhere } = await offlinePage(browser, app.baseUrl);
+    const { page, elsewhere } = await offlinePage(chromium.browser, app.baseUrl);
     try {
       const res = await page.goto(`${app.baseUrl}/graphql?query=${encodeURIComponent('{ __typename }')}`);
       expect(res?.status()).toBe(200);
@@ -48,7 +39,7 @@ describe('GraphiQL at GET /graphql', () => {
   });
 
   it('runs a query typed into the editor', async () => {
-    const { page, elsewhere } = await offlinePage(browser, app.baseUrl);
+    const { page, elsewhere } = await offlinePage(chromium.browser, app.baseUrl);
     try {
       await page.goto(`${app.baseUrl}/graphql`);
       await page.locator('.graphiql-query-editor .monaco-editor').click({ timeout: 30_000 });

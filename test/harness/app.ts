@@ -14,6 +14,7 @@ import { loadConfig } from '../../src/config.ts';
 import type { Config } from '../../src/config.ts';
 import { openDatabase } from '../../src/db/database.ts';
 import type { Database } from '../../src/db/database.ts';
+import type { DestinationStream } from 'pino';
 import { createLogger } from '../../src/logger.ts';
 
 export interface TestApp extends App {
@@ -72,13 +73,15 @@ export interface StartTestAppOptions {
   database?: Database;
   /** start from the template with the shipped food catalogue imported (test/harness/global-setup.ts) */
   catalogue?: boolean;
+  /** where the app's log lines go (default: the config's level, to stdout) */
+  logTo?: DestinationStream;
 }
 
 /** Starts the whole app on a fresh database; closed automatically after the file. */
 export async function startTestApp(overrides: Record<string, string> = {}, options: StartTestAppOptions = {}): Promise<TestApp> {
   const config = testConfig(overrides);
   const db = options.database ?? (await openTestDatabase({ catalogue: options.catalogue }));
-  const built = createApp({ config, db, log: createLogger(config.LOG_LEVEL) });
+  const built = createApp({ config, db, log: createLogger(config.LOG_LEVEL, options.logTo) });
   const server = createServer(built.app);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;

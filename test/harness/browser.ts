@@ -5,6 +5,7 @@
  */
 import { existsSync } from 'node:fs';
 import { chromium } from 'playwright-core';
+import { afterAll, beforeAll } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 
 const CHROMIUM = '/usr/bin/chromium';
@@ -31,4 +32,24 @@ export async function offlinePage(browser: Browser, baseUrl: string): Promise<{ 
     return route.abort();
   });
   return { page, elsewhere };
+}
+
+/** The Accept header a browser sends when it navigates to a page. */
+export const BROWSER_ACCEPT = 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8';
+
+/** One Chromium for the calling test file: launched before its tests, closed after them. */
+export function useChromium(): { readonly browser: Browser } {
+  let launched: Browser | undefined;
+  beforeAll(async () => {
+    launched = await launchChromium();
+  });
+  afterAll(async () => {
+    await launched?.close();
+  });
+  return {
+    get browser(): Browser {
+      if (!launched) throw new Error('Chromium is used before the file\'s beforeAll launched it');
+      return launched;
+    },
+  };
 }

@@ -12,7 +12,9 @@ import { randomUUID } from 'node:crypto';
 import { readerUserId } from '../../auth/principal.ts';
 import { appError } from '../../errors.ts';
 import type { AuthedContext, Context } from '../../graphql/context.ts';
+import { zoneOrUtc } from '../../platform/time-zones.ts';
 import { normaliseGtin } from './foods.gtin.ts';
+import { NUTRIENT_SOURCES, PER_100G_JOIN } from './foods.nutrients.ts';
 import { SEARCH_TEXT_SQL, SEARCH_VECTOR_SQL } from './import/catalogue-import.ts';
 import type { CatalogueFood, CataloguePortion } from './import/sources.ts';
 
@@ -120,22 +122,22 @@ const HISTORY_BASE = 0.5;
 const HISTORY_RECENT = 1;
 const HISTORY_DAYS = 30;
 
-/** USDA nutrient ids of the summary columns. Energy: kcal, else Atwater specific/general, else kJ. */
-export const NUTRIENT = { kcal: 1008, kj: 1062, atwaterSpecific: 2048, atwaterGeneral: 2047, protein: 1003, fat: 1004, carbs: 1005, fiber: 1079, sugars: 2000, sugarsTotal: 1063, sodium: 1093 } as const;
+/**
+ * The ids a custom food stores its amounts under: each amount's preferred id, so the summary and the
+ * meal arithmetic read them first (foods.nutrients.ts).
+ */
+export const NUTRIENT = {
+  kcal: NUTRIENT_SOURCES.kcal[0],
+  protein: NUTRIENT_SOURCES.proteinG[0],
+  fat: NUTRIENT_SOURCES.fatG[0],
+  carbs: NUTRIENT_SOURCES.carbsG[0],
+  fiber: NUTRIENT_SOURCES.fiberG[0],
+  sugars: NUTRIENT_SOURCES.sugarG[0],
+  sodium: NUTRIENT_SOURCES.sodiumMg[0],
+} as const;
 
-const SUMMARY_NUTRIENT_IDS = Object.values(NUTRIENT).join(',');
-const amountOf = (id: number) => `max(n.amount) FILTER (WHERE n.nutrient_id = ${id})`;
-
-/** Per-100 g macros of food `f`, one indexed lookup of its few summary nutrients. */
-const MACROS_JOIN = `
-  LEFT JOIN LATERAL (
-    SELECT COALESCE(${amountOf(NUTRIENT.kcal)}, ${amountOf(NUTRIENT.atwaterSpecific)}, ${amountOf(NUTRIENT.atwaterGeneral)},
-                    round((${amountOf(NUTRIENT.kj)} / 4.184)::numeric, 1)::float8) AS kcal,
-           ${amountOf(NUTRIENT.protein)} AS protein_g, ${amountOf(NUTRIENT.carbs)} AS carbs_g, ${amountOf(NUTRIENT.fat)} AS fat_g,
-           ${amountOf(NUTRIENT.fiber)} AS fiber_g, COALESCE(${amountOf(NUTRIENT.sugars)}, ${amountOf(NUTRIENT.sugarsTotal)}) AS sugar_g,
-           ${amountOf(NUTRIENT.sodium)} AS sodium_mg
-    FROM food_nutrients n WHERE n.food_id = f.id AND n.nutrient_id IN (${SUMMARY_NUTRIENT_IDS})
-  ) m ON true`;
+/** Per-100 g macros of food `f` (m.kcal ... m.sodium_mg), from the one table of nutrient ids. */
+const MACROS_JOIN = PER_100G_JOIN;
 
 const SUMMARY_COLUMNS = `f.id, f.source, f.description, f.brand, f.category, f.gtin, f.countries, f.serving_size, f.serving_unit,
   f.has_full_nutrients, m.kcal, m.protein_g, m.carbs_g, m.fat_g, m.fiber_g, m.sugar_g, m.sodium_mg`;
@@ -339,17 +341,6 @@ export async function fullMatch(ctx: Context, id: string): Promise<FullMatchView
 
 /** Recommendation weights (docs/foods.md, "Recommendations"). */
 export const RECOMMEND = { history: 0.5, timeOfDay: 0.3, popularity: 0.2, hourWindow: 2 } as const;
-
-/** A valid IANA zone for AT TIME ZONE (an unknown one would fail the query): else UTC. */
-function zoneOrUtc(tz: string | null | undefined): string {
-  if (!tz) return 'UTC';
-  try {
-    new Intl.DateTimeFormat('en', { timeZone: tz });
-    return tz;
-  } catch {
-    return 'UTC';
-  }
-}
 
 /**
  * Foods for the person now: how often they logged each food, how much of that was near this hour of

@@ -1,9 +1,11 @@
 /**
  * Nutrients of meal items from the food catalogue: per-100 g amounts (food_nutrients, keyed by USDA
  * nutrient id) scaled to the item's grams, and a meal's totals as the sum of its items. Formulas and
- * rounding: docs/meals.md.
+ * rounding: docs/meals.md. Which nutrient ids carry each amount is the catalogue's table
+ * (foods/foods.nutrients.ts): an item never disagrees with its food's summary.
  */
 import type { Db } from '../../db/client.ts';
+import { AMOUNT_COLUMNS, PER_100G_JOIN } from '../foods/foods.nutrients.ts';
 import { validationError } from '../../errors.ts';
 import type { ValidationIssue } from '../../errors.ts';
 
@@ -20,21 +22,6 @@ export interface Nutrients {
 }
 
 export const NUTRIENT_KEYS = ['kcal', 'proteinG', 'carbsG', 'fatG', 'fiberG', 'sugarG'] as const;
-
-/**
- * USDA nutrient ids of each amount, first present wins. Energy: 1008 (kcal); Foundation foods often
- * give only 2048 (Atwater specific factors) or 2047 (Atwater general factors).
- */
-export const USDA_NUTRIENT_IDS: Readonly<Record<keyof Nutrients, readonly number[]>> = {
-  kcal: [1008, 2048, 2047],
-  proteinG: [1003],
-  fatG: [1004],
-  carbsG: [1005],
-  fiberG: [1079],
-  sugarG: [2000],
-};
-
-const ALL_IDS = [...new Set(Object.values(USDA_NUTRIENT_IDS).flat())];
 
 /** The most one item may weigh, g (5 kg), whether given as grams or as portions. */
 export const MAX_ITEM_GRAMS = 5000;
@@ -74,28 +61,18 @@ export async function loadCatalogueFoods(db: Runner, userId: number, foodIds: re
   const foods = new Map<string, CatalogueFood>();
   if (foodIds.length === 0) return foods;
   // NOTE: a custom food is visible to its owner only; another person's answers as unknown.
-  const rows = await db.$queryRawUnsafe<{ id: string; description: string; nutrient_id: number | null; amount: number | null }[]>(
-    `SELECT f.id, f.description, fn.nutrient_id, fn.amount
-       FROM foods f LEFT JOIN food_nutrients fn ON fn.food_id = f.id AND fn.nutrient_id = ANY($3::int[])
+  const rows = await db.$queryRawUnsafe<({ id: string; description: string } & Record<keyof Nutrients, number | null>)[]>(
+    `SELECT f.id, f.description, ${NUTRIENT_KEYS.map((k) => `m.${AMOUNT_COLUMNS[k]} AS "${k}"`).join(', ')}
+       FROM foods f ${PER_100G_JOIN}
       WHERE f.id = ANY($1::text[]) AND (f.owner_user_id IS NULL OR f.owner_user_id = $2)`,
     [...new Set(foodIds)],
     userId,
-    ALL_IDS,
   );
-  const amounts = new Map<string, Map<number, number>>();
   for (const r of rows) {
-    if (!amounts.has(r.id)) {
-      amounts.set(r.id, new Map());
-      foods.set(r.id, { description: r.description, per100g: { ...ZERO }, portions: new Map() });
-    }
-    if (r.nutrient_id !== null && r.amount !== null) amounts.get(r.id)!.set(Number(r.nutrient_id), Number(r.amount));
-  }
-  for (const [id, food] of foods) {
-    const byId = amounts.get(id)!;
-    for (const k of NUTRIENT_KEYS) {
-      const first = USDA_NUTRIENT_IDS[k].find((n) => byId.has(n));
-      food.per100g[k] = first === undefined ? 0 : byId.get(first)!;
-    }
+    // a food without any of an amount's nutrient ids counts 0
+    const per100g = { ...ZERO };
+    for (const k of NUTRIENT_KEYS) per100g[k] = Number(r[k] ?? 0);
+    foods.set(r.id, { description: r.description, per100g, portions: new Map() });
   }
   if (foods.size === 0) return foods;
   const portions = await db.$queryRawUnsafe<

@@ -356,6 +356,10 @@ export async function readOpenFoodFacts(dir: string): Promise<SourceData> {
       const v = num(r[column]);
       if (v !== null && v >= 0) nutrients.set(id, Math.round(v * factor * 1e6) / 1e6);
     }
+    // energy_100g is the older energy field, in kJ whatever unit the label used: 1062 when a product
+    // gives neither energy-kcal nor energy-kj (none of the shipped sample does)
+    const energy = num(r.energy_100g);
+    if (!nutrients.has(1008) && !nutrients.has(1062) && energy !== null && energy >= 0) nutrients.set(1062, energy);
     const salt = num(r.salt_100g);
     if (!nutrients.has(1093) && salt !== null) nutrients.set(1093, Math.round((salt / SALT_PER_SODIUM) * 1e6) / 1000);
     const gtin = catalogueGtin(code);
