@@ -74,11 +74,11 @@ try {
 
   // loaded phase: backfills back to back until the small uploads are done
   const backfills: number[] = [];
-  let loopError: unknown = null;
+  let loopError: Error | null = null;
   const loop = (async () => {
     for (let sensor = 2; !stop; sensor++) backfills.push(await backfill(sensor));
   })().catch((e: unknown) => {
-    loopError = e;
+    loopError = e as Error;
   });
   await new Promise((r) => setTimeout(r, 200)); // the first backfill is under way
   const loaded: number[] = [];
@@ -89,7 +89,9 @@ try {
   const windowMs = performance.now() - windowStart;
   stop = true;
   await loop;
-  if (loopError) throw loopError;
+  // (assigned in the loop's catch, which the compiler does not follow)
+  const failure = loopError as Error | null;
+  if (failure) throw failure;
 
   const idleP95 = p95(idle);
   const loadedP95 = p95(loaded);

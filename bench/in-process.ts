@@ -17,10 +17,10 @@ import { createLogger } from '../src/logger.ts';
 export interface InProcessApp {
   db: Database;
   /** fetches `pathname` and answers its JSON; throws on a non-2xx status */
-  json(pathname: string, init?: RequestInit): Promise<any>;
+  json: (pathname: string, init?: RequestInit) => Promise<any>;
   /** a registered, signed-in account: its id and bearer headers (JSON content type) */
-  newUser(): Promise<{ id: number; headers: Record<string, string> }>;
-  close(): Promise<void>;
+  newUser: () => Promise<{ id: number; headers: Record<string, string> }>;
+  close: () => Promise<void>;
 }
 
 export const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];

@@ -85,7 +85,8 @@ try {
     if (!res.ok) throw new Error(`pull: ${res.status} ${text.slice(0, 300)}`);
     largestPageBytes = Math.max(largestPageBytes, text.length);
     const page = JSON.parse(text);
-    for (const c of Object.values(page.changes) as { created: unknown[]; updated: unknown[]; deleted: unknown[] }[]) {
+    const tables: Record<string, { created: unknown[]; updated: unknown[]; deleted: unknown[] }> = page.changes;
+    for (const c of Object.values(tables)) {
       count += c.created.length + c.updated.length + c.deleted.length;
     }
     pages++;

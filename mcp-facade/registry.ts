@@ -11,7 +11,7 @@
  * operation, a duplicate or malformed name, an unknown scope, or two tools an agent could not tell
  * apart (the same title or description) throws here, at start.
  */
-import { getNamedType, getNullableType, isListType, isObjectType, Kind } from 'graphql';
+import { getNamedType, getNullableType, isListType, isObjectType, Kind, OperationTypeNode } from 'graphql';
 import type { GraphQLSchema } from 'graphql';
 import type { Tool, ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
 import { isHealthScope, isScope } from '../src/auth/scopes.ts';
@@ -110,7 +110,7 @@ export function isCreatingTool(row: McpTool, op: PersistedOperation): boolean {
   if (row.kind === 'read' || row.kind === 'deletes') return false;
   if (row.kind === 'takes a payment') return true;
   if (row.creates !== undefined) return row.creates;
-  return op.definition.operation === 'mutation' && CREATING_FIELD.test(rootFieldName(op) ?? '');
+  return op.definition.operation === OperationTypeNode.MUTATION && CREATING_FIELD.test(rootFieldName(op) ?? '');
 }
 
 /** MCP annotations from the kind (../shared/notes/mcp-oauth.md 1.3); all four set, as the defaults are pessimistic. */
@@ -243,14 +243,14 @@ function withoutFixed(base: JsonSchema, row: McpTool, where: string): JsonSchema
 function register(row: McpTool, options: RegistryOptions): RegisteredTool {
   const where = `MCP tool ${row.name}`;
   if (!TOOL_NAME.test(row.name)) throw new Error(`${where}: invalid tool name`);
-  if (!TOOL_KINDS.includes(row.kind)) throw new Error(`${where}: unknown kind ${row.kind}`);
-  for (const s of row.scopes) if (!isScope(s)) throw new Error(`${where}: unknown scope ${s}`);
+  if (!TOOL_KINDS.includes(row.kind)) throw new Error(`${where}: unknown kind ${String(row.kind)}`);
+  for (const s of row.scopes) if (!isScope(s)) throw new Error(`${where}: unknown scope ${String(s)}`);
   const op = options.operations.byName.get(row.operation);
   if (!op) throw new Error(`${where}: unknown operation ${row.operation}`);
   if ((row.kind === 'read' || row.kind === 'deletes') && row.creates) {
     throw new Error(`${where}: a ${row.kind} tool cannot create`);
   }
-  if (row.kind !== 'read' && op.definition.operation !== 'mutation') {
+  if (row.kind !== 'read' && op.definition.operation !== OperationTypeNode.MUTATION) {
     throw new Error(`${where}: a ${row.kind} tool needs a mutation, ${row.operation} is a ${op.definition.operation}`);
   }
   const resultField = row.result ?? op.rootField;

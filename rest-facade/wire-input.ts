@@ -179,7 +179,7 @@ function readerFor(type: GraphQLInputType): Reader {
 
 const isPlainObject = (v: unknown): v is Record<string, unknown> => {
   if (!v || typeof v !== 'object' || Array.isArray(v)) return false;
-  const proto = Object.getPrototypeOf(v);
+  const proto: unknown = Object.getPrototypeOf(v);
   return proto === Object.prototype || proto === null;
 };
 

@@ -32,7 +32,9 @@ if (process.argv[1] === import.meta.filename) {
     let current = '';
     try {
       current = readFileSync(file, 'utf8');
-    } catch {}
+    } catch {
+      // not written yet: it is stale
+    }
     if (current === content) continue;
     if (check) {
       stale++;

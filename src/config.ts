@@ -169,7 +169,7 @@ function identityProviders(given: Record<string, string | undefined>): Record<st
 /** Secrets the embedded default needs, generated on first start and kept beside the data. */
 function embeddedSecrets(dataDir: string): { jwtSecret: string } {
   const file = path.join(dataDir, 'secrets.json');
-  if (existsSync(file)) return JSON.parse(readFileSync(file, 'utf8'));
+  if (existsSync(file)) return JSON.parse(readFileSync(file, 'utf8')) as { jwtSecret: string };
   mkdirSync(dataDir, { recursive: true });
   const secrets = { jwtSecret: randomBytes(48).toString('base64url') };
   writeFileSync(file, JSON.stringify(secrets, null, 2), { mode: 0o600 });

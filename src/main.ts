@@ -32,18 +32,20 @@ server.listen(config.PORT, config.HOST, () => {
 });
 
 let stopping = false;
-async function shutdown(signal: string): Promise<void> {
+function shutdown(signal: string): void {
   if (stopping) return;
   stopping = true;
   log.info({ signal }, 'shutting down');
   const force = setTimeout(() => process.exit(1), 10_000).unref();
-  server.close(async () => {
-    await catalogue.stop();
-    await Promise.all([db.close(), limitStore.close()]);
-    clearTimeout(force);
-    process.exit(0);
+  server.close(() => {
+    void (async () => {
+      await catalogue.stop();
+      await Promise.all([db.close(), limitStore.close()]);
+      clearTimeout(force);
+      process.exit(0);
+    })();
   });
   server.closeIdleConnections();
 }
-process.on('SIGINT', () => void shutdown('SIGINT'));
-process.on('SIGTERM', () => void shutdown('SIGTERM'));
+process.on('SIGINT', () => shutdown('SIGINT'));
+process.on('SIGTERM', () => shutdown('SIGTERM'));

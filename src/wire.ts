@@ -32,7 +32,7 @@ const toCamelCached = memo(toCamel);
 function mapKeys(value: unknown, fn: (k: string) => string): unknown {
   if (Array.isArray(value)) return value.map((v) => mapKeys(v, fn));
   // plain objects only (graphql-js builds results with a null prototype); Dates etc. pass through
-  const proto = value && typeof value === 'object' ? Object.getPrototypeOf(value) : undefined;
+  const proto: unknown = value && typeof value === 'object' ? Object.getPrototypeOf(value) : undefined;
   if (proto === Object.prototype || proto === null) {
     const out: Record<string, unknown> = {};
     for (const k in value as Record<string, unknown>) {

@@ -15,7 +15,6 @@ import { appError } from '../errors.ts';
 import { csrfTokenFor, PERSONAL_TOKEN_PREFIX, safeEqual, sha256, verifyAccessToken } from './credentials.ts';
 import type { Principal, ViewAs } from './principal.ts';
 import { ALL_SCOPES, isScope } from './scopes.ts';
-import type { Scope } from './scopes.ts';
 import { grantPermitsViewAs } from './view-as.ts';
 
 export const SESSION_COOKIE = 'hdp_session';
@@ -138,7 +137,7 @@ async function personalTokenPrincipal(deps: AuthDeps, secret: string): Promise<P
     userId: token.userId,
     tokenId: token.id,
     isAdmin: false,
-    scopes: new Set(token.scopes.filter(isScope) as Scope[]),
+    scopes: new Set(token.scopes.filter(isScope)),
     viewAs,
   };
 }

@@ -13,8 +13,8 @@
  * batch that failed part-way is simply sent again (docs/decisions.md, Performance).
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { setImmediate as nextTurn } from 'node:timers/promises';
-import type { NextFunction, Request, Response } from 'express';
 
 /** The longest a slice waits for other requests to finish. */
 export const MAX_YIELD_MS = 50;
@@ -35,8 +35,8 @@ function leaveInteractive(): void {
   if (interactive === 0) for (const wake of waiting) wake();
 }
 
-/** Express middleware: counts the request as interactive until its answer is finished or closed. */
-export function trackRequests(_req: Request, res: Response, next: NextFunction): void {
+/** Connect-style HTTP middleware: counts the request as interactive until its answer ends or closes. */
+export function trackRequests(_req: IncomingMessage, res: ServerResponse, next: () => void): void {
   const me: Tracked = { bulk: false };
   interactive++;
   let ended = false;

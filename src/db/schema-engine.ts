@@ -105,7 +105,7 @@ function loadEngineClass(): NonNullable<typeof engineClass> {
 /** adapter-pg 7.10 cannot read the internal "char" type (OID 18) of pg_catalog: report it as text. */
 function allowPgCharColumns(adapter: SqlDriverAdapter): SqlDriverAdapter {
   let proto = adapter as unknown as Record<string, unknown> | null;
-  while (proto && !Object.hasOwn(proto, 'performIO')) proto = Object.getPrototypeOf(proto);
+  while (proto && !Object.hasOwn(proto, 'performIO')) proto = Object.getPrototypeOf(proto) as Record<string, unknown> | null;
   if (!proto || proto.__charPatched) return adapter;
   const performIO = proto.performIO as (q: unknown) => Promise<{ fields?: { dataTypeID: number }[] }>;
   proto.performIO = async function (this: unknown, query: unknown) {

@@ -22,6 +22,7 @@ import {
   isNonNullType,
   isObjectType,
   Kind,
+  OperationTypeNode,
   TypeInfo,
   typeFromAST,
   valueFromASTUntyped,
@@ -202,7 +203,7 @@ function requiredInput(type: GraphQLInputType): JsonSchema {
   if (type instanceof GraphQLList) return { type: 'array', items: inputTypeSchema(type.ofType) };
   if (type instanceof GraphQLScalarType) return scalarSchema(type);
   if (type instanceof GraphQLEnumType) return { type: 'string', enum: type.getValues().map((v) => v.name) };
-  const input = type as GraphQLInputObjectType;
+  const input = type;
   const properties: Record<string, JsonSchema> = {};
   const required: string[] = [];
   for (const field of Object.values(input.getFields())) {
@@ -320,7 +321,7 @@ function requiredOutput(type: GraphQLOutputType, selectionSet: SelectionSetNode 
 
 /** The schema of `data[rootField]` for an operation, following its selection set and fragments. */
 export function resultSchema(schema: GraphQLSchema, operation: OperationDefinitionNode, fragments: Map<string, SelectionSetNode>, rootField: string): JsonSchema {
-  const root = operation.operation === 'mutation' ? schema.getMutationType() : schema.getQueryType();
+  const root = operation.operation === OperationTypeNode.MUTATION ? schema.getMutationType() : schema.getQueryType();
   const sel = operation.selectionSet.selections.find((s) => s.kind === Kind.FIELD && (s.alias?.value ?? s.name.value) === rootField);
   if (!root || !sel || sel.kind !== Kind.FIELD) throw new Error(`no root field ${rootField} in ${operation.name?.value}`);
   const field = root.getFields()[sel.name.value];

@@ -7,7 +7,7 @@
 import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { Kind, parse, visit } from 'graphql';
+import { Kind, OperationTypeNode, parse, visit } from 'graphql';
 import type { DocumentNode, FragmentDefinitionNode, OperationDefinitionNode } from 'graphql';
 
 export interface ManifestOperation {
@@ -86,7 +86,7 @@ export function buildManifest(domainsDir = DOMAINS_DIR): OperationManifest {
     return {
       id: createHash('sha256').update(body).digest('hex'),
       name: def.name!.value,
-      type: def.operation === 'mutation' ? 'mutation' : 'query',
+      type: def.operation === OperationTypeNode.MUTATION ? 'mutation' : 'query',
       description: leadingComment(text),
       domain,
       body,

@@ -15,7 +15,7 @@
  */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { getVariableValues, GraphQLError, Kind, parse, validate, valueFromASTUntyped } from 'graphql';
+import { getVariableValues, GraphQLError, Kind, OperationTypeNode, parse, validate, valueFromASTUntyped } from 'graphql';
 import type { DocumentNode, GraphQLField, GraphQLSchema, OperationDefinitionNode, SelectionSetNode, VariableDefinitionNode } from 'graphql';
 import { compileQuery, isCompiledQuery } from 'graphql-jit';
 import type { CompiledQuery } from 'graphql-jit';
@@ -87,7 +87,7 @@ function withDefaults(variables: Record<string, unknown>, defaults: ReadonlyMap<
 
 /** The schema fields an operation's root selections name (fragments at the root are not used). */
 export function rootFieldsOf(schema: GraphQLSchema, definition: OperationDefinitionNode): GraphQLField<unknown, unknown>[] {
-  const root = definition.operation === 'mutation' ? schema.getMutationType() : schema.getQueryType();
+  const root = definition.operation === OperationTypeNode.MUTATION ? schema.getMutationType() : schema.getQueryType();
   const fields = root?.getFields() ?? {};
   return definition.selectionSet.selections.flatMap((s) => (s.kind === Kind.FIELD && fields[s.name.value] ? [fields[s.name.value]] : []));
 }

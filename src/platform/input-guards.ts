@@ -103,7 +103,7 @@ export function unsafeInputIssues(variables: Record<string, unknown>): Validatio
       continue;
     }
     if (value === null || typeof value !== 'object') continue;
-    const proto = Object.getPrototypeOf(value);
+    const proto: unknown = Object.getPrototypeOf(value);
     if (!Array.isArray(value) && proto !== Object.prototype && proto !== null) continue;
     if (loc.length > MAX_JSON_DEPTH) {
       issues.push({ loc: loc.slice(0, 1), msg: `Value nested deeper than ${MAX_JSON_DEPTH} levels`, type: 'too_deep' });

@@ -155,9 +155,9 @@ export function limitNamespace(target: DbTarget): string {
 export interface LimitStore {
   redis?: Redis;
   /** resolves once the shared store is connected (until then counts fall back to this process) */
-  ready(): Promise<void>;
+  ready: () => Promise<void>;
   /** closes the Redis connection, if any */
-  close(): Promise<void>;
+  close: () => Promise<void>;
 }
 
 /** Connects to Redis at `redisUrl`; without a URL, a store that keeps counts in this process. */

@@ -27,11 +27,11 @@ describe('embedded database', () => {
     const list = (await readMigrationsList()).migrationDirectories;
     const { createHash } = await import('node:crypto');
     const rows = list.map((d) => ({ migration_name: d.path, checksum: createHash('sha256').update(d.migrationFile.content.value).digest('hex') }));
-    expect(await pendingMigrations(async () => rows)).toEqual([]);
+    expect(await pendingMigrations(() => Promise.resolve(rows))).toEqual([]);
     rows[0].checksum = 'edited';
-    expect(await pendingMigrations(async () => rows)).toEqual([list[0].path]);
-    const noTable = async (): Promise<never> => {
-      throw new Error('relation "_prisma_migrations" does not exist');
+    expect(await pendingMigrations(() => Promise.resolve(rows))).toEqual([list[0].path]);
+    const noTable = (): Promise<never> => {
+      return Promise.reject(new Error('relation "_prisma_migrations" does not exist'));
     };
     expect(await pendingMigrations(noTable)).toEqual(list.map((d) => d.path));
   });

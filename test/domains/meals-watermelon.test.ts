@@ -41,7 +41,7 @@ beforeAll(async () => {
 });
 
 /** Creates a record on the phone with these raw columns (meal ids are uuids, as the app makes them). */
-async function createLocal(phone: Phone, table: string, raw: Record<string, unknown>): Promise<string> {
+function createLocal(phone: Phone, table: string, raw: Record<string, unknown>): Promise<string> {
   return phone.db.write(async () => {
     const rec = await phone.db.get(table).create((r: any) => {
       r._raw.id = randomUUID();

@@ -117,7 +117,10 @@ describe('nutrient ids of each amount, by source (issue 11)', () => {
   });
 
   it('SR Legacy and Foundation mean the same amount by each id of the table', () => {
-    const units = (text: string) => new Map((parse(text, { columns: true }) as Row[]).map((r) => [Number(r.id), r.unit_name]));
+    const units = (text: string) => {
+      const rows: Row[] = parse(text, { columns: true });
+      return new Map(rows.map((r) => [Number(r.id), r.unit_name]));
+    };
     const foundation = units(readFileSync(path.join(SHIPPED_CATALOGUE_DIR, 'usda_foundation/nutrient.csv'), 'utf8'));
     const srLegacy = units(readFileSync(new URL('../fixtures/fdc/sr_legacy_nutrient.csv', import.meta.url), 'utf8'));
     const unitOf = { kcal: 'KCAL', proteinG: 'G', carbsG: 'G', fatG: 'G', fiberG: 'G', sugarG: 'G', sodiumMg: 'MG' };

@@ -8,10 +8,9 @@ import type { TestApp } from '../harness/app.ts';
 import { rest } from '../harness/clients.ts';
 
 const require = createRequire(import.meta.url);
-/* eslint-disable @typescript-eslint/no-explicit-any */
-const { Database, Model, appSchema, tableSchema } = require('@nozbe/watermelondb') as any;
-const LokiJSAdapter = (require('@nozbe/watermelondb/adapters/lokijs') as any).default;
-const { synchronize } = require('@nozbe/watermelondb/sync') as any;
+const { Database, Model, appSchema, tableSchema } = require('@nozbe/watermelondb');
+const LokiJSAdapter = require('@nozbe/watermelondb/adapters/lokijs').default;
+const { synchronize } = require('@nozbe/watermelondb/sync');
 
 /** WatermelonDB's schema builders, for tests whose phone keeps other tables. */
 export const watermelon = { Model, appSchema, tableSchema };
@@ -74,7 +73,7 @@ export class Phone {
   }
 
   /** Creates an entry locally; answers its (client-generated) id. */
-  async create(fields: EntryFields): Promise<string> {
+  create(fields: EntryFields): Promise<string> {
     return this.db.write(async () => {
       const rec = await this.entries.create((r: any) => {
         for (const [k, v] of Object.entries(fields)) r._setRaw(k, v);

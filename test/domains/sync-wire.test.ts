@@ -27,10 +27,9 @@ import { rest } from '../harness/clients.ts';
 import { Phone } from './sync-watermelon.helpers.ts';
 
 const require = createRequire(import.meta.url);
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-const { synchronize } = require('@nozbe/watermelondb/sync') as any;
+const { synchronize } = require('@nozbe/watermelondb/sync');
 // its warnings about the synced tables this phone's schema leaves out (it skips them, by design)
-(require('@nozbe/watermelondb/utils/common/logger') as any).default.silence();
+require('@nozbe/watermelondb/utils/common/logger').default.silence();
 
 const app = await startTestApp({ DATA_DIR: `/tmp/hdp-test/sync-wire-${process.pid}-${Math.random().toString(36).slice(2, 8)}` });
 
@@ -292,7 +291,7 @@ describe('jsonStreamBodyParser (issue 11, item 5)', () => {
             headers: { 'content-type': 'application/json' },
             is: () => 'json',
           });
-          jsonStreamBodyParser('1mb')(req as never, {} as never, (err?: unknown) => (err ? reject(err) : resolve((req as { body?: unknown }).body)));
+          jsonStreamBodyParser('1mb')(req as never, {} as never, (err?: unknown) => (err ? reject(err as Error) : resolve((req as { body?: unknown }).body)));
         });
         expect(parsed).toEqual(JSON.parse(bytes.toString()));
       }),
@@ -306,7 +305,7 @@ describe('jsonStreamBodyParser (issue 11, item 5)', () => {
       const chunks = [Buffer.from(text.slice(0, cut)), Buffer.from(text.slice(cut))];
       const req = Object.assign(Readable.from(chunks, { objectMode: false }), { headers: { 'content-type': 'application/json' }, is: () => 'json' });
       const parsed = await new Promise<any>((resolve, reject) => {
-        jsonStreamBodyParser('1mb')(req as never, {} as never, (err?: unknown) => (err ? reject(err) : resolve((req as { body?: unknown }).body)));
+        jsonStreamBodyParser('1mb')(req as never, {} as never, (err?: unknown) => (err ? reject(err as Error) : resolve((req as { body?: unknown }).body)));
       });
       const record = parsed.records[0];
       expect(Object.getPrototypeOf(record), `cut at ${cut}`).toBe(Object.prototype);

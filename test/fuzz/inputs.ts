@@ -30,7 +30,7 @@ export function jsonText(value: unknown): string {
 export function excerpt(value: unknown, max = 140): string {
   const text = typeof value === 'string' ? value : jsonText(value);
   const shown = text.length > max ? `${text.slice(0, max)}…(+${text.length - max} chars)` : text;
-  return shown.replace(/\u0000/g, '\\u0000').replace(/[\ud800-\udfff]/g, (c) => `\\u${c.charCodeAt(0).toString(16)}`);
+  return shown.replaceAll('\u0000', '\\u0000').replace(/[\ud800-\udfff]/g, (c) => `\\u${c.charCodeAt(0).toString(16)}`);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -341,9 +341,10 @@ function typedArbitrary(type: string, s: JsonSchema, root: unknown, depth: numbe
       return numberArbitrary(s, false);
     case 'string':
       return stringArbitrary(s);
-    case 'array':
+    case 'array': {
       const item = s.items ? valueArbitrary(s.items, root, depth + 1) : fc.jsonValue({ maxDepth: 1 });
       return fc.array(item, { minLength: 1, maxLength: 3 });
+    }
     case 'object': {
       if (!s.properties) return fc.dictionary(fc.string({ maxLength: 6 }), fc.jsonValue({ maxDepth: 1 }), { maxKeys: 2 });
       const props: Record<string, fc.Arbitrary<unknown>> = {};

@@ -5,7 +5,7 @@
  * the same data (compared as the REST wire text, snake_case keys in order) and the same errors
  * (message, path, extensions) after masking.
  */
-import { execute, getVariableValues } from 'graphql';
+import { execute, getVariableValues, OperationTypeNode } from 'graphql';
 import { describe, expect, it, vi } from 'vitest';
 import { ALL_SCOPES } from '../../src/auth/scopes.ts';
 import type { Scope } from '../../src/auth/scopes.ts';
@@ -137,7 +137,7 @@ describe('compiled persisted operations (issue 4)', () => {
       ListHealthMetrics: { metricType: 'heart_rate' },
       ListSyncedRecords: { table: 'journal_entries' },
     };
-    const queries = [...app.operations.byName.values()].filter((op) => op.definition.operation === 'query');
+    const queries = [...app.operations.byName.values()].filter((op) => op.definition.operation === OperationTypeNode.QUERY);
     expect(queries.length).toBeGreaterThan(10);
     for (const op of queries) {
       const variables = required[op.name] ?? {};

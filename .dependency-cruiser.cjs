@@ -1,0 +1,68 @@
+/**
+ * The layering as a rule (issue 12; ARCHITECTURE.md section 3), checked by `npm run lint:deps`:
+ * - the facades (REST, MCP, web pages) reach the core only through the GraphQL core, auth and the
+ *   platform (plus the error table, the wire-name mapper, config and the logger);
+ * - nothing imports a facade but the composition root (src/app.ts), and no facade imports another;
+ * - src/db knows no domain and no HTTP or GraphQL library;
+ * - src/platform knows no domain and no facade (shared machinery serves every domain);
+ * - no import cycles.
+ */
+/** @type {import('dependency-cruiser').IConfiguration} */
+module.exports = {
+  forbidden: [
+    {
+      name: 'no-circular',
+      severity: 'error',
+      comment: 'Modules import each other in a cycle: move what both need into a third module.',
+      from: {},
+      to: { circular: true },
+    },
+    {
+      name: 'facade-reaches-core-only-through-graphql-auth-platform',
+      severity: 'error',
+      comment: 'A facade runs persisted operations; it never imports a domain, Prisma, the database or an integration.',
+      from: { path: '^(rest-facade|mcp-facade|web-pages)/' },
+      to: {
+        path: '^src/',
+        pathNot: '^src/(graphql|auth|platform)/|^src/(errors|wire|config|logger)\\.ts$',
+      },
+    },
+    {
+      name: 'no-facade-imports-another',
+      severity: 'error',
+      comment: 'Facades are independent doors; what two share belongs in src/platform or src/graphql.',
+      from: { path: '^(rest-facade|mcp-facade|web-pages)/' },
+      to: { path: '^(rest-facade|mcp-facade|web-pages)/', pathNot: '^$1/' },
+    },
+    {
+      name: 'nothing-imports-a-facade',
+      severity: 'error',
+      comment: 'Only the composition root (src/app.ts) mounts the facades.',
+      from: { path: '^src/', pathNot: '^src/app\\.ts$' },
+      to: { path: '^(rest-facade|mcp-facade|web-pages)/' },
+    },
+    {
+      name: 'db-knows-no-domain-and-no-http',
+      severity: 'error',
+      comment: 'src/db opens databases and runs SQL; domains and HTTP sit above it.',
+      from: { path: '^src/db/' },
+      to: {
+        path: '^src/(domains|graphql|auth|integrations)/|^(rest-facade|mcp-facade|web-pages)/|node_modules/(express|graphql|graphql-yoga|@modelcontextprotocol/sdk|pino-http)/',
+      },
+    },
+    {
+      name: 'platform-knows-no-domain',
+      severity: 'error',
+      comment: 'Shared machinery serves every domain, so it imports none (pass what it needs in).',
+      from: { path: '^src/platform/' },
+      to: { path: '^src/domains/|^(rest-facade|mcp-facade|web-pages)/' },
+    },
+  ],
+  options: {
+    doNotFollow: { path: 'node_modules' },
+    exclude: { path: '^src/generated/' },
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: 'tsconfig.json' },
+    enhancedResolveOptions: { extensions: ['.ts', '.js', '.json'] },
+  },
+};
