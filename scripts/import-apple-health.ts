@@ -8,7 +8,7 @@
 import { parseArgs } from 'node:util';
 import { loadConfig } from '../src/config.ts';
 import { openDatabase } from '../src/db/database.ts';
-import { normaliseEmail } from '../src/domains/account/account.service.ts';
+import { normaliseEmail } from '../src/domains/account/account.shared.ts';
 import { importAppleHealthFile } from '../src/domains/health/apple-health.import.ts';
 
 const { values, positionals } = parseArgs({

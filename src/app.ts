@@ -26,7 +26,7 @@ import { createGraphqlServer } from './graphql/yoga.ts';
 import { createIdempotencyStore } from './platform/idempotency.ts';
 import { corsFor } from './platform/cors.ts';
 import { clip, jsonBodyParser, TOO_DEEP } from './platform/input-guards.ts';
-import { createMediaRouter } from './domains/profile/media.router.ts';
+import { createMediaRouter } from './platform/media.router.ts';
 import { createIdentityProviders } from './integrations/idp.ts';
 import { createLimits } from './platform/limits.ts';
 import type { Limits } from './platform/limits.ts';

@@ -4,6 +4,7 @@
  */
 import { GraphQLError } from 'graphql';
 import { clip, clipMessage, MAX_ISSUES } from './platform/input-guards.ts';
+import type { ValidationIssue } from './platform/validation-issue.ts';
 
 export const ERROR_TABLE = {
   UNAUTHENTICATED: { status: 401, retryable: false },
@@ -26,12 +27,7 @@ export const ERROR_TABLE = {
 
 export type ErrorCode = keyof typeof ERROR_TABLE;
 
-/** One validation issue in the documented FastAPI shape. */
-export interface ValidationIssue {
-  loc: (string | number)[];
-  msg: string;
-  type: string;
-}
+export type { ValidationIssue };
 
 export interface AppErrorOptions {
   /** Structured detail: the REST body's `detail` (validation issues, {code, kind}, ...) */

@@ -1,4 +1,4 @@
-/** Accounts: register, logins (app, web, emailed code, admin), the caller's profile, sessions, password reset. */
+/** Accounts: register, logins (app, web, emailed code, admin), sessions, password reset, account deletion. */
 import type { RestRoute } from '../route.ts';
 
 export const accountRoutes: RestRoute[] = [
@@ -10,8 +10,7 @@ export const accountRoutes: RestRoute[] = [
   { method: 'POST', path: '/api/auth/web/email/verify', operation: 'VerifyEmailCodeWeb', body: 'input', tag: 'auth' },
   { method: 'GET', path: '/api/auth/web/session', operation: 'GetWebSession', tag: 'auth' },
   { method: 'POST', path: '/api/auth/web/logout', operation: 'WebLogout', tag: 'auth' },
-  { method: 'GET', path: '/api/auth/me', operation: 'GetProfile', tag: 'auth' },
-  { method: 'PATCH', path: '/api/auth/me', operation: 'UpdateProfile', body: 'input', tag: 'auth' },
+  { method: 'DELETE', path: '/api/auth/me', operation: 'DeleteAccount', tag: 'auth' },
   { method: 'POST', path: '/api/auth/sessions/revoke-all', operation: 'RevokeAllSessions', tag: 'auth' },
   { method: 'GET', path: '/api/auth/sessions', operation: 'ListSessions', tag: 'auth' },
   { method: 'POST', path: '/api/auth/sessions/{sid}/revoke', operation: 'RevokeSession', tag: 'auth' },

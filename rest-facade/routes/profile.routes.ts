@@ -1,7 +1,8 @@
-/** Profile photo upload (multipart) and account deletion. */
+/** The caller's profile: read, change, photo upload (multipart). */
 import type { RestRoute } from '../route.ts';
 
 export const profileRoutes: RestRoute[] = [
-  { method: 'DELETE', path: '/api/auth/me', operation: 'DeleteAccount', tag: 'auth' },
+  { method: 'GET', path: '/api/auth/me', operation: 'GetProfile', tag: 'auth' },
+  { method: 'PATCH', path: '/api/auth/me', operation: 'UpdateProfile', body: 'input', tag: 'auth' },
   { method: 'POST', path: '/api/auth/profile-photo', operation: 'SetProfilePhoto', responder: 'multipart', tag: 'auth' },
 ];

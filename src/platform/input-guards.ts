@@ -10,7 +10,7 @@
  */
 import express from 'express';
 import type { RequestHandler } from 'express';
-import type { ValidationIssue } from '../errors.ts';
+import type { ValidationIssue } from './validation-issue.ts';
 
 /** Deepest JSON nesting accepted in a body, GraphQL variables or MCP arguments (docs/decisions.md). */
 export const MAX_JSON_DEPTH = 64;

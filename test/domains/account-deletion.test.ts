@@ -9,9 +9,9 @@ import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { ALL_SCOPES } from '../../src/auth/scopes.ts';
 import type { Db } from '../../src/db/client.ts';
-import { createSession } from '../../src/domains/account/account.service.ts';
-import { deleteAccount, EMAIL_KEYED, userKeyedTables } from '../../src/domains/profile/deletion.service.ts';
-import type { PersonKeyedTable } from '../../src/domains/profile/deletion.service.ts';
+import { createSession } from '../../src/domains/account/account.sessions.ts';
+import { deleteAccount, EMAIL_KEYED, userKeyedTables } from '../../src/domains/account/account.deletion.ts';
+import type { PersonKeyedTable } from '../../src/domains/account/account.deletion.ts';
 import { getDatamodel } from '../../src/generated/pothos-types.ts';
 import type { AuthedContext } from '../../src/graphql/context.ts';
 import { seedPersonalToken, seedUser, seedWebSession, serviceContext } from '../factories/users.ts';
@@ -122,7 +122,7 @@ describe('the tables account deletion covers', () => {
       model === 'User' ? [] : def.fields.filter((f) => f.kind === 'scalar' && /email/i.test(f.name)).map((f) => `${model}.${f.name}`),
     );
     const covered = new Set([...EMAIL_KEYED.map(nameOf), ...OWNERS_OWN_ADDRESS]);
-    expect(addressFields.filter((f) => !covered.has(f)), 'decide: EMAIL_KEYED in deletion.service.ts, or OWNERS_OWN_ADDRESS here').toEqual([]);
+    expect(addressFields.filter((f) => !covered.has(f)), 'decide: EMAIL_KEYED in account.deletion.ts, or OWNERS_OWN_ADDRESS here').toEqual([]);
   });
 });
 

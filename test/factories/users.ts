@@ -2,8 +2,8 @@
  * Factories that return a graph: a user with a native login token, optionally a personal token
  * with chosen scopes, or a web session (cookie + CSRF token).
  */
-import { createSession } from '../../src/domains/account/account.service.ts';
-import { registerUser } from '../../src/domains/account/account.service.ts';
+import { createSession } from '../../src/domains/account/account.sessions.ts';
+import { registerUser } from '../../src/domains/account/account.login.ts';
 import { createPersonalToken } from '../../src/domains/tokens/tokens.service.ts';
 import { csrfTokenFor } from '../../src/auth/credentials.ts';
 import { ALL_SCOPES } from '../../src/auth/scopes.ts';

@@ -1,52 +1,18 @@
 /**
- * Accounts: the User type, profile reads and updates, register, password login (app, web, admin),
- * emailed sign-in codes, web sessions, session list and revocation, forgotten passwords.
+ * Accounts: register, password login (app, web, admin), emailed sign-in codes, web sessions,
+ * session list and revocation, forgotten passwords, account deletion. The User type and the
+ * profile fields are in src/domains/profile/profile.schema.ts.
  */
-import type { InputFieldBuilder } from '@pothos/core';
 import { z } from 'zod';
 import { builder } from '../../graphql/builder.ts';
-import { isTimeZone } from '../../platform/time-zones.ts';
-import type { Ack, IssuedSession, SessionView, WebSessionStart, WebSessionView } from './account.service.ts';
-import {
-  currentWebSession,
-  forgotPassword,
-  listSessions,
-  loginAdmin,
-  loginWeb,
-  loginWithPassword,
-  logoutWeb,
-  registerUser,
-  resetPassword,
-  revokeAllSessions,
-  revokeSession,
-  startEmailCode,
-  updateProfile,
-  verifyEmailCode,
-  verifyEmailCodeWeb,
-} from './account.service.ts';
-
-export const User = builder.prismaObject('User', {
-  description: 'A person with an account (UserOut)',
-  fields: (t) => ({
-    id: t.exposeInt('id'),
-    email: t.exposeString('email'),
-    name: t.exposeString('name', { nullable: true }),
-    timezone: t.exposeString('timezone', { nullable: true, description: 'IANA time zone, e.g. Europe/Berlin' }),
-    country: t.exposeString('country', { nullable: true, description: 'ISO 3166-1 alpha-2' }),
-    glucoseUnit: t.exposeString('glucoseUnit', { description: 'mg/dL or mmol/L (display only)' }),
-    dateOfBirth: t.exposeString('dateOfBirth', { nullable: true }),
-    sex: t.exposeString('sex', { nullable: true }),
-    heightCm: t.exposeFloat('heightCm', { nullable: true }),
-    weightKg: t.exposeFloat('weightKg', { nullable: true }),
-    diabetesType: t.exposeString('diabetesType', { nullable: true }),
-    goals: t.exposeStringList('goals'),
-    onboardingCompleted: t.exposeBoolean('onboardingCompleted'),
-    onboardingStep: t.exposeInt('onboardingStep'),
-    profilePhotoUrl: t.exposeString('profilePhotoUrl', { nullable: true }),
-    isAdmin: t.exposeBoolean('isAdmin'),
-    createdAt: t.expose('createdAt', { type: 'DateTime' }),
-  }),
-});
+import { deleteAccount } from './account.deletion.ts';
+import type { AccountDeletion } from './account.deletion.ts';
+import { startEmailCode, verifyEmailCode, verifyEmailCodeWeb } from './account.email-codes.ts';
+import { loginAdmin, loginWeb, loginWithPassword, registerUser } from './account.login.ts';
+import { forgotPassword, resetPassword } from './account.password-reset.ts';
+import { currentWebSession, listSessions, logoutWeb, revokeAllSessions, revokeSession } from './account.sessions.ts';
+import type { IssuedSession, SessionView, WebSessionStart, WebSessionView } from './account.sessions.ts';
+import type { Ack } from './account.shared.ts';
 
 export const AuthToken = builder.objectRef<IssuedSession>('AuthToken').implement({
   description: 'A bearer token for the phone (TokenOut)',
@@ -115,6 +81,14 @@ export const Session = builder.objectRef<SessionView>('Session').implement({
   }),
 });
 
+export const AccountDeletionResult = builder.objectRef<AccountDeletion>('AccountDeletion').implement({
+  description: 'The answer of an account deletion',
+  fields: (t) => ({
+    deleted: t.exposeBoolean('deleted'),
+    removedRows: t.exposeInt('removedRows', { description: 'rows removed besides the account itself' }),
+  }),
+});
+
 const email = z.email({ message: 'value is not a valid email address' }).max(254);
 const password = z.string().min(8, 'password must have at least 8 characters').max(256);
 
@@ -167,55 +141,7 @@ const ResetPasswordInput = builder.inputType('ResetPasswordInput', {
   validate: z.object({ token: z.string().min(1).max(200), newPassword: password }),
 });
 
-/** Onboarding progress: its own input, and part of a profile update (the legacy PATCH /me sends it). */
-const onboardingFields = (t: InputFieldBuilder<typeof builder.$inferSchemaTypes, 'InputObject'>) => ({
-  onboardingStep: t.int({ description: 'the onboarding step the person is at (0..100)' }),
-  onboardingCompleted: t.boolean({ description: 'whether onboarding is complete' }),
-});
-const onboardingRules = { onboardingStep: z.number().int().min(0).max(100).nullish(), onboardingCompleted: z.boolean().nullish() };
-
-const UpdateProfileInput = builder.inputType('UpdateProfileInput', {
-  description: 'Profile fields to change (UserUpdate); absent fields stay, null clears',
-  fields: (t) => ({
-    name: t.string({ description: 'the name the app shows (at most 120 characters)' }),
-    timezone: t.string({ description: 'IANA time zone name, e.g. Europe/Berlin' }),
-    country: t.string({ description: 'ISO 3166-1 alpha-2' }),
-    glucoseUnit: t.string({ description: 'mg/dL or mmol/L' }),
-    dateOfBirth: t.string({ description: 'YYYY-MM-DD' }),
-    sex: t.string({ description: 'female, male or other' }),
-    heightCm: t.float({ description: 'height, cm (30..300)' }),
-    weightKg: t.float({ description: 'weight, kg (1..700)' }),
-    diabetesType: t.string({ description: 'none, type1, type2, gestational, prediabetes or other' }),
-    goals: t.stringList({ description: "the person's goals, as short texts (up to 20)" }),
-    ...onboardingFields(t),
-  }),
-  validate: z.object({
-    name: z.string().trim().max(120).nullish(),
-    timezone: z.string().max(64).refine(isTimeZone, 'use an IANA time zone name, e.g. Europe/Berlin').nullish(),
-    country: z.string().regex(/^[A-Z]{2}$/, 'use an ISO 3166-1 alpha-2 code').nullish(),
-    glucoseUnit: z.enum(['mg/dL', 'mmol/L']).nullish(),
-    dateOfBirth: z.iso.date().nullish(),
-    sex: z.enum(['female', 'male', 'other']).nullish(),
-    heightCm: z.number().min(30).max(300).nullish(),
-    weightKg: z.number().min(1).max(700).nullish(),
-    diabetesType: z.enum(['none', 'type1', 'type2', 'gestational', 'prediabetes', 'other']).nullish(),
-    goals: z.array(z.string().min(1).max(60)).max(20).nullish(),
-    ...onboardingRules,
-  }),
-});
-
-const OnboardingInput = builder.inputType('OnboardingInput', {
-  fields: (t) => onboardingFields(t),
-  validate: z.object(onboardingRules),
-});
-
 builder.queryFields((t) => ({
-  me: t.withAuth({ scope: 'profile:read' }).prismaField({
-    type: 'User',
-    description: 'The caller\'s profile',
-    resolve: (query, _root, _args, ctx) =>
-      ctx.prisma.user.findUniqueOrThrow({ ...query, where: { id: ctx.principal.userId } }),
-  }),
   webSession: t.withAuth({ loginSession: true }).field({
     type: WebSession,
     description: 'The current login session: who is signed in, and (for a cookie session) its CSRF token',
@@ -301,18 +227,9 @@ builder.mutationFields((t) => ({
     args: { input: t.arg({ type: ResetPasswordInput, required: true }) },
     resolve: (_root, { input }, ctx) => resetPassword(ctx, input),
   }),
-  updateProfile: t.withAuth({ scope: 'profile:write' }).prismaField({
-    type: 'User',
-    description: 'Changes the caller\'s profile',
-    args: { input: t.arg({ type: UpdateProfileInput, required: true }) },
-    resolve: (query, _root, { input }, ctx) =>
-      updateProfile(ctx, { changes: input }, query),
-  }),
-  updateOnboarding: t.withAuth({ scope: 'profile:write' }).prismaField({
-    type: 'User',
-    description: 'Records onboarding progress',
-    args: { input: t.arg({ type: OnboardingInput, required: true }) },
-    resolve: (query, _root, { input }, ctx) =>
-      updateProfile(ctx, { changes: input }, query),
+  deleteAccount: t.withAuth({ scope: 'account:write' }).field({
+    type: AccountDeletionResult,
+    description: 'Permanently deletes the caller\'s account and everything stored for it',
+    resolve: (_root, _args, ctx) => deleteAccount(ctx),
   }),
 }));

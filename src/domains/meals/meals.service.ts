@@ -16,8 +16,8 @@ import type { DbTx } from '../../db/client.ts';
 import type { AuthedContext } from '../../graphql/context.ts';
 import { newStorageKey } from '../../integrations/storage.ts';
 import { zoneOrUtc } from '../../platform/time-zones.ts';
-import { checkedImageType, mediaUrl, PHOTO_TYPES } from '../profile/profile.service.ts';
-import type { UploadedFile } from '../profile/profile.service.ts';
+import { checkedImageType, MEAL_PHOTO_FOLDER, mediaUrl, PHOTO_TYPES } from '../../platform/photos.ts';
+import type { UploadedFile } from '../../platform/photos.ts';
 import { advanceSyncClock } from '../sync/sync-clock.ts';
 import { resolveItems, sumNutrients } from './meals.nutrients.ts';
 import type { MealItemInput, Nutrients, ResolvedItem } from './meals.nutrients.ts';
@@ -32,8 +32,6 @@ export const DAILY_RANGE_MAX_DAYS = 366;
 export const RECENT_MEALS_DAYS = 90;
 /** Largest meal photo, bytes (below the multipart read limit, UPLOAD_MAX_BYTES). */
 export const MEAL_PHOTO_MAX_BYTES = 8 * 1024 * 1024;
-/** Storage folder of meal photos (served at /media/meals/<key>, public by unguessable key). */
-export const MEAL_PHOTO_FOLDER = 'meals';
 
 const DAY_MS = 86_400_000;
 

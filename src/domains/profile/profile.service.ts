@@ -1,57 +1,62 @@
 /**
+ * The person's profile: updates of its fields and onboarding progress, and profile photos.
  * Profile photos: checked (size, and the image type from the file's own bytes, not only the
- * declared type), stored under a new random key, the user row pointed at it, the old photo removed.
- * Photos are served at /media/<key> (media.router.ts): the key is the capability, 128 random bits.
+ * declared type, src/platform/photos.ts), stored under a new random key, the user row pointed at
+ * it, the old photo removed. Photos are served at /media/<key> (src/platform/media.router.ts): the
+ * key is the capability, 128 random bits.
  */
-import { fileTypeFromBuffer } from 'file-type';
-import { appError, validationError } from '../../errors.ts';
+import { appError } from '../../errors.ts';
 import type { Prisma } from '../../generated/prisma/client.ts';
 import type { AuthedContext } from '../../graphql/context.ts';
 import { newStorageKey } from '../../integrations/storage.ts';
+import { checkedImageType, mediaUrl, PHOTO_TYPES, PROFILE_PHOTO_FOLDER } from '../../platform/photos.ts';
+import type { UploadedFile } from '../../platform/photos.ts';
 
-/** Accepted image types (as sniffed from the bytes) and the extension their keys get. */
-export const PHOTO_TYPES: Readonly<Record<string, string>> = {
-  'image/jpeg': 'jpg',
-  'image/png': 'png',
-  'image/webp': 'webp',
-  'image/heic': 'heic',
-};
+/** Profile changes as they arrive: absent means unchanged, null clears a nullable field. */
+export interface ProfileChanges {
+  name?: string | null;
+  timezone?: string | null;
+  country?: string | null;
+  glucoseUnit?: string | null;
+  dateOfBirth?: string | null;
+  sex?: string | null;
+  heightCm?: number | null;
+  weightKg?: number | null;
+  diabetesType?: string | null;
+  goals?: string[] | null;
+  onboardingCompleted?: boolean | null;
+  onboardingStep?: number | null;
+}
 
-/** Declared types that say nothing (the bytes decide). */
-const UNSPECIFIC_TYPES = new Set(['', 'application/octet-stream']);
+export interface UpdateProfileOptions {
+  /** fields to change (validated by the schema) */
+  changes: ProfileChanges;
+}
 
-export const PROFILE_PHOTO_FOLDER = 'profile';
-
-const TYPES_IN_WORDS = 'JPEG, PNG, WebP or HEIC';
-
-/** An uploaded file: a WHATWG File/Blob (its `type` is what the client declared). */
-export type UploadedFile = Pick<Blob, 'size' | 'type' | 'arrayBuffer'>;
+/** Updates the caller's own profile. */
+export function updateProfile(
+  ctx: AuthedContext,
+  options: UpdateProfileOptions,
+  query: { select?: Prisma.UserSelect; include?: Prisma.UserInclude } = {},
+) {
+  const { glucoseUnit, goals, onboardingCompleted, onboardingStep, ...nullable } = options.changes;
+  // Columns that cannot be null keep their value when null is sent.
+  const data: Prisma.UserUpdateInput = {
+    ...nullable,
+    ...(glucoseUnit != null && { glucoseUnit }),
+    ...(goals != null && { goals }),
+    ...(onboardingCompleted != null && { onboardingCompleted }),
+    ...(onboardingStep != null && { onboardingStep }),
+  };
+  // NOTE: the row is always the caller's own; no id is taken from the request.
+  return ctx.prisma.user.update({ ...query, where: { id: ctx.principal.userId }, data });
+}
 
 export interface SetProfilePhotoOptions {
   /** the image; its size is checked before it is read */
   file: UploadedFile;
   /** the argument it came in, for validation locations (`file`, `data`) */
   argument: string;
-}
-
-/** The public URL of a stored photo: PUBLIC_URL + /media/<key>, or the path alone without PUBLIC_URL. */
-export function mediaUrl(ctx: Pick<AuthedContext, 'config'>, key: string): string {
-  return `${ctx.config.PUBLIC_URL?.replace(/\/$/, '') ?? ''}/media/${key}`;
-}
-
-/** The image type of `data` from its magic bytes, or a VALIDATION_FAILED naming `argument`. */
-export async function checkedImageType(data: Uint8Array, declaredType: string | null, argument: string): Promise<string> {
-  const declared = (declaredType ?? '').split(';')[0].trim().toLowerCase();
-  const invalid = (msg: string) => validationError([{ loc: [argument], msg, type: 'value_error' }]);
-  if (data.length === 0) throw invalid('The file is empty');
-  if (!UNSPECIFIC_TYPES.has(declared) && !(declared in PHOTO_TYPES)) {
-    throw invalid(`Unsupported image type ${declared}; use ${TYPES_IN_WORDS}`);
-  }
-  const sniffed = (await fileTypeFromBuffer(data))?.mime;
-  // HEIF files with an HEIC brand other than the major one are still HEIC photos
-  const actual = sniffed === 'image/heif' ? 'image/heic' : sniffed;
-  if (!actual || !(actual in PHOTO_TYPES)) throw invalid(`The file is not a ${TYPES_IN_WORDS} image`);
-  return actual;
 }
 
 /** Stores a new profile photo for the caller and answers the updated user; the old photo is deleted. */

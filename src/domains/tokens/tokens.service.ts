@@ -93,7 +93,7 @@ export interface RevokeAllPersonalTokensOptions {
 /**
  * Revokes every personal token of an account that is not revoked yet, inside the caller's
  * transaction; answers how many. One part of revokeAllCredentials
- * (src/domains/account/account.service.ts): call that, not this, to sign an account out everywhere.
+ * (src/domains/account/account.sessions.ts): call that, not this, to sign an account out everywhere.
  */
 export async function revokeAllPersonalTokens(
   tx: DbTx,

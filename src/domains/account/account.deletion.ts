@@ -11,12 +11,12 @@
  * in the same transaction, and the foreign keys' ON DELETE CASCADE removes anything that slipped in
  * between. Stored files go after the rows are gone.
  */
-import { clearCookiesOfWebCaller } from '../account/account.service.ts';
-import { mealPhotoKeys } from '../meals/meals.service.ts';
+import { appError } from '../../errors.ts';
 import type { Prisma } from '../../generated/prisma/client.ts';
 import { getDatamodel } from '../../generated/pothos-types.ts';
 import type { AuthedContext } from '../../graphql/context.ts';
-import { appError } from '../../errors.ts';
+import { mealPhotoKeys } from '../meals/meals.service.ts';
+import { clearCookiesOfWebCaller } from './account.sessions.ts';
 
 /** Sweeps of the user's rows; the last one also deletes the user. */
 export const SWEEP_PASSES = 3;

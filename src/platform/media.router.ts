@@ -5,13 +5,13 @@
  * delete and on account deletion), so the phone's and the browser's image views need no credential.
  *
  * It must never serve a folder that is not listed in PUBLIC_FOLDERS (private uploads need their own
- * authenticated route), nor a path that is not a valid key.
+ * authenticated route), nor a path that is not a valid key. It imports no domain: the public
+ * folders are named in photos.ts, which the domains that store photos import.
  */
 import express from 'express';
 import type { Router } from 'express';
-import type { Storage, StoredFile } from '../../integrations/storage.ts';
-import { MEAL_PHOTO_FOLDER } from '../meals/meals.service.ts';
-import { PROFILE_PHOTO_FOLDER } from './profile.service.ts';
+import type { Storage, StoredFile } from '../integrations/storage.ts';
+import { MEAL_PHOTO_FOLDER, PROFILE_PHOTO_FOLDER } from './photos.ts';
 
 export const MEDIA_PATH = '/media';
 

@@ -1,0 +1,54 @@
+/**
+ * Photos that domains store (profile photos, meal photos): the accepted image types, the check of
+ * an upload's type from its own bytes (not only the declared type), the public storage folders and
+ * the public URL of a stored photo. Photos are served at /media/<folder>/<key> (media.router.ts):
+ * the key is the capability, 128 random bits.
+ *
+ * It must never import a domain: a domain that stores photos imports this, and its folder is
+ * listed here so that the media router can serve it.
+ */
+import { fileTypeFromBuffer } from 'file-type';
+import { validationError } from '../errors.ts';
+import type { AuthedContext } from '../graphql/context.ts';
+
+/** Accepted image types (as sniffed from the bytes) and the extension their keys get. */
+export const PHOTO_TYPES: Readonly<Record<string, string>> = {
+  'image/jpeg': 'jpg',
+  'image/png': 'png',
+  'image/webp': 'webp',
+  'image/heic': 'heic',
+};
+
+/** Declared types that say nothing (the bytes decide). */
+const UNSPECIFIC_TYPES = new Set(['', 'application/octet-stream']);
+
+/** Storage folder of profile photos (served at /media/profile/<key>, public by unguessable key). */
+export const PROFILE_PHOTO_FOLDER = 'profile';
+
+/** Storage folder of meal photos (served at /media/meals/<key>, public by unguessable key). */
+export const MEAL_PHOTO_FOLDER = 'meals';
+
+const TYPES_IN_WORDS = 'JPEG, PNG, WebP or HEIC';
+
+/** An uploaded file: a WHATWG File/Blob (its `type` is what the client declared). */
+export type UploadedFile = Pick<Blob, 'size' | 'type' | 'arrayBuffer'>;
+
+/** The public URL of a stored photo: PUBLIC_URL + /media/<key>, or the path alone without PUBLIC_URL. */
+export function mediaUrl(ctx: Pick<AuthedContext, 'config'>, key: string): string {
+  return `${ctx.config.PUBLIC_URL?.replace(/\/$/, '') ?? ''}/media/${key}`;
+}
+
+/** The image type of `data` from its magic bytes, or a VALIDATION_FAILED naming `argument`. */
+export async function checkedImageType(data: Uint8Array, declaredType: string | null, argument: string): Promise<string> {
+  const declared = (declaredType ?? '').split(';')[0].trim().toLowerCase();
+  const invalid = (msg: string) => validationError([{ loc: [argument], msg, type: 'value_error' }]);
+  if (data.length === 0) throw invalid('The file is empty');
+  if (!UNSPECIFIC_TYPES.has(declared) && !(declared in PHOTO_TYPES)) {
+    throw invalid(`Unsupported image type ${declared}; use ${TYPES_IN_WORDS}`);
+  }
+  const sniffed = (await fileTypeFromBuffer(data))?.mime;
+  // HEIF files with an HEIC brand other than the major one are still HEIC photos
+  const actual = sniffed === 'image/heif' ? 'image/heic' : sniffed;
+  if (!actual || !(actual in PHOTO_TYPES)) throw invalid(`The file is not a ${TYPES_IN_WORDS} image`);
+  return actual;
+}
