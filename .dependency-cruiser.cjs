@@ -20,7 +20,8 @@ module.exports = {
     {
       name: 'facade-reaches-core-only-through-graphql-auth-platform',
       severity: 'error',
-      comment: 'A facade runs persisted operations; it never imports a domain, Prisma, the database or an integration.',
+      comment:
+        'A facade runs persisted operations; it never imports a domain, Prisma, the database or an integration.',
       from: { path: '^(rest-facade|mcp-facade|web-pages)/' },
       to: {
         path: '^src/',
@@ -30,7 +31,8 @@ module.exports = {
     {
       name: 'no-facade-imports-another',
       severity: 'error',
-      comment: 'Facades are independent doors; what two share belongs in src/platform or src/graphql.',
+      comment:
+        'Facades are independent doors; what two share belongs in src/platform or src/graphql.',
       from: { path: '^(rest-facade|mcp-facade|web-pages)/' },
       to: { path: '^(rest-facade|mcp-facade|web-pages)/', pathNot: '^$1/' },
     },

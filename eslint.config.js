@@ -23,7 +23,10 @@ export default tseslint.config(
     },
     rules: {
       // a leading underscore names a value left out on purpose (`const { a: _a, ...rest } = x`)
-      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', ignoreRestSiblings: true }],
+      '@typescript-eslint/no-unused-vars': [
+        'error',
+        { argsIgnorePattern: '^_', varsIgnorePattern: '^_', ignoreRestSiblings: true },
+      ],
     },
   },
   {

@@ -28,7 +28,11 @@ const jsonHeaders = { 'content-type': 'application/json' };
 /** One request; its latency in ms (the body is read, so the whole answer is counted). */
 async function timed(pathname: string, body: unknown, expected: number): Promise<number> {
   const started = performance.now();
-  const res = await fetch(base + pathname, { method: 'POST', headers: jsonHeaders, body: JSON.stringify(body) });
+  const res = await fetch(base + pathname, {
+    method: 'POST',
+    headers: jsonHeaders,
+    body: JSON.stringify(body),
+  });
   await res.text();
   const ms = performance.now() - started;
   if (res.status !== expected) throw new Error(`${pathname}: ${res.status}, expected ${expected}`);
@@ -54,9 +58,16 @@ interface Figures {
  * coin flip, so that whatever a request leaves behind (forgot-password's background email for a
  * registered address) falls on the next request whichever case that is.
  */
-async function compare(pathname: string, bodyFor: (email: string) => unknown, expected: number, known: string, unknown: string): Promise<Figures> {
+async function compare(
+  pathname: string,
+  bodyFor: (email: string) => unknown,
+  expected: number,
+  known: string,
+  unknown: string,
+): Promise<Figures> {
   const times: Record<'known' | 'unknown', number[]> = { known: [], unknown: [] };
-  for (let i = 0; i < 2 * warmup; i++) await timed(pathname, bodyFor(i % 2 ? known : unknown), expected);
+  for (let i = 0; i < 2 * warmup; i++)
+    await timed(pathname, bodyFor(i % 2 ? known : unknown), expected);
   while (times.known.length < rounds || times.unknown.length < rounds) {
     const which = Math.random() < 0.5 ? 'known' : 'unknown';
     const ms = await timed(pathname, bodyFor(which === 'known' ? known : unknown), expected);
@@ -83,9 +94,27 @@ try {
   });
   if (!registered.ok) throw new Error(`register: ${registered.status}`);
 
-  const emailStart = await compare('/api/auth/email/start', (email) => ({ email }), 200, known, unknown);
-  const forgotPassword = await compare('/api/auth/forgot-password', (email) => ({ email }), 200, known, unknown);
-  const loginFailure = await compare('/api/auth/login', (email) => ({ email, password: 'wrong password' }), 401, known, unknown);
+  const emailStart = await compare(
+    '/api/auth/email/start',
+    (email) => ({ email }),
+    200,
+    known,
+    unknown,
+  );
+  const forgotPassword = await compare(
+    '/api/auth/forgot-password',
+    (email) => ({ email }),
+    200,
+    known,
+    unknown,
+  );
+  const loginFailure = await compare(
+    '/api/auth/login',
+    (email) => ({ email, password: 'wrong password' }),
+    401,
+    known,
+    unknown,
+  );
   console.log(
     JSON.stringify({
       bench: 'auth-enumeration',

@@ -26,7 +26,11 @@ async function newUser(name: string): Promise<Record<string, string>> {
   const creds = { email: `${name}.${Date.now()}@example.com`, password: 'benchmark password' };
   const headers = { 'content-type': 'application/json' };
   await json('/api/auth/register', { method: 'POST', headers, body: JSON.stringify(creds) });
-  const { access_token: token } = await json('/api/auth/login', { method: 'POST', headers, body: JSON.stringify(creds) });
+  const { access_token: token } = await json('/api/auth/login', {
+    method: 'POST',
+    headers,
+    body: JSON.stringify(creds),
+  });
   return { ...headers, authorization: `Bearer ${token}` };
 }
 
@@ -41,7 +45,8 @@ function readings(n: number, sensorId: number, end: number): string {
   );
 }
 
-const p95 = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.ceil(xs.length * 0.95) - 1];
+const p95 = (xs: number[]): number =>
+  [...xs].sort((a, b) => a - b)[Math.ceil(xs.length * 0.95) - 1];
 const round = (x: number, d = 1): number => Math.round(x * 10 ** d) / 10 ** d;
 
 let stop = false;
@@ -54,14 +59,22 @@ try {
     smallEnd += 10 * 300_000;
     const body = readings(10, 1, smallEnd);
     const t = performance.now();
-    const inserted = await json('/api/glucose/readings/batch', { method: 'POST', headers: small, body });
+    const inserted = await json('/api/glucose/readings/batch', {
+      method: 'POST',
+      headers: small,
+      body,
+    });
     const ms = performance.now() - t;
     if (inserted !== 10) throw new Error(`small upload inserted ${inserted}`);
     return ms;
   };
   const backfill = async (sensorId: number): Promise<number> => {
     const t = performance.now();
-    const inserted = await json('/api/glucose/readings/batch', { method: 'POST', headers: big, body: readings(BIG, sensorId, Date.now()) });
+    const inserted = await json('/api/glucose/readings/batch', {
+      method: 'POST',
+      headers: big,
+      body: readings(BIG, sensorId, Date.now()),
+    });
     if (inserted !== BIG) throw new Error(`backfill inserted ${inserted}`);
     return performance.now() - t;
   };
@@ -85,7 +98,8 @@ try {
   const windowStart = performance.now();
   // the window spans whole backfills (their request parsing and validation as well as their inserts)
   const before = backfills.length;
-  while (loaded.length < SMALL || backfills.length - before < BACKFILLS) loaded.push(await smallUpload());
+  while (loaded.length < SMALL || backfills.length - before < BACKFILLS)
+    loaded.push(await smallUpload());
   const windowMs = performance.now() - windowStart;
   stop = true;
   await loop;
@@ -104,7 +118,9 @@ try {
       small_readings: 10,
       backfill_readings: BIG,
       backfills_during_window: backfills.length,
-      backfill_median_ms: round([...backfills].sort((a, b) => a - b)[Math.floor(backfills.length / 2)] ?? NaN),
+      backfill_median_ms: round(
+        [...backfills].sort((a, b) => a - b)[Math.floor(backfills.length / 2)] ?? NaN,
+      ),
       window_ms: Math.round(windowMs),
       idle_p50_ms: round([...idle].sort((a, b) => a - b)[Math.floor(idle.length / 2)]),
       idle_p95_ms: round(idleP95),

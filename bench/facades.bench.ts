@@ -15,7 +15,10 @@ import { startBenchServer } from './server.ts';
 const root = path.resolve(import.meta.dirname, '..');
 const seconds = Number(process.env.DURATION ?? 10);
 const connections = 10;
-const server = await startBenchServer({ MCP_CALLS_PER_MINUTE: '100000000', MCP_CALLS_PER_DAY: '100000000' });
+const server = await startBenchServer({
+  MCP_CALLS_PER_MINUTE: '100000000',
+  MCP_CALLS_PER_DAY: '100000000',
+});
 const base = server.base;
 
 async function json(pathname: string, init: RequestInit): Promise<any> {
@@ -32,27 +35,50 @@ interface Figures {
   non_2xx: number;
 }
 
-async function load(title: string, opts: { method: 'GET' | 'POST'; path: string; headers: Record<string, string>; body?: string }): Promise<Figures> {
+async function load(
+  title: string,
+  opts: { method: 'GET' | 'POST'; path: string; headers: Record<string, string>; body?: string },
+): Promise<Figures> {
   // warm-up, then the measured run
   await autocannon({ url: base + opts.path, connections, duration: 2, ...opts });
-  const r = await autocannon({ url: base + opts.path, connections, duration: seconds, title, ...opts });
-  return { p50_ms: r.latency.p50, p99_ms: r.latency.p99, req_per_s: Math.round(r.requests.average), errors: r.errors, non_2xx: r.non2xx };
+  const r = await autocannon({
+    url: base + opts.path,
+    connections,
+    duration: seconds,
+    title,
+    ...opts,
+  });
+  return {
+    p50_ms: r.latency.p50,
+    p99_ms: r.latency.p99,
+    req_per_s: Math.round(r.requests.average),
+    errors: r.errors,
+    non_2xx: r.non2xx,
+  };
 }
 
 try {
   const creds = { email: 'bench@example.com', password: 'benchmark password' };
   const jsonHeaders = { 'content-type': 'application/json' };
-  await json('/api/auth/register', { method: 'POST', headers: jsonHeaders, body: JSON.stringify(creds) });
-  const { access_token: token } = await json('/api/auth/login', { method: 'POST', headers: jsonHeaders, body: JSON.stringify(creds) });
+  await json('/api/auth/register', {
+    method: 'POST',
+    headers: jsonHeaders,
+    body: JSON.stringify(creds),
+  });
+  const { access_token: token } = await json('/api/auth/login', {
+    method: 'POST',
+    headers: jsonHeaders,
+    body: JSON.stringify(creds),
+  });
   const bearer = { authorization: `Bearer ${token}` };
   const pat = await json('/api/v1/tokens', {
     method: 'POST',
     headers: { ...jsonHeaders, ...bearer },
     body: JSON.stringify({ name: 'bench', scopes: ['profile:read'] }),
   });
-  const getProfile = JSON.parse(readFileSync(path.join(root, 'src/generated/operations.json'), 'utf8')).operations.find(
-    (o: { name: string }) => o.name === 'GetProfile',
-  ).body;
+  const getProfile = JSON.parse(
+    readFileSync(path.join(root, 'src/generated/operations.json'), 'utf8'),
+  ).operations.find((o: { name: string }) => o.name === 'GetProfile').body;
 
   const rest = await load('rest', { method: 'GET', path: '/api/auth/me', headers: bearer });
   const graphql = await load('graphql', {
@@ -64,8 +90,17 @@ try {
   const mcp = await load('mcp', {
     method: 'POST',
     path: '/api/mcp',
-    headers: { ...jsonHeaders, accept: 'application/json, text/event-stream', authorization: `Bearer ${pat.token}` },
-    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'get_profile', arguments: {} } }),
+    headers: {
+      ...jsonHeaders,
+      accept: 'application/json, text/event-stream',
+      authorization: `Bearer ${pat.token}`,
+    },
+    body: JSON.stringify({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'tools/call',
+      params: { name: 'get_profile', arguments: {} },
+    }),
   });
   const ratio = (a: number, b: number): number => Number((a / b).toFixed(2));
   console.log(

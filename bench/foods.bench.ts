@@ -26,7 +26,16 @@ import { createLogger } from '../src/logger.ts';
 
 const DURATION_S = Number(process.env.DURATION_S ?? 8);
 const CONNECTIONS = 10;
-const QUERIES = ['bananna', 'cheese', 'chicken breast', 'greek yogurt', 'chocolat', 'apple', 'rice', 'peanut butter'];
+const QUERIES = [
+  'bananna',
+  'cheese',
+  'chicken breast',
+  'greek yogurt',
+  'chocolat',
+  'apple',
+  'rice',
+  'peanut butter',
+];
 
 const dataDir = mkdtempSync(path.join(tmpdir(), 'hdp-bench-foods-'));
 const config = loadConfig({
@@ -40,10 +49,14 @@ const config = loadConfig({
 const db = await openDatabase({ url: config.DATABASE_URL || undefined, dataDir });
 
 const round = (x: number, d = 2): number => Math.round(x * 10 ** d) / 10 ** d;
-const pct = (xs: number[], p: number): number => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(xs.length * p))];
+const pct = (xs: number[], p: number): number =>
+  [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(xs.length * p))];
 
 /** CONNECTIONS workers calling `call(i)` for `seconds`; latencies in ms. */
-async function load(call: (i: number) => Promise<void>, seconds: number): Promise<{ p50: number; p99: number; rps: number }> {
+async function load(
+  call: (i: number) => Promise<void>,
+  seconds: number,
+): Promise<{ p50: number; p99: number; rps: number }> {
   const latencies: number[] = [];
   const until = performance.now() + seconds * 1000;
   let n = 0;
@@ -56,7 +69,11 @@ async function load(call: (i: number) => Promise<void>, seconds: number): Promis
       }
     }),
   );
-  return { p50: round(pct(latencies, 0.5)), p99: round(pct(latencies, 0.99)), rps: Math.round(latencies.length / seconds) };
+  return {
+    p50: round(pct(latencies, 0.5)),
+    p99: round(pct(latencies, 0.99)),
+    rps: Math.round(latencies.length / seconds),
+  };
 }
 
 /** keep-alive connections, as many as workers; bodies are read as sent (no decompression) */
@@ -93,7 +110,10 @@ try {
   const sql = searchFoodsSql();
   const q = (i: number) => QUERIES[i % QUERIES.length];
   await load((i) => get(`${base}/api/foods/search?q=${encodeURIComponent(q(i))}`), 1);
-  const rest = await load((i) => get(`${base}/api/foods/search?q=${encodeURIComponent(q(i))}`), DURATION_S);
+  const rest = await load(
+    (i) => get(`${base}/api/foods/search?q=${encodeURIComponent(q(i))}`),
+    DURATION_S,
+  );
   const direct = await load(async (i) => {
     const rows = await db.prisma.$queryRawUnsafe(sql, q(i), null, 20, 0);
     JSON.stringify(rows);
@@ -115,7 +135,11 @@ try {
   writeFileSync(file, raw);
   const staticApp = express();
   staticApp.get('/bundle', (_req, res) => {
-    res.set({ 'content-type': 'application/json; charset=utf-8', 'content-encoding': 'gzip', vary: 'Accept-Encoding' });
+    res.set({
+      'content-type': 'application/json; charset=utf-8',
+      'content-encoding': 'gzip',
+      vary: 'Accept-Encoding',
+    });
     res.sendFile(file);
   });
   const staticBase = await listen(staticApp);
@@ -131,7 +155,12 @@ try {
       bench: 'foods',
       database: db.target.kind,
       import_ms: importMs,
-      import_sources: reports.map((r) => ({ source: r.source, foods: r.foods, ms: r.ms, up_to_date: r.upToDate })),
+      import_sources: reports.map((r) => ({
+        source: r.source,
+        foods: r.foods,
+        ms: r.ms,
+        up_to_date: r.upToDate,
+      })),
       import_goal_ms: 60_000,
       search_rest: rest,
       search_direct_sql: direct,

@@ -31,7 +31,13 @@ const RAW_INSERT = `INSERT INTO glucose_readings (id, user_id, sensor_id, "times
 const RAW_SELECT = `SELECT id, sensor_id, "timestamp", value_mg_dl, source, processing_version FROM glucose_readings
   WHERE user_id = $1 AND "timestamp" >= $2::timestamptz AND deleted_at IS NULL ORDER BY "timestamp" DESC, sensor_id LIMIT $3`;
 
-const figures = { rest_insert_ms: [] as number[], raw_insert_ms: [] as number[], rest_repeat_ms: [] as number[], rest_get_ms: [] as number[], raw_select_json_ms: [] as number[] };
+const figures = {
+  rest_insert_ms: [] as number[],
+  raw_insert_ms: [] as number[],
+  rest_repeat_ms: [] as number[],
+  rest_get_ms: [] as number[],
+  raw_select_json_ms: [] as number[],
+};
 try {
   for (let run = 0; run < RUNS + 1; run++) {
     const viaRest = await newUser();
@@ -46,7 +52,14 @@ try {
       // the floor: the same rows, arrays built from the same parsed JSON
       const rows = JSON.parse(body) as typeof batch;
       const ids = rows.map((r) => `g:${viaSql.id}:${r.sensor_id}:${Date.parse(r.timestamp)}`);
-      await db.prisma.$executeRawUnsafe(RAW_INSERT, ids, rows.map((r) => r.sensor_id), rows.map((r) => r.timestamp), rows.map((r) => r.value_mg_dl), viaSql.id);
+      await db.prisma.$executeRawUnsafe(
+        RAW_INSERT,
+        ids,
+        rows.map((r) => r.sensor_id),
+        rows.map((r) => r.timestamp),
+        rows.map((r) => r.value_mg_dl),
+        viaSql.id,
+      );
     });
     let again = -1;
     const restRepeat = await time(async () => {
@@ -59,7 +72,12 @@ try {
     });
     if (got !== N) throw new Error(`read ${got}`);
     const rawSelect = await time(async () => {
-      const rows = await db.prisma.$queryRawUnsafe(RAW_SELECT, viaRest.id, new Date(Date.now() - 43_800 * 3_600_000).toISOString(), N);
+      const rows = await db.prisma.$queryRawUnsafe(
+        RAW_SELECT,
+        viaRest.id,
+        new Date(Date.now() - 43_800 * 3_600_000).toISOString(),
+        N,
+      );
       JSON.stringify(rows);
     });
     if (run === 0) continue; // warm-up

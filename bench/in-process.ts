@@ -23,11 +23,14 @@ export interface InProcessApp {
   close: () => Promise<void>;
 }
 
-export const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+export const median = (xs: number[]): number =>
+  [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 export const round = (x: number, d = 1): number => Math.round(x * 10 ** d) / 10 ** d;
 /** The median of each series of figures, rounded. */
 export function medians<K extends string>(figures: Record<K, number[]>): Record<K, number> {
-  return Object.fromEntries(Object.entries<number[]>(figures).map(([k, v]) => [k, round(median(v))])) as Record<K, number>;
+  return Object.fromEntries(
+    Object.entries<number[]>(figures).map(([k, v]) => [k, round(median(v))]),
+  ) as Record<K, number>;
 }
 
 /** Milliseconds `fn` takes. */
@@ -65,10 +68,21 @@ export async function startInProcessApp(name: string): Promise<InProcessApp> {
     db,
     json,
     newUser: async () => {
-      const creds = { email: `bench${++seq}.${Date.now()}@example.com`, password: 'benchmark password' };
+      const creds = {
+        email: `bench${++seq}.${Date.now()}@example.com`,
+        password: 'benchmark password',
+      };
       const plain = { 'content-type': 'application/json' };
-      await json('/api/auth/register', { method: 'POST', headers: plain, body: JSON.stringify(creds) });
-      const { access_token: token } = await json('/api/auth/login', { method: 'POST', headers: plain, body: JSON.stringify(creds) });
+      await json('/api/auth/register', {
+        method: 'POST',
+        headers: plain,
+        body: JSON.stringify(creds),
+      });
+      const { access_token: token } = await json('/api/auth/login', {
+        method: 'POST',
+        headers: plain,
+        body: JSON.stringify(creds),
+      });
       const headers = { ...plain, authorization: `Bearer ${token}` };
       return { id: (await json('/api/auth/me', { headers })).id as number, headers };
     },

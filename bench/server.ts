@@ -12,7 +12,9 @@ const root = path.resolve(import.meta.dirname, '..');
 
 /** The node arguments of `npm start` (package.json), so that benchmarks run the server as it runs. */
 export function startArgs(): string[] {
-  const pkg = JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')) as { scripts: { start: string } };
+  const pkg = JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')) as {
+    scripts: { start: string };
+  };
   const [node, ...args] = pkg.scripts.start.split(/\s+/);
   if (node !== 'node') throw new Error(`npm start is not a node command: ${pkg.scripts.start}`);
   return args;
@@ -30,7 +32,10 @@ export interface BenchServer {
 }
 
 /** Starts the server and resolves once GET /readyz answers 200. */
-export async function startBenchServer(env: Record<string, string> = {}, options: { dataDir?: string } = {}): Promise<BenchServer> {
+export async function startBenchServer(
+  env: Record<string, string> = {},
+  options: { dataDir?: string } = {},
+): Promise<BenchServer> {
   const port = 19000 + Math.floor(Math.random() * 1000);
   const base = `http://127.0.0.1:${port}`;
   const dataDir = options.dataDir ?? mkdtempSync(path.join(tmpdir(), 'hdp-bench-'));
@@ -56,7 +61,13 @@ export async function startBenchServer(env: Record<string, string> = {}, options
     if (!options.dataDir) rmSync(dataDir, { recursive: true, force: true });
   };
   for (let i = 0; ; i++) {
-    if (await fetch(`${base}/readyz`).then((r) => r.ok, () => false)) break;
+    if (
+      await fetch(`${base}/readyz`).then(
+        (r) => r.ok,
+        () => false,
+      )
+    )
+      break;
     if (i > 600 || child.exitCode !== null) {
       await stop();
       throw new Error('server not ready');

@@ -20,7 +20,13 @@ async function startOnce(): Promise<number> {
   const t0 = performance.now();
   const child = spawn(process.execPath, startArgs(), {
     cwd: root,
-    env: { ...process.env, DATA_DIR: dataDir, PORT: String(port), LOG_LEVEL: 'warn', DATABASE_URL: '' },
+    env: {
+      ...process.env,
+      DATA_DIR: dataDir,
+      PORT: String(port),
+      LOG_LEVEL: 'warn',
+      DATABASE_URL: '',
+    },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
   let exited = false;
@@ -28,7 +34,10 @@ async function startOnce(): Promise<number> {
   try {
     for (;;) {
       if (exited) throw new Error('server exited before it was ready');
-      const ok = await fetch(`http://127.0.0.1:${port}/readyz`).then((r) => r.ok, () => false);
+      const ok = await fetch(`http://127.0.0.1:${port}/readyz`).then(
+        (r) => r.ok,
+        () => false,
+      );
       if (ok) return performance.now() - t0;
       if (performance.now() - t0 > 60_000) throw new Error('server did not become ready in 60 s');
       await new Promise((r) => setTimeout(r, 20));
@@ -45,7 +54,10 @@ async function baselineOnce(): Promise<number> {
   const t0 = performance.now();
   const child = spawn(
     process.execPath,
-    ['-e', `import('@electric-sql/pglite').then(async ({ PGlite }) => { const db = await PGlite.create(${JSON.stringify(path.join(dataDir, 'pglite'))}); await db.query('SELECT 1'); await db.close(); })`],
+    [
+      '-e',
+      `import('@electric-sql/pglite').then(async ({ PGlite }) => { const db = await PGlite.create(${JSON.stringify(path.join(dataDir, 'pglite'))}); await db.query('SELECT 1'); await db.close(); })`,
+    ],
     { cwd: root, stdio: 'ignore' },
   );
   await new Promise((r) => child.once('exit', r));

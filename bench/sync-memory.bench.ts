@@ -25,7 +25,8 @@ const dataDir = mkdtempSync(path.join(tmpdir(), 'hdp-bench-sync-memory-'));
 /** VmRSS / VmHWM of a process, MB. */
 function memoryOf(pid: number): { rss: number; hwm: number } {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-  const kb = (field: string): number => Number(status.match(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm'))?.[1] ?? NaN);
+  const kb = (field: string): number =>
+    Number(status.match(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm'))?.[1] ?? NaN);
   return { rss: kb('VmRSS') / 1024, hwm: kb('VmHWM') / 1024 };
 }
 
@@ -42,8 +43,16 @@ try {
   server = await startBenchServer({}, { dataDir });
   const creds = { email: `sync-memory.${Date.now()}@example.com`, password: 'benchmark password' };
   const jsonHeaders = { 'content-type': 'application/json' };
-  await json(server.base, '/api/auth/register', { method: 'POST', headers: jsonHeaders, body: JSON.stringify(creds) });
-  const { access_token: token } = await json(server.base, '/api/auth/login', { method: 'POST', headers: jsonHeaders, body: JSON.stringify(creds) });
+  await json(server.base, '/api/auth/register', {
+    method: 'POST',
+    headers: jsonHeaders,
+    body: JSON.stringify(creds),
+  });
+  const { access_token: token } = await json(server.base, '/api/auth/login', {
+    method: 'POST',
+    headers: jsonHeaders,
+    body: JSON.stringify(creds),
+  });
   const headers = { authorization: `Bearer ${token}` };
   const me = await json(server.base, '/api/auth/me', { headers });
   await server.stop();
@@ -80,12 +89,15 @@ try {
   let pages = 0;
   let largestPageBytes = 0;
   for (;;) {
-    const res = await fetch(`${server.base}/api/sync/pull${cursor ? `?cursor=${cursor}` : ''}`, { headers });
+    const res = await fetch(`${server.base}/api/sync/pull${cursor ? `?cursor=${cursor}` : ''}`, {
+      headers,
+    });
     const text = await res.text();
     if (!res.ok) throw new Error(`pull: ${res.status} ${text.slice(0, 300)}`);
     largestPageBytes = Math.max(largestPageBytes, text.length);
     const page = JSON.parse(text);
-    const tables: Record<string, { created: unknown[]; updated: unknown[]; deleted: unknown[] }> = page.changes;
+    const tables: Record<string, { created: unknown[]; updated: unknown[]; deleted: unknown[] }> =
+      page.changes;
     for (const c of Object.values(tables)) {
       count += c.created.length + c.updated.length + c.deleted.length;
     }

@@ -23,7 +23,12 @@ import type { BenchServer } from './server.ts';
 const N = Number(process.env.RECORDS ?? 100_000);
 const url = process.env.BENCH_DATABASE_URL || undefined;
 const START = 1_700_000_000_000;
-const SOURCES = ['Apple Watch de Jean-François', 'iPhone 15 Pro (Anaïs)', 'Withings Body+ 2nd gen', 'Oura Ring Gen3 — bedroom'];
+const SOURCES = [
+  'Apple Watch de Jean-François',
+  'iPhone 15 Pro (Anaïs)',
+  'Withings Body+ 2nd gen',
+  'Oura Ring Gen3 — bedroom',
+];
 const TYPES = [
   ['heart_rate', 'bpm'],
   ['steps', 'count'],
@@ -32,7 +37,17 @@ const TYPES = [
 ] as const;
 
 /** The i-th record as the phone keeps it (wire columns). Deterministic, so both sides write the same rows. */
-function recordOf(prefix: string, i: number): { id: string; metric_type: string; value: number; unit: string; timestamp: number; source: string } {
+function recordOf(
+  prefix: string,
+  i: number,
+): {
+  id: string;
+  metric_type: string;
+  value: number;
+  unit: string;
+  timestamp: number;
+  source: string;
+} {
   const [metric, unit] = TYPES[i % TYPES.length];
   return {
     id: `${prefix}${i.toString(36).padStart(8, '0')}`,
@@ -47,12 +62,16 @@ function recordOf(prefix: string, i: number): { id: string; metric_type: string;
 /** VmRSS / VmHWM of a process, MB. */
 function memoryOf(pid: number | 'self'): { rss: number; hwm: number } {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-  const kb = (field: string): number => Number(status.match(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm'))?.[1] ?? NaN);
+  const kb = (field: string): number =>
+    Number(status.match(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm'))?.[1] ?? NaN);
   return { rss: kb('VmRSS') / 1024, hwm: kb('VmHWM') / 1024 };
 }
 
 /** Runs `fn` with the process `pid`'s peak reset first; answers its duration and memory (MB). */
-async function measured(pid: number | 'self', fn: () => Promise<unknown>): Promise<{ ms: number; ready: number; peak: number }> {
+async function measured(
+  pid: number | 'self',
+  fn: () => Promise<unknown>,
+): Promise<{ ms: number; ready: number; peak: number }> {
   const ready = memoryOf(pid).rss;
   writeFileSync(`/proc/${pid}/clear_refs`, '5'); // VmHWM := current RSS
   let sampled = ready;
@@ -86,7 +105,13 @@ async function baseline(dataDir: string, userId: number, prefix: string): Promis
         `INSERT INTO health_metrics (id, user_id, metric_type, value, unit, "timestamp", source, server_updated_at)
          SELECT u.id, $7::int4, u.metric, u.value, u.unit, to_timestamp(u.ts / 1000.0) AT TIME ZONE 'UTC', u.source, now()
            FROM unnest($1::text[], $2::text[], $3::float8[], $4::text[], $5::float8[], $6::text[]) AS u(id, metric, value, unit, ts, source)`,
-        cols.id, cols.metric, cols.value, cols.unit, cols.ts, cols.source, userId,
+        cols.id,
+        cols.metric,
+        cols.value,
+        cols.unit,
+        cols.ts,
+        cols.source,
+        userId,
       ),
     );
     const count = await db.prisma.healthMetric.count({ where: { userId } });
@@ -98,24 +123,45 @@ async function baseline(dataDir: string, userId: number, prefix: string): Promis
 }
 
 /** Runs the baseline in a fresh child process (this file, BENCH_ROLE=baseline). */
-function runBaseline(dataDir: string, userId: number, prefix: string): Promise<{ ms: number; ready: number; peak: number }> {
+function runBaseline(
+  dataDir: string,
+  userId: number,
+  prefix: string,
+): Promise<{ ms: number; ready: number; peak: number }> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, ['--import', 'tsx', import.meta.filename], {
-      env: { ...process.env, BENCH_ROLE: 'baseline', BENCH_DATA_DIR: dataDir, BENCH_USER: String(userId), BENCH_PREFIX: prefix },
+      env: {
+        ...process.env,
+        BENCH_ROLE: 'baseline',
+        BENCH_DATA_DIR: dataDir,
+        BENCH_USER: String(userId),
+        BENCH_PREFIX: prefix,
+      },
       stdio: ['ignore', 'pipe', 'inherit'],
     });
     let out = '';
     child.stdout.on('data', (d) => (out += d));
-    child.on('exit', (code) => (code === 0 ? resolve(JSON.parse(out)) : reject(new Error(`baseline exited ${code}`))));
+    child.on('exit', (code) =>
+      code === 0 ? resolve(JSON.parse(out)) : reject(new Error(`baseline exited ${code}`)),
+    );
   });
 }
 
 /** POSTs `body` as WatermelonDB's documented client does (a string body: text/plain). */
-function postPush(base: string, token: string, lastPulledAt: number, body: Buffer): Promise<{ status: number; text: string }> {
+function postPush(
+  base: string,
+  token: string,
+  lastPulledAt: number,
+  body: Buffer,
+): Promise<{ status: number; text: string }> {
   return new Promise((resolve, reject) => {
     const req = request(`${base}/api/sync/push?last_pulled_at=${lastPulledAt}`, {
       method: 'POST',
-      headers: { authorization: `Bearer ${token}`, 'content-type': 'text/plain;charset=UTF-8', 'content-length': body.length },
+      headers: {
+        authorization: `Bearer ${token}`,
+        'content-type': 'text/plain;charset=UTF-8',
+        'content-length': body.length,
+      },
     });
     req.on('response', (res) => {
       let text = '';
@@ -143,10 +189,23 @@ async function main(): Promise<void> {
     server = await startBenchServer({}, { dataDir });
     const jsonHeaders = { 'content-type': 'application/json' };
     const account = async (name: string) => {
-      const creds = { email: `sync-push-${name}.${run}@example.com`, password: 'benchmark password' };
-      await json(server!.base, '/api/auth/register', { method: 'POST', headers: jsonHeaders, body: JSON.stringify(creds) });
-      const { access_token: token } = await json(server!.base, '/api/auth/login', { method: 'POST', headers: jsonHeaders, body: JSON.stringify(creds) });
-      const me = await json(server!.base, '/api/auth/me', { headers: { authorization: `Bearer ${token}` } });
+      const creds = {
+        email: `sync-push-${name}.${run}@example.com`,
+        password: 'benchmark password',
+      };
+      await json(server!.base, '/api/auth/register', {
+        method: 'POST',
+        headers: jsonHeaders,
+        body: JSON.stringify(creds),
+      });
+      const { access_token: token } = await json(server!.base, '/api/auth/login', {
+        method: 'POST',
+        headers: jsonHeaders,
+        body: JSON.stringify(creds),
+      });
+      const me = await json(server!.base, '/api/auth/me', {
+        headers: { authorization: `Bearer ${token}` },
+      });
       return { token: token as string, id: me.id as number };
     };
     const pusher = await account('push');
@@ -158,17 +217,26 @@ async function main(): Promise<void> {
     const base = await runBaseline(dataDir, floor.id, `b${run}`);
 
     // 3. the push, to a fresh server: the documented client's body, built before the measurement
-    const created = Array.from({ length: N }, (_, i) => ({ ...recordOf(`p${run}`, i), _status: 'created', _changed: '' }));
-    const body = Buffer.from(JSON.stringify({ health_metrics: { created, updated: [], deleted: [] } }));
+    const created = Array.from({ length: N }, (_, i) => ({
+      ...recordOf(`p${run}`, i),
+      _status: 'created',
+      _changed: '',
+    }));
+    const body = Buffer.from(
+      JSON.stringify({ health_metrics: { created, updated: [], deleted: [] } }),
+    );
     created.length = 0;
     server = await startBenchServer({}, { dataDir });
-    await json(server.base, '/api/auth/me', { headers: { authorization: `Bearer ${pusher.token}` } });
+    await json(server.base, '/api/auth/me', {
+      headers: { authorization: `Bearer ${pusher.token}` },
+    });
     await new Promise((r) => setTimeout(r, 500));
     let answer = { status: 0, text: '' };
     const push = await measured(server.pid, async () => {
       answer = await postPush(server!.base, pusher.token, Date.now(), body);
     });
-    if (answer.status !== 200) throw new Error(`push: ${answer.status} ${answer.text.slice(0, 300)}`);
+    if (answer.status !== 200)
+      throw new Error(`push: ${answer.status} ${answer.text.slice(0, 300)}`);
     const accepted = JSON.parse(answer.text).accepted;
     if (accepted !== N) throw new Error(`push accepted ${accepted} of ${N}`);
 
@@ -198,7 +266,11 @@ async function main(): Promise<void> {
 }
 
 if (process.env.BENCH_ROLE === 'baseline') {
-  await baseline(process.env.BENCH_DATA_DIR!, Number(process.env.BENCH_USER), process.env.BENCH_PREFIX!);
+  await baseline(
+    process.env.BENCH_DATA_DIR!,
+    Number(process.env.BENCH_USER),
+    process.env.BENCH_PREFIX!,
+  );
 } else {
   await main();
 }

@@ -19,8 +19,16 @@ async function json(pathname: string, init: RequestInit = {}): Promise<any> {
 try {
   const creds = { email: 'sync-bench@example.com', password: 'benchmark password' };
   const jsonHeaders = { 'content-type': 'application/json' };
-  await json('/api/auth/register', { method: 'POST', headers: jsonHeaders, body: JSON.stringify(creds) });
-  const { access_token: token } = await json('/api/auth/login', { method: 'POST', headers: jsonHeaders, body: JSON.stringify(creds) });
+  await json('/api/auth/register', {
+    method: 'POST',
+    headers: jsonHeaders,
+    body: JSON.stringify(creds),
+  });
+  const { access_token: token } = await json('/api/auth/login', {
+    method: 'POST',
+    headers: jsonHeaders,
+    body: JSON.stringify(creds),
+  });
   const headers = { ...jsonHeaders, authorization: `Bearer ${token}` };
   const records = Array.from({ length: N }, (_, i) => ({
     id: `bench${String(i).padStart(8, '0')}`,
@@ -34,12 +42,31 @@ try {
     return [r, performance.now() - t];
   };
   const pushAll = (list: unknown[], lastPulledAt: number | null) =>
-    json('/api/sync/push', { method: 'POST', headers, body: JSON.stringify({ changes: { journal_entries: { created: lastPulledAt ? [] : list, updated: lastPulledAt ? list : [], deleted: [] } }, last_pulled_at: lastPulledAt }) });
-  const pullAll = async (lastPulledAt: number | null): Promise<{ count: number; timestamp: number; pages: number }> => {
+    json('/api/sync/push', {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({
+        changes: {
+          journal_entries: {
+            created: lastPulledAt ? [] : list,
+            updated: lastPulledAt ? list : [],
+            deleted: [],
+          },
+        },
+        last_pulled_at: lastPulledAt,
+      }),
+    });
+  const pullAll = async (
+    lastPulledAt: number | null,
+  ): Promise<{ count: number; timestamp: number; pages: number }> => {
     let cursor: string | null = null;
     let count = 0;
     for (let pages = 1; ; pages++) {
-      const q: string = cursor ? `cursor=${cursor}` : lastPulledAt ? `last_pulled_at=${lastPulledAt}` : '';
+      const q: string = cursor
+        ? `cursor=${cursor}`
+        : lastPulledAt
+          ? `last_pulled_at=${lastPulledAt}`
+          : '';
       const page = await json(`/api/sync/pull?${q}`, { headers });
       const c = page.changes.journal_entries;
       count += c.created.length + c.updated.length + c.deleted.length;
@@ -50,7 +77,12 @@ try {
   const [, pushMs] = await timed(() => pushAll(records, null));
   const [first, pullMs] = await timed(() => pullAll(null));
   if (first.count !== N) throw new Error(`pulled ${first.count} of ${N}`);
-  const [, updateMs] = await timed(() => pushAll(records.map((r) => ({ ...r, body: `${r.body}!` })), first.timestamp));
+  const [, updateMs] = await timed(() =>
+    pushAll(
+      records.map((r) => ({ ...r, body: `${r.body}!` })),
+      first.timestamp,
+    ),
+  );
   const [changed, pullChangedMs] = await timed(() => pullAll(first.timestamp));
   if (changed.count !== N) throw new Error(`pulled ${changed.count} changes of ${N}`);
   const rate = (ms: number) => Math.round((N / ms) * 1000);

@@ -37,7 +37,9 @@ export function cursorBinding(tool: string, args: Record<string, unknown>): stri
 }
 
 export function encodeCursor(binding: string, position: PagePosition): string {
-  return Buffer.from(JSON.stringify([binding, position.operationCursor, position.offset])).toString('base64url');
+  return Buffer.from(JSON.stringify([binding, position.operationCursor, position.offset])).toString(
+    'base64url',
+  );
 }
 
 /** The position a cursor names, or null when it is no cursor of this tool with these arguments. */
@@ -67,7 +69,11 @@ export interface Page<T> {
  * The items from `offset` that fit in `budget` characters of JSON (at least one, so every page
  * makes progress; an item too large on its own is cut by capAnswer).
  */
-export function pageOf<T>(items: readonly T[], offset: number, budget: number = PAGE_CHARS): Page<T> {
+export function pageOf<T>(
+  items: readonly T[],
+  offset: number,
+  budget: number = PAGE_CHARS,
+): Page<T> {
   let used = 2;
   let end = offset;
   while (end < items.length) {
@@ -93,11 +99,16 @@ interface FoundArray {
 }
 
 /** Every list in `value` with its path and size, except those at the `keep` paths and under `meta`. */
-function arraysIn(value: unknown, keep: readonly string[], path: (string | number)[] = []): FoundArray[] {
+function arraysIn(
+  value: unknown,
+  keep: readonly string[],
+  path: (string | number)[] = [],
+): FoundArray[] {
   if (!value || typeof value !== 'object') return [];
   const found: FoundArray[] = [];
   if (Array.isArray(value)) {
-    if (!(path.length === 1 && keep.includes(String(path[0])))) found.push({ path, array: value, size: jsonLength(value) });
+    if (!(path.length === 1 && keep.includes(String(path[0]))))
+      found.push({ path, array: value, size: jsonLength(value) });
     value.forEach((v, i) => found.push(...arraysIn(v, keep, [...path, i])));
   } else {
     for (const [k, v] of Object.entries(value)) {

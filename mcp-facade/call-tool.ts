@@ -27,9 +27,20 @@ import {
   pageOf,
 } from './answer-size.ts';
 import type { Cut, PagePosition } from './answer-size.ts';
-import { CONFIRM_ARG, HEALTH_META_OPERATION, IDEMPOTENCY_ARG, IDEMPOTENCY_KEY_LENGTH } from './registry.ts';
+import {
+  CONFIRM_ARG,
+  HEALTH_META_OPERATION,
+  IDEMPOTENCY_ARG,
+  IDEMPOTENCY_KEY_LENGTH,
+} from './registry.ts';
 import type { RegisteredTool } from './registry.ts';
-import { operationError, structuredOf, structuredResult, toolError } from './tool-results.ts';
+import {
+  internalToolError,
+  operationError,
+  structuredOf,
+  structuredResult,
+  toolError,
+} from './tool-results.ts';
 
 export interface CallToolDeps {
   /** runs persisted operations: the tools' own, and HealthDataSubject for health answers' meta */
@@ -43,7 +54,9 @@ export type Arguments = Record<string, unknown>;
 
 /** What the limits count by: the personal token (OAuth will count by connection). */
 export function limitKey(principal: Principal): string {
-  return principal.kind === 'personal_token' ? `pat:${principal.tokenId}` : `user:${principal.userId}`;
+  return principal.kind === 'personal_token'
+    ? `pat:${principal.tokenId}`
+    : `user:${principal.userId}`;
 }
 
 /** The operation's arguments: without confirm, idempotency_key and (on tools the facade pages) cursor. */
@@ -54,15 +67,24 @@ function withoutFacadeArguments(tool: RegisteredTool, args: Arguments): Argument
 }
 
 /** Arguments the tool does not declare (its inputSchema), refused whatever their name. */
-function undeclaredArguments(tool: RegisteredTool, args: Arguments, ctx: Context): CallToolResult | null {
+function undeclaredArguments(
+  tool: RegisteredTool,
+  args: Arguments,
+  ctx: Context,
+): CallToolResult | null {
   const extra = Object.keys(args).filter((k) => !tool.acceptedArguments.has(k));
   if (!extra.length) return null;
-  const issues = extra.map((k) => ({ loc: [k], msg: 'Extra inputs are not permitted', type: 'extra_forbidden' }));
+  const issues = extra.map((k) => ({
+    loc: [k],
+    msg: 'Extra inputs are not permitted',
+    type: 'extra_forbidden',
+  }));
   return operationError(validationError(issues), null, ctx.requestId);
 }
 
 function cursorIssue(): CallToolResult {
-  const msg = 'not a next_cursor of this tool for these arguments: send it with the same other arguments as the call that answered it';
+  const msg =
+    'not a next_cursor of this tool for these arguments: send it with the same other arguments as the call that answered it';
   return toolError('VALIDATION_FAILED', `Invalid arguments: ${CURSOR_ARG}: ${msg}`, {
     detail: [{ loc: [CURSOR_ARG], msg, type: 'value_error' }],
   });
@@ -73,7 +95,12 @@ async function healthMeta(ctx: Context, deps: CallToolDeps): Promise<Record<stri
   const result = await deps.operations.execute(HEALTH_META_OPERATION, {}, ctx);
   if (result.errors.length) throw result.errors[0];
   const subject = result.data?.healthDataSubject as
-    | { userId: number; name: string | null; viewingAs: boolean; phoneLastSyncAt: Date | string | null }
+    | {
+        userId: number;
+        name: string | null;
+        viewingAs: boolean;
+        phoneLastSyncAt: Date | string | null;
+      }
     | undefined;
   const synced = subject?.phoneLastSyncAt ? new Date(subject.phoneLastSyncAt).toISOString() : null;
   return {
@@ -87,9 +114,16 @@ async function healthMeta(ctx: Context, deps: CallToolDeps): Promise<Record<stri
  * What an answer says when something was cut, and how to get more: a page (the items answered, how
  * many remain when known, call again with next_cursor) and lists shortened to fit (ask for less).
  */
-function truncationNote(tool: RegisteredTool, page: { returned: number; remaining?: number } | null, cuts: Cut[]): Record<string, unknown> {
+function truncationNote(
+  tool: RegisteredTool,
+  page: { returned: number; remaining?: number } | null,
+  cuts: Cut[],
+): Record<string, unknown> {
   const notes: string[] = [];
-  if (page) notes.push(`More items exist: call ${tool.row.name} again with the same arguments and ${CURSOR_ARG} set to next_cursor.`);
+  if (page)
+    notes.push(
+      `More items exist: call ${tool.row.name} again with the same arguments and ${CURSOR_ARG} set to next_cursor.`,
+    );
   if (cuts.length) {
     notes.push(
       `Lists were cut to keep the answer under ${ANSWER_MAX_CHARS.toLocaleString('en')} characters (each keeps its first ` +
@@ -98,7 +132,9 @@ function truncationNote(tool: RegisteredTool, page: { returned: number; remainin
   }
   return {
     ...(page ?? {}),
-    ...(cuts.length ? { cut: cuts.map((c) => ({ path: c.path, returned: c.returned, total: c.total })) } : {}),
+    ...(cuts.length
+      ? { cut: cuts.map((c) => ({ path: c.path, returned: c.returned, total: c.total })) }
+      : {}),
     note: notes.join(' '),
   };
 }
@@ -141,7 +177,8 @@ async function execute(
     return cursorIssue();
   }
   const camel = camelKeys({ ...operationArgs, ...tool.fixed }) as Arguments;
-  if (tool.paging === 'page' && position.operationCursor) camel[CURSOR_ARG] = position.operationCursor;
+  if (tool.paging === 'page' && position.operationCursor)
+    camel[CURSOR_ARG] = position.operationCursor;
   const variables = tool.flattened ? { [tool.flattened]: camel } : camel;
   const result = await deps.operations.execute(tool.row.operation, variables, ctx);
   if (result.errors.length) return operationError(result.errors[0], tool.flattened, ctx.requestId);
@@ -163,7 +200,12 @@ async function execute(
           : null;
     if (next) {
       structured.next_cursor = encodeCursor(binding, next);
-      page = { returned: items.length, ...(tool.paging === 'list' ? { remaining: all.length - position.offset - items.length } : {}) };
+      page = {
+        returned: items.length,
+        ...(tool.paging === 'list'
+          ? { remaining: all.length - position.offset - items.length }
+          : {}),
+      };
     }
   }
 
@@ -174,13 +216,21 @@ async function execute(
 
   const cuts = capAnswer(structured, { keep: paged ? ['items'] : [] });
   if (!cuts) {
-    return toolError('PAYLOAD_TOO_LARGE', `The answer is larger than ${ANSWER_MAX_CHARS} characters: ask for less`);
+    return toolError(
+      'PAYLOAD_TOO_LARGE',
+      `The answer is larger than ${ANSWER_MAX_CHARS} characters: ask for less`,
+    );
   }
   if (cuts.length) structured.meta = { ...meta, truncated: truncationNote(tool, page, cuts) };
   return structuredResult(structured);
 }
 
-async function run(tool: RegisteredTool, args: Arguments, ctx: Context, deps: CallToolDeps): Promise<CallToolResult> {
+async function run(
+  tool: RegisteredTool,
+  args: Arguments,
+  ctx: Context,
+  deps: CallToolDeps,
+): Promise<CallToolResult> {
   const principal = ctx.principal!;
 
   // NOTE: the scope check. The GraphQL field checks again; this one answers before anything runs.
@@ -214,15 +264,23 @@ async function run(tool: RegisteredTool, args: Arguments, ctx: Context, deps: Ca
       case 'replay':
         return claim.result as CallToolResult;
       case 'conflict':
-        return toolError('CONFLICT', `${IDEMPOTENCY_ARG} was already used with other arguments; use a new key`, {
-          detail: { code: 'idempotency_key_reused' },
-        });
+        return toolError(
+          'CONFLICT',
+          `${IDEMPOTENCY_ARG} was already used with other arguments; use a new key`,
+          {
+            detail: { code: 'idempotency_key_reused' },
+          },
+        );
       case 'in_progress':
-        return toolError('CONFLICT', `An earlier call with this ${IDEMPOTENCY_ARG} is still running; retry shortly`, {
-          detail: { code: 'idempotency_in_progress' },
-          retryable: true,
-          retryAfter: 1,
-        });
+        return toolError(
+          'CONFLICT',
+          `An earlier call with this ${IDEMPOTENCY_ARG} is still running; retry shortly`,
+          {
+            detail: { code: 'idempotency_in_progress' },
+            retryable: true,
+            retryAfter: 1,
+          },
+        );
       case 'claimed':
         claimed = id;
     }
@@ -260,10 +318,13 @@ export async function callTool(
   try {
     const result = await run(tool, args, ctx, deps);
     const error = (result.structuredContent as { error?: { code?: string } } | undefined)?.error;
-    ctx.log.info({ tool: tool.row.name, error: result.isError ? error?.code : undefined }, 'mcp tool call');
+    ctx.log.info(
+      { tool: tool.row.name, error: result.isError ? error?.code : undefined },
+      'mcp tool call',
+    );
     return result;
   } catch (err) {
     ctx.log.error({ err, tool: tool.row.name }, 'mcp tool call failed');
-    return toolError('INTERNAL', 'Internal Server Error', { requestId: ctx.requestId });
+    return internalToolError(ctx.requestId);
   }
 }

@@ -11,7 +11,14 @@
  * operation, a duplicate or malformed name, an unknown scope, or two tools an agent could not tell
  * apart (the same title or description) throws here, at start.
  */
-import { getNamedType, getNullableType, isListType, isObjectType, Kind, OperationTypeNode } from 'graphql';
+import {
+  getNamedType,
+  getNullableType,
+  isListType,
+  isObjectType,
+  Kind,
+  OperationTypeNode,
+} from 'graphql';
 import type { GraphQLSchema } from 'graphql';
 import type { Tool, ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
 import { isHealthScope, isScope } from '../src/auth/scopes.ts';
@@ -110,14 +117,25 @@ export function isCreatingTool(row: McpTool, op: PersistedOperation): boolean {
   if (row.kind === 'read' || row.kind === 'deletes') return false;
   if (row.kind === 'takes a payment') return true;
   if (row.creates !== undefined) return row.creates;
-  return op.definition.operation === OperationTypeNode.MUTATION && CREATING_FIELD.test(rootFieldName(op) ?? '');
+  return (
+    op.definition.operation === OperationTypeNode.MUTATION &&
+    CREATING_FIELD.test(rootFieldName(op) ?? '')
+  );
 }
 
 /** MCP annotations from the kind (../shared/notes/mcp-oauth.md 1.3); all four set, as the defaults are pessimistic. */
-export function annotationsFor(kind: ToolKind, options: { creates: boolean; idempotent?: boolean }): ToolAnnotations {
+export function annotationsFor(
+  kind: ToolKind,
+  options: { creates: boolean; idempotent?: boolean },
+): ToolAnnotations {
   switch (kind) {
     case 'read':
-      return { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false };
+      return {
+        readOnlyHint: true,
+        destructiveHint: false,
+        idempotentHint: true,
+        openWorldHint: false,
+      };
     case 'write':
       return {
         readOnlyHint: false,
@@ -126,11 +144,21 @@ export function annotationsFor(kind: ToolKind, options: { creates: boolean; idem
         openWorldHint: false,
       };
     case 'deletes':
-      return { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false };
+      return {
+        readOnlyHint: false,
+        destructiveHint: true,
+        idempotentHint: true,
+        openWorldHint: false,
+      };
     case 'shares':
     case 'takes a payment':
       // disclosure and payments cannot be undone, and both reach outside the account
-      return { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true };
+      return {
+        readOnlyHint: false,
+        destructiveHint: true,
+        idempotentHint: false,
+        openWorldHint: true,
+      };
   }
 }
 
@@ -144,7 +172,11 @@ export function firstClause(description: string): string {
     const c = description[i];
     if (c === '(') depth++;
     else if (c === ')') depth = Math.max(0, depth - 1);
-    else if (depth === 0 && (c === '.' || c === ';' || c === ':') && /^\s?$/.test(description[i + 1] ?? '')) {
+    else if (
+      depth === 0 &&
+      (c === '.' || c === ';' || c === ':') &&
+      /^\s?$/.test(description[i + 1] ?? '')
+    ) {
       return description.slice(0, i).trim();
     }
   }
@@ -162,16 +194,27 @@ export function confirmNoteFor(description: string): string {
 
 /** "get_glucose_readings" -> "Get glucose readings": the title of a row without its own. */
 function titleFromName(name: string): string {
-  const words = name.split(/[_.-]+/).filter(Boolean).join(' ');
+  const words = name
+    .split(/[_.-]+/)
+    .filter(Boolean)
+    .join(' ');
   return words.charAt(0).toUpperCase() + words.slice(1);
 }
 
 /** Whether the operation's result field answers a page: `{ items: [...], nextCursor }`, and it takes a cursor. */
-function pagingOf(row: McpTool, op: PersistedOperation, schema: GraphQLSchema, resultField: string): Paging {
+function pagingOf(
+  row: McpTool,
+  op: PersistedOperation,
+  schema: GraphQLSchema,
+  resultField: string,
+): Paging {
   if (row.kind !== 'read') return null; // a later page would run a write again
   const field = rootFieldsOf(schema, op.definition).find((f) =>
     op.definition.selectionSet.selections.some(
-      (s) => s.kind === Kind.FIELD && s.name.value === f.name && (s.alias?.value ?? s.name.value) === resultField,
+      (s) =>
+        s.kind === Kind.FIELD &&
+        s.name.value === f.name &&
+        (s.alias?.value ?? s.name.value) === resultField,
     ),
   );
   if (!field) return null;
@@ -181,7 +224,9 @@ function pagingOf(row: McpTool, op: PersistedOperation, schema: GraphQLSchema, r
   const named = getNamedType(type);
   if (takesCursor && isObjectType(named)) {
     const fields = named.getFields();
-    return fields.items && isListType(getNullableType(fields.items.type)) && fields.nextCursor ? 'page' : 'own';
+    return fields.items && isListType(getNullableType(fields.items.type)) && fields.nextCursor
+      ? 'page'
+      : 'own';
   }
   return takesCursor ? 'own' : null;
 }
@@ -195,8 +240,15 @@ const CURSOR_SCHEMA = {
     'the same other arguments and cursor set to that next_cursor.',
 };
 
-function inputSchemaFor(base: JsonSchema, needsConfirm: boolean, creates: boolean, paged: boolean): Tool['inputSchema'] {
-  const properties: Record<string, object> = { ...(base.properties as Record<string, object> | undefined) };
+function inputSchemaFor(
+  base: JsonSchema,
+  needsConfirm: boolean,
+  creates: boolean,
+  paged: boolean,
+): Tool['inputSchema'] {
+  const properties: Record<string, object> = {
+    ...(base.properties as Record<string, object> | undefined),
+  };
   const required = [...((base.required as string[] | undefined) ?? [])];
   if (paged) properties[CURSOR_ARG] = CURSOR_SCHEMA;
   if (needsConfirm) {
@@ -232,10 +284,13 @@ function withoutFixed(base: JsonSchema, row: McpTool, where: string): JsonSchema
   if (!fixed.length) return base;
   const properties = { ...(base.properties as Record<string, JsonSchema> | undefined) };
   for (const name of fixed) {
-    if (!(name in properties)) throw new Error(`${where}: ${row.operation} takes no argument ${name} to fix`);
+    if (!(name in properties))
+      throw new Error(`${where}: ${row.operation} takes no argument ${name} to fix`);
     delete properties[name];
   }
-  const required = ((base.required as string[] | undefined) ?? []).filter((n) => !fixed.includes(n));
+  const required = ((base.required as string[] | undefined) ?? []).filter(
+    (n) => !fixed.includes(n),
+  );
   const { required: _required, ...rest } = base;
   return { ...rest, properties, ...(required.length ? { required } : {}) };
 }
@@ -244,14 +299,17 @@ function register(row: McpTool, options: RegistryOptions): RegisteredTool {
   const where = `MCP tool ${row.name}`;
   if (!TOOL_NAME.test(row.name)) throw new Error(`${where}: invalid tool name`);
   if (!TOOL_KINDS.includes(row.kind)) throw new Error(`${where}: unknown kind ${String(row.kind)}`);
-  for (const s of row.scopes) if (!isScope(s)) throw new Error(`${where}: unknown scope ${String(s)}`);
+  for (const s of row.scopes)
+    if (!isScope(s)) throw new Error(`${where}: unknown scope ${String(s)}`);
   const op = options.operations.byName.get(row.operation);
   if (!op) throw new Error(`${where}: unknown operation ${row.operation}`);
   if ((row.kind === 'read' || row.kind === 'deletes') && row.creates) {
     throw new Error(`${where}: a ${row.kind} tool cannot create`);
   }
   if (row.kind !== 'read' && op.definition.operation !== OperationTypeNode.MUTATION) {
-    throw new Error(`${where}: a ${row.kind} tool needs a mutation, ${row.operation} is a ${op.definition.operation}`);
+    throw new Error(
+      `${where}: a ${row.kind} tool needs a mutation, ${row.operation} is a ${op.definition.operation}`,
+    );
   }
   const resultField = row.result ?? op.rootField;
   const responseKeys = op.definition.selectionSet.selections
@@ -262,24 +320,35 @@ function register(row: McpTool, options: RegistryOptions): RegisteredTool {
   }
 
   const base = withoutFixed(
-    variablesSchema(options.schema, op.variables, { flatten: FLATTEN_VARIABLE, operation: op.definition }),
+    variablesSchema(options.schema, op.variables, {
+      flatten: FLATTEN_VARIABLE,
+      operation: op.definition,
+    }),
     row,
     where,
   );
   const argumentNames = new Set(Object.keys((base.properties as object | undefined) ?? {}));
   const paging = pagingOf(row, op, options.schema, resultField);
   const facadePaged = paging === 'list' || paging === 'page';
-  for (const reserved of [CONFIRM_ARG, IDEMPOTENCY_ARG, ...(paging === 'list' ? [CURSOR_ARG] : [])]) {
+  for (const reserved of [
+    CONFIRM_ARG,
+    IDEMPOTENCY_ARG,
+    ...(paging === 'list' ? [CURSOR_ARG] : []),
+  ]) {
     if (argumentNames.has(reserved)) {
       throw new Error(`${where}: ${row.operation} takes ${reserved}, a reserved argument`);
     }
   }
   if (paging === 'page') argumentNames.delete(CURSOR_ARG); // the facade's cursor wraps the operation's
   const flattened =
-    op.variables.length === 1 && op.variables[0].variable.name.value === FLATTEN_VARIABLE ? FLATTEN_VARIABLE : null;
+    op.variables.length === 1 && op.variables[0].variable.name.value === FLATTEN_VARIABLE
+      ? FLATTEN_VARIABLE
+      : null;
   const needsConfirm = CONFIRM_KINDS.has(row.kind);
   const creates = isCreatingTool(row, op);
-  const description = [row.description?.trim(), op.description.trim() || `Runs ${op.name}.`].filter(Boolean).join(' ');
+  const description = [row.description?.trim(), op.description.trim() || `Runs ${op.name}.`]
+    .filter(Boolean)
+    .join(' ');
   const confirmNote = needsConfirm ? confirmNoteFor(description) : null;
   const acceptedArguments = new Set([
     ...argumentNames,
@@ -288,7 +357,12 @@ function register(row: McpTool, options: RegistryOptions): RegisteredTool {
     ...(facadePaged ? [CURSOR_ARG] : []),
   ]);
   const fields = rootFieldsOf(options.schema, op.definition).map(declaredScopesOf);
-  const listedFor = [...new Set([...row.scopes, ...fields.flatMap((f) => (f.scope && isScope(f.scope) ? [f.scope] : []))])];
+  const listedFor = [
+    ...new Set([
+      ...row.scopes,
+      ...fields.flatMap((f) => (f.scope && isScope(f.scope) ? [f.scope] : [])),
+    ]),
+  ];
   const tokenCannotCall = fields.some((f) => f.loginSession || f.nativeSession || f.admin);
   const healthData = row.healthData === true || row.scopes.some(isHealthScope);
   if (healthData && !options.operations.byName.has(HEALTH_META_OPERATION)) {
@@ -369,6 +443,7 @@ export function buildRegistry(rows: readonly McpTool[], options: RegistryOptions
     tools,
     byName,
     // NOTE: what a token may call: every scope of the row and of the operation's root fields
-    visibleTo: (scopes) => tools.filter((t) => !t.tokenCannotCall && t.listedFor.every((s) => scopes.has(s))),
+    visibleTo: (scopes) =>
+      tools.filter((t) => !t.tokenCannotCall && t.listedFor.every((s) => scopes.has(s))),
   };
 }

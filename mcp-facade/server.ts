@@ -19,9 +19,15 @@ import { GraphQLError } from 'graphql';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError } from '@modelcontextprotocol/sdk/types.js';
+import {
+  CallToolRequestSchema,
+  ErrorCode,
+  ListToolsRequestSchema,
+  McpError,
+} from '@modelcontextprotocol/sdk/types.js';
 import { hostNameOf } from '../src/config.ts';
 import type { Config } from '../src/config.ts';
+import { errorMessage } from '../src/errors.ts';
 import type { Context } from '../src/graphql/context.ts';
 import type { OperationStore } from '../src/graphql/operations.ts';
 import type { IdempotencyStore } from '../src/platform/idempotency.ts';
@@ -38,7 +44,9 @@ export const MCP_PATH = '/api/mcp';
 /** Largest request body: the biggest argument is a 5 MB profile photo sent as base64 (6.7 MB). */
 export const MCP_BODY_LIMIT = '8mb';
 
-const PACKAGE = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string };
+const PACKAGE = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as {
+  version: string;
+};
 
 const INSTRUCTIONS =
   "Tools read and change one person's own health-platform data, within the scopes of their personal token. " +
@@ -88,7 +96,9 @@ function allowedHosts(config: Config): Set<string> {
 
 /** A `WWW-Authenticate` value: the error only when a bearer was presented (RFC 6750 section 3.1). */
 function bearerChallenge(req: Request): string {
-  return /^bearer(\s|$)/i.test(req.get('authorization') ?? '') ? 'Bearer error="invalid_token"' : 'Bearer';
+  return /^bearer(\s|$)/i.test(req.get('authorization') ?? '')
+    ? 'Bearer error="invalid_token"'
+    : 'Bearer';
 }
 
 /** Same origin, PUBLIC_URL, MCP_ALLOWED_ORIGINS, or a page served from this machine. */
@@ -99,8 +109,13 @@ function originAllowed(origin: string, req: Request, config: Config): boolean {
   } catch {
     return false; // includes the opaque origin "null"
   }
-  if ((url.protocol === 'http:' || url.protocol === 'https:') && LOCAL_HOSTS.has(url.hostname)) return true;
-  const own = [`${req.protocol}://${req.get('host')}`, config.PUBLIC_URL, ...config.mcpAllowedOrigins];
+  if ((url.protocol === 'http:' || url.protocol === 'https:') && LOCAL_HOSTS.has(url.hostname))
+    return true;
+  const own = [
+    `${req.protocol}://${req.get('host')}`,
+    config.PUBLIC_URL,
+    ...config.mcpAllowedOrigins,
+  ];
   return own.some((o) => {
     try {
       return !!o && new URL(o).origin === url.origin;
@@ -156,7 +171,11 @@ export function createMcpRouter(options: McpFacadeOptions): Router {
       return refuse(res, 403, 'Origin not allowed');
     if (req.method !== 'POST') {
       res.set('allow', 'POST');
-      return refuse(res, 405, 'Method not allowed: this MCP endpoint is stateless and answers POST only');
+      return refuse(
+        res,
+        405,
+        'Method not allowed: this MCP endpoint is stateless and answers POST only',
+      );
     }
     next();
   });
@@ -175,8 +194,10 @@ export function createMcpRouter(options: McpFacadeOptions): Router {
       const challenge = bearerChallenge(req);
       res.set('www-authenticate', challenge);
       return challenge === 'Bearer'
-        ? refuse(res, 401, 'Not authenticated')
-        : refuse(res, 401, 'Invalid token: send an active personal token', { data: { code: 'invalid_token' } });
+        ? refuse(res, 401, errorMessage('UNAUTHENTICATED'))
+        : refuse(res, 401, 'Invalid token: send an active personal token', {
+            data: { code: 'invalid_token' },
+          });
     }
     const minute = await options.limits.perMinute.take(limitKey(ctx.principal));
     if (!minute.allowed) {
@@ -193,27 +214,45 @@ export function createMcpRouter(options: McpFacadeOptions): Router {
     // NOTE: one message per POST, so the per-minute limit counts every call. JSON-RPC batches left
     // MCP in 2025-06-18; the SDK transport still runs up to 100 of them whatever the version.
     if (Array.isArray(req.body)) {
-      return refuse(res, 400, 'Invalid Request: JSON-RPC batches are not supported; send one message per POST', {
-        code: ErrorCode.InvalidRequest,
-      });
+      return refuse(
+        res,
+        400,
+        'Invalid Request: JSON-RPC batches are not supported; send one message per POST',
+        {
+          code: ErrorCode.InvalidRequest,
+        },
+      );
     }
     // The SDK answers params of the wrong shape with -32603 and a raw schema dump; say what to send.
-    const message = req.body as { id?: unknown; method?: unknown; params?: { arguments?: unknown } };
+    const message = req.body as {
+      id?: unknown;
+      method?: unknown;
+      params?: { arguments?: unknown };
+    };
     const problem = !isObject(message)
       ? null
       : message.params !== undefined && !isObject(message.params)
         ? 'params must be an object'
-        : message.method === 'tools/call' && message.params?.arguments !== undefined && !isObject(message.params.arguments)
+        : message.method === 'tools/call' &&
+            message.params?.arguments !== undefined &&
+            !isObject(message.params.arguments)
           ? "arguments must be an object of the tool's named arguments (see its inputSchema in tools/list)"
           : null;
     if (!problem) return next();
     const id = typeof message.id === 'string' || typeof message.id === 'number' ? message.id : null;
-    res.json({ jsonrpc: '2.0', id, error: { code: ErrorCode.InvalidParams, message: `Invalid params: ${problem}` } });
+    res.json({
+      jsonrpc: '2.0',
+      id,
+      error: { code: ErrorCode.InvalidParams, message: `Invalid params: ${problem}` },
+    });
   });
 
   router.post(MCP_PATH, async (req, res) => {
     const server = mcpServer(registry, res.locals.mcpContext as Context, deps);
-    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+    const transport = new StreamableHTTPServerTransport({
+      sessionIdGenerator: undefined,
+      enableJsonResponse: true,
+    });
     res.on('close', () => {
       void transport.close();
       void server.close();
@@ -222,20 +261,28 @@ export function createMcpRouter(options: McpFacadeOptions): Router {
     await transport.handleRequest(req, res, req.body);
   });
 
-  router.use(MCP_PATH, (err: Error & { type?: string; status?: number }, _req: Request, res: Response, next: NextFunction) => {
-    if (err.type === 'entity.parse.failed') {
-      refuse(res, 400, 'Parse error', { code: ErrorCode.ParseError });
-    } else if (err.type === TOO_DEEP) {
-      refuse(res, 400, `Invalid Request: ${err.message}`, { code: ErrorCode.InvalidRequest });
-    } else if (err.type === 'entity.too.large') {
-      refuse(res, 413, `Request body larger than ${MCP_BODY_LIMIT}`);
-    } else if (err.status && err.status >= 400 && err.status < 500) {
-      // an unsupported charset or content encoding (415), an aborted body (400)
-      refuse(res, err.status, clip(err.message));
-    } else {
-      next(err);
-    }
-  });
+  router.use(
+    MCP_PATH,
+    (
+      err: Error & { type?: string; status?: number },
+      _req: Request,
+      res: Response,
+      next: NextFunction,
+    ) => {
+      if (err.type === 'entity.parse.failed') {
+        refuse(res, 400, 'Parse error', { code: ErrorCode.ParseError });
+      } else if (err.type === TOO_DEEP) {
+        refuse(res, 400, `Invalid Request: ${err.message}`, { code: ErrorCode.InvalidRequest });
+      } else if (err.type === 'entity.too.large') {
+        refuse(res, 413, `Request body larger than ${MCP_BODY_LIMIT}`);
+      } else if (err.status && err.status >= 400 && err.status < 500) {
+        // an unsupported charset or content encoding (415), an aborted body (400)
+        refuse(res, err.status, clip(err.message));
+      } else {
+        next(err);
+      }
+    },
+  );
 
   return router;
 }

@@ -8,7 +8,7 @@
  */
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { GraphQLError } from 'graphql';
-import { errorInfo } from '../src/errors.ts';
+import { errorInfo, errorMessage } from '../src/errors.ts';
 import type { AppErrorExtensions, ErrorCode, ValidationIssue } from '../src/errors.ts';
 import { snakeKeys, toSnake } from '../src/wire.ts';
 
@@ -40,12 +40,25 @@ function withText(structured: Record<string, unknown>, isError: boolean): CallTo
 }
 
 /** An isError result with the given code. */
-export function toolError(code: ErrorCode, message: string, options: ToolErrorOptions = {}): CallToolResult {
-  const error: ToolErrorBody = { code, message, retryable: options.retryable ?? errorInfo(code).retryable };
+export function toolError(
+  code: ErrorCode,
+  message: string,
+  options: ToolErrorOptions = {},
+): CallToolResult {
+  const error: ToolErrorBody = {
+    code,
+    message,
+    retryable: options.retryable ?? errorInfo(code).retryable,
+  };
   if (options.detail !== undefined) error.detail = options.detail;
   if (options.retryAfter !== undefined) error.retry_after = options.retryAfter;
   if (options.requestId !== undefined) error.request_id = options.requestId;
   return withText({ error }, true);
+}
+
+/** The INTERNAL result: the table's message and the request id, never the cause. */
+export function internalToolError(requestId: string): CallToolResult {
+  return toolError('INTERNAL', errorMessage('INTERNAL'), { requestId });
 }
 
 /**
@@ -83,19 +96,27 @@ function argumentLoc(loc: (string | number)[], flattened: string | null): (strin
  * The isError result of a failed operation (its first error, whose code the error table knows).
  * `flattened` is the variable spread into top-level arguments; `requestId` is quoted for INTERNAL.
  */
-export function operationError(error: GraphQLError, flattened: string | null, requestId: string): CallToolResult {
+export function operationError(
+  error: GraphQLError,
+  flattened: string | null,
+  requestId: string,
+): CallToolResult {
   const ext = error.extensions as Partial<AppErrorExtensions>;
   const { code } = errorInfo(ext.code);
   const retryAfter = ext.retryAfter;
   switch (code) {
     case 'VALIDATION_FAILED': {
       const issues = (Array.isArray(ext.detail) ? ext.detail : []) as ValidationIssue[];
-      const detail = issues.map((i) => ({ loc: argumentLoc(i.loc, flattened), msg: i.msg, type: i.type }));
+      const detail = issues.map((i) => ({
+        loc: argumentLoc(i.loc, flattened),
+        msg: i.msg,
+        type: i.type,
+      }));
       const listed = detail.map((d) => `${d.loc.join('.') || 'arguments'}: ${d.msg}`);
       return toolError(code, `Invalid arguments: ${listed.join('; ')}`, { detail });
     }
     case 'INTERNAL':
-      return toolError(code, 'Internal Server Error', { requestId: ext.requestId ?? requestId });
+      return internalToolError(ext.requestId ?? requestId);
     default:
       return toolError(code, error.message, { detail: ext.detail, retryAfter });
   }

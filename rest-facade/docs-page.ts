@@ -9,6 +9,7 @@ import path from 'node:path';
 import compression from 'compression';
 import express from 'express';
 import type { NextFunction, Request, Response, Router } from 'express';
+import { ERROR_TABLE, httpErrorBody } from '../src/errors.ts';
 
 export interface DocsPageOptions {
   /** where the page is served, e.g. /api/docs (assets under <path>/assets) */
@@ -87,7 +88,7 @@ export function createDocsRouter(options: DocsPageOptions): Router {
     `${options.path}/assets`,
     (req: Request, res: Response, next: NextFunction) => {
       if (ASSETS.test(req.path)) next();
-      else res.status(404).json({ detail: 'Not Found' });
+      else res.status(ERROR_TABLE.NOT_FOUND.status).json(httpErrorBody('NOT_FOUND'));
     },
     express.static(SWAGGER_UI_DIR, { index: false, maxAge: '1h' }),
   );

@@ -10,7 +10,13 @@ import express from 'express';
 import type { NextFunction, Request, Response, Router } from 'express';
 import { GraphQLError, Kind, typeFromAST } from 'graphql';
 import type { GraphQLInputType, GraphQLSchema, OperationDefinitionNode } from 'graphql';
-import { appError, validationError } from '../src/errors.ts';
+import {
+  appError,
+  ERROR_TABLE,
+  errorMessage,
+  httpErrorBody,
+  validationError,
+} from '../src/errors.ts';
 import type { ValidationIssue } from '../src/errors.ts';
 import type { Context } from '../src/graphql/context.ts';
 import type { OperationStore, PersistedOperation } from '../src/graphql/operations.ts';
@@ -45,7 +51,8 @@ function argumentVariables(definition: OperationDefinitionNode): Map<string, str
   for (const selection of definition.selectionSet.selections) {
     if (selection.kind !== Kind.FIELD) continue;
     for (const arg of selection.arguments ?? []) {
-      if (arg.value.kind === Kind.VARIABLE && !out.has(arg.name.value)) out.set(arg.name.value, arg.value.name.value);
+      if (arg.value.kind === Kind.VARIABLE && !out.has(arg.name.value))
+        out.set(arg.name.value, arg.value.name.value);
     }
   }
   return out;
@@ -76,22 +83,35 @@ async function authenticateRequest(
     if (!(e instanceof GraphQLError)) throw e;
     return refuse(e);
   }
-  if (op.needsCredential && !ctx.principal) return refuse(appError('UNAUTHENTICATED', 'Not authenticated'));
+  if (op.needsCredential && !ctx.principal)
+    return refuse(appError('UNAUTHENTICATED', errorMessage('UNAUTHENTICATED')));
   return ctx;
 }
 
 function handlerFor(route: RestRoute, options: RestFacadeOptions) {
   const op = options.operations.byName.get(route.operation);
-  if (!op) throw new Error(`route ${route.method} ${route.path}: unknown operation ${route.operation}`);
-  const types = new Map(op.variables.map((v) => [v.variable.name.value, typeFromAST(options.schema, v.type) as GraphQLInputType]));
+  if (!op)
+    throw new Error(`route ${route.method} ${route.path}: unknown operation ${route.operation}`);
+  const types = new Map(
+    op.variables.map((v) => [
+      v.variable.name.value,
+      typeFromAST(options.schema, v.type) as GraphQLInputType,
+    ]),
+  );
   // variables a request must send: non-null without a default
-  const required = op.variables.filter((v) => v.type.kind === Kind.NON_NULL_TYPE && !v.defaultValue).map((v) => v.variable.name.value);
+  const required = op.variables
+    .filter((v) => v.type.kind === Kind.NON_NULL_TYPE && !v.defaultValue)
+    .map((v) => v.variable.name.value);
   const args = argumentVariables(op.definition);
   const rootField = route.result ?? op.rootField;
   const wireNames = new Map(Object.entries(route.rename ?? {}).map(([wire, name]) => [name, wire]));
   // NOTE: each variable has one wire name (snake_case, or the row's rename); no other spelling fills it
   // (the variable receiving the whole body is filled by the body only)
-  const byWire = new Map([...types.keys()].filter((name) => name !== route.body).map((name) => [wireNames.get(name) ?? toSnake(name), name]));
+  const byWire = new Map(
+    [...types.keys()]
+      .filter((name) => name !== route.body)
+      .map((name) => [wireNames.get(name) ?? toSnake(name), name]),
+  );
   const pathVariable = (param: string) => route.rename?.[param] ?? toCamel(param);
   const cached = route.responder === 'cached' ? cachedResponder() : null;
 
@@ -105,25 +125,37 @@ function handlerFor(route: RestRoute, options: RestFacadeOptions) {
     // NOTE: authentication comes before validation (FastAPI runs its security dependencies first):
     // a caller without a credential learns nothing about a protected route's parameters. A bulk
     // route authenticated before its body was read (createRouteBodyParsers) reuses that context.
-    const ctx = (res.locals[AUTHENTICATED] as Context | undefined) ?? (await authenticateRequest(req, res, op, options));
+    const ctx =
+      (res.locals[AUTHENTICATED] as Context | undefined) ??
+      (await authenticateRequest(req, res, op, options));
     if (!ctx) return;
 
     // Each variable is read from its wire value along its GraphQL type (wire-input.ts): lax
     // scalars, snake_case keys, undeclared keys ignored, issues located. The first source wins.
     const issues: ValidationIssue[] = [];
-    const take = (name: string | undefined, value: unknown, origin: VariableOrigin, text: boolean) => {
+    const take = (
+      name: string | undefined,
+      value: unknown,
+      origin: VariableOrigin,
+      text: boolean,
+    ) => {
       const type = name === undefined ? undefined : types.get(name);
       if (name === undefined || !type || origins.variables.has(name)) return; // parameters the operation does not take are ignored
       variables[name] = readWireValue(value, type, { text, variable: name, issues });
       origins.variables.set(name, { ...origin, type });
     };
-    for (const [k, v] of Object.entries(req.params)) take(pathVariable(k), v, { in: 'path', name: k }, true);
-    for (const [k, v] of Object.entries(req.query)) take(byWire.get(k), v, { in: 'query', name: k }, true);
+    for (const [k, v] of Object.entries(req.params))
+      take(pathVariable(k), v, { in: 'path', name: k }, true);
+    for (const [k, v] of Object.entries(req.query))
+      take(byWire.get(k), v, { in: 'query', name: k }, true);
     let body: unknown = req.body;
     let bodyIsText = false;
     if (route.responder === 'multipart') {
       const form = await readMultipart(req, { maxFileBytes: options.uploadMaxBytes });
-      if (!form.ok) return void res.status(form.status).json({ detail: form.detail });
+      if (!form.ok) {
+        const code = form.status === 413 ? 'PAYLOAD_TOO_LARGE' : 'VALIDATION_FAILED';
+        return void res.status(form.status).json(httpErrorBody(code, { detail: form.detail }));
+      }
       // text fields are text, like query parameters; file parts pass through as Files
       body = form.body;
       bodyIsText = true;
@@ -132,18 +164,30 @@ function handlerFor(route: RestRoute, options: RestFacadeOptions) {
       if (body !== undefined) take(route.body, body, { in: 'body' }, bodyIsText);
       else origins.variables.set(route.body, { in: 'body', type: types.get(route.body) });
     } else if (body && typeof body === 'object' && !Array.isArray(body)) {
-      for (const [k, v] of Object.entries(body)) take(byWire.get(k), v, { in: 'body', name: k }, bodyIsText);
+      for (const [k, v] of Object.entries(body))
+        take(byWire.get(k), v, { in: 'body', name: k }, bodyIsText);
     }
     // Variables nobody sent are located where the client should have sent them: the query string,
     // unless this route takes its variables from a JSON body (FastAPI's `loc` for a missing field).
-    const absentIn = !route.body && route.variablesIn !== 'query' && body !== undefined && !['GET', 'DELETE', 'OPTIONS'].includes(route.method) ? 'body' : 'query';
+    const absentIn =
+      !route.body &&
+      route.variablesIn !== 'query' &&
+      body !== undefined &&
+      !['GET', 'DELETE', 'OPTIONS'].includes(route.method)
+        ? 'body'
+        : 'query';
     origins.fallback = route.body || absentIn === 'body' ? 'body' : 'query';
     for (const [name, type] of types) {
       if (origins.variables.has(name)) continue;
-      origins.variables.set(name, { in: absentIn, name: wireNames.get(name) ?? toSnake(name), type });
+      origins.variables.set(name, {
+        in: absentIn,
+        name: wireNames.get(name) ?? toSnake(name),
+        type,
+      });
     }
     for (const name of required) {
-      if (!Object.hasOwn(variables, name)) issues.push({ loc: [name], msg: 'Field required', type: 'missing' });
+      if (!Object.hasOwn(variables, name))
+        issues.push({ loc: [name], msg: 'Field required', type: 'missing' });
     }
     if (issues.length) return fail(validationError(issues));
 
@@ -163,20 +207,37 @@ function handlerFor(route: RestRoute, options: RestFacadeOptions) {
  * is never held whole, the depth guard runs on the bytes as they arrive), and text/plain is read
  * as JSON too, as a fetch() with a string body sends it.
  */
-export function createRouteBodyParsers(options: Pick<RestFacadeOptions, 'routes' | 'operations' | 'context'>): Router {
+export function createRouteBodyParsers(
+  options: Pick<RestFacadeOptions, 'routes' | 'operations' | 'context'>,
+): Router {
   const router = express.Router();
   for (const route of options.routes) {
     if (!route.bodyLimit) continue;
     const op = options.operations.byName.get(route.operation);
-    if (!op) throw new Error(`route ${route.method} ${route.path}: unknown operation ${route.operation}`);
-    const method = route.method.toLowerCase() as 'get' | 'post' | 'put' | 'patch' | 'delete' | 'options';
-    const authenticateFirst = async (req: Request, res: Response, next: NextFunction): Promise<void> => {
+    if (!op)
+      throw new Error(`route ${route.method} ${route.path}: unknown operation ${route.operation}`);
+    const method = route.method.toLowerCase() as
+      | 'get'
+      | 'post'
+      | 'put'
+      | 'patch'
+      | 'delete'
+      | 'options';
+    const authenticateFirst = async (
+      req: Request,
+      res: Response,
+      next: NextFunction,
+    ): Promise<void> => {
       const ctx = await authenticateRequest(req, res, op, options);
       if (!ctx) return;
       res.locals[AUTHENTICATED] = ctx;
       next();
     };
-    router[method](expressPath(route.path), authenticateFirst, jsonStreamBodyParser(route.bodyLimit));
+    router[method](
+      expressPath(route.path),
+      authenticateFirst,
+      jsonStreamBodyParser(route.bodyLimit),
+    );
   }
   return router;
 }
@@ -196,16 +257,27 @@ function allowHeader(methods: Iterable<string>): string {
 export function createRestRouter(options: RestFacadeOptions): Router {
   const router = express.Router();
   const methodsByPath = new Map<string, string[]>();
-  for (const route of options.routes) methodsByPath.set(route.path, [...(methodsByPath.get(route.path) ?? []), route.method]);
+  for (const route of options.routes)
+    methodsByPath.set(route.path, [...(methodsByPath.get(route.path) ?? []), route.method]);
   for (const route of options.routes) {
-    const method = route.method.toLowerCase() as 'get' | 'post' | 'put' | 'patch' | 'delete' | 'options';
+    const method = route.method.toLowerCase() as
+      | 'get'
+      | 'post'
+      | 'put'
+      | 'patch'
+      | 'delete'
+      | 'options';
     const methods = methodsByPath.get(route.path)!;
-    router[method](expressPath(route.path), route.responder === 'preflight' ? preflightResponder(methods) : handlerFor(route, options));
+    router[method](
+      expressPath(route.path),
+      route.responder === 'preflight' ? preflightResponder(methods) : handlerFor(route, options),
+    );
   }
   // reached only when no row served the request: collect the methods of every matching path
   for (const [path, methods] of methodsByPath) {
     router.all(expressPath(path), (_req: Request, res: Response, next: NextFunction) => {
-      const allowed: Set<string> = (res.locals.allowedMethods ??= new Set<string>());
+      const allowed = ((res.locals.allowedMethods as Set<string> | undefined) ??=
+        new Set<string>());
       for (const m of methods) allowed.add(m);
       next();
     });
@@ -213,7 +285,10 @@ export function createRestRouter(options: RestFacadeOptions): Router {
   router.use((_req: Request, res: Response, next: NextFunction) => {
     const allowed = res.locals.allowedMethods as Set<string> | undefined;
     if (!allowed) return next();
-    res.status(405).set('allow', allowHeader(allowed)).json({ detail: 'Method Not Allowed' });
+    res
+      .status(ERROR_TABLE.METHOD_NOT_ALLOWED.status)
+      .set('allow', allowHeader(allowed))
+      .json(httpErrorBody('METHOD_NOT_ALLOWED'));
   });
   return router;
 }

@@ -4,7 +4,7 @@
  * WWW-Authenticate headers. Never a stack trace; INTERNAL carries the request id.
  */
 import type { GraphQLError, GraphQLInputType } from 'graphql';
-import { errorInfo } from '../src/errors.ts';
+import { errorInfo, httpErrorBody } from '../src/errors.ts';
 import type { ValidationIssue } from '../src/errors.ts';
 import { toCamel } from '../src/wire.ts';
 import { wirePath } from './wire-input.ts';
@@ -49,7 +49,10 @@ function variableOf(first: string, origins: VariableOrigins): string | undefined
  * One `loc` form for every 422: `["body", "samples", 0, "metric_type"]`, `["query", "limit"]`,
  * `["path", "meal_id"]`, wire (snake_case) names only, never a GraphQL variable name.
  */
-export function wireLoc(loc: readonly (string | number)[], origins: VariableOrigins): (string | number)[] {
+export function wireLoc(
+  loc: readonly (string | number)[],
+  origins: VariableOrigins,
+): (string | number)[] {
   const [first, ...rest] = loc;
   const variable = typeof first === 'string' ? variableOf(first, origins) : undefined;
   if (variable === undefined) {
@@ -63,25 +66,43 @@ export function wireLoc(loc: readonly (string | number)[], origins: VariableOrig
 
 /** The HTTP answer for the first error of a failed operation. */
 export function httpAnswerFor(error: GraphQLError, origins: VariableOrigins): HttpAnswer {
-  const ext = error.extensions as { code?: string; detail?: unknown; retryAfter?: number; requestId?: string };
+  const ext = error.extensions as {
+    code?: string;
+    detail?: unknown;
+    retryAfter?: number;
+    requestId?: string;
+  };
   const info = errorInfo(ext.code);
   const headers: Record<string, string> = {};
   if (ext.retryAfter) headers['retry-after'] = String(ext.retryAfter);
   switch (info.code) {
     case 'UNAUTHENTICATED':
       headers['www-authenticate'] = 'Bearer';
-      return { status: 401, headers, body: { detail: error.message } };
+      return {
+        status: info.status,
+        headers,
+        body: httpErrorBody(info.code, { detail: error.message }),
+      };
     case 'VALIDATION_FAILED': {
       const issues = (Array.isArray(ext.detail) ? ext.detail : []) as ValidationIssue[];
-      return {
-        status: 422,
-        headers,
-        body: { detail: issues.map((i) => ({ loc: wireLoc(i.loc, origins), msg: i.msg, type: i.type })) },
-      };
+      const detail = issues.map((i) => ({
+        loc: wireLoc(i.loc, origins),
+        msg: i.msg,
+        type: i.type,
+      }));
+      return { status: info.status, headers, body: httpErrorBody(info.code, { detail }) };
     }
     case 'INTERNAL':
-      return { status: 500, headers, body: { detail: 'Internal Server Error', request_id: ext.requestId } };
+      return {
+        status: info.status,
+        headers,
+        body: httpErrorBody(info.code, { requestId: ext.requestId }),
+      };
     default:
-      return { status: info.status, headers, body: { detail: ext.detail ?? error.message } };
+      return {
+        status: info.status,
+        headers,
+        body: httpErrorBody(info.code, { detail: ext.detail ?? error.message }),
+      };
   }
 }

@@ -11,10 +11,22 @@
  */
 import express from 'express';
 import type { Router } from 'express';
-import { getNullableType, GraphQLNonNull, isInputObjectType, isListType, Kind, typeFromAST } from 'graphql';
+import {
+  getNullableType,
+  GraphQLNonNull,
+  isInputObjectType,
+  isListType,
+  Kind,
+  typeFromAST,
+} from 'graphql';
 import type { GraphQLInputType, GraphQLSchema } from 'graphql';
 import type { Config } from '../src/config.ts';
-import { inputTypeSchema, resultSchema, variableSchema, variablesSchema } from '../src/graphql/json-schema.ts';
+import {
+  inputTypeSchema,
+  resultSchema,
+  variableSchema,
+  variablesSchema,
+} from '../src/graphql/json-schema.ts';
 import type { JsonSchema } from '../src/graphql/json-schema.ts';
 import { declaredScopesOf, rootFieldsOf } from '../src/graphql/operations.ts';
 import type { OperationStore, PersistedOperation } from '../src/graphql/operations.ts';
@@ -46,7 +58,11 @@ export interface OpenApiParameter {
 /** A Response Object or a reference to a shared one. */
 export type OpenApiResponse =
   | { $ref: string }
-  | { description: string; headers?: Record<string, unknown>; content?: Record<string, { schema: JsonSchema }> };
+  | {
+      description: string;
+      headers?: Record<string, unknown>;
+      content?: Record<string, { schema: JsonSchema }>;
+    };
 
 export interface OpenApiOperation {
   operationId: string;
@@ -54,7 +70,10 @@ export interface OpenApiOperation {
   description: string;
   tags: string[];
   parameters?: OpenApiParameter[];
-  requestBody?: { required: boolean; content: Partial<Record<'application/json' | 'multipart/form-data', { schema: JsonSchema }>> };
+  requestBody?: {
+    required: boolean;
+    content: Partial<Record<'application/json' | 'multipart/form-data', { schema: JsonSchema }>>;
+  };
   responses: Record<string, OpenApiResponse>;
   security: Record<string, string[]>[];
 }
@@ -81,7 +100,9 @@ interface AuthRequirement {
 }
 
 const SCHEMA_REF = (name: string): JsonSchema => ({ $ref: `#/components/schemas/${name}` });
-const RESPONSE_REF = (name: string): OpenApiResponse => ({ $ref: `#/components/responses/${name}` });
+const RESPONSE_REF = (name: string): OpenApiResponse => ({
+  $ref: `#/components/responses/${name}`,
+});
 
 /** Shared parts: the FastAPI-shaped error bodies and the bearer scheme. */
 function baseComponents(): OpenApiDocument['components'] {
@@ -130,14 +151,19 @@ function baseComponents(): OpenApiDocument['components'] {
       Unauthenticated: {
         description: 'Not authenticated: no credential, or an expired, revoked or unknown one',
         headers: { 'WWW-Authenticate': { schema: { type: 'string', const: 'Bearer' } } },
-        content: { 'application/json': { schema: { ...SCHEMA_REF('HTTPError'), examples: [{ detail: 'Not authenticated' }] } } },
+        content: {
+          'application/json': {
+            schema: { ...SCHEMA_REF('HTTPError'), examples: [{ detail: 'Not authenticated' }] },
+          },
+        },
       },
       Forbidden: {
-        description: 'The credential may not do this (a missing scope answers detail.code "insufficient_scope")',
+        description:
+          'The credential may not do this (a missing scope answers detail.code "insufficient_scope")',
         content: { 'application/json': { schema: SCHEMA_REF('HTTPError') } },
       },
       NotFound: {
-        description: 'No such item among the caller\'s own (another person\'s items answer 404 too)',
+        description: "No such item among the caller's own (another person's items answer 404 too)",
         content: { 'application/json': { schema: SCHEMA_REF('HTTPError') } },
       },
       ValidationFailed: {
@@ -175,7 +201,11 @@ function summaryOf(description: string): string {
  * Moves the first object schema under nullable/array wrappers into components.schemas under `name`
  * (the fragment the operation spreads: UserOut, PersonalTokenOut) and refers to it.
  */
-function nameResult(result: JsonSchema, name: string, schemas: Record<string, JsonSchema>): JsonSchema {
+function nameResult(
+  result: JsonSchema,
+  name: string,
+  schemas: Record<string, JsonSchema>,
+): JsonSchema {
   const types = Array.isArray(result.type) ? (result.type as string[]) : [result.type];
   const orNull = types.includes('null');
   if (types.includes('array')) {
@@ -205,22 +235,34 @@ function preflightOperation(route: RestRoute, op: PersistedOperation): OpenApiOp
   return {
     operationId: `${route.operation}_preflight`,
     summary: `CORS preflight of ${summaryOf(op.description).replace(/^./, (c) => c.toLowerCase())}`,
-    description: 'Answers 200 with no body, naming the methods this path serves and the request headers clients may send.',
+    description:
+      'Answers 200 with no body, naming the methods this path serves and the request headers clients may send.',
     tags: [route.tag],
     responses: {
       '200': {
         description: 'Successful Response',
-        headers: { Allow: header, 'Access-Control-Allow-Methods': header, 'Access-Control-Allow-Headers': header },
+        headers: {
+          Allow: header,
+          'Access-Control-Allow-Methods': header,
+          'Access-Control-Allow-Headers': header,
+        },
       },
     },
     security: [],
   };
 }
 
-function operationFor(route: RestRoute, op: PersistedOperation, options: OpenApiOptions, doc: OpenApiDocument): OpenApiOperation {
+function operationFor(
+  route: RestRoute,
+  op: PersistedOperation,
+  options: OpenApiOptions,
+  doc: OpenApiDocument,
+): OpenApiOperation {
   if (route.responder === 'preflight') return preflightOperation(route, op);
   const { schema } = options;
-  const wireNameOf = new Map(Object.entries(route.rename ?? {}).map(([wire, variable]) => [variable, wire]));
+  const wireNameOf = new Map(
+    Object.entries(route.rename ?? {}).map(([wire, variable]) => [variable, wire]),
+  );
   const variableOf = (wire: string): string => route.rename?.[wire] ?? toCamel(wire);
   const byName = new Map(op.variables.map((v) => [v.variable.name.value, v]));
   const parameters: OpenApiParameter[] = [];
@@ -230,13 +272,21 @@ function operationFor(route: RestRoute, op: PersistedOperation, options: OpenApi
     const variable = variableOf(wire);
     const v = byName.get(variable);
     used.add(variable);
-    parameters.push({ name: wire, in: 'path', required: true, schema: v ? variableSchema(schema, op.definition, v, { required: true }) : { type: 'string' } });
+    parameters.push({
+      name: wire,
+      in: 'path',
+      required: true,
+      schema: v ? variableSchema(schema, op.definition, v, { required: true }) : { type: 'string' },
+    });
   }
 
   let requestBody: OpenApiOperation['requestBody'];
   if (route.body) {
     const v = byName.get(route.body);
-    if (!v) throw new Error(`route ${route.method} ${route.path}: ${route.operation} has no variable $${route.body}`);
+    if (!v)
+      throw new Error(
+        `route ${route.method} ${route.path}: ${route.operation} has no variable $${route.body}`,
+      );
     used.add(route.body);
     const type = typeFromAST(schema, v.type) as GraphQLInputType;
     const named = getNullableType(type);
@@ -245,22 +295,36 @@ function operationFor(route: RestRoute, op: PersistedOperation, options: OpenApi
       doc.components.schemas[named.name] ??= bodySchema;
       bodySchema = SCHEMA_REF(named.name);
     }
-    requestBody = { required: v.type.kind === Kind.NON_NULL_TYPE, content: { 'application/json': { schema: bodySchema } } };
+    requestBody = {
+      required: v.type.kind === Kind.NON_NULL_TYPE,
+      content: { 'application/json': { schema: bodySchema } },
+    };
   }
 
   const rest = op.variables.filter((v) => !used.has(v.variable.name.value));
-  const readsBody = route.method !== 'GET' && route.method !== 'DELETE' && route.method !== 'OPTIONS' && route.variablesIn !== 'query';
+  const readsBody =
+    route.method !== 'GET' &&
+    route.method !== 'DELETE' &&
+    route.method !== 'OPTIONS' &&
+    route.variablesIn !== 'query';
   if (readsBody && !route.body && rest.length) {
     // without a `body` variable the handler takes the remaining variables from the body's fields
     const bodySchema = variablesSchema(schema, rest, { operation: op.definition });
     const mediaType = route.responder === 'multipart' ? 'multipart/form-data' : 'application/json';
-    requestBody = { required: Array.isArray(bodySchema.required), content: { [mediaType]: { schema: bodySchema } } };
+    requestBody = {
+      required: Array.isArray(bodySchema.required),
+      content: { [mediaType]: { schema: bodySchema } },
+    };
   } else {
     for (const v of rest) {
       const type = typeFromAST(schema, v.type) as GraphQLInputType;
       const named = getNullableType(type);
       // input objects cannot travel in a query string; the handler could not fill them either
-      if (isInputObjectType(named) || (isListType(named) && isInputObjectType(getNullableType(named.ofType)))) continue;
+      if (
+        isInputObjectType(named) ||
+        (isListType(named) && isInputObjectType(getNullableType(named.ofType)))
+      )
+        continue;
       const name = v.variable.name.value;
       parameters.push({
         name: wireNameOf.get(name) ?? toSnake(name),
@@ -293,7 +357,10 @@ function operationFor(route: RestRoute, op: PersistedOperation, options: OpenApi
   const lines = [op.description];
   if (!auth.public) {
     responses['401'] = RESPONSE_REF('Unauthenticated');
-    if (auth.scopes.length) lines.push(`Needs the scope${auth.scopes.length > 1 ? 's' : ''} ${auth.scopes.map((s) => `\`${s}\``).join(', ')}.`);
+    if (auth.scopes.length)
+      lines.push(
+        `Needs the scope${auth.scopes.length > 1 ? 's' : ''} ${auth.scopes.map((s) => `\`${s}\``).join(', ')}.`,
+      );
     if (auth.refused.length) lines.push(`Refused (403) for ${auth.refused.join('; ')}.`);
     if (auth.scopes.length || auth.refused.length) responses['403'] = RESPONSE_REF('Forbidden');
   }
@@ -324,7 +391,9 @@ export function buildOpenApiDocument(options: OpenApiOptions): OpenApiDocument {
         'validation errors as 422 `{"detail": [{"loc", "msg", "type"}]}`. Every operation runs a persisted ' +
         'GraphQL operation (named by its operationId) of the schema served at /graphql.',
     },
-    ...(options.config.PUBLIC_URL && { servers: [{ url: options.config.PUBLIC_URL.replace(/\/$/, '') }] }),
+    ...(options.config.PUBLIC_URL && {
+      servers: [{ url: options.config.PUBLIC_URL.replace(/\/$/, '') }],
+    }),
     tags: [],
     paths: {},
     components: baseComponents(),
@@ -332,7 +401,8 @@ export function buildOpenApiDocument(options: OpenApiOptions): OpenApiDocument {
   const operationIds = new Map<string, number>();
   for (const route of options.routes) {
     const op = options.operations.byName.get(route.operation);
-    if (!op) throw new Error(`route ${route.method} ${route.path}: unknown operation ${route.operation}`);
+    if (!op)
+      throw new Error(`route ${route.method} ${route.path}: unknown operation ${route.operation}`);
     const operation = operationFor(route, op, options, doc);
     // operationIds must be unique: a second row running the same operation gets a numbered id
     const seen = (operationIds.get(route.operation) ?? 0) + 1;
@@ -352,6 +422,8 @@ export function createOpenApiRouter(options: OpenApiOptions): Router {
   router.get(OPENAPI_PATH, (_req, res) => {
     res.type('json').send(body);
   });
-  router.use(createDocsRouter({ path: DOCS_PATH, specUrl: OPENAPI_PATH, title: `${API_TITLE} docs` }));
+  router.use(
+    createDocsRouter({ path: DOCS_PATH, specUrl: OPENAPI_PATH, title: `${API_TITLE} docs` }),
+  );
   return router;
 }

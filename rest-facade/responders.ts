@@ -43,7 +43,10 @@ const FIELD_LIMITS = { files: 5, fields: 50, parts: 60, fieldSize: 64 * 1024, fi
 export function readMultipart(req: Request, limits: MultipartLimits): Promise<MultipartResult> {
   let parser: busboy.Busboy;
   try {
-    parser = busboy({ headers: req.headers, limits: { ...FIELD_LIMITS, fileSize: limits.maxFileBytes } });
+    parser = busboy({
+      headers: req.headers,
+      limits: { ...FIELD_LIMITS, fileSize: limits.maxFileBytes },
+    });
   } catch {
     return Promise.resolve({ ok: true, body: {} });
   }
@@ -58,7 +61,12 @@ export function readMultipart(req: Request, limits: MultipartLimits): Promise<Mu
         chunks.length = 0;
       });
       stream.on('close', () => {
-        if (!tooLarge && !(name in body)) body[name] = new File([Buffer.concat(chunks) as Uint8Array<ArrayBuffer>], info.filename ?? name, { type: info.mimeType });
+        if (!tooLarge && !(name in body))
+          body[name] = new File(
+            [Buffer.concat(chunks) as Uint8Array<ArrayBuffer>],
+            info.filename ?? name,
+            { type: info.mimeType },
+          );
       });
     });
     parser.on('field', (name, value) => {
@@ -66,12 +74,20 @@ export function readMultipart(req: Request, limits: MultipartLimits): Promise<Mu
     });
     parser.on('error', () => {
       req.unpipe(parser);
-      resolve({ ok: false, status: 422, detail: [{ loc: ['body'], msg: 'Malformed multipart/form-data body', type: 'value_error' }] });
+      resolve({
+        ok: false,
+        status: 422,
+        detail: [{ loc: ['body'], msg: 'Malformed multipart/form-data body', type: 'value_error' }],
+      });
     });
     parser.on('close', () => {
       resolve(
         tooLarge
-          ? { ok: false, status: 413, detail: `Request body too large: a file may have at most ${limits.maxFileBytes} bytes` }
+          ? {
+              ok: false,
+              status: 413,
+              detail: `Request body too large: a file may have at most ${limits.maxFileBytes} bytes`,
+            }
           : { ok: true, body },
       );
     });
@@ -113,9 +129,17 @@ export function cachedResponder(): (req: Request, res: Response, answer: CachedA
   let current: { etag: string; json: Buffer; gzip: Buffer } | null = null;
   return (req, res, answer) => {
     const etag = `"${answer.etag}"`;
-    res.set({ etag, 'cache-control': `public, max-age=${CACHED_MAX_AGE_S}`, vary: 'Accept-Encoding' });
+    res.set({
+      etag,
+      'cache-control': `public, max-age=${CACHED_MAX_AGE_S}`,
+      vary: 'Accept-Encoding',
+    });
     const ifNoneMatch = req.get('if-none-match');
-    if (ifNoneMatch && (ifNoneMatch.trim() === '*' || ifNoneMatch.split(',').some((t) => t.trim().replace(/^W\//, '') === etag))) {
+    if (
+      ifNoneMatch &&
+      (ifNoneMatch.trim() === '*' ||
+        ifNoneMatch.split(',').some((t) => t.trim().replace(/^W\//, '') === etag))
+    ) {
       return void res.status(304).end();
     }
     if (current?.etag !== answer.etag) {

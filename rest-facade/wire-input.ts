@@ -19,8 +19,20 @@
  * It must never throw on any input. It recurses along the input type only (bounded by the type
  * and by the body parsers' MAX_JSON_DEPTH), and never iterates the client's keys.
  */
-import { getNullableType, isEnumType, isInputObjectType, isListType, isNonNullType, isScalarType } from 'graphql';
-import type { GraphQLEnumType, GraphQLInputType, GraphQLNamedInputType, GraphQLScalarType } from 'graphql';
+import {
+  getNullableType,
+  isEnumType,
+  isInputObjectType,
+  isListType,
+  isNonNullType,
+  isScalarType,
+} from 'graphql';
+import type {
+  GraphQLEnumType,
+  GraphQLInputType,
+  GraphQLNamedInputType,
+  GraphQLScalarType,
+} from 'graphql';
 import type { ValidationIssue } from '../src/errors.ts';
 import { toSnake } from '../src/wire.ts';
 
@@ -43,14 +55,25 @@ const OPAQUE_SCALARS: ReadonlySet<string> = new Set(['JSON']);
 
 /** Strings Pydantic reads as booleans (case-insensitively: "True", "YES", "Off"). */
 const BOOL_WORDS: ReadonlyMap<string, boolean> = new Map([
-  ['0', false], ['f', false], ['n', false], ['no', false], ['off', false], ['false', false],
-  ['1', true], ['t', true], ['y', true], ['yes', true], ['on', true], ['true', true],
+  ['0', false],
+  ['f', false],
+  ['n', false],
+  ['no', false],
+  ['off', false],
+  ['false', false],
+  ['1', true],
+  ['t', true],
+  ['y', true],
+  ['yes', true],
+  ['on', true],
+  ['true', true],
 ]);
 
 /** Pydantic's integer text: digits, single underscores between digits, or a `.000` tail. */
 const INT_TEXT = /^[+-]?\d+(?:(?:_\d+)+|\.0*)?$/;
 /** Pydantic's (Rust's) float text, underscores between digits allowed. */
-const FLOAT_TEXT = /^[+-]?(?:\d+(?:_\d+)*(?:\.(?:\d+(?:_\d+)*)?)?|\.\d+(?:_\d+)*)(?:[eE][+-]?\d+)?$/;
+const FLOAT_TEXT =
+  /^[+-]?(?:\d+(?:_\d+)*(?:\.(?:\d+(?:_\d+)*)?)?|\.\d+(?:_\d+)*)(?:[eE][+-]?\d+)?$/;
 const NON_FINITE_TEXT = /^[+-]?(?:inf|infinity|nan)$/i;
 
 /** Unix times up to this magnitude are seconds, beyond it milliseconds (Pydantic's rule). */
@@ -71,14 +94,24 @@ function laxInt(v: unknown): Lax {
   else if (typeof v === 'boolean') n = v ? 1 : 0;
   else if (typeof v === 'string') {
     const s = v.trim();
-    if (!INT_TEXT.test(s)) return fail('int_parsing', 'Input should be a valid integer, unable to parse string as an integer');
+    if (!INT_TEXT.test(s))
+      return fail(
+        'int_parsing',
+        'Input should be a valid integer, unable to parse string as an integer',
+      );
     n = Number(s.replace(/_/g, '').replace(/\.0*$/, ''));
   } else return fail('int_type', 'Input should be a valid integer');
   if (!Number.isFinite(n)) return fail('finite_number', 'Input should be a finite number');
-  if (!Number.isInteger(n)) return fail('int_from_float', 'Input should be a valid integer, got a number with a fractional part');
+  if (!Number.isInteger(n))
+    return fail(
+      'int_from_float',
+      'Input should be a valid integer, got a number with a fractional part',
+    );
   // GraphQL Int is 32-bit, as if every integer field were declared conint(ge=-2**31, le=2**31-1)
-  if (n > INT_MAX) return fail('less_than_equal', `Input should be less than or equal to ${INT_MAX}`);
-  if (n < INT_MIN) return fail('greater_than_equal', `Input should be greater than or equal to ${INT_MIN}`);
+  if (n > INT_MAX)
+    return fail('less_than_equal', `Input should be less than or equal to ${INT_MAX}`);
+  if (n < INT_MIN)
+    return fail('greater_than_equal', `Input should be greater than or equal to ${INT_MIN}`);
   return { value: n };
 }
 
@@ -95,9 +128,15 @@ function laxFloat(v: unknown): Lax {
   else if (typeof v === 'boolean') n = v ? 1 : 0;
   else if (typeof v === 'string') {
     n = floatText(v);
-    if (n === null) return fail('float_parsing', 'Input should be a valid number, unable to parse string as a number');
+    if (n === null)
+      return fail(
+        'float_parsing',
+        'Input should be a valid number, unable to parse string as a number',
+      );
   } else return fail('float_type', 'Input should be a valid number');
-  return Number.isFinite(n) ? { value: n } : fail('finite_number', 'Input should be a finite number');
+  return Number.isFinite(n)
+    ? { value: n }
+    : fail('finite_number', 'Input should be a finite number');
 }
 
 function laxBool(v: unknown): Lax {
@@ -111,7 +150,9 @@ function laxBool(v: unknown): Lax {
 }
 
 function laxString(v: unknown): Lax {
-  return typeof v === 'string' ? { value: v } : fail('string_type', 'Input should be a valid string');
+  return typeof v === 'string'
+    ? { value: v }
+    : fail('string_type', 'Input should be a valid string');
 }
 
 /**
@@ -136,7 +177,8 @@ function laxDateTime(v: unknown): Lax {
 function laxEnum(v: unknown, type: GraphQLEnumType): Lax {
   if (typeof v === 'string' && type.getValue(v)) return { value: v };
   const names = type.getValues().map((e) => `'${e.name}'`);
-  const expected = names.length > 1 ? `${names.slice(0, -1).join(', ')} or ${names.at(-1)}` : names.join('');
+  const expected =
+    names.length > 1 ? `${names.slice(0, -1).join(', ')} or ${names.at(-1)}` : names.join('');
   return fail('enum', `Input should be ${expected}`);
 }
 
@@ -155,8 +197,14 @@ const LAX: Readonly<Record<string, (v: unknown) => Lax>> = {
 function shapeIssue(type: GraphQLInputType): { msg: string; type: string } {
   const t = getNullableType(type);
   if (isListType(t)) return { type: 'list_type', msg: 'Input should be a valid list' };
-  if (isInputObjectType(t)) return { type: 'model_attributes_type', msg: 'Input should be a valid dictionary or object to extract fields from' };
-  const lax = isEnumType(t) ? laxEnum(null, t) : (LAX[t.name]?.(null) ?? fail('type_error', `Input should be a valid ${t.name}`));
+  if (isInputObjectType(t))
+    return {
+      type: 'model_attributes_type',
+      msg: 'Input should be a valid dictionary or object to extract fields from',
+    };
+  const lax = isEnumType(t)
+    ? laxEnum(null, t)
+    : (LAX[t.name]?.(null) ?? fail('type_error', `Input should be a valid ${t.name}`));
   return 'msg' in lax ? lax : { type: 'type_error', msg: `Input should be a valid ${t.name}` };
 }
 
@@ -164,7 +212,13 @@ function shapeIssue(type: GraphQLInputType): { msg: string; type: string } {
  * Reads the wire value at `parent`.`key` (a location built only for an issue). Readers are built
  * once per input type and kept, so a 50,000-reading batch costs one call per value.
  */
-type Reader = (value: unknown, text: boolean, parent: Path | undefined, key: string | number, issues: ValidationIssue[]) => unknown;
+type Reader = (
+  value: unknown,
+  text: boolean,
+  parent: Path | undefined,
+  key: string | number,
+  issues: ValidationIssue[],
+) => unknown;
 
 const readers = new WeakMap<GraphQLInputType, Reader>();
 
@@ -208,7 +262,11 @@ function buildReader(type: GraphQLInputType): Reader {
     const shape = shapeIssue(type);
     return (value, text, parent, key, issues) => {
       if (value === null || value === undefined) return value;
-      const items = Array.isArray(value) ? value : text && typeof value === 'string' ? value.split(',') : null;
+      const items = Array.isArray(value)
+        ? value
+        : text && typeof value === 'string'
+          ? value.split(',')
+          : null;
       if (!items) {
         issues.push({ loc: locOf(parent, key), ...shape });
         return value;
@@ -240,7 +298,8 @@ function buildReader(type: GraphQLInputType): Reader {
       // NOTE: only declared fields are read; any other key of the client's object is never looked at
       for (const field of fields) {
         if (!Object.hasOwn(value, field.wire)) {
-          if (field.required) issues.push({ loc: locOf(path, field.name), msg: 'Field required', type: 'missing' });
+          if (field.required)
+            issues.push({ loc: locOf(path, field.name), msg: 'Field required', type: 'missing' });
           continue;
         }
         out[field.name] = field.read(value[field.wire], text, path, field.name, issues);
@@ -252,7 +311,8 @@ function buildReader(type: GraphQLInputType): Reader {
 }
 
 function leafReader(type: GraphQLNamedInputType): Reader {
-  const last = (value: unknown, text: boolean): unknown => (text && Array.isArray(value) ? value.at(-1) : value);
+  const last = (value: unknown, text: boolean): unknown =>
+    text && Array.isArray(value) ? value.at(-1) : value;
   if (isEnumType(type)) {
     return (wire, text, parent, key, issues) => {
       const value = last(wire, text);
@@ -280,7 +340,11 @@ function leafReader(type: GraphQLNamedInputType): Reader {
       try {
         check.parseValue(read.value);
       } catch (e) {
-        issues.push({ loc: locOf(parent, key), msg: e instanceof Error ? e.message : String(e), type: `${check.name.toLowerCase()}_parsing` });
+        issues.push({
+          loc: locOf(parent, key),
+          msg: e instanceof Error ? e.message : String(e),
+          type: `${check.name.toLowerCase()}_parsing`,
+        });
         return value;
       }
     }
@@ -301,7 +365,11 @@ export interface ReadWireOptions {
  * The GraphQL variable value of a wire value of `type` (see the module comment). Issues are
  * appended to `options.issues`; the value returned then is not to be used.
  */
-export function readWireValue(value: unknown, type: GraphQLInputType, options: ReadWireOptions): unknown {
+export function readWireValue(
+  value: unknown,
+  type: GraphQLInputType,
+  options: ReadWireOptions,
+): unknown {
   return readerFor(type)(value, options.text, undefined, options.variable, options.issues);
 }
 
@@ -311,7 +379,10 @@ export function readWireValue(value: unknown, type: GraphQLInputType, options: R
  * under a `JSON` value exactly as the client sent it. A name the type does not know (a rule's own
  * location) is snake_cased.
  */
-export function wirePath(type: GraphQLInputType | undefined, path: readonly (string | number)[]): Loc {
+export function wirePath(
+  type: GraphQLInputType | undefined,
+  path: readonly (string | number)[],
+): Loc {
   const out: Loc = [];
   const rest = [...path];
   let current: GraphQLInputType | undefined = type;

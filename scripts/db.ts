@@ -11,7 +11,12 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 
 import { checkMigrationDrift } from '../src/db/drift.ts';
-import { noFilters, openEngine, readMigrationsList, readSchemaFiles } from '../src/db/schema-engine.ts';
+import {
+  noFilters,
+  openEngine,
+  readMigrationsList,
+  readSchemaFiles,
+} from '../src/db/schema-engine.ts';
 import { openPglite, targetFromUrl } from '../src/db/target.ts';
 import type { DbTarget } from '../src/db/target.ts';
 
@@ -30,37 +35,62 @@ async function main(): Promise<number> {
   const migrationsList = await readMigrationsList();
   switch (command) {
     case 'deploy': {
-      const target = configured.kind === 'pglite' ? { ...configured, instance: await openPglite(dataDir) } : configured;
+      const target =
+        configured.kind === 'pglite'
+          ? { ...configured, instance: await openPglite(dataDir) }
+          : configured;
       const engine = await openEngine(target);
       const r = await engine.applyMigrations({ migrationsList, filters: noFilters });
       await engine.close();
-      console.log(r.appliedMigrationNames.length ? `applied: ${r.appliedMigrationNames.join(', ')}` : 'no pending migrations');
+      console.log(
+        r.appliedMigrationNames.length
+          ? `applied: ${r.appliedMigrationNames.join(', ')}`
+          : 'no pending migrations',
+      );
       return 0;
     }
     case 'status': {
-      const target = configured.kind === 'pglite' ? { ...configured, instance: await openPglite(dataDir) } : configured;
+      const target =
+        configured.kind === 'pglite'
+          ? { ...configured, instance: await openPglite(dataDir) }
+          : configured;
       const engine = await openEngine(target);
       try {
-        const d = await engine.diagnoseMigrationHistory({ migrationsList, optInToShadowDatabase: false, filters: noFilters });
-        if (d.failedMigrationNames.length) console.log('failed:', d.failedMigrationNames.join(', '));
-        if (d.editedMigrationNames.length) console.log('edited after apply:', d.editedMigrationNames.join(', '));
+        const d = await engine.diagnoseMigrationHistory({
+          migrationsList,
+          optInToShadowDatabase: false,
+          filters: noFilters,
+        });
+        if (d.failedMigrationNames.length)
+          console.log('failed:', d.failedMigrationNames.join(', '));
+        if (d.editedMigrationNames.length)
+          console.log('edited after apply:', d.editedMigrationNames.join(', '));
         console.log(d.history ? JSON.stringify(d.history) : 'database schema is up to date');
         return d.history || d.failedMigrationNames.length || d.editedMigrationNames.length ? 1 : 0;
       } catch (e) {
         if (!/_prisma_migrations` does not exist/.test(String(e))) throw e;
-        console.log(`no _prisma_migrations table: ${migrationsList.migrationDirectories.length} migrations pending`);
+        console.log(
+          `no _prisma_migrations table: ${migrationsList.migrationDirectories.length} migrations pending`,
+        );
         return 1;
       } finally {
         await engine.close();
       }
     }
     case 'check': {
-      const r = await checkMigrationDrift({ target: configured.kind === 'pg' ? configured : undefined });
-      console.log(r.exitCode === 0 ? 'no drift: migrations match the Prisma schema' : `DRIFT: schema changes without a migration:\n${r.script}`);
+      const r = await checkMigrationDrift({
+        target: configured.kind === 'pg' ? configured : undefined,
+      });
+      console.log(
+        r.exitCode === 0
+          ? 'no drift: migrations match the Prisma schema'
+          : `DRIFT: schema changes without a migration:\n${r.script}`,
+      );
       return r.exitCode;
     }
     case 'create': {
-      if (!name || !/^[a-z0-9_]+$/.test(name)) throw new Error('usage: db create <snake_case_name>');
+      if (!name || !/^[a-z0-9_]+$/.test(name))
+        throw new Error('usage: db create <snake_case_name>');
       const target = await scratchTarget();
       const engine = await openEngine(target);
       try {

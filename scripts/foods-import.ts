@@ -13,7 +13,9 @@ import { importCatalogue } from '../src/domains/foods/import/catalogue-import.ts
 import { CATALOGUE_SOURCES } from '../src/domains/foods/import/sources.ts';
 import type { CatalogueSource } from '../src/domains/foods/import/sources.ts';
 
-const { values } = parseArgs({ options: { dir: { type: 'string' }, source: { type: 'string', multiple: true } } });
+const { values } = parseArgs({
+  options: { dir: { type: 'string' }, source: { type: 'string', multiple: true } },
+});
 const sources = (values.source ?? [...CATALOGUE_SOURCES]) as CatalogueSource[];
 const unknown = sources.filter((s) => !CATALOGUE_SOURCES.includes(s));
 if (unknown.length) {
@@ -29,12 +31,18 @@ try {
     dir: values.dir,
     sources,
     onProgress: (p) => {
-      if (p.phase === 'skipped') console.error(`${p.source}: up to date (${p.chunks} chunks committed), nothing to do`);
-      if (p.phase === 'read') console.error(`${p.source}: read ${p.total} foods; rows not kept: ${JSON.stringify(p.skippedRows)}`);
+      if (p.phase === 'skipped')
+        console.error(`${p.source}: up to date (${p.chunks} chunks committed), nothing to do`);
+      if (p.phase === 'read')
+        console.error(
+          `${p.source}: read ${p.total} foods; rows not kept: ${JSON.stringify(p.skippedRows)}`,
+        );
       if (p.phase === 'chunk') {
         const width = 20;
         const filled = Math.round((p.foods! / Math.max(1, p.total!)) * width);
-        console.error(`${p.source}: [${'#'.repeat(filled)}${'.'.repeat(width - filled)}] chunk ${p.chunk}/${p.chunks}, ${p.foods}/${p.total} foods`);
+        console.error(
+          `${p.source}: [${'#'.repeat(filled)}${'.'.repeat(width - filled)}] chunk ${p.chunk}/${p.chunks}, ${p.foods}/${p.total} foods`,
+        );
       }
     },
   });

@@ -17,14 +17,19 @@ const { values, positionals } = parseArgs({
 });
 const file = positionals[0];
 if (!values.email || !file || positionals.length !== 1) {
-  console.error('usage: npm run import:apple-health -- --email <account email> [--batch-size N] <export.xml | export.zip>');
+  console.error(
+    'usage: npm run import:apple-health -- --email <account email> [--batch-size N] <export.xml | export.zip>',
+  );
   process.exit(2);
 }
 
 const config = loadConfig();
 const db = await openDatabase({ url: config.DATABASE_URL, dataDir: config.DATA_DIR });
 try {
-  const user = await db.prisma.user.findUnique({ where: { email: normaliseEmail(values.email) }, select: { id: true } });
+  const user = await db.prisma.user.findUnique({
+    where: { email: normaliseEmail(values.email) },
+    select: { id: true },
+  });
   if (!user) {
     console.error(`no account with the email ${values.email}`);
     process.exitCode = 1;

@@ -14,11 +14,13 @@ import { createRestRouter, createRouteBodyParsers } from '../rest-facade/handler
 import { createOpenApiRouter } from '../rest-facade/openapi.ts';
 import { ROUTES } from '../rest-facade/routes.ts';
 import { createWebPages } from '../web-pages/server.ts';
-import { authenticate, CSRF_HEADER } from './auth/authenticate.ts';
 import type { Config } from './config.ts';
 import { trackRequests } from './db/bulk.ts';
 import type { Database } from './db/database.ts';
-import type { Context } from './graphql/context.ts';
+import { ERROR_TABLE, httpErrorBody } from './errors.ts';
+import type { ErrorCode } from './errors.ts';
+import { createContext } from './graphql/context.ts';
+import type { Context, ContextDeps, Via } from './graphql/context.ts';
 import { loadOperations } from './graphql/operations.ts';
 import type { OperationStore } from './graphql/operations.ts';
 import { schema } from './graphql/schema.ts';
@@ -34,8 +36,9 @@ import { createMcpLimits, limitNamespace, openLimitStore } from './platform/rate
 import type { LimitStore } from './platform/rate-limit.ts';
 import { createMailer } from './integrations/mailer.ts';
 import { createStorage } from './integrations/storage.ts';
-import { serializeRequest } from './logger.ts';
+import { requestIdOf, serializeRequest } from './logger.ts';
 import type { Logger } from './logger.ts';
+import { requestFactsOf } from './platform/request-facts.ts';
 import { requestScope } from './request-context.ts';
 
 export interface AppOptions {
@@ -50,16 +53,23 @@ export interface App {
   /** the app's rate limits and their store (Redis with REDIS_URL: wait for ready(), close() at exit) */
   limits: Limits;
   limitStore: LimitStore;
-  /** builds the GraphQL context for a facade request */
-  contextFor(req: Request, via: Context['via']): Promise<Context>;
+  /** the long-lived parts every request's context carries (createContext) */
+  deps: ContextDeps;
+  /** builds the context of an express request through `via` (createContext) */
+  contextFor(req: Request, via: Via): Promise<Context>;
 }
 
 /** 405 for a known path asked with another method, as FastAPI answers it. */
 function methodNotAllowed(allow: string) {
-  return (_req: Request, res: Response): void => void res.status(405).set('allow', allow).json({ detail: 'Method Not Allowed' });
+  return (_req: Request, res: Response): void =>
+    void res
+      .status(ERROR_TABLE.METHOD_NOT_ALLOWED.status)
+      .set('allow', allow)
+      .json(httpErrorBody('METHOD_NOT_ALLOWED'));
 }
 
-const NOT_FOUND_PAGE = '<!doctype html><meta charset="utf-8"><title>Not Found</title><h1>Not Found</h1>';
+const NOT_FOUND_PAGE =
+  '<!doctype html><meta charset="utf-8"><title>Not Found</title><h1>Not Found</h1>';
 
 /**
  * 404 for a path nothing serves: `{"detail": "Not Found"}` (FastAPI's answer) for API clients,
@@ -67,51 +77,35 @@ const NOT_FOUND_PAGE = '<!doctype html><meta charset="utf-8"><title>Not Found</t
  * self-contained page for a browser navigating to it.
  */
 function notFound(req: Request, res: Response): void {
-  res.status(404);
+  res.status(ERROR_TABLE.NOT_FOUND.status);
   if (req.accepts(['json', 'html']) === 'html') {
     res.set('content-security-policy', "default-src 'none'").type('html').send(NOT_FOUND_PAGE);
   } else {
-    res.json({ detail: 'Not Found' });
+    res.json(httpErrorBody('NOT_FOUND'));
   }
 }
 
 /** Builds the app once; nothing here is rebuilt per request (schema, operations, registries). */
 export function createApp(options: AppOptions): App {
   const { config, db, log } = options;
-  const prisma = db.prisma;
   const operations = loadOperations(schema);
-  const mailer = createMailer(config, log);
   const storage = createStorage(config);
-  const idp = createIdentityProviders(config);
   // One counter store per app (one Redis connection), keys namespaced by the database.
   const limitStore = openLimitStore(config.REDIS_URL);
   const namespace = limitNamespace(db.target);
   const limits = createLimits({ store: limitStore, namespace });
-  const yoga = createGraphqlServer({ schema, operations, prisma, config, mailer, storage, idp, limits, log });
-
-  const contextFor = async (req: Request, via: Context['via']): Promise<Context> => ({
-    prisma,
+  const deps: ContextDeps = {
+    prisma: db.prisma,
     config,
-    mailer,
+    mailer: createMailer(config, log),
     storage,
-    idp,
+    idp: createIdentityProviders(config),
     limits,
-    principal: await authenticate(
-      { prisma, jwtSecret: config.jwtSecret },
-      {
-        authorization: req.get('authorization'),
-        cookie: req.get('cookie'),
-        csrfToken: req.get(CSRF_HEADER),
-        method: req.method,
-      },
-    ),
-    requestId: String(req.id),
-    log: req.log,
-    ip: req.ip ?? null,
-    userAgent: req.get('user-agent') ?? null,
-    via,
-    responseCookies: [],
-  });
+  };
+  const yoga = createGraphqlServer({ schema, operations, deps, log });
+  // every door's context comes from createContext (src/graphql/context.ts)
+  const contextFor = (req: Request, via: Via): Promise<Context> =>
+    createContext(deps, requestFactsOf(req, via));
 
   const app = express();
   app.disable('x-powered-by');
@@ -131,7 +125,9 @@ export function createApp(options: AppOptions): App {
       serializers: { req: serializeRequest },
     }),
   );
-  app.use((req, _res, next) => requestScope.run({ requestId: String(req.id), log: req.log }, next));
+  app.use((req, _res, next) =>
+    requestScope.run({ requestId: requestIdOf(req), log: req.log }, next),
+  );
   // bulk writes (glucose batches) give way to requests in flight between their slices
   app.use(trackRequests);
 
@@ -149,7 +145,12 @@ export function createApp(options: AppOptions): App {
   // GraphiQL's page is ~9 MB of inlined HTML: send it compressed (GET only; POST answers are small).
   app.get('/graphql', compression());
   app.use('/graphql', (req, res) =>
-    yoga.handle(req, res, { requestId: String(req.id), ip: req.ip ?? null, log: req.log, responseCookies: [] }),
+    yoga.handle(req, res, {
+      requestId: requestIdOf(req),
+      ip: req.ip ?? null,
+      log: req.log,
+      responseCookies: [],
+    }),
   );
 
   // stored public files (profile photos) by their unguessable keys
@@ -163,7 +164,7 @@ export function createApp(options: AppOptions): App {
       operations,
       config,
       context: (req) => contextFor(req, 'mcp'),
-      idempotency: createIdempotencyStore(prisma),
+      idempotency: createIdempotencyStore(db.prisma),
       limits: createMcpLimits(config, { namespace, store: limitStore }),
     }),
   );
@@ -171,33 +172,57 @@ export function createApp(options: AppOptions): App {
   // an admin panel served from another origin (ADMIN_ALLOWED_ORIGINS) may call the admin API
   app.use('/api/admin', corsFor(config.adminAllowedOrigins));
   // bulk routes (a row's bodyLimit) authenticate, then parse their larger bodies; every other body: 1 MB
-  const restOptions = { routes: ROUTES, operations, schema, context: (req: Request) => contextFor(req, 'rest'), uploadMaxBytes: config.UPLOAD_MAX_BYTES };
+  const restOptions = {
+    routes: ROUTES,
+    operations,
+    schema,
+    context: (req: Request) => contextFor(req, 'rest'),
+    uploadMaxBytes: config.UPLOAD_MAX_BYTES,
+  };
   app.use(createRouteBodyParsers(restOptions));
   app.use('/api', jsonBodyParser('1mb'));
   app.use(createRestRouter(restOptions));
-  app.use(createWebPages({ operations, context: (req) => contextFor(req, 'web'), publicUrl: config.PUBLIC_URL }));
+  app.use(
+    createWebPages({
+      operations,
+      context: (req) => contextFor(req, 'web'),
+      publicUrl: config.PUBLIC_URL,
+    }),
+  );
 
   // Unknown paths (keep these last: routers added later, e.g. an OAuth host's /.well-known paths,
   // go above). Under /api always JSON; elsewhere JSON too, except for a browser asking for a page.
-  app.use('/api', (_req, res) => void res.status(404).json({ detail: 'Not Found' }));
+  app.use(
+    '/api',
+    (_req, res) => void res.status(ERROR_TABLE.NOT_FOUND.status).json(httpErrorBody('NOT_FOUND')),
+  );
   app.use(notFound);
   // Body parser failures answer like FastAPI; other client errors (an unsupported charset or
   // encoding: 415; undecodable percent-encoding in a path: 400) keep their status; anything else
   // is masked with the request id.
-  app.use((err: Error & { type?: string; status?: number }, req: Request, res: Response, _next: NextFunction) => {
-    if (err.type === 'entity.parse.failed') {
-      res.status(422).json({ detail: [{ loc: ['body'], msg: 'JSON decode error', type: 'json_invalid' }] });
-    } else if (err.type === TOO_DEEP) {
-      res.status(422).json({ detail: [{ loc: ['body'], msg: err.message, type: 'json_invalid' }] });
-    } else if (err.type === 'entity.too.large') {
-      res.status(413).json({ detail: 'Request body too large' });
-    } else if (err.status && err.status >= 400 && err.status < 500) {
-      res.status(err.status).json({ detail: clip(err.message) });
-    } else {
-      req.log.error({ err }, 'unhandled error');
-      res.status(500).json({ detail: 'Internal Server Error', request_id: String(req.id) });
-    }
-  });
+  app.use(
+    (
+      err: Error & { type?: string; status?: number },
+      req: Request,
+      res: Response,
+      _next: NextFunction,
+    ) => {
+      const fail = (code: ErrorCode, options?: Parameters<typeof httpErrorBody>[1]): void =>
+        void res.status(ERROR_TABLE[code].status).json(httpErrorBody(code, options));
+      if (err.type === 'entity.parse.failed' || err.type === TOO_DEEP) {
+        const msg = err.type === TOO_DEEP ? err.message : 'JSON decode error';
+        fail('VALIDATION_FAILED', { detail: [{ loc: ['body'], msg, type: 'json_invalid' }] });
+      } else if (err.type === 'entity.too.large') {
+        fail('PAYLOAD_TOO_LARGE');
+      } else if (err.status && err.status >= 400 && err.status < 500) {
+        // keeps its own status (415, 400): the code only shapes the body
+        res.status(err.status).json(httpErrorBody('BAD_REQUEST', { detail: clip(err.message) }));
+      } else {
+        req.log.error({ err }, 'unhandled error');
+        fail('INTERNAL', { requestId: requestIdOf(req) });
+      }
+    },
+  );
 
-  return { app, operations, limits, limitStore, contextFor };
+  return { app, operations, limits, limitStore, deps, contextFor };
 }

@@ -7,16 +7,17 @@ import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'n
 import path from 'node:path';
 import { z } from 'zod';
 
-const bool = z
-  .enum(['true', 'false', '1', '0'])
-  .transform((v) => v === 'true' || v === '1');
+const bool = z.enum(['true', 'false', '1', '0']).transform((v) => v === 'true' || v === '1');
 
 const EnvSchema = z.object({
   NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
   PORT: z.coerce.number().int().min(0).max(65535).default(8000),
   HOST: z.string().min(1).default('127.0.0.1'),
   /** postgres:// URL; unset means the embedded PGlite database in DATA_DIR */
-  DATABASE_URL: z.string().regex(/^postgres(ql)?:\/\//, 'must be a postgres:// URL').optional(),
+  DATABASE_URL: z
+    .string()
+    .regex(/^postgres(ql)?:\/\//, 'must be a postgres:// URL')
+    .optional(),
   DATA_DIR: z.string().default('./data'),
   /** HMAC key for login tokens; generated once into DATA_DIR/secrets.json when unset */
   JWT_SECRET: z.string().min(32).optional(),
@@ -31,9 +32,15 @@ const EnvSchema = z.object({
   /** Mark cookies Secure; defaults to true when PUBLIC_URL is https */
   COOKIE_SECURE: bool.optional(),
   /** smtp:// or smtps:// URL of the mail server; unset: emails go to DATA_DIR/outbox (development) */
-  SMTP_URL: z.string().regex(/^smtps?:\/\//, 'must be an smtp:// or smtps:// URL').optional(),
+  SMTP_URL: z
+    .string()
+    .regex(/^smtps?:\/\//, 'must be an smtp:// or smtps:// URL')
+    .optional(),
   MAIL_FROM: z.string().min(3).default('Health Platform <no-reply@localhost>'),
-  REDIS_URL: z.string().regex(/^rediss?:\/\//, 'must be a redis:// URL').optional(),
+  REDIS_URL: z
+    .string()
+    .regex(/^rediss?:\/\//, 'must be a redis:// URL')
+    .optional(),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   /** Serve GraphiQL at GET /graphql (assets are inlined; no internet needed) */
   GRAPHIQL: bool.default(true),
@@ -57,9 +64,17 @@ const EnvSchema = z.object({
    */
   MCP_ALLOWED_HOSTS: z.string().default(''),
   /** Largest profile photo in bytes (413 beyond) */
-  PROFILE_PHOTO_MAX_BYTES: z.coerce.number().int().min(1024).default(5 * 1024 * 1024),
+  PROFILE_PHOTO_MAX_BYTES: z.coerce
+    .number()
+    .int()
+    .min(1024)
+    .default(5 * 1024 * 1024),
   /** Largest multipart upload the REST facade reads before answering 413 (at least the largest file limit) */
-  UPLOAD_MAX_BYTES: z.coerce.number().int().min(1024).default(10 * 1024 * 1024),
+  UPLOAD_MAX_BYTES: z.coerce
+    .number()
+    .int()
+    .min(1024)
+    .default(10 * 1024 * 1024),
   // Identity providers are IDP_<NAME>_CLIENT_ID / _ISSUER / _JWKS_URL: see identityProviders() below.
   /** Timeout of one JWKS fetch from an identity provider */
   IDP_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(5000),
@@ -80,7 +95,15 @@ const EnvSchema = z.object({
 
 export type Env = z.infer<typeof EnvSchema>;
 
-export interface Config extends Omit<Env, 'JWT_SECRET' | 'MCP_ALLOWED_ORIGINS' | 'ADMIN_ALLOWED_ORIGINS' | 'MCP_ALLOWED_HOSTS' | 'TRUST_PROXY'> {
+export interface Config
+  extends Omit<
+    Env,
+    | 'JWT_SECRET'
+    | 'MCP_ALLOWED_ORIGINS'
+    | 'ADMIN_ALLOWED_ORIGINS'
+    | 'MCP_ALLOWED_HOSTS'
+    | 'TRUST_PROXY'
+  > {
   jwtSecret: Uint8Array;
   /** express' `trust proxy` setting, from TRUST_PROXY */
   trustProxy: string | number | boolean;
@@ -116,7 +139,11 @@ const IDP_PRESETS: Record<string, { issuers: string[]; jwksUrl: string }> = {
 
 const IDP_VARIABLE = /^IDP_([A-Z0-9]+)_(CLIENT_ID|ISSUER|JWKS_URL)$/;
 
-const list = (v: string): string[] => v.split(',').map((s) => s.trim()).filter(Boolean);
+const list = (v: string): string[] =>
+  v
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
 
 /** A `Host` header's host name (lower case, IPv6 in brackets) without its port; null if malformed. */
 export function hostNameOf(host: string): string | null {
@@ -143,7 +170,9 @@ function allowedHosts(value: string): string[] {
  * and JWKS presets (overridable); any other NAME needs all three. A provider without a client id
  * is not enabled. Throws a config error naming the variable on a bad or incomplete provider.
  */
-function identityProviders(given: Record<string, string | undefined>): Record<string, IdentityProviderConfig> {
+function identityProviders(
+  given: Record<string, string | undefined>,
+): Record<string, IdentityProviderConfig> {
   const byName: Record<string, Partial<Record<'CLIENT_ID' | 'ISSUER' | 'JWKS_URL', string>>> = {};
   for (const [key, value] of Object.entries(given)) {
     const m = key.match(IDP_VARIABLE);
@@ -157,9 +186,14 @@ function identityProviders(given: Record<string, string | undefined>): Record<st
     if (!clientIds.length) continue;
     const issuers = vars.ISSUER ? list(vars.ISSUER) : (preset?.issuers ?? []);
     const jwksUrl = vars.JWKS_URL ?? preset?.jwksUrl;
-    if (!issuers.length) throw new Error(`Invalid configuration:\n  IDP_${NAME}_ISSUER: required for provider ${name}`);
+    if (!issuers.length)
+      throw new Error(
+        `Invalid configuration:\n  IDP_${NAME}_ISSUER: required for provider ${name}`,
+      );
     if (!jwksUrl || !/^https?:\/\//.test(jwksUrl)) {
-      throw new Error(`Invalid configuration:\n  IDP_${NAME}_JWKS_URL: an http(s) URL is required for provider ${name}`);
+      throw new Error(
+        `Invalid configuration:\n  IDP_${NAME}_JWKS_URL: an http(s) URL is required for provider ${name}`,
+      );
     }
     out[name] = { name, issuers, jwksUrl, clientIds };
   }
@@ -180,15 +214,26 @@ function embeddedSecrets(dataDir: string): { jwtSecret: string } {
 /** Parses the environment (process.env unless given) into a typed config. */
 export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
   // An empty variable counts as unset (as shells and compose files commonly produce them).
-  const given = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ''));
+  const given = Object.fromEntries(
+    Object.entries(env).filter(([, v]) => v !== undefined && v !== ''),
+  );
   const parsed = EnvSchema.safeParse(given);
   if (!parsed.success) {
     const lines = parsed.error.issues.map((i) => `  ${i.path.join('.')}: ${i.message}`);
     throw new Error(`Invalid configuration:\n${lines.join('\n')}`);
   }
-  const { JWT_SECRET, MCP_ALLOWED_ORIGINS, ADMIN_ALLOWED_ORIGINS, MCP_ALLOWED_HOSTS, TRUST_PROXY, ...rest } = parsed.data;
+  const {
+    JWT_SECRET,
+    MCP_ALLOWED_ORIGINS,
+    ADMIN_ALLOWED_ORIGINS,
+    MCP_ALLOWED_HOSTS,
+    TRUST_PROXY,
+    ...rest
+  } = parsed.data;
   if (rest.UPLOAD_MAX_BYTES < rest.PROFILE_PHOTO_MAX_BYTES) {
-    throw new Error('Invalid configuration:\n  UPLOAD_MAX_BYTES: must be at least PROFILE_PHOTO_MAX_BYTES');
+    throw new Error(
+      'Invalid configuration:\n  UPLOAD_MAX_BYTES: must be at least PROFILE_PHOTO_MAX_BYTES',
+    );
   }
   const dataDir = path.resolve(rest.DATA_DIR);
   const secret = JWT_SECRET ?? embeddedSecrets(dataDir).jwtSecret;
@@ -201,6 +246,10 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     adminAllowedOrigins: list(ADMIN_ALLOWED_ORIGINS),
     mcpAllowedHosts: allowedHosts(MCP_ALLOWED_HOSTS),
     identityProviders: identityProviders(given),
-    trustProxy: /^\d+$/.test(TRUST_PROXY) ? Number(TRUST_PROXY) : TRUST_PROXY === 'false' ? false : TRUST_PROXY,
+    trustProxy: /^\d+$/.test(TRUST_PROXY)
+      ? Number(TRUST_PROXY)
+      : TRUST_PROXY === 'false'
+        ? false
+        : TRUST_PROXY,
   };
 }

@@ -6,7 +6,11 @@ export type { Logger };
 
 /** The app's logger, to stdout (or `destination`, as tests capture it). */
 export function createLogger(level: string, destination?: DestinationStream): Logger {
-  const options = { level, base: undefined, redact: ['req.headers.authorization', 'req.headers.cookie'] };
+  const options = {
+    level,
+    base: undefined,
+    redact: ['req.headers.authorization', 'req.headers.cookie'],
+  };
   return destination ? pino(options, destination) : pino(options);
 }
 
@@ -38,10 +42,19 @@ function safeDecode(s: string): string {
 }
 
 /** pino-http's `req` serializer: the serialized request with secret query values redacted. */
-export function serializeRequest<T extends { url?: string; query?: Record<string, unknown> }>(req: T): T {
+export function serializeRequest<T extends { url?: string; query?: Record<string, unknown> }>(
+  req: T,
+): T {
   if (typeof req.url === 'string') req.url = redactedUrl(req.url);
   if (req.query && typeof req.query === 'object') {
-    req.query = Object.fromEntries(Object.entries(req.query).map(([k, v]) => [k, SECRET_PARAMS.test(k) ? '[Redacted]' : v]));
+    req.query = Object.fromEntries(
+      Object.entries(req.query).map(([k, v]) => [k, SECRET_PARAMS.test(k) ? '[Redacted]' : v]),
+    );
   }
   return req;
+}
+
+/** The id pino-http gave a request (a string: genReqId in src/app.ts makes every one). */
+export function requestIdOf(req: { id?: unknown }): string {
+  return typeof req.id === 'string' || typeof req.id === 'number' ? String(req.id) : '';
 }

@@ -26,7 +26,11 @@ server.listen(config.PORT, config.HOST, () => {
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : config.PORT;
   log.info(
-    { url: `http://${config.HOST}:${port}`, database: db.target.kind, startMs: Math.round(performance.now() - started) },
+    {
+      url: `http://${config.HOST}:${port}`,
+      database: db.target.kind,
+      startMs: Math.round(performance.now() - started),
+    },
     'listening',
   );
 });

@@ -32,11 +32,13 @@ const toCamelCached = memo(toCamel);
 function mapKeys(value: unknown, fn: (k: string) => string): unknown {
   if (Array.isArray(value)) return value.map((v) => mapKeys(v, fn));
   // plain objects only (graphql-js builds results with a null prototype); Dates etc. pass through
-  const proto: unknown = value && typeof value === 'object' ? Object.getPrototypeOf(value) : undefined;
+  const proto: unknown =
+    value && typeof value === 'object' ? Object.getPrototypeOf(value) : undefined;
   if (proto === Object.prototype || proto === null) {
     const out: Record<string, unknown> = {};
     for (const k in value as Record<string, unknown>) {
-      if (Object.hasOwn(value as object, k)) out[fn(k)] = mapKeys((value as Record<string, unknown>)[k], fn);
+      if (Object.hasOwn(value as object, k))
+        out[fn(k)] = mapKeys((value as Record<string, unknown>)[k], fn);
     }
     return out;
   }

@@ -22,7 +22,9 @@ describe('config', () => {
   it('reads TRUST_PROXY as express reads trust proxy: hops as a number, false as none, else addresses', () => {
     expect(loadConfig({ DATA_DIR: dir, TRUST_PROXY: '2' }).trustProxy).toBe(2);
     expect(loadConfig({ DATA_DIR: dir, TRUST_PROXY: 'false' }).trustProxy).toBe(false);
-    expect(loadConfig({ DATA_DIR: dir, TRUST_PROXY: 'loopback, 10.0.0.0/8' }).trustProxy).toBe('loopback, 10.0.0.0/8');
+    expect(loadConfig({ DATA_DIR: dir, TRUST_PROXY: 'loopback, 10.0.0.0/8' }).trustProxy).toBe(
+      'loopback, 10.0.0.0/8',
+    );
   });
 
   it('generates the embedded secret once, private to the owner, and reuses it', () => {
@@ -39,11 +41,15 @@ describe('config', () => {
 
   it('refuses bad values with a message naming the variable', () => {
     expect(() => loadConfig({ DATA_DIR: dir, PORT: 'eighty' })).toThrow(/PORT/);
-    expect(() => loadConfig({ DATA_DIR: dir, DATABASE_URL: 'mysql://x' })).toThrow(/DATABASE_URL: must be a postgres/);
+    expect(() => loadConfig({ DATA_DIR: dir, DATABASE_URL: 'mysql://x' })).toThrow(
+      /DATABASE_URL: must be a postgres/,
+    );
     expect(() => loadConfig({ DATA_DIR: dir, JWT_SECRET: 'short' })).toThrow(/JWT_SECRET/);
   });
 
   it('marks cookies Secure behind an https public URL', () => {
-    expect(loadConfig({ DATA_DIR: dir, PUBLIC_URL: 'https://health.example.com' }).cookieSecure).toBe(true);
+    expect(
+      loadConfig({ DATA_DIR: dir, PUBLIC_URL: 'https://health.example.com' }).cookieSecure,
+    ).toBe(true);
   });
 });

@@ -13,7 +13,10 @@ const app = await startTestApp();
 describe('error masking', () => {
   it('masks an unexpected error as INTERNAL with the request id, and REST answers 500', async () => {
     const broken = new Proxy(app.db.prisma, {
-      get: (target, prop) => (prop === 'user' ? { findUniqueOrThrow: () => Promise.reject(new Error('db password is hunter2')) } : Reflect.get(target, prop)),
+      get: (target, prop) =>
+        prop === 'user'
+          ? { findUniqueOrThrow: () => Promise.reject(new Error('db password is hunter2')) }
+          : Reflect.get(target, prop),
     });
     const ctx: Context = {
       prisma: broken,
@@ -22,7 +25,14 @@ describe('error masking', () => {
       storage: createStorage(app.config),
       idp: createIdentityProviders(app.config),
       limits: app.limits,
-      principal: { kind: 'session', userId: 1, sessionId: 's', sessionKind: 'native', isAdmin: false, scopes: ALL_SCOPES },
+      principal: {
+        kind: 'session',
+        userId: 1,
+        sessionId: 's',
+        sessionKind: 'native',
+        isAdmin: false,
+        scopes: ALL_SCOPES,
+      },
       requestId: 'req-123',
       log: createLogger('silent'),
       ip: null,
@@ -35,7 +45,11 @@ describe('error masking', () => {
     expect(result.errors[0].message).toBe('Internal Server Error');
     expect(result.errors[0].extensions).toEqual({ code: 'INTERNAL', requestId: 'req-123' });
     const answer = httpAnswerFor(result.errors[0], { variables: new Map() });
-    expect(answer).toEqual({ status: 500, headers: {}, body: { detail: 'Internal Server Error', request_id: 'req-123' } });
+    expect(answer).toEqual({
+      status: 500,
+      headers: {},
+      body: { detail: 'Internal Server Error', request_id: 'req-123' },
+    });
     expect(JSON.stringify(answer)).not.toContain('hunter2');
   });
 

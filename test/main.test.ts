@@ -8,21 +8,40 @@ const root = path.resolve(import.meta.dirname, '..');
 const dataDir = mkdtempSync(path.join(tmpdir(), 'hdp-main-'));
 afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
 /** `npm start`'s node arguments, from package.json */
-const startArgs = (JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')) as { scripts: { start: string } }).scripts.start
+const startArgs = (
+  JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')) as {
+    scripts: { start: string };
+  }
+).scripts.start
   .split(/\s+/)
   .slice(1);
 
 /** Starts `npm start`'s command on an embedded database and waits for /readyz. */
-async function start(port: number): Promise<{ child: ReturnType<typeof spawn>; output: () => string }> {
+async function start(
+  port: number,
+): Promise<{ child: ReturnType<typeof spawn>; output: () => string }> {
   const child = spawn(process.execPath, startArgs, {
     cwd: root,
-    env: { ...process.env, DATA_DIR: dataDir, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'info', DATABASE_URL: '' },
+    env: {
+      ...process.env,
+      DATA_DIR: dataDir,
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      LOG_LEVEL: 'info',
+      DATABASE_URL: '',
+    },
   });
   let out = '';
   child.stdout.on('data', (d) => (out += d));
   child.stderr.on('data', (d) => (out += d));
   for (let i = 0; i < 600; i++) {
-    if (await fetch(`http://127.0.0.1:${port}/readyz`).then((r) => r.ok, () => false)) return { child, output: () => out };
+    if (
+      await fetch(`http://127.0.0.1:${port}/readyz`).then(
+        (r) => r.ok,
+        () => false,
+      )
+    )
+      return { child, output: () => out };
     if (child.exitCode !== null) break;
     await new Promise((r) => setTimeout(r, 100));
   }

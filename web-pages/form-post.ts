@@ -53,7 +53,9 @@ function fromAnotherSite(req: Request, publicOrigin: string | null): boolean {
   } catch {
     return true;
   }
-  const own = [req.get('host'), req.host].filter((h): h is string => !!h).map((h) => h.toLowerCase());
+  const own = [req.get('host'), req.host]
+    .filter((h): h is string => !!h)
+    .map((h) => h.toLowerCase());
   return !own.includes(host);
 }
 

@@ -21,7 +21,14 @@ export class SafeHtml {
   }
 }
 
-const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;', '\0': '\uFFFD' };
+const ESCAPES: Record<string, string> = {
+  '&': '&amp;',
+  '<': '&lt;',
+  '>': '&gt;',
+  '"': '&quot;',
+  "'": '&#39;',
+  '\0': '\uFFFD',
+};
 
 /** Text or attribute value -> HTML (quotes included, so it is safe inside "..." and '...'). */
 export function escapeHtml(text: string): string {
@@ -32,7 +39,11 @@ function render(value: unknown): string {
   if (value instanceof SafeHtml) return value.value;
   if (Array.isArray(value)) return value.map(render).join('');
   if (value === null || value === undefined || value === false) return '';
-  return escapeHtml(String(value));
+  return escapeHtml(
+    typeof value === 'object'
+      ? JSON.stringify(value)
+      : String(value as string | number | boolean | bigint),
+  );
 }
 
 /** Template tag: `html\`<p>${text}</p>\`` escapes `text`; nested `html` results and arrays of them stay. */
@@ -96,7 +107,12 @@ ${page.body}
 }
 
 /** Answers a page with `status` and the pages' security headers (plus `headers`, e.g. Retry-After). */
-export function sendPage(res: Response, status: number, page: Page, headers: Record<string, string> = {}): void {
+export function sendPage(
+  res: Response,
+  status: number,
+  page: Page,
+  headers: Record<string, string> = {},
+): void {
   res
     .status(status)
     .set({

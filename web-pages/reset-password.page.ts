@@ -13,6 +13,7 @@ import { errorInfo } from '../src/errors.ts';
 import type { ValidationIssue } from '../src/errors.ts';
 import type { Context } from '../src/graphql/context.ts';
 import type { OperationStore } from '../src/graphql/operations.ts';
+import { requestIdOf } from '../src/logger.ts';
 import { html, sendPage } from './html.ts';
 import type { Page } from './html.ts';
 import { withoutCredentials } from './form-post.ts';
@@ -92,26 +93,46 @@ export function showResetForm(req: Request, res: Response): void {
 }
 
 /** Renders the answer of the operation: a result page, or the form again with the password rule broken. */
-function answer(res: Response, token: string, error: GraphQLError | undefined, requestId: string): void {
+function answer(
+  res: Response,
+  token: string,
+  error: GraphQLError | undefined,
+  requestId: string,
+): void {
   if (!error) return sendPage(res, 200, PASSWORD_CHANGED);
   const code = error.extensions?.code;
   if (code === 'BAD_REQUEST') return sendPage(res, 400, INVALID_LINK);
   if (code === 'VALIDATION_FAILED') {
     const issues = (error.extensions?.detail as ValidationIssue[] | undefined) ?? [];
     // a token that is not even well-formed (too long, NUL bytes) is a broken link, not a password problem
-    if (issues.length === 0 || issues.some((i) => i.loc.includes('token'))) return sendPage(res, 400, INVALID_LINK);
-    return sendPage(res, 422, formPage(token, issues.map((i) => `The new password was not accepted: ${i.msg.replace(/\.$/, '')}.`)));
+    if (issues.length === 0 || issues.some((i) => i.loc.includes('token')))
+      return sendPage(res, 400, INVALID_LINK);
+    return sendPage(
+      res,
+      422,
+      formPage(
+        token,
+        issues.map((i) => `The new password was not accepted: ${i.msg.replace(/\.$/, '')}.`),
+      ),
+    );
   }
   const { status } = errorInfo(code);
   if (status === 429) {
     const retryAfter = error.extensions?.retryAfter;
-    return sendPage(res, 429, tooManyAttempts(), typeof retryAfter === 'number' ? { 'retry-after': String(retryAfter) } : {});
+    return sendPage(
+      res,
+      429,
+      tooManyAttempts(),
+      typeof retryAfter === 'number' ? { 'retry-after': String(retryAfter) } : {},
+    );
   }
   sendPage(res, status, status >= 500 ? failedPage(requestId) : INVALID_LINK);
 }
 
 /** POST: checks the two fields agree, then runs ResetPassword with the token and the new password. */
-export function submitResetForm(options: ResetPasswordPageOptions): (req: Request, res: Response) => Promise<void> {
+export function submitResetForm(
+  options: ResetPasswordPageOptions,
+): (req: Request, res: Response) => Promise<void> {
   return async (req: Request, res: Response): Promise<void> => {
     const form = (req.body ?? {}) as Record<string, unknown>;
     const token = text(form.token);
@@ -122,15 +143,23 @@ export function submitResetForm(options: ResetPasswordPageOptions): (req: Reques
       return sendPage(res, 422, formPage(token, ['Type the new password in both fields.']));
     }
     if (newPassword !== confirm) {
-      return sendPage(res, 422, formPage(token, ['The two passwords differ. Type the same new password in both fields.']));
+      return sendPage(
+        res,
+        422,
+        formPage(token, ['The two passwords differ. Type the same new password in both fields.']),
+      );
     }
     try {
       const ctx = await options.context(withoutCredentials(req));
-      const result = await options.operations.execute(OPERATION, { input: { token, newPassword } }, ctx);
-      answer(res, token, result.errors[0], String(req.id));
+      const result = await options.operations.execute(
+        OPERATION,
+        { input: { token, newPassword } },
+        ctx,
+      );
+      answer(res, token, result.errors[0], requestIdOf(req));
     } catch (err) {
       req.log.error({ err }, 'password reset page failed');
-      sendPage(res, 500, failedPage(String(req.id)));
+      sendPage(res, 500, failedPage(requestIdOf(req)));
     }
   };
 }

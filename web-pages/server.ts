@@ -26,7 +26,12 @@ export interface WebPagesOptions {
 /** 405 page naming what a page path serves. */
 function methodNotAllowed(allow: string): (req: Request, res: Response) => void {
   return (_req: Request, res: Response): void =>
-    sendPage(res, 405, { title: 'Method not allowed', body: html`<p>This address serves ${allow} only.</p>` }, { allow });
+    sendPage(
+      res,
+      405,
+      { title: 'Method not allowed', body: html`<p>This address serves ${allow} only.</p>` },
+      { allow },
+    );
 }
 
 /** The router of every page. */
@@ -34,7 +39,12 @@ export function createWebPages(options: WebPagesOptions): Router {
   const router = express.Router();
   router.get('/', showHome);
   router.get(RESET_PASSWORD_PATH, showResetForm);
-  router.post(RESET_PASSWORD_PATH, sameOriginOnly(options.publicUrl), formBody(), submitResetForm(options));
+  router.post(
+    RESET_PASSWORD_PATH,
+    sameOriginOnly(options.publicUrl),
+    formBody(),
+    submitResetForm(options),
+  );
   router.all(RESET_PASSWORD_PATH, methodNotAllowed('GET, HEAD, POST'));
   return router;
 }

@@ -6,10 +6,47 @@
 import type { McpTool } from '../tool.ts';
 
 export const accessGrantTools: McpTool[] = [
-  { name: 'sharing_grant_accept', title: 'Accept a data-sharing invitation', operation: 'AcceptAccessGrant', scopes: ['sharing:write'], kind: 'shares' },
-  { name: 'sharing_grant_invite', title: 'Invite someone to see my data', operation: 'CreateAccessGrant', scopes: ['sharing:write'], kind: 'shares' },
-  { name: 'sharing_grant_renew', title: 'Renew a data-sharing grant', operation: 'RenewAccessGrant', scopes: ['sharing:write'], kind: 'shares' },
-  { name: 'sharing_grant_revoke', title: 'Revoke a data-sharing grant', operation: 'RevokeAccessGrant', scopes: ['sharing:write'], kind: 'write', idempotent: true },
-  { name: 'sharing_grant_list', title: 'List data-sharing grants', operation: 'ListAccessGrants', scopes: ['sharing:read'], kind: 'read' },
-  { name: 'sharing_view_as_switch', title: "Switch to viewing someone's shared data", operation: 'SwitchViewAs', scopes: ['sharing:read'], kind: 'read' },
+  {
+    name: 'sharing_grant_accept',
+    title: 'Accept a data-sharing invitation',
+    operation: 'AcceptAccessGrant',
+    scopes: ['sharing:write'],
+    kind: 'shares',
+  },
+  {
+    name: 'sharing_grant_invite',
+    title: 'Invite someone to see my data',
+    operation: 'CreateAccessGrant',
+    scopes: ['sharing:write'],
+    kind: 'shares',
+  },
+  {
+    name: 'sharing_grant_renew',
+    title: 'Renew a data-sharing grant',
+    operation: 'RenewAccessGrant',
+    scopes: ['sharing:write'],
+    kind: 'shares',
+  },
+  {
+    name: 'sharing_grant_revoke',
+    title: 'Revoke a data-sharing grant',
+    operation: 'RevokeAccessGrant',
+    scopes: ['sharing:write'],
+    kind: 'write',
+    idempotent: true,
+  },
+  {
+    name: 'sharing_grant_list',
+    title: 'List data-sharing grants',
+    operation: 'ListAccessGrants',
+    scopes: ['sharing:read'],
+    kind: 'read',
+  },
+  {
+    name: 'sharing_view_as_switch',
+    title: "Switch to viewing someone's shared data",
+    operation: 'SwitchViewAs',
+    scopes: ['sharing:read'],
+    kind: 'read',
+  },
 ];

@@ -2,5 +2,11 @@
 import type { McpTool } from '../tool.ts';
 
 export const accountTools: McpTool[] = [
-  { name: 'account_delete', title: 'Delete my account', operation: 'DeleteAccount', scopes: ['account:write'], kind: 'deletes' },
+  {
+    name: 'account_delete',
+    title: 'Delete my account',
+    operation: 'DeleteAccount',
+    scopes: ['account:write'],
+    kind: 'deletes',
+  },
 ];

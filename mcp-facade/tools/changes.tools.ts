@@ -18,7 +18,8 @@ export const changeTools: McpTool[] = [
   {
     name: 'list_changes',
     title: 'List changes of the phone data',
-    description: 'The spec lists this tool without a scope; it answers exactly as sync_changes_read.',
+    description:
+      'The spec lists this tool without a scope; it answers exactly as sync_changes_read.',
     operation: 'PullSyncChanges',
     scopes: [],
     kind: 'read',
@@ -27,7 +28,8 @@ export const changeTools: McpTool[] = [
   {
     name: 'sync_changes_read',
     title: 'Read changes of the phone data',
-    description: 'The spec lists this tool under health:summary:read; it answers exactly as list_changes.',
+    description:
+      'The spec lists this tool under health:summary:read; it answers exactly as list_changes.',
     operation: 'PullSyncChanges',
     scopes: ['health:summary:read'],
     kind: 'read',

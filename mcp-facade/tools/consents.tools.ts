@@ -2,6 +2,18 @@
 import type { McpTool } from '../tool.ts';
 
 export const consentTools: McpTool[] = [
-  { name: 'consent_read', title: 'Read consents', operation: 'ListConsents', scopes: ['consents:read'], kind: 'read' },
-  { name: 'account_ai_consent_revoke', title: 'Withdraw AI consent', operation: 'WithdrawConsent', scopes: ['consents:write'], kind: 'deletes' },
+  {
+    name: 'consent_read',
+    title: 'Read consents',
+    operation: 'ListConsents',
+    scopes: ['consents:read'],
+    kind: 'read',
+  },
+  {
+    name: 'account_ai_consent_revoke',
+    title: 'Withdraw AI consent',
+    operation: 'WithdrawConsent',
+    scopes: ['consents:write'],
+    kind: 'deletes',
+  },
 ];

@@ -2,11 +2,53 @@
 import type { McpTool } from '../tool.ts';
 
 export const foodTools: McpTool[] = [
-  { name: 'food_barcode_lookup', title: 'Look up a food by barcode', operation: 'FoodsByBarcode', scopes: ['health:nutrition:read'], kind: 'read' },
-  { name: 'food_catalogue_detail', title: 'Read a food with all nutrients', operation: 'GetFood', scopes: ['health:nutrition:read'], kind: 'read' },
-  { name: 'food_catalogue_full_match', title: 'Find a food with full nutrient data', operation: 'FoodFullMatch', scopes: ['health:nutrition:read'], kind: 'read' },
-  { name: 'food_catalogue_recommendations', title: 'Recommend foods', operation: 'FoodRecommendations', scopes: ['health:nutrition:read'], kind: 'read' },
-  { name: 'food_catalogue_search', title: 'Search foods', operation: 'SearchFoods', scopes: ['health:nutrition:read'], kind: 'read' },
-  { name: 'food_history_list', title: 'List foods I logged', operation: 'FoodHistory', scopes: ['health:nutrition:read'], kind: 'read' },
-  { name: 'food_custom_create', title: 'Create a custom food', operation: 'CreateCustomFood', scopes: ['health:nutrition:write'], kind: 'write' },
+  {
+    name: 'food_barcode_lookup',
+    title: 'Look up a food by barcode',
+    operation: 'FoodsByBarcode',
+    scopes: ['health:nutrition:read'],
+    kind: 'read',
+  },
+  {
+    name: 'food_catalogue_detail',
+    title: 'Read a food with all nutrients',
+    operation: 'GetFood',
+    scopes: ['health:nutrition:read'],
+    kind: 'read',
+  },
+  {
+    name: 'food_catalogue_full_match',
+    title: 'Find a food with full nutrient data',
+    operation: 'FoodFullMatch',
+    scopes: ['health:nutrition:read'],
+    kind: 'read',
+  },
+  {
+    name: 'food_catalogue_recommendations',
+    title: 'Recommend foods',
+    operation: 'FoodRecommendations',
+    scopes: ['health:nutrition:read'],
+    kind: 'read',
+  },
+  {
+    name: 'food_catalogue_search',
+    title: 'Search foods',
+    operation: 'SearchFoods',
+    scopes: ['health:nutrition:read'],
+    kind: 'read',
+  },
+  {
+    name: 'food_history_list',
+    title: 'List foods I logged',
+    operation: 'FoodHistory',
+    scopes: ['health:nutrition:read'],
+    kind: 'read',
+  },
+  {
+    name: 'food_custom_create',
+    title: 'Create a custom food',
+    operation: 'CreateCustomFood',
+    scopes: ['health:nutrition:write'],
+    kind: 'write',
+  },
 ];

@@ -2,8 +2,21 @@
 import type { McpTool } from '../tool.ts';
 
 export const profileTools: McpTool[] = [
-  { name: 'get_profile', title: 'Read my profile', operation: 'GetProfile', scopes: ['profile:read'], kind: 'read' },
-  { name: 'update_profile', title: 'Update my profile', operation: 'UpdateProfile', scopes: ['profile:write'], kind: 'write', idempotent: true },
+  {
+    name: 'get_profile',
+    title: 'Read my profile',
+    operation: 'GetProfile',
+    scopes: ['profile:read'],
+    kind: 'read',
+  },
+  {
+    name: 'update_profile',
+    title: 'Update my profile',
+    operation: 'UpdateProfile',
+    scopes: ['profile:write'],
+    kind: 'write',
+    idempotent: true,
+  },
   {
     name: 'update_profile_onboarding',
     title: 'Record onboarding progress',
@@ -12,5 +25,12 @@ export const profileTools: McpTool[] = [
     kind: 'write',
     idempotent: true,
   },
-  { name: 'profile_photo_set', title: 'Set my profile photo', operation: 'SetProfilePhotoData', scopes: ['profile:write'], kind: 'write', idempotent: true },
+  {
+    name: 'profile_photo_set',
+    title: 'Set my profile photo',
+    operation: 'SetProfilePhotoData',
+    scopes: ['profile:write'],
+    kind: 'write',
+    idempotent: true,
+  },
 ];

@@ -12,7 +12,8 @@ export const recordTools: McpTool[] = [
   {
     name: 'list_records',
     title: 'List raw rows of a synced table',
-    description: 'The spec lists this tool without a scope; it answers exactly as synced_records_read.',
+    description:
+      'The spec lists this tool without a scope; it answers exactly as synced_records_read.',
     operation: 'ListSyncedRecords',
     scopes: [],
     kind: 'read',
@@ -21,7 +22,8 @@ export const recordTools: McpTool[] = [
   {
     name: 'synced_records_read',
     title: 'Read raw rows of a synced table',
-    description: 'The spec lists this tool under health:metrics:read; it answers exactly as list_records.',
+    description:
+      'The spec lists this tool under health:metrics:read; it answers exactly as list_records.',
     operation: 'ListSyncedRecords',
     scopes: ['health:metrics:read'],
     kind: 'read',

@@ -17,8 +17,20 @@ const ofKind = (name: string, kind: string, title: string, description: string):
 });
 
 export const scoreTools: McpTool[] = [
-  { name: 'get_scores', title: "Read a day's scores", operation: 'GetScores', scopes: scope, kind: 'read' },
-  { name: 'get_scores_days', title: 'Read every score of each day', operation: 'GetScoresDays', scopes: scope, kind: 'read' },
+  {
+    name: 'get_scores',
+    title: "Read a day's scores",
+    operation: 'GetScores',
+    scopes: scope,
+    kind: 'read',
+  },
+  {
+    name: 'get_scores_days',
+    title: 'Read every score of each day',
+    operation: 'GetScoresDays',
+    scopes: scope,
+    kind: 'read',
+  },
   ofKind(
     'activity_score_read',
     'activity',

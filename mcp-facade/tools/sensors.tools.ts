@@ -2,5 +2,11 @@
 import type { McpTool } from '../tool.ts';
 
 export const sensorTools: McpTool[] = [
-  { name: 'sensors_cgm_status_read', title: 'Read CGM sensor status', operation: 'CgmSensorStatus', scopes: ['health:glucose:read'], kind: 'read' },
+  {
+    name: 'sensors_cgm_status_read',
+    title: 'Read CGM sensor status',
+    operation: 'CgmSensorStatus',
+    scopes: ['health:glucose:read'],
+    kind: 'read',
+  },
 ];

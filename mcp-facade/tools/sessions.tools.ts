@@ -5,7 +5,25 @@
 import type { McpTool } from '../tool.ts';
 
 export const sessionTools: McpTool[] = [
-  { name: 'sessions_list_read', title: 'List signed-in sessions', operation: 'ListSessions', scopes: ['account:read'], kind: 'read' },
-  { name: 'sessions_all_revoke', title: 'Sign out everywhere', operation: 'RevokeAllSessions', scopes: ['account:write'], kind: 'deletes' },
-  { name: 'sessions_one_revoke', title: 'Sign out one session', operation: 'RevokeSession', scopes: ['account:write'], kind: 'deletes' },
+  {
+    name: 'sessions_list_read',
+    title: 'List signed-in sessions',
+    operation: 'ListSessions',
+    scopes: ['account:read'],
+    kind: 'read',
+  },
+  {
+    name: 'sessions_all_revoke',
+    title: 'Sign out everywhere',
+    operation: 'RevokeAllSessions',
+    scopes: ['account:write'],
+    kind: 'deletes',
+  },
+  {
+    name: 'sessions_one_revoke',
+    title: 'Sign out one session',
+    operation: 'RevokeSession',
+    scopes: ['account:write'],
+    kind: 'deletes',
+  },
 ];

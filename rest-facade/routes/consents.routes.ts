@@ -4,5 +4,10 @@ import type { RestRoute } from '../route.ts';
 export const consentRoutes: RestRoute[] = [
   { method: 'POST', path: '/api/v1/consents/{kind}', operation: 'GiveConsent', tag: 'consents' },
   { method: 'GET', path: '/api/v1/consents', operation: 'ListConsents', tag: 'consents' },
-  { method: 'DELETE', path: '/api/v1/consents/{kind}', operation: 'WithdrawConsent', tag: 'consents' },
+  {
+    method: 'DELETE',
+    path: '/api/v1/consents/{kind}',
+    operation: 'WithdrawConsent',
+    tag: 'consents',
+  },
 ];

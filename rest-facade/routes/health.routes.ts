@@ -17,8 +17,22 @@ const METRICS_BODY_LIMIT = `${Math.ceil((IMPORT_SAMPLES * METRIC_SAMPLE_MAX_BYTE
 const INTERVALS_BODY_LIMIT = `${Math.ceil((IMPORT_SAMPLES * INTERVAL_SAMPLE_MAX_BYTES) / 2 ** 20)}mb`; // 34mb
 
 export const healthRoutes: RestRoute[] = [
-  { method: 'POST', path: '/api/health/platform/import/batch', operation: 'ImportHealthIntervals', body: 'input', bodyLimit: INTERVALS_BODY_LIMIT, tag: 'health' },
-  { method: 'POST', path: '/api/health/platform/import', operation: 'ImportHealthMetrics', body: 'input', bodyLimit: METRICS_BODY_LIMIT, tag: 'health' },
+  {
+    method: 'POST',
+    path: '/api/health/platform/import/batch',
+    operation: 'ImportHealthIntervals',
+    body: 'input',
+    bodyLimit: INTERVALS_BODY_LIMIT,
+    tag: 'health',
+  },
+  {
+    method: 'POST',
+    path: '/api/health/platform/import',
+    operation: 'ImportHealthMetrics',
+    body: 'input',
+    bodyLimit: METRICS_BODY_LIMIT,
+    tag: 'health',
+  },
   { method: 'GET', path: '/api/health/sleep', operation: 'ListSleep', tag: 'health' },
   { method: 'GET', path: '/api/health/workouts', operation: 'ListWorkouts', tag: 'health' },
   { method: 'GET', path: '/api/health/metrics', operation: 'ListHealthMetrics', tag: 'health' },

@@ -3,5 +3,11 @@ import type { RestRoute } from '../route.ts';
 
 export const identityRoutes: RestRoute[] = [
   { method: 'POST', path: '/api/auth/idp', operation: 'IdpLogin', body: 'input', tag: 'auth' },
-  { method: 'POST', path: '/api/auth/web/idp', operation: 'WebIdpLogin', body: 'input', tag: 'auth' },
+  {
+    method: 'POST',
+    path: '/api/auth/web/idp',
+    operation: 'WebIdpLogin',
+    body: 'input',
+    tag: 'auth',
+  },
 ];

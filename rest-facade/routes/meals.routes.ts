@@ -5,9 +5,27 @@ import type { RestRoute } from '../route.ts';
 export const mealRoutes: RestRoute[] = [
   { method: 'GET', path: '/api/meals/daily_nutrition', operation: 'DailyNutrition', tag: 'meals' },
   { method: 'DELETE', path: '/api/meals/all', operation: 'DeleteAllMeals', tag: 'meals' },
-  { method: 'POST', path: '/api/meals/photo', operation: 'CreateMealFromPhoto', responder: 'multipart', tag: 'meals' },
+  {
+    method: 'POST',
+    path: '/api/meals/photo',
+    operation: 'CreateMealFromPhoto',
+    responder: 'multipart',
+    tag: 'meals',
+  },
   { method: 'GET', path: '/api/meals', operation: 'ListMeals', tag: 'meals' },
-  { method: 'PATCH', path: '/api/meals/{meal_id}', operation: 'UpdateMeal', body: 'input', tag: 'meals' },
+  {
+    method: 'PATCH',
+    path: '/api/meals/{meal_id}',
+    operation: 'UpdateMeal',
+    body: 'input',
+    tag: 'meals',
+  },
   { method: 'DELETE', path: '/api/meals/{meal_id}', operation: 'DeleteMeal', tag: 'meals' },
-  { method: 'POST', path: '/api/meals/{meal_id}/photo', operation: 'SetMealPhoto', responder: 'multipart', tag: 'meals' },
+  {
+    method: 'POST',
+    path: '/api/meals/{meal_id}/photo',
+    operation: 'SetMealPhoto',
+    responder: 'multipart',
+    tag: 'meals',
+  },
 ];

@@ -4,5 +4,11 @@ import type { RestRoute } from '../route.ts';
 export const profileRoutes: RestRoute[] = [
   { method: 'GET', path: '/api/auth/me', operation: 'GetProfile', tag: 'auth' },
   { method: 'PATCH', path: '/api/auth/me', operation: 'UpdateProfile', body: 'input', tag: 'auth' },
-  { method: 'POST', path: '/api/auth/profile-photo', operation: 'SetProfilePhoto', responder: 'multipart', tag: 'auth' },
+  {
+    method: 'POST',
+    path: '/api/auth/profile-photo',
+    operation: 'SetProfilePhoto',
+    responder: 'multipart',
+    tag: 'auth',
+  },
 ];

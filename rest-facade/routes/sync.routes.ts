@@ -11,5 +11,12 @@ const PUSH_BODY_LIMIT = '128mb';
 export const syncRoutes: RestRoute[] = [
   { method: 'GET', path: '/api/sync/pull', operation: 'PullSyncChanges', tag: 'sync' },
   // the whole body is `changes`: WatermelonDB's documented body, or the wrapped {changes, last_pulled_at}
-  { method: 'POST', path: '/api/sync/push', operation: 'PushSyncChanges', body: 'changes', bodyLimit: PUSH_BODY_LIMIT, tag: 'sync' },
+  {
+    method: 'POST',
+    path: '/api/sync/push',
+    operation: 'PushSyncChanges',
+    body: 'changes',
+    bodyLimit: PUSH_BODY_LIMIT,
+    tag: 'sync',
+  },
 ];

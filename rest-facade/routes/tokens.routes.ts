@@ -2,7 +2,20 @@
 import type { RestRoute } from '../route.ts';
 
 export const tokenRoutes: RestRoute[] = [
-  { method: 'POST', path: '/api/v1/tokens', operation: 'CreatePersonalToken', body: 'input', status: 201, tag: 'tokens' },
+  {
+    method: 'POST',
+    path: '/api/v1/tokens',
+    operation: 'CreatePersonalToken',
+    body: 'input',
+    status: 201,
+    tag: 'tokens',
+  },
   { method: 'GET', path: '/api/v1/tokens', operation: 'ListPersonalTokens', tag: 'tokens' },
-  { method: 'DELETE', path: '/api/v1/tokens/{token_id}', operation: 'RevokePersonalToken', rename: { token_id: 'id' }, tag: 'tokens' },
+  {
+    method: 'DELETE',
+    path: '/api/v1/tokens/{token_id}',
+    operation: 'RevokePersonalToken',
+    rename: { token_id: 'id' },
+    tag: 'tokens',
+  },
 ];

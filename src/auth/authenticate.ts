@@ -12,7 +12,13 @@
  */
 import type { Db } from '../db/client.ts';
 import { appError } from '../errors.ts';
-import { csrfTokenFor, PERSONAL_TOKEN_PREFIX, safeEqual, sha256, verifyAccessToken } from './credentials.ts';
+import {
+  csrfTokenFor,
+  PERSONAL_TOKEN_PREFIX,
+  safeEqual,
+  sha256,
+  verifyAccessToken,
+} from './credentials.ts';
 import type { Principal, ViewAs } from './principal.ts';
 import { ALL_SCOPES, isScope } from './scopes.ts';
 import { grantPermitsViewAs } from './view-as.ts';
@@ -43,7 +49,8 @@ function bearerOf(header: string | null | undefined): string | null {
 function cookieValue(header: string | null | undefined, name: string): string | null {
   for (const part of header?.split(';') ?? []) {
     const i = part.indexOf('=');
-    if (i > 0 && part.slice(0, i).trim() === name) return decodeURIComponent(part.slice(i + 1).trim());
+    if (i > 0 && part.slice(0, i).trim() === name)
+      return decodeURIComponent(part.slice(i + 1).trim());
   }
   return null;
 }
@@ -68,7 +75,11 @@ async function viewAsOf(
   return null;
 }
 
-async function sessionPrincipal(deps: AuthDeps, token: string, via: 'native' | 'web'): Promise<Principal | null> {
+async function sessionPrincipal(
+  deps: AuthDeps,
+  token: string,
+  via: 'native' | 'web',
+): Promise<Principal | null> {
   const claims = await verifyAccessToken(deps.jwtSecret, token);
   if (!claims) return null;
   const session = await deps.prisma.session.findUnique({
@@ -97,7 +108,10 @@ async function sessionPrincipal(deps: AuthDeps, token: string, via: 'native' | '
     return null;
   }
   if (now - session.lastUsedAt.getTime() > TOUCH_INTERVAL_MS) {
-    await deps.prisma.session.update({ where: { id: claims.sid }, data: { lastUsedAt: new Date(now) } });
+    await deps.prisma.session.update({
+      where: { id: claims.sid },
+      data: { lastUsedAt: new Date(now) },
+    });
   }
   const viewAs = await viewAsOf(deps, session.userId, session.viewAsGrantId, () =>
     deps.prisma.session.updateMany({
@@ -119,12 +133,24 @@ async function sessionPrincipal(deps: AuthDeps, token: string, via: 'native' | '
 async function personalTokenPrincipal(deps: AuthDeps, secret: string): Promise<Principal | null> {
   const token = await deps.prisma.personalToken.findUnique({
     where: { tokenHash: sha256(secret) },
-    select: { id: true, userId: true, scopes: true, expiresAt: true, revokedAt: true, lastUsedAt: true, viewAsGrantId: true },
+    select: {
+      id: true,
+      userId: true,
+      scopes: true,
+      expiresAt: true,
+      revokedAt: true,
+      lastUsedAt: true,
+      viewAsGrantId: true,
+    },
   });
   const now = Date.now();
-  if (!token || token.revokedAt || (token.expiresAt && token.expiresAt.getTime() <= now)) return null;
+  if (!token || token.revokedAt || (token.expiresAt && token.expiresAt.getTime() <= now))
+    return null;
   if (!token.lastUsedAt || now - token.lastUsedAt.getTime() > TOUCH_INTERVAL_MS) {
-    await deps.prisma.personalToken.update({ where: { id: token.id }, data: { lastUsedAt: new Date(now) } });
+    await deps.prisma.personalToken.update({
+      where: { id: token.id },
+      data: { lastUsedAt: new Date(now) },
+    });
   }
   const viewAs = await viewAsOf(deps, token.userId, token.viewAsGrantId, () =>
     deps.prisma.personalToken.updateMany({
@@ -145,7 +171,10 @@ async function personalTokenPrincipal(deps: AuthDeps, secret: string): Promise<P
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
 /** The caller of one request, or null when no valid credential was presented. */
-export async function authenticate(deps: AuthDeps, input: CredentialInput): Promise<Principal | null> {
+export async function authenticate(
+  deps: AuthDeps,
+  input: CredentialInput,
+): Promise<Principal | null> {
   const bearer = bearerOf(input.authorization);
   if (bearer) {
     return bearer.startsWith(PERSONAL_TOKEN_PREFIX)
@@ -159,7 +188,9 @@ export async function authenticate(deps: AuthDeps, input: CredentialInput): Prom
   if (principal?.kind === 'session' && !SAFE_METHODS.has(input.method.toUpperCase())) {
     const expected = csrfTokenFor(deps.jwtSecret, principal.sessionId);
     if (!input.csrfToken || !safeEqual(input.csrfToken, expected)) {
-      throw appError('FORBIDDEN', 'CSRF token missing or invalid', { detail: 'CSRF token missing or invalid' });
+      throw appError('FORBIDDEN', 'CSRF token missing or invalid', {
+        detail: 'CSRF token missing or invalid',
+      });
     }
   }
   return principal;

@@ -15,8 +15,18 @@ export interface CookieSettings {
 }
 
 /** Set-Cookie values that start a web session. */
-export function sessionCookies(token: string, csrfToken: string, maxAgeSeconds: number, settings: CookieSettings): string[] {
-  const base = { path: '/', sameSite: 'lax' as const, secure: settings.secure, maxAge: maxAgeSeconds };
+export function sessionCookies(
+  token: string,
+  csrfToken: string,
+  maxAgeSeconds: number,
+  settings: CookieSettings,
+): string[] {
+  const base = {
+    path: '/',
+    sameSite: 'lax' as const,
+    secure: settings.secure,
+    maxAge: maxAgeSeconds,
+  };
   return [
     serialize(SESSION_COOKIE, token, { ...base, httpOnly: true }),
     serialize(CSRF_COOKIE, csrfToken, { ...base, httpOnly: false }),
@@ -25,6 +35,15 @@ export function sessionCookies(token: string, csrfToken: string, maxAgeSeconds: 
 
 /** Set-Cookie values that end a web session in the browser. */
 export function clearedSessionCookies(settings: CookieSettings): string[] {
-  const base = { path: '/', sameSite: 'lax' as const, secure: settings.secure, maxAge: 0, expires: new Date(0) };
-  return [serialize(SESSION_COOKIE, '', { ...base, httpOnly: true }), serialize(CSRF_COOKIE, '', base)];
+  const base = {
+    path: '/',
+    sameSite: 'lax' as const,
+    secure: settings.secure,
+    maxAge: 0,
+    expires: new Date(0),
+  };
+  return [
+    serialize(SESSION_COOKIE, '', { ...base, httpOnly: true }),
+    serialize(CSRF_COOKIE, '', base),
+  ];
 }

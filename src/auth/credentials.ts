@@ -22,7 +22,10 @@ export function hashPassword(password: string): Promise<string> {
 const dummyHash = hashPassword(randomBytes(16).toString('hex'));
 
 /** argon2id verify; with no stored hash it still spends the same time and answers false. */
-export async function verifyPassword(stored: string | null | undefined, password: string): Promise<boolean> {
+export async function verifyPassword(
+  stored: string | null | undefined,
+  password: string,
+): Promise<boolean> {
   if (!stored) {
     await verify(await dummyHash, password).catch(() => false);
     return false;
@@ -36,7 +39,11 @@ export interface AccessClaims {
   epoch: number;
 }
 
-export async function signAccessToken(secret: Uint8Array, claims: AccessClaims, ttlSeconds: number): Promise<string> {
+export async function signAccessToken(
+  secret: Uint8Array,
+  claims: AccessClaims,
+  ttlSeconds: number,
+): Promise<string> {
   return new SignJWT({ sid: claims.sid, epoch: claims.epoch })
     .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
     .setSubject(claims.sub)
@@ -46,10 +53,17 @@ export async function signAccessToken(secret: Uint8Array, claims: AccessClaims, 
 }
 
 /** Verified claims, or null for any malformed, forged or expired token. */
-export async function verifyAccessToken(secret: Uint8Array, token: string): Promise<AccessClaims | null> {
+export async function verifyAccessToken(
+  secret: Uint8Array,
+  token: string,
+): Promise<AccessClaims | null> {
   try {
     const { payload } = await jwtVerify(token, secret, { algorithms: ['HS256'] });
-    if (typeof payload.sub !== 'string' || typeof payload.sid !== 'string' || typeof payload.epoch !== 'number') {
+    if (
+      typeof payload.sub !== 'string' ||
+      typeof payload.sid !== 'string' ||
+      typeof payload.epoch !== 'number'
+    ) {
       return null;
     }
     return { sub: payload.sub, sid: payload.sid, epoch: payload.epoch };
@@ -72,7 +86,9 @@ export function newEmailCode(): string {
 }
 
 function emailCodeMac(secret: Uint8Array, email: string, nonce: string, code: string): string {
-  return createHmac('sha256', secret).update(`email-code\0${email}\0${nonce}\0${code}`).digest('base64url');
+  return createHmac('sha256', secret)
+    .update(`email-code\0${email}\0${nonce}\0${code}`)
+    .digest('base64url');
 }
 
 /** The stored form of a code: `nonce.hmac`, bound to this row (fresh nonce) and its address. */
@@ -82,7 +98,12 @@ export function hashEmailCode(secret: Uint8Array, email: string, code: string): 
 }
 
 /** Whether `code` is the one `stored` (from hashEmailCode) was made from, in constant time. */
-export function emailCodeMatches(secret: Uint8Array, stored: string, email: string, code: string): boolean {
+export function emailCodeMatches(
+  secret: Uint8Array,
+  stored: string,
+  email: string,
+  code: string,
+): boolean {
   const [nonce, mac] = stored.split('.');
   return !!nonce && !!mac && safeEqual(emailCodeMac(secret, email, nonce, code), mac);
 }

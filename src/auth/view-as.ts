@@ -21,8 +21,17 @@ export interface ViewAsGrant {
 }
 
 /** True when `userId` may read the owner's data through `grant` at `now`. */
-export function grantPermitsViewAs(grant: ViewAsGrant | null, userId: number, now: number = Date.now()): boolean {
-  return !!grant && grant.status === 'active' && grant.granteeId === userId && grant.expiresAt.getTime() > now;
+export function grantPermitsViewAs(
+  grant: ViewAsGrant | null,
+  userId: number,
+  now: number = Date.now(),
+): boolean {
+  return (
+    !!grant &&
+    grant.status === 'active' &&
+    grant.granteeId === userId &&
+    grant.expiresAt.getTime() > now
+  );
 }
 
 /** Scopes a credential may use while viewing as: every `*:read`, plus `sharing:*` (switch back, revoke). */

@@ -18,7 +18,7 @@ export interface Database {
   applied: string[];
   /** a cheap round trip, for /readyz */
   ping(): Promise<void>;
-  close(): Promise<void>;
+  close: () => Promise<void>;
 }
 
 export interface OpenDatabaseOptions {
@@ -35,7 +35,9 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
   if (options.url) {
     const target: DbTarget = { kind: 'pg', url: options.url };
     const prisma = createPrismaClient(target);
-    const applied = await deployMigrations(target, (sql) => prisma.$queryRawUnsafe<AppliedRow[]>(sql));
+    const applied = await deployMigrations(target, (sql) =>
+      prisma.$queryRawUnsafe<AppliedRow[]>(sql),
+    );
     return {
       prisma,
       target,
@@ -47,7 +49,10 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
   const dir = options.dataDir === null ? null : path.join(options.dataDir, 'pglite');
   const pglite: PGlite = await openPglite(dir, options.loadDataDir);
   const target: DbTarget = { kind: 'pglite', dataDir: dir, instance: pglite };
-  const applied = await deployMigrations(target, async (sql) => (await pglite.query<AppliedRow>(sql)).rows);
+  const applied = await deployMigrations(
+    target,
+    async (sql) => (await pglite.query<AppliedRow>(sql)).rows,
+  );
   const prisma = createPrismaClient(target, pglite);
   return {
     prisma,

@@ -34,7 +34,9 @@ export async function checkMigrationDrift(options: DriftCheckOptions = {}): Prom
   const engine = await openEngine(target, schemaFiles);
   try {
     const r = await engine.diff({
-      from: migrationsList.migrationDirectories.length ? { tag: 'migrations', ...migrationsList } : { tag: 'empty' },
+      from: migrationsList.migrationDirectories.length
+        ? { tag: 'migrations', ...migrationsList }
+        : { tag: 'empty' },
       to: { tag: 'schemaDatamodel', files: schemaFiles },
       script: true,
       exitCode: true,

@@ -42,7 +42,10 @@ export async function deployMigrations(target: DbTarget, query: RawQuery): Promi
   if ((await pendingMigrations(query)).length === 0) return [];
   const engine = await openEngine(target);
   try {
-    const r = await engine.applyMigrations({ migrationsList: await readMigrationsList(), filters: noFilters });
+    const r = await engine.applyMigrations({
+      migrationsList: await readMigrationsList(),
+      filters: noFilters,
+    });
     return r.appliedMigrationNames;
   } finally {
     await engine.close();

@@ -11,7 +11,10 @@ import { readdir, readFile, stat } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { bindMigrationAwareSqlAdapterFactory } from '@prisma/driver-adapter-utils';
-import type { SqlDriverAdapter, SqlMigrationAwareDriverAdapterFactory } from '@prisma/driver-adapter-utils';
+import type {
+  SqlDriverAdapter,
+  SqlMigrationAwareDriverAdapterFactory,
+} from '@prisma/driver-adapter-utils';
 import * as glue from '@prisma/schema-engine-wasm/schema_engine_bg';
 import type { DbTarget } from './target.ts';
 import { openPglite } from './target.ts';
@@ -37,8 +40,12 @@ export interface SchemaFile {
 export interface SchemaEngine {
   applyMigrations(p: object): Promise<{ appliedMigrationNames: string[] }>;
   devDiagnostic(p: object): Promise<{ action: { tag: string; reason?: string } }>;
-  createMigration(p: object): Promise<{ generatedMigrationName: string; migrationScript: string | null }>;
-  evaluateDataLoss(p: object): Promise<{ warnings: { message: string }[]; unexecutableSteps: { message: string }[] }>;
+  createMigration(
+    p: object,
+  ): Promise<{ generatedMigrationName: string; migrationScript: string | null }>;
+  evaluateDataLoss(
+    p: object,
+  ): Promise<{ warnings: { message: string }[]; unexecutableSteps: { message: string }[] }>;
   diagnoseMigrationHistory(p: object): Promise<{
     history: unknown;
     failedMigrationNames: string[];
@@ -53,7 +60,8 @@ export const MIGRATIONS_DIR = path.resolve(import.meta.dirname, '../../prisma/mi
 export const SCHEMA_DIR = path.resolve(import.meta.dirname, '../../prisma');
 
 const pendingTimers = new Set<NodeJS.Timeout>();
-let engineClass: { new: (...args: unknown[]) => Promise<SchemaEngine & { free(): void }> } | null = null;
+let engineClass: { new: (...args: unknown[]) => Promise<SchemaEngine & { free(): void }> } | null =
+  null;
 
 /** Instantiates the engine by hand so Node 20 needs no --experimental-wasm-modules flag. */
 function loadEngineClass(): NonNullable<typeof engineClass> {
@@ -79,7 +87,11 @@ function loadEngineClass(): NonNullable<typeof engineClass> {
       return t;
     };
   }
-  const cliWasm = path.join(path.dirname(require.resolve('prisma/package.json')), 'build', 'schema_engine_bg.wasm');
+  const cliWasm = path.join(
+    path.dirname(require.resolve('prisma/package.json')),
+    'build',
+    'schema_engine_bg.wasm',
+  );
   const pkgWasm = path.join(
     path.dirname(require.resolve('@prisma/schema-engine-wasm/schema_engine_bg')),
     'schema_engine_bg.wasm',
@@ -105,9 +117,12 @@ function loadEngineClass(): NonNullable<typeof engineClass> {
 /** adapter-pg 7.10 cannot read the internal "char" type (OID 18) of pg_catalog: report it as text. */
 function allowPgCharColumns(adapter: SqlDriverAdapter): SqlDriverAdapter {
   let proto = adapter as unknown as Record<string, unknown> | null;
-  while (proto && !Object.hasOwn(proto, 'performIO')) proto = Object.getPrototypeOf(proto) as Record<string, unknown> | null;
+  while (proto && !Object.hasOwn(proto, 'performIO'))
+    proto = Object.getPrototypeOf(proto) as Record<string, unknown> | null;
   if (!proto || proto.__charPatched) return adapter;
-  const performIO = proto.performIO as (q: unknown) => Promise<{ fields?: { dataTypeID: number }[] }>;
+  const performIO = proto.performIO as (
+    q: unknown,
+  ) => Promise<{ fields?: { dataTypeID: number }[] }>;
   proto.performIO = async function (this: unknown, query: unknown) {
     const result = await performIO.call(this, query);
     for (const f of result?.fields ?? []) if (f.dataTypeID === 18) f.dataTypeID = 25;
@@ -133,7 +148,9 @@ function pgScriptAsOneQuery(adapter: SqlDriverAdapter): SqlDriverAdapter {
   return a;
 }
 
-async function adapterFactoryFor(target: DbTarget): Promise<SqlMigrationAwareDriverAdapterFactory & { dispose(): Promise<void> }> {
+async function adapterFactoryFor(
+  target: DbTarget,
+): Promise<SqlMigrationAwareDriverAdapterFactory & { dispose(): Promise<void> }> {
   if (target.kind === 'pglite') {
     const { PrismaPGlite } = await import('pglite-prisma-adapter');
     const db = target.instance ?? (await openPglite(target.dataDir));
@@ -142,7 +159,9 @@ async function adapterFactoryFor(target: DbTarget): Promise<SqlMigrationAwareDri
     // migrations create (pg_trgm), and close it with its adapter.
     factory.connectToShadowDb = async () => {
       const shadow = await openPglite(null);
-      const adapter = await (new PrismaPGlite(shadow) as unknown as SqlMigrationAwareDriverAdapterFactory).connect();
+      const adapter = await (
+        new PrismaPGlite(shadow) as unknown as SqlMigrationAwareDriverAdapterFactory
+      ).connect();
       const dispose = adapter.dispose.bind(adapter);
       adapter.dispose = async () => {
         await dispose();
@@ -164,7 +183,10 @@ async function adapterFactoryFor(target: DbTarget): Promise<SqlMigrationAwareDri
   // silently points at the main database.
   const { schema, ...cfg } = parse(target.url) as Record<string, string>;
   const pgConfig = cfg as unknown as import('pg').PoolConfig;
-  const factory = new PrismaPg(pgConfig, schema ? { schema } : undefined) as unknown as SqlMigrationAwareDriverAdapterFactory;
+  const factory = new PrismaPg(
+    pgConfig,
+    schema ? { schema } : undefined,
+  ) as unknown as SqlMigrationAwareDriverAdapterFactory;
   const connect = factory.connect.bind(factory);
   const opened: SqlDriverAdapter[] = [];
   factory.connect = async () => {
@@ -209,7 +231,12 @@ export async function readMigrationsList(dir = MIGRATIONS_DIR): Promise<Migratio
     migrationDirectories.push({ path: e.name, migrationFile: { path: 'migration.sql', content } });
   }
   migrationDirectories.sort((a, b) => a.path.localeCompare(b.path));
-  return { baseDir, lockfile: { path: 'migration_lock.toml', content: lock }, migrationDirectories, shadowDbInitScript: '' };
+  return {
+    baseDir,
+    lockfile: { path: 'migration_lock.toml', content: lock },
+    migrationDirectories,
+    shadowDbInitScript: '',
+  };
 }
 
 /** Every .prisma file of the schema folder. */
@@ -221,11 +248,16 @@ export async function readSchemaFiles(dir = SCHEMA_DIR): Promise<SchemaFile[]> {
       if (f.endsWith('.prisma') && !f.startsWith('migrations')) files.push(path.join(abs, f));
     }
   } else files.push(abs);
-  return Promise.all(files.sort().map(async (p) => ({ path: p, content: await readFile(p, 'utf8') })));
+  return Promise.all(
+    files.sort().map(async (p) => ({ path: p, content: await readFile(p, 'utf8') })),
+  );
 }
 
 /** Opens an engine on the target database; always close() it (clears timers, closes connections). */
-export async function openEngine(target: DbTarget, schemaFiles?: SchemaFile[]): Promise<SchemaEngine> {
+export async function openEngine(
+  target: DbTarget,
+  schemaFiles?: SchemaFile[],
+): Promise<SchemaEngine> {
   const Engine = loadEngineClass();
   const factory = await adapterFactoryFor(target);
   const files = schemaFiles ?? (await readSchemaFiles());

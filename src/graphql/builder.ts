@@ -12,7 +12,7 @@ import ValidationPlugin from '@pothos/plugin-validation';
 import { GraphQLError } from 'graphql';
 import type { Scope } from '../auth/scopes.ts';
 import { credentialHolds, VIEW_AS_READ_ONLY } from '../auth/view-as.ts';
-import { appError, validationError } from '../errors.ts';
+import { appError, errorMessage, validationError } from '../errors.ts';
 import { isStorableDate } from '../platform/input-guards.ts';
 import type PrismaTypes from '../generated/pothos-types.ts';
 import { getDatamodel } from '../generated/pothos-types.ts';
@@ -22,8 +22,12 @@ import type { ZodLikeIssue } from './issue-types.ts';
 
 /** True when the failure (or any nested one) is a missing `scope`. */
 function missingScope(failure: AuthFailure): string | null {
-  if (failure.kind === AuthScopeFailureType.AuthScope && failure.scope === 'scope') return String(failure.parameter);
-  if (failure.kind === AuthScopeFailureType.AllAuthScopes || failure.kind === AuthScopeFailureType.AnyAuthScopes) {
+  if (failure.kind === AuthScopeFailureType.AuthScope && failure.scope === 'scope')
+    return String(failure.parameter);
+  if (
+    failure.kind === AuthScopeFailureType.AllAuthScopes ||
+    failure.kind === AuthScopeFailureType.AnyAuthScopes
+  ) {
     for (const f of failure.failures) {
       const s = missingScope(f);
       if (s) return s;
@@ -79,13 +83,18 @@ export const builder = new SchemaBuilder<{
       admin: ctx.principal?.kind === 'session' && ctx.principal.isAdmin,
     }),
     unauthorizedError: (_parent, ctx, _info, result) => {
-      if (!ctx.principal) return appError('UNAUTHENTICATED', 'Not authenticated');
+      if (!ctx.principal) return appError('UNAUTHENTICATED', errorMessage('UNAUTHENTICATED'));
       const scope = missingScope(result.failure);
       const viewAs = ctx.principal.viewAs;
       if (scope && viewAs && ctx.principal.scopes.has(scope as Scope)) {
-        return appError('FORBIDDEN', VIEW_AS_READ_ONLY, { detail: { code: 'view_as_read_only', grant_id: viewAs.grantId } });
+        return appError('FORBIDDEN', VIEW_AS_READ_ONLY, {
+          detail: { code: 'view_as_read_only', grant_id: viewAs.grantId },
+        });
       }
-      if (scope) return appError('INSUFFICIENT_SCOPE', `This token lacks the scope ${scope}`, { detail: { code: 'insufficient_scope', scope } });
+      if (scope)
+        return appError('INSUFFICIENT_SCOPE', `This token lacks the scope ${scope}`, {
+          detail: { code: 'insufficient_scope', scope },
+        });
       return appError('FORBIDDEN', 'Not allowed for this kind of credential');
     },
   },
@@ -99,7 +108,9 @@ export const builder = new SchemaBuilder<{
     validationError: (result) =>
       validationError(
         result.issues.map((issue) => ({
-          loc: (issue.path ?? []).map((p) => (typeof p === 'object' ? (p.key as string | number) : p) as string | number),
+          loc: (issue.path ?? []).map(
+            (p) => (typeof p === 'object' ? (p.key as string | number) : p) as string | number,
+          ),
           msg: issue.message,
           type: pydanticIssueType(issue as ZodLikeIssue),
         })),
@@ -112,8 +123,10 @@ builder.scalarType('DateTime', {
   serialize: (d) => (d instanceof Date ? d.toISOString() : new Date(d as string).toISOString()),
   parseValue: (v) => {
     const d = typeof v === 'string' || typeof v === 'number' ? new Date(v) : null;
-    if (!d || Number.isNaN(d.getTime())) throw new GraphQLError('DateTime must be an ISO-8601 string');
-    if (!isStorableDate(d)) throw new GraphQLError('DateTime must be between the years 0001 and 9999');
+    if (!d || Number.isNaN(d.getTime()))
+      throw new GraphQLError('DateTime must be an ISO-8601 string');
+    if (!isStorableDate(d))
+      throw new GraphQLError('DateTime must be between the years 0001 and 9999');
     return d;
   },
 });
@@ -126,7 +139,12 @@ builder.scalarType('File', {
   // yoga's multipart parser and the REST facade hand over WHATWG File objects (of either realm)
   parseValue: (v) => {
     const blob = v as Partial<File> | null;
-    if (blob && typeof blob === 'object' && typeof blob.arrayBuffer === 'function' && typeof blob.size === 'number') {
+    if (
+      blob &&
+      typeof blob === 'object' &&
+      typeof blob.arrayBuffer === 'function' &&
+      typeof blob.size === 'number'
+    ) {
       return blob as File;
     }
     throw new GraphQLError('File must be an uploaded file (multipart/form-data)');

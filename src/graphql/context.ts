@@ -1,4 +1,13 @@
-/** The GraphQL context: built once per request by yoga (POST /graphql) or by the facades. */
+/**
+ * The GraphQL context, and the one way to build it: createContext(deps, request). Every door
+ * builds its requests' contexts here: yoga (POST /graphql), the REST and MCP facades, the web pages
+ * (through src/app.ts) and the test factories (createContextAs, with a principal they already know).
+ *
+ * It must never hold a door's rules beyond the one it is told (refuseInvalidCredential): which
+ * credentials a door accepts, and what it answers without one, stay with that door.
+ */
+import { GraphQLError } from 'graphql';
+import { authenticate } from '../auth/authenticate.ts';
 import type { Principal } from '../auth/principal.ts';
 import type { Config } from '../config.ts';
 import type { Db } from '../db/client.ts';
@@ -8,7 +17,8 @@ import type { Storage } from '../integrations/storage.ts';
 import type { Logger } from '../logger.ts';
 import type { Limits } from '../platform/limits.ts';
 
-export interface Context {
+/** The app's long-lived parts every context carries: built once by createApp(). */
+export interface ContextDeps {
   prisma: Db;
   config: Config;
   mailer: Mailer;
@@ -18,13 +28,19 @@ export interface Context {
   idp: IdentityProviders;
   /** rate limits shared by every replica (memory, or Redis with REDIS_URL) */
   limits: Limits;
+}
+
+/** Which door a request came through. */
+export type Via = 'graphql' | 'rest' | 'mcp' | 'web';
+
+export interface Context extends ContextDeps {
   principal: Principal | null;
   requestId: string;
   log: Logger;
   ip: string | null;
   userAgent: string | null;
   /** which door the request came through */
-  via: 'graphql' | 'rest' | 'mcp' | 'web';
+  via: Via;
   /** Set-Cookie values for the HTTP answer (src/auth/cookies.ts); facades and yoga send them */
   responseCookies: string[];
 }
@@ -32,4 +48,81 @@ export interface Context {
 /** The context inside a field whose auth scopes passed: the caller is known. */
 export interface AuthedContext extends Context {
   principal: Principal;
+}
+
+/** Who sent a request and how it is answered, beside its credentials. */
+export interface RequestMeta {
+  ip: string | null;
+  userAgent: string | null;
+  requestId: string;
+  log: Logger;
+  via: Via;
+  /** where fields put Set-Cookie values; the door sends them (default: a new empty list) */
+  responseCookies?: string[];
+}
+
+/** What a door knows of one request: its credentials and who sent it. */
+export interface RequestFacts extends RequestMeta {
+  /** the Authorization header (a bearer: login token or personal token) */
+  authorization?: string | null;
+  /** the Cookie header (the web session) */
+  cookie?: string | null;
+  /** the CSRF header, required with a session cookie on state changes */
+  csrfToken?: string | null;
+  /** the HTTP method (state changes by cookie need the CSRF header) */
+  method: string;
+  /**
+   * A presented credential that is unknown, expired or revoked answers HTTP 401 before any field
+   * runs (GraphQL). Otherwise the request goes on without a principal and the door decides.
+   */
+  refuseInvalidCredential?: boolean;
+}
+
+/** The context of a caller already known (no authentication): test factories, in-process jobs. */
+export function createContextAs<P extends Principal | null>(
+  deps: ContextDeps,
+  request: RequestMeta,
+  principal: P,
+): Context & { principal: P } {
+  const { prisma, config, mailer, storage, idp, limits } = deps;
+  return {
+    prisma,
+    config,
+    mailer,
+    storage,
+    idp,
+    limits,
+    principal,
+    requestId: request.requestId,
+    log: request.log,
+    ip: request.ip,
+    userAgent: request.userAgent,
+    via: request.via,
+    responseCookies: request.responseCookies ?? [],
+  };
+}
+
+/**
+ * The context of one request: authenticates its credential (src/auth/authenticate.ts; a cookie
+ * state change without its CSRF header throws FORBIDDEN) and carries the app's long-lived parts.
+ */
+export async function createContext(deps: ContextDeps, request: RequestFacts): Promise<Context> {
+  const principal = await authenticate(
+    { prisma: deps.prisma, jwtSecret: deps.config.jwtSecret },
+    {
+      authorization: request.authorization,
+      cookie: request.cookie,
+      csrfToken: request.csrfToken,
+      method: request.method,
+    },
+  );
+  if (!principal && request.authorization && request.refuseInvalidCredential) {
+    throw new GraphQLError('Invalid or expired credential: sign in again or use a valid token', {
+      extensions: {
+        code: 'UNAUTHENTICATED',
+        http: { status: 401, headers: { 'www-authenticate': 'Bearer error="invalid_token"' } },
+      },
+    });
+  }
+  return createContextAs(deps, request, principal);
 }

@@ -35,7 +35,9 @@ export function pydanticIssueType(issue: ZodLikeIssue): string {
   const inclusive = issue.inclusive !== false;
   switch (issue.code) {
     case 'too_small':
-      return SIZE_TYPES[issue.origin ?? '']?.small ?? (inclusive ? 'greater_than_equal' : 'greater_than');
+      return (
+        SIZE_TYPES[issue.origin ?? '']?.small ?? (inclusive ? 'greater_than_equal' : 'greater_than')
+      );
     case 'too_big':
       return SIZE_TYPES[issue.origin ?? '']?.big ?? (inclusive ? 'less_than_equal' : 'less_than');
     case 'invalid_type':

@@ -52,16 +52,19 @@ const VALIDATION_EXTENSION = '@pothos/plugin-validation';
 
 /** The zod validators declared on a schema element (an argument, an input field or an input type). */
 function validatorsOf(element: { extensions?: unknown }): z.ZodType[] {
-  const ext = (element.extensions as Record<string, { schemas?: unknown } | undefined> | null | undefined)?.[
-    VALIDATION_EXTENSION
-  ];
+  const ext = (
+    element.extensions as Record<string, { schemas?: unknown } | undefined> | null | undefined
+  )?.[VALIDATION_EXTENSION];
   return Array.isArray(ext?.schemas) ? (ext.schemas as z.ZodType[]) : [];
 }
 
 /** A zod schema as JSON Schema (input side); a validator zod cannot express adds nothing. */
 function zodJson(validator: z.ZodType): JsonSchema {
   try {
-    const { $schema: _dialect, ...json } = z.toJSONSchema(validator, { io: 'input', unrepresentable: 'any' }) as JsonSchema;
+    const { $schema: _dialect, ...json } = z.toJSONSchema(validator, {
+      io: 'input',
+      unrepresentable: 'any',
+    }) as JsonSchema;
     return json;
   } catch {
     return {};
@@ -69,8 +72,21 @@ function zodJson(validator: z.ZodType): JsonSchema {
 }
 
 /** Keywords copied from a validator onto the derived schema. */
-const NUMBER_BOUNDS = ['minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum', 'multipleOf'] as const;
-const OTHER_BOUNDS = ['minLength', 'maxLength', 'pattern', 'format', 'minItems', 'maxItems'] as const;
+const NUMBER_BOUNDS = [
+  'minimum',
+  'maximum',
+  'exclusiveMinimum',
+  'exclusiveMaximum',
+  'multipleOf',
+] as const;
+const OTHER_BOUNDS = [
+  'minLength',
+  'maxLength',
+  'pattern',
+  'format',
+  'minItems',
+  'maxItems',
+] as const;
 
 /** `X | null` or a union of literals (zod nullish, z.union of z.literal) reduced to one schema. */
 function withoutNull(json: JsonSchema): JsonSchema {
@@ -83,7 +99,11 @@ function withoutNull(json: JsonSchema): JsonSchema {
 }
 
 function typesOf(schema: JsonSchema): string[] {
-  return Array.isArray(schema.type) ? (schema.type as string[]) : typeof schema.type === 'string' ? [schema.type] : [];
+  return Array.isArray(schema.type)
+    ? (schema.type as string[])
+    : typeof schema.type === 'string'
+      ? [schema.type]
+      : [];
 }
 
 /**
@@ -115,14 +135,19 @@ function narrowed(target: JsonSchema, ruleJson: JsonSchema): JsonSchema {
     if (typeof value !== 'number') continue;
     const current = out[key];
     const lower = key === 'minimum' || key === 'exclusiveMinimum';
-    out[key] = typeof current !== 'number' || key === 'multipleOf' ? value : lower ? Math.max(current, value) : Math.min(current, value);
+    out[key] =
+      typeof current !== 'number' || key === 'multipleOf'
+        ? value
+        : lower
+          ? Math.max(current, value)
+          : Math.min(current, value);
   }
-  for (const key of OTHER_BOUNDS) if (rule[key] !== undefined && out[key] === undefined) out[key] = rule[key];
+  for (const key of OTHER_BOUNDS)
+    if (rule[key] !== undefined && out[key] === undefined) out[key] = rule[key];
   if (Array.isArray(rule.enum)) {
     const values = (rule.enum as unknown[]).filter((v) => v !== null);
     out.enum = types.includes('null') ? [...values, null] : values;
-  }
-  else if ('const' in rule) out.enum = types.includes('null') ? [rule.const, null] : [rule.const];
+  } else if ('const' in rule) out.enum = types.includes('null') ? [rule.const, null] : [rule.const];
   return tidyIntegerBounds(out);
 }
 
@@ -131,15 +156,27 @@ function tidyIntegerBounds(schema: JsonSchema): JsonSchema {
   if (!typesOf(schema).includes('integer')) return schema;
   const out = { ...schema };
   if (typeof out.exclusiveMinimum === 'number') {
-    out.minimum = Math.max(Math.floor(out.exclusiveMinimum) + 1, (out.minimum as number | undefined) ?? -Infinity);
+    out.minimum = Math.max(
+      Math.floor(out.exclusiveMinimum) + 1,
+      (out.minimum as number | undefined) ?? -Infinity,
+    );
     delete out.exclusiveMinimum;
   }
   if (typeof out.exclusiveMaximum === 'number') {
-    out.maximum = Math.min(Math.ceil(out.exclusiveMaximum) - 1, (out.maximum as number | undefined) ?? Infinity);
+    out.maximum = Math.min(
+      Math.ceil(out.exclusiveMaximum) - 1,
+      (out.maximum as number | undefined) ?? Infinity,
+    );
     delete out.exclusiveMaximum;
   }
-  out.minimum = Math.max((out.minimum as number | undefined) ?? INT_RANGE.minimum, INT_RANGE.minimum);
-  out.maximum = Math.min((out.maximum as number | undefined) ?? INT_RANGE.maximum, INT_RANGE.maximum);
+  out.minimum = Math.max(
+    (out.minimum as number | undefined) ?? INT_RANGE.minimum,
+    INT_RANGE.minimum,
+  );
+  out.maximum = Math.min(
+    (out.maximum as number | undefined) ?? INT_RANGE.maximum,
+    INT_RANGE.maximum,
+  );
   return out;
 }
 
@@ -149,7 +186,8 @@ function withIntRange(schema: JsonSchema): JsonSchema {
     const [inner, ...others] = schema.anyOf as JsonSchema[];
     return { ...schema, anyOf: [withIntRange(inner), ...others] };
   }
-  if (typesOf(schema).includes('array') && schema.items) return { ...schema, items: withIntRange(schema.items as JsonSchema) };
+  if (typesOf(schema).includes('array') && schema.items)
+    return { ...schema, items: withIntRange(schema.items as JsonSchema) };
   return tidyIntegerBounds(schema);
 }
 
@@ -169,7 +207,11 @@ function scalarSchema(type: GraphQLScalarType): JsonSchema {
     case 'DateTime':
       return { type: 'string', format: 'date-time' };
     case 'File':
-      return { type: 'string', format: 'binary', description: 'a file part of a multipart/form-data body' };
+      return {
+        type: 'string',
+        format: 'binary',
+        description: 'a file part of a multipart/form-data body',
+      };
     case 'JSON':
       return { description: 'any JSON value' };
     case 'String':
@@ -202,15 +244,22 @@ function requiredInput(type: GraphQLInputType): JsonSchema {
   if (type instanceof GraphQLNonNull) return requiredInput(type.ofType);
   if (type instanceof GraphQLList) return { type: 'array', items: inputTypeSchema(type.ofType) };
   if (type instanceof GraphQLScalarType) return scalarSchema(type);
-  if (type instanceof GraphQLEnumType) return { type: 'string', enum: type.getValues().map((v) => v.name) };
+  if (type instanceof GraphQLEnumType)
+    return { type: 'string', enum: type.getValues().map((v) => v.name) };
   const input = type;
   const properties: Record<string, JsonSchema> = {};
   const required: string[] = [];
   for (const field of Object.values(input.getFields())) {
     properties[toSnake(field.name)] = withDescription(inputFieldSchema(field), field.description);
-    if (isNonNullType(field.type) && field.defaultValue === undefined) required.push(toSnake(field.name));
+    if (isNonNullType(field.type) && field.defaultValue === undefined)
+      required.push(toSnake(field.name));
   }
-  const object = { type: 'object', properties, ...(required.length && { required }), additionalProperties: false };
+  const object = {
+    type: 'object',
+    properties,
+    ...(required.length && { required }),
+    additionalProperties: false,
+  };
   return withDescription(withValidators(object, input), input.description);
 }
 
@@ -222,7 +271,10 @@ function inputFieldSchema(field: GraphQLInputField): JsonSchema {
  * The arguments each variable of an operation feeds (`glucoseReadings(limit: $limit)` -> the
  * `limit` argument), or the input fields (`{ name: $name }`), with their validators and descriptions.
  */
-function variableUses(schema: GraphQLSchema, operation: OperationDefinitionNode): Map<string, (GraphQLArgument | GraphQLInputField)[]> {
+function variableUses(
+  schema: GraphQLSchema,
+  operation: OperationDefinitionNode,
+): Map<string, (GraphQLArgument | GraphQLInputField)[]> {
   const uses = new Map<string, (GraphQLArgument | GraphQLInputField)[]>();
   const typeInfo = new TypeInfo(schema);
   visit(
@@ -230,10 +282,12 @@ function variableUses(schema: GraphQLSchema, operation: OperationDefinitionNode)
     visitWithTypeInfo(typeInfo, {
       Variable(node, _key, parent) {
         let target: GraphQLArgument | GraphQLInputField | null | undefined = null;
-        if (parent && 'kind' in parent && parent.kind === Kind.ARGUMENT) target = typeInfo.getArgument();
+        if (parent && 'kind' in parent && parent.kind === Kind.ARGUMENT)
+          target = typeInfo.getArgument();
         else if (parent && 'kind' in parent && parent.kind === Kind.OBJECT_FIELD) {
           const owner = getNamedType(typeInfo.getParentInputType() ?? undefined);
-          target = owner instanceof GraphQLInputObjectType ? owner.getFields()[parent.name.value] : null;
+          target =
+            owner instanceof GraphQLInputObjectType ? owner.getFields()[parent.name.value] : null;
         }
         if (target) uses.set(node.name.value, [...(uses.get(node.name.value) ?? []), target]);
       },
@@ -254,7 +308,9 @@ export function variableSchema(
   options: { required?: boolean } = {},
 ): JsonSchema {
   const type = typeFromAST(schema, variable.type) as GraphQLInputType;
-  const uses = operation ? (variableUses(schema, operation).get(variable.variable.name.value) ?? []) : [];
+  const uses = operation
+    ? (variableUses(schema, operation).get(variable.variable.name.value) ?? [])
+    : [];
   let out = options.required ? requiredInput(type) : inputTypeSchema(type);
   for (const use of uses) out = withValidators(out, use);
   out = withIntRange(out);
@@ -277,7 +333,11 @@ export function variablesSchema(
   variables: readonly VariableDefinitionNode[],
   options: VariablesSchemaOptions = {},
 ): JsonSchema {
-  if (options.flatten && variables.length === 1 && variables[0].variable.name.value === options.flatten) {
+  if (
+    options.flatten &&
+    variables.length === 1 &&
+    variables[0].variable.name.value === options.flatten
+  ) {
     return variableSchema(schema, options.operation, variables[0], { required: true });
   }
   const properties: Record<string, JsonSchema> = {};
@@ -287,20 +347,35 @@ export function variablesSchema(
     properties[name] = variableSchema(schema, options.operation, v);
     if (v.type.kind === Kind.NON_NULL_TYPE && !v.defaultValue) required.push(name);
   }
-  return { type: 'object', properties, ...(required.length && { required }), additionalProperties: false };
+  return {
+    type: 'object',
+    properties,
+    ...(required.length && { required }),
+    additionalProperties: false,
+  };
 }
 
-function selectionSchema(type: GraphQLOutputType, selectionSet: SelectionSetNode | undefined, fragments: Map<string, SelectionSetNode>): JsonSchema {
+function selectionSchema(
+  type: GraphQLOutputType,
+  selectionSet: SelectionSetNode | undefined,
+  fragments: Map<string, SelectionSetNode>,
+): JsonSchema {
   if (isNonNullType(type)) return requiredOutput(type.ofType, selectionSet, fragments);
   return nullable(requiredOutput(type, selectionSet, fragments));
 }
 
-function requiredOutput(type: GraphQLOutputType, selectionSet: SelectionSetNode | undefined, fragments: Map<string, SelectionSetNode>): JsonSchema {
+function requiredOutput(
+  type: GraphQLOutputType,
+  selectionSet: SelectionSetNode | undefined,
+  fragments: Map<string, SelectionSetNode>,
+): JsonSchema {
   if (isNonNullType(type)) return requiredOutput(type.ofType, selectionSet, fragments);
-  if (isListType(type)) return { type: 'array', items: selectionSchema(type.ofType, selectionSet, fragments) };
+  if (isListType(type))
+    return { type: 'array', items: selectionSchema(type.ofType, selectionSet, fragments) };
   const named = getNamedType(type);
   if (named instanceof GraphQLScalarType) return scalarSchema(named);
-  if (named instanceof GraphQLEnumType) return { type: 'string', enum: named.getValues().map((v) => v.name) };
+  if (named instanceof GraphQLEnumType)
+    return { type: 'string', enum: named.getValues().map((v) => v.name) };
   if (!isObjectType(named) && !isInterfaceType(named)) return {};
   const fields = (named as GraphQLObjectType).getFields();
   const properties: Record<string, JsonSchema> = {};
@@ -311,7 +386,10 @@ function requiredOutput(type: GraphQLOutputType, selectionSet: SelectionSetNode 
       else if (sel.name.value !== '__typename') {
         const field = fields[sel.name.value];
         const key = toSnake(sel.alias?.value ?? sel.name.value);
-        properties[key] = withDescription(selectionSchema(field.type, sel.selectionSet, fragments), field.description);
+        properties[key] = withDescription(
+          selectionSchema(field.type, sel.selectionSet, fragments),
+          field.description,
+        );
       }
     }
   };
@@ -320,10 +398,21 @@ function requiredOutput(type: GraphQLOutputType, selectionSet: SelectionSetNode 
 }
 
 /** The schema of `data[rootField]` for an operation, following its selection set and fragments. */
-export function resultSchema(schema: GraphQLSchema, operation: OperationDefinitionNode, fragments: Map<string, SelectionSetNode>, rootField: string): JsonSchema {
-  const root = operation.operation === OperationTypeNode.MUTATION ? schema.getMutationType() : schema.getQueryType();
-  const sel = operation.selectionSet.selections.find((s) => s.kind === Kind.FIELD && (s.alias?.value ?? s.name.value) === rootField);
-  if (!root || !sel || sel.kind !== Kind.FIELD) throw new Error(`no root field ${rootField} in ${operation.name?.value}`);
+export function resultSchema(
+  schema: GraphQLSchema,
+  operation: OperationDefinitionNode,
+  fragments: Map<string, SelectionSetNode>,
+  rootField: string,
+): JsonSchema {
+  const root =
+    operation.operation === OperationTypeNode.MUTATION
+      ? schema.getMutationType()
+      : schema.getQueryType();
+  const sel = operation.selectionSet.selections.find(
+    (s) => s.kind === Kind.FIELD && (s.alias?.value ?? s.name.value) === rootField,
+  );
+  if (!root || !sel || sel.kind !== Kind.FIELD)
+    throw new Error(`no root field ${rootField} in ${operation.name?.value}`);
   const field = root.getFields()[sel.name.value];
   return selectionSchema(field.type, sel.selectionSet, fragments);
 }

@@ -36,7 +36,9 @@ function leadingComment(text: string): string {
   return lines.join(' ').trim();
 }
 
-function fragmentNames(doc: DocumentNode | FragmentDefinitionNode | OperationDefinitionNode): Set<string> {
+function fragmentNames(
+  doc: DocumentNode | FragmentDefinitionNode | OperationDefinitionNode,
+): Set<string> {
   const names = new Set<string>();
   visit(doc, { FragmentSpread: (node) => void names.add(node.name.value) });
   return names;
@@ -45,12 +47,15 @@ function fragmentNames(doc: DocumentNode | FragmentDefinitionNode | OperationDef
 /** Builds the manifest from the operation files (sorted by name; ids are sha256 of the body). */
 export function buildManifest(domainsDir = DOMAINS_DIR): OperationManifest {
   const fragments = new Map<string, { def: FragmentDefinitionNode; text: string }>();
-  const operations: { file: string; domain: string; text: string; def: OperationDefinitionNode }[] = [];
+  const operations: { file: string; domain: string; text: string; def: OperationDefinitionNode }[] =
+    [];
   for (const domain of readdirSync(domainsDir).sort()) {
     const dir = path.join(domainsDir, domain, 'operations');
     let files: string[] = [];
     try {
-      files = readdirSync(dir).filter((f) => f.endsWith('.graphql')).sort();
+      files = readdirSync(dir)
+        .filter((f) => f.endsWith('.graphql'))
+        .sort();
     } catch {
       continue;
     }
@@ -59,13 +64,18 @@ export function buildManifest(domainsDir = DOMAINS_DIR): OperationManifest {
       const doc = parse(text);
       if (file.endsWith('.fragment.graphql')) {
         for (const def of doc.definitions) {
-          if (def.kind === Kind.FRAGMENT_DEFINITION) fragments.set(def.name.value, { def, text: text.trim() });
+          if (def.kind === Kind.FRAGMENT_DEFINITION)
+            fragments.set(def.name.value, { def, text: text.trim() });
         }
         continue;
       }
-      const defs = doc.definitions.filter((d): d is OperationDefinitionNode => d.kind === Kind.OPERATION_DEFINITION);
-      if (defs.length !== 1 || !defs[0].name) throw new Error(`${file}: exactly one named operation per file`);
-      if (`${defs[0].name.value}.graphql` !== file) throw new Error(`${file}: file must be named after its operation`);
+      const defs = doc.definitions.filter(
+        (d): d is OperationDefinitionNode => d.kind === Kind.OPERATION_DEFINITION,
+      );
+      if (defs.length !== 1 || !defs[0].name)
+        throw new Error(`${file}: exactly one named operation per file`);
+      if (`${defs[0].name.value}.graphql` !== file)
+        throw new Error(`${file}: file must be named after its operation`);
       if (!leadingComment(text)) throw new Error(`${file}: start with a '# description' comment`);
       operations.push({ file, domain, text, def: defs[0] });
     }
@@ -82,7 +92,8 @@ export function buildManifest(domainsDir = DOMAINS_DIR): OperationManifest {
       needed.add(n);
       queue.push(...fragmentNames(f.def));
     }
-    const body = [text.trim(), ...[...needed].sort().map((n) => fragments.get(n)!.text)].join('\n\n') + '\n';
+    const body =
+      [text.trim(), ...[...needed].sort().map((n) => fragments.get(n)!.text)].join('\n\n') + '\n';
     return {
       id: createHash('sha256').update(body).digest('hex'),
       name: def.name!.value,

@@ -15,8 +15,23 @@
  */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { getVariableValues, GraphQLError, Kind, OperationTypeNode, parse, validate, valueFromASTUntyped } from 'graphql';
-import type { DocumentNode, GraphQLField, GraphQLSchema, OperationDefinitionNode, SelectionSetNode, VariableDefinitionNode } from 'graphql';
+import {
+  getVariableValues,
+  GraphQLError,
+  Kind,
+  OperationTypeNode,
+  parse,
+  validate,
+  valueFromASTUntyped,
+} from 'graphql';
+import type {
+  DocumentNode,
+  GraphQLField,
+  GraphQLSchema,
+  OperationDefinitionNode,
+  SelectionSetNode,
+  VariableDefinitionNode,
+} from 'graphql';
 import { compileQuery, isCompiledQuery } from 'graphql-jit';
 import type { CompiledQuery } from 'graphql-jit';
 import { maskError, validationError } from '../errors.ts';
@@ -58,13 +73,23 @@ export interface OperationStore {
 /** Turns graphql-js variable coercion errors into located validation issues. */
 function variableIssues(errors: readonly GraphQLError[]): ValidationIssue[] {
   return errors.map((e) => {
-    const m = e.message.match(/^Variable "\$(\w+)" (?:got invalid value .*? at "(\w+(?:\.[\w[\]]+)*)"|of required type|got invalid value)/s);
+    const m = e.message.match(
+      /^Variable "\$(\w+)" (?:got invalid value .*? at "(\w+(?:\.[\w[\]]+)*)"|of required type|got invalid value)/s,
+    );
     const variable = m?.[1] ?? 'variables';
-    const at = m?.[2]?.split('.').slice(1).map((p) => (/^\d+$/.test(p) ? Number(p) : p)) ?? [];
-    const msg = e.message.includes('; ') ? e.message.slice(e.message.lastIndexOf('; ') + 2) : e.message;
+    const at =
+      m?.[2]
+        ?.split('.')
+        .slice(1)
+        .map((p) => (/^\d+$/.test(p) ? Number(p) : p)) ?? [];
+    const msg = e.message.includes('; ')
+      ? e.message.slice(e.message.lastIndexOf('; ') + 2)
+      : e.message;
     const type = /required|was not provided/.test(e.message) ? 'missing' : 'type_error';
     // a missing field of an input object is located at that field (body.id_token), not at the object
-    const missingField = e.message.match(/; Field "(\w+)" of required type "[^"]+" was not provided\.?$/)?.[1];
+    const missingField = e.message.match(
+      /; Field "(\w+)" of required type "[^"]+" was not provided\.?$/,
+    )?.[1];
     const loc = [variable, ...at, ...(missingField ? [missingField] : [])];
     return { loc, msg: type === 'missing' ? 'Field required' : msg, type };
   });
@@ -75,7 +100,10 @@ function variableIssues(errors: readonly GraphQLError[]): ValidationIssue[] {
  * (`$sort: String! = "desc"`), where graphql-js applies the default. Absent variables with a
  * default are therefore handed over as the default's literal value, which coerces to the same thing.
  */
-function withDefaults(variables: Record<string, unknown>, defaults: ReadonlyMap<string, unknown>): Record<string, unknown> {
+function withDefaults(
+  variables: Record<string, unknown>,
+  defaults: ReadonlyMap<string, unknown>,
+): Record<string, unknown> {
   let out = variables;
   for (const [name, value] of defaults) {
     if (Object.hasOwn(variables, name)) continue;
@@ -86,10 +114,18 @@ function withDefaults(variables: Record<string, unknown>, defaults: ReadonlyMap<
 }
 
 /** The schema fields an operation's root selections name (fragments at the root are not used). */
-export function rootFieldsOf(schema: GraphQLSchema, definition: OperationDefinitionNode): GraphQLField<unknown, unknown>[] {
-  const root = definition.operation === OperationTypeNode.MUTATION ? schema.getMutationType() : schema.getQueryType();
+export function rootFieldsOf(
+  schema: GraphQLSchema,
+  definition: OperationDefinitionNode,
+): GraphQLField<unknown, unknown>[] {
+  const root =
+    definition.operation === OperationTypeNode.MUTATION
+      ? schema.getMutationType()
+      : schema.getQueryType();
   const fields = root?.getFields() ?? {};
-  return definition.selectionSet.selections.flatMap((s) => (s.kind === Kind.FIELD && fields[s.name.value] ? [fields[s.name.value]] : []));
+  return definition.selectionSet.selections.flatMap((s) =>
+    s.kind === Kind.FIELD && fields[s.name.value] ? [fields[s.name.value]] : [],
+  );
 }
 
 /** The auth scopes a root field declares (builder.ts AuthScopes), as plugin-scope-auth keeps them. */
@@ -104,31 +140,53 @@ export interface DeclaredScopes {
 
 /** What a root field declares with `t.withAuth(...)`; a function (decided per request) or nothing reads as `{}`. */
 export function declaredScopesOf(field: GraphQLField<unknown, unknown>): DeclaredScopes {
-  const declared = (field.extensions?.pothosOptions as { authScopes?: unknown } | undefined)?.authScopes;
+  const declared = (field.extensions?.pothosOptions as { authScopes?: unknown } | undefined)
+    ?.authScopes;
   return declared && typeof declared === 'object' ? (declared as DeclaredScopes) : {};
 }
 
 /** Loads the manifest and checks every operation against the schema (throws on any mismatch). */
-export function loadOperations(schema: GraphQLSchema, manifestPath = MANIFEST_PATH): OperationStore {
+export function loadOperations(
+  schema: GraphQLSchema,
+  manifestPath = MANIFEST_PATH,
+): OperationStore {
   const manifest = JSON.parse(readFileSync(manifestPath, 'utf8')) as OperationManifest;
   const byName = new Map<string, PersistedOperation>();
   const byId = new Map<string, PersistedOperation>();
   for (const op of manifest.operations) {
     const document = parse(op.body);
     const errors = validate(schema, document);
-    if (errors.length) throw new Error(`operation ${op.name} does not match the schema: ${errors[0].message}`);
-    const definition = document.definitions.find((d): d is OperationDefinitionNode => d.kind === Kind.OPERATION_DEFINITION)!;
+    if (errors.length)
+      throw new Error(`operation ${op.name} does not match the schema: ${errors[0].message}`);
+    const definition = document.definitions.find(
+      (d): d is OperationDefinitionNode => d.kind === Kind.OPERATION_DEFINITION,
+    )!;
     const fragments = new Map<string, SelectionSetNode>();
-    for (const d of document.definitions) if (d.kind === Kind.FRAGMENT_DEFINITION) fragments.set(d.name.value, d.selectionSet);
+    for (const d of document.definitions)
+      if (d.kind === Kind.FRAGMENT_DEFINITION) fragments.set(d.name.value, d.selectionSet);
     const first = definition.selectionSet.selections[0];
     const rootField = first.kind === Kind.FIELD ? (first.alias?.value ?? first.name.value) : '';
     const compiled = compileQuery(schema, document, op.name);
-    if (!isCompiledQuery(compiled)) throw new Error(`operation ${op.name} does not compile: ${compiled.errors?.[0]?.message}`);
+    if (!isCompiledQuery(compiled))
+      throw new Error(`operation ${op.name} does not compile: ${compiled.errors?.[0]?.message}`);
     const variables = definition.variableDefinitions ?? [];
     const defaults = new Map<string, unknown>();
-    for (const v of variables) if (v.defaultValue) defaults.set(v.variable.name.value, valueFromASTUntyped(v.defaultValue));
-    const needsCredential = rootFieldsOf(schema, definition).some((f) => declaredScopesOf(f).public !== true);
-    const entry = { ...op, document, definition, variables, fragments, rootField, compiled, defaults, needsCredential };
+    for (const v of variables)
+      if (v.defaultValue) defaults.set(v.variable.name.value, valueFromASTUntyped(v.defaultValue));
+    const needsCredential = rootFieldsOf(schema, definition).some(
+      (f) => declaredScopesOf(f).public !== true,
+    );
+    const entry = {
+      ...op,
+      document,
+      definition,
+      variables,
+      fragments,
+      rootField,
+      compiled,
+      defaults,
+      needsCredential,
+    };
     byName.set(op.name, entry);
     byId.set(op.id, entry);
   }
@@ -142,14 +200,17 @@ export function loadOperations(schema: GraphQLSchema, manifestPath = MANIFEST_PA
       // NOTE: before any resolver (or the database) sees them: NUL characters and runaway nesting
       const unsafe = unsafeInputIssues(variables);
       if (unsafe.length) return { data: null, errors: [validationError(unsafe)] };
-      const mask = (e: unknown) => maskError(e, ctx.requestId, (err) => ctx.log.error({ err }, 'unexpected error'));
+      const mask = (e: unknown) =>
+        maskError(e, ctx.requestId, (err) => ctx.log.error({ err }, 'unexpected error'));
       const result = await op.compiled.query(undefined, ctx, withDefaults(variables, op.defaults));
       // NOTE: the compiled query coerces its variables first and answers errors without `data` when
       // they fail. Only then is graphql-js's coercion run, for its located messages: running it on
       // every call cost a 50,000-reading batch ~200 ms of blocked event loop (docs/benchmarks.md).
       if (result.data === undefined && result.errors?.length) {
         const coerced = getVariableValues(schema, op.variables, variables);
-        const issues = coerced.errors ? variableIssues(coerced.errors) : variableIssues(result.errors);
+        const issues = coerced.errors
+          ? variableIssues(coerced.errors)
+          : variableIssues(result.errors);
         return { data: null, errors: [validationError(issues)] };
       }
       return {

@@ -31,13 +31,29 @@ export interface IdentityProviders {
   verify(provider: string, idToken: string): Promise<VerifiedIdentity>;
 }
 
-const ALGORITHMS = ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512', 'EdDSA'];
+const ALGORITHMS = [
+  'RS256',
+  'RS384',
+  'RS512',
+  'PS256',
+  'PS384',
+  'PS512',
+  'ES256',
+  'ES384',
+  'ES512',
+  'EdDSA',
+];
 const CLOCK_TOLERANCE_SECONDS = 30;
 
 /** Key-set failures are the provider's (or the network's), not the caller's. */
 function upstreamError(e: unknown, provider: string): Error | null {
-  if (e instanceof errors.JWKSTimeout) return appError('UPSTREAM_TIMEOUT', `The ${provider} key set did not answer in time`);
-  if (e instanceof errors.JWKSInvalid || !(e instanceof errors.JOSEError) || e.code === 'ERR_JOSE_GENERIC') {
+  if (e instanceof errors.JWKSTimeout)
+    return appError('UPSTREAM_TIMEOUT', `The ${provider} key set did not answer in time`);
+  if (
+    e instanceof errors.JWKSInvalid ||
+    !(e instanceof errors.JOSEError) ||
+    e.code === 'ERR_JOSE_GENERIC'
+  ) {
     return appError('UPSTREAM_FAILED', `The ${provider} key set could not be fetched`);
   }
   return null;
@@ -48,7 +64,9 @@ function claimString(payload: JWTPayload, name: string): string | null {
   return typeof v === 'string' && v.length > 0 ? v : null;
 }
 
-export function createIdentityProviders(config: Pick<Config, 'identityProviders' | 'IDP_TIMEOUT_MS'>): IdentityProviders {
+export function createIdentityProviders(
+  config: Pick<Config, 'identityProviders' | 'IDP_TIMEOUT_MS'>,
+): IdentityProviders {
   const keySets = new Map<string, JWTVerifyGetKey>();
   const keySetOf = (p: IdentityProviderConfig): JWTVerifyGetKey => {
     let set = keySets.get(p.name);

@@ -31,7 +31,9 @@ export function createMailer(config: Config, log: Logger): Mailer {
       host: url.hostname,
       port: Number(url.port) || (url.protocol === 'smtps:' ? 465 : 587),
       secure: url.protocol === 'smtps:',
-      auth: url.username ? { user: decodeURIComponent(url.username), pass: decodeURIComponent(url.password) } : undefined,
+      auth: url.username
+        ? { user: decodeURIComponent(url.username), pass: decodeURIComponent(url.password) }
+        : undefined,
       connectionTimeout: SEND_TIMEOUT_MS,
       greetingTimeout: SEND_TIMEOUT_MS,
       socketTimeout: SEND_TIMEOUT_MS,
@@ -43,14 +45,24 @@ export function createMailer(config: Config, log: Logger): Mailer {
     };
   }
   const outbox = path.join(config.DATA_DIR, 'outbox');
-  const transport = nodemailer.createTransport({ streamTransport: true, buffer: true, newline: 'unix' });
+  const transport = nodemailer.createTransport({
+    streamTransport: true,
+    buffer: true,
+    newline: 'unix',
+  });
   return {
     send: async (m) => {
       const info = await transport.sendMail({ from: config.MAIL_FROM, ...m });
       await mkdir(outbox, { recursive: true });
-      const file = path.join(outbox, `${new Date().toISOString().replace(/[:.]/g, '-')}-${info.messageId.replace(/[^\w.-]/g, '')}.eml`);
+      const file = path.join(
+        outbox,
+        `${new Date().toISOString().replace(/[:.]/g, '-')}-${info.messageId.replace(/[^\w.-]/g, '')}.eml`,
+      );
       await writeFile(file, info.message as Buffer, { mode: 0o600 });
-      log.info({ to: m.to, subject: m.subject, file }, 'no SMTP_URL configured: email written to the development outbox');
+      log.info(
+        { to: m.to, subject: m.subject, file },
+        'no SMTP_URL configured: email written to the development outbox',
+      );
     },
   };
 }

@@ -55,7 +55,9 @@ const IN_PROGRESS = 'in_progress';
 function canonical(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(canonical);
   if (value && typeof value === 'object' && !(value instanceof Date)) {
-    const entries = Object.entries(value as Record<string, unknown>).filter(([, v]) => v !== undefined);
+    const entries = Object.entries(value as Record<string, unknown>).filter(
+      ([, v]) => v !== undefined,
+    );
     return Object.fromEntries(
       entries.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([k, v]) => [k, canonical(v)]),
     );
@@ -71,7 +73,10 @@ export function fingerprintOf(value: unknown): string {
 }
 
 /** An idempotency store on the IdempotencyRecord table. */
-export function createIdempotencyStore(prisma: Db, options: IdempotencyStoreOptions = {}): IdempotencyStore {
+export function createIdempotencyStore(
+  prisma: Db,
+  options: IdempotencyStoreOptions = {},
+): IdempotencyStore {
   const ttlMs = options.ttlMs ?? 24 * 3_600_000;
   const staleMs = options.staleMs ?? 10 * 60_000;
   const where = (id: IdempotencyKey) => ({ userId: id.userId, tool: id.tool, key: id.key });
@@ -87,13 +92,20 @@ export function createIdempotencyStore(prisma: Db, options: IdempotencyStoreOpti
   return {
     async claim(id, fingerprint, now = new Date()) {
       if (await insert(id, fingerprint, now)) return { state: 'claimed' };
-      const existing = await prisma.idempotencyRecord.findUnique({ where: { userId_tool_key: where(id) } });
-      if (!existing) return (await insert(id, fingerprint, now)) ? { state: 'claimed' } : { state: 'in_progress' };
+      const existing = await prisma.idempotencyRecord.findUnique({
+        where: { userId_tool_key: where(id) },
+      });
+      if (!existing)
+        return (await insert(id, fingerprint, now))
+          ? { state: 'claimed' }
+          : { state: 'in_progress' };
       const age = now.getTime() - existing.createdAt.getTime();
       if (age > ttlMs || (existing.status === IN_PROGRESS && age > staleMs)) {
         // expired or abandoned: replace it (deleting by id, so a concurrent replacement is not lost)
         await prisma.idempotencyRecord.deleteMany({ where: { id: existing.id } });
-        return (await insert(id, fingerprint, now)) ? { state: 'claimed' } : { state: 'in_progress' };
+        return (await insert(id, fingerprint, now))
+          ? { state: 'claimed' }
+          : { state: 'in_progress' };
       }
       if (existing.fingerprint !== fingerprint) return { state: 'conflict' };
       if (existing.status === DONE) return { state: 'replay', result: existing.result };
@@ -103,7 +115,10 @@ export function createIdempotencyStore(prisma: Db, options: IdempotencyStoreOpti
     async complete(id, result) {
       await prisma.idempotencyRecord.updateMany({
         where: { ...where(id), status: IN_PROGRESS },
-        data: { status: DONE, result: JSON.parse(JSON.stringify(result ?? null)) as Prisma.InputJsonValue },
+        data: {
+          status: DONE,
+          result: JSON.parse(JSON.stringify(result ?? null)) as Prisma.InputJsonValue,
+        },
       });
     },
 

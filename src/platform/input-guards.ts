@@ -57,7 +57,10 @@ export function jsonTextTooDeep(text: Uint8Array, max = MAX_JSON_DEPTH): boolean
 /** A body-parser `verify` hook: refuses a body nested deeper than MAX_JSON_DEPTH before it is parsed. */
 function refuseDeepJson(_req: unknown, _res: unknown, body: Buffer): void {
   if (jsonTextTooDeep(body)) {
-    throw Object.assign(new Error(`JSON nested deeper than ${MAX_JSON_DEPTH} levels`), { status: 422, type: TOO_DEEP });
+    throw Object.assign(new Error(`JSON nested deeper than ${MAX_JSON_DEPTH} levels`), {
+      status: 422,
+      type: TOO_DEEP,
+    });
   }
 }
 
@@ -94,7 +97,9 @@ export function isStorableDate(date: Date): boolean {
  */
 export function unsafeInputIssues(variables: Record<string, unknown>): ValidationIssue[] {
   const issues: ValidationIssue[] = [];
-  const stack: { value: unknown; loc: (string | number)[] }[] = Object.entries(variables).map(([k, value]) => ({ value, loc: [k] }));
+  const stack: { value: unknown; loc: (string | number)[] }[] = Object.entries(variables).map(
+    ([k, value]) => ({ value, loc: [k] }),
+  );
   while (stack.length && issues.length < MAX_ISSUES) {
     const { value, loc } = stack.pop()!;
     if (typeof value === 'string') {
@@ -106,7 +111,11 @@ export function unsafeInputIssues(variables: Record<string, unknown>): Validatio
     const proto: unknown = Object.getPrototypeOf(value);
     if (!Array.isArray(value) && proto !== Object.prototype && proto !== null) continue;
     if (loc.length > MAX_JSON_DEPTH) {
-      issues.push({ loc: loc.slice(0, 1), msg: `Value nested deeper than ${MAX_JSON_DEPTH} levels`, type: 'too_deep' });
+      issues.push({
+        loc: loc.slice(0, 1),
+        msg: `Value nested deeper than ${MAX_JSON_DEPTH} levels`,
+        type: 'too_deep',
+      });
       continue;
     }
     if (Array.isArray(value)) {

@@ -84,7 +84,13 @@ function bodyError(status: number, type: string, message: string): Error {
 function decodedStream(req: Request): Readable {
   const encoding = (req.headers['content-encoding'] ?? 'identity').toLowerCase();
   const decompress =
-    encoding === 'gzip' ? createGunzip() : encoding === 'deflate' ? createInflate() : encoding === 'br' ? createBrotliDecompress() : null;
+    encoding === 'gzip'
+      ? createGunzip()
+      : encoding === 'deflate'
+        ? createInflate()
+        : encoding === 'br'
+          ? createBrotliDecompress()
+          : null;
   if (encoding !== 'identity' && !decompress) {
     throw bodyError(415, 'encoding.unsupported', `unsupported content encoding "${encoding}"`);
   }
@@ -121,7 +127,12 @@ function ownProtoKeys(root: unknown): void {
     const proto = Object.getPrototypeOf(value) as unknown;
     if (proto !== Object.prototype) {
       Object.setPrototypeOf(value, Object.prototype);
-      Object.defineProperty(value, '__proto__', { value: proto, enumerable: true, writable: true, configurable: true });
+      Object.defineProperty(value, '__proto__', {
+        value: proto,
+        enumerable: true,
+        writable: true,
+        configurable: true,
+      });
     }
     for (const item of Object.values(value)) if (item && typeof item === 'object') stack.push(item);
   }
@@ -149,12 +160,14 @@ async function readJsonStream(req: Request, limit: number): Promise<unknown> {
       for await (const chunk of chunks) {
         received += chunk.length;
         if (received > limit) throw bodyError(413, 'entity.too.large', 'request entity too large');
-        if (depth.tooDeep(chunk)) throw bodyError(422, TOO_DEEP, `JSON nested deeper than ${MAX_JSON_DEPTH} levels`);
+        if (depth.tooDeep(chunk))
+          throw bodyError(422, TOO_DEEP, `JSON nested deeper than ${MAX_JSON_DEPTH} levels`);
         const piece = decoder.decode(chunk, { stream: true });
         if (!started) {
           const first = /[^\x20\t\n\r]/.exec(piece)?.[0];
           // body-parser's strict mode: the body is an object or an array
-          if (first !== undefined && first !== '{' && first !== '[') throw new SyntaxError(`Unexpected token '${first}'`);
+          if (first !== undefined && first !== '{' && first !== '[')
+            throw new SyntaxError(`Unexpected token '${first}'`);
           started = first !== undefined;
         }
         maybeProto ||= MAYBE_PROTO.test(tail + piece);

@@ -10,6 +10,7 @@
  */
 import express from 'express';
 import type { Router } from 'express';
+import { httpErrorBody } from '../errors.ts';
 import type { Storage, StoredFile } from '../integrations/storage.ts';
 import { MEAL_PHOTO_FOLDER, PROFILE_PHOTO_FOLDER } from './photos.ts';
 
@@ -33,7 +34,7 @@ export function createMediaRouter(options: MediaRouterOptions): Router {
     } catch (err) {
       return next(err);
     }
-    if (!file) return void res.status(404).json({ detail: 'Not Found' });
+    if (!file) return void res.status(404).json(httpErrorBody('NOT_FOUND'));
     const etag = `"${name}"`;
     res.set({
       'content-type': file.contentType,

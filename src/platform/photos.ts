@@ -39,7 +39,11 @@ export function mediaUrl(ctx: Pick<AuthedContext, 'config'>, key: string): strin
 }
 
 /** The image type of `data` from its magic bytes, or a VALIDATION_FAILED naming `argument`. */
-export async function checkedImageType(data: Uint8Array, declaredType: string | null, argument: string): Promise<string> {
+export async function checkedImageType(
+  data: Uint8Array,
+  declaredType: string | null,
+  argument: string,
+): Promise<string> {
   const declared = (declaredType ?? '').split(';')[0].trim().toLowerCase();
   const invalid = (msg: string) => validationError([{ loc: [argument], msg, type: 'value_error' }]);
   if (data.length === 0) throw invalid('The file is empty');
@@ -49,6 +53,7 @@ export async function checkedImageType(data: Uint8Array, declaredType: string | 
   const sniffed = (await fileTypeFromBuffer(data))?.mime;
   // HEIF files with an HEIC brand other than the major one are still HEIC photos
   const actual = sniffed === 'image/heif' ? 'image/heic' : sniffed;
-  if (!actual || !(actual in PHOTO_TYPES)) throw invalid(`The file is not a ${TYPES_IN_WORDS} image`);
+  if (!actual || !(actual in PHOTO_TYPES))
+    throw invalid(`The file is not a ${TYPES_IN_WORDS} image`);
   return actual;
 }

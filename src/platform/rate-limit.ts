@@ -89,7 +89,8 @@ export function createLimiter(options: LimiterOptions): Limiter {
     options.window === 'utc-day' ? `${key}:${utcDate(now)}` : key;
   const decision = (allowed: boolean, res: RateLimiterRes | null, now: Date): LimitDecision => {
     const msBeforeNext = res?.msBeforeNext ?? windowSeconds(options.window) * 1000;
-    const resetAt = options.window === 'utc-day' ? nextUtcMidnight(now) : new Date(now.getTime() + msBeforeNext);
+    const resetAt =
+      options.window === 'utc-day' ? nextUtcMidnight(now) : new Date(now.getTime() + msBeforeNext);
     return {
       allowed,
       limit: options.points,
@@ -163,7 +164,9 @@ export interface LimitStore {
 /** Connects to Redis at `redisUrl`; without a URL, a store that keeps counts in this process. */
 export function openLimitStore(redisUrl: string | undefined): LimitStore {
   // enableOfflineQueue: false is what rate-limiter-flexible asks of ioredis: fail fast, use the insurance.
-  const redis = redisUrl ? new Redis(redisUrl, { enableOfflineQueue: false, maxRetriesPerRequest: 1 }) : undefined;
+  const redis = redisUrl
+    ? new Redis(redisUrl, { enableOfflineQueue: false, maxRetriesPerRequest: 1 })
+    : undefined;
   return {
     redis,
     ready: async () => {
@@ -191,8 +194,18 @@ export function createMcpLimits(
   const store = options.store ?? openLimitStore(config.REDIS_URL);
   const { redis } = store;
   return {
-    perMinute: createLimiter({ name: `${ns}mcp:minute`, points: config.MCP_CALLS_PER_MINUTE, window: 'minute', redis }),
-    perDay: createLimiter({ name: `${ns}mcp:day`, points: config.MCP_CALLS_PER_DAY, window: 'utc-day', redis }),
+    perMinute: createLimiter({
+      name: `${ns}mcp:minute`,
+      points: config.MCP_CALLS_PER_MINUTE,
+      window: 'minute',
+      redis,
+    }),
+    perDay: createLimiter({
+      name: `${ns}mcp:day`,
+      points: config.MCP_CALLS_PER_DAY,
+      window: 'utc-day',
+      redis,
+    }),
     ready: store.ready,
     close: store.close,
   };

@@ -7,26 +7,42 @@ import { signAccessToken } from '../../src/auth/credentials.ts';
 const app = await startTestApp();
 
 describe('login sessions', () => {
-  it('rejects a token once its session is revoked or the user\'s epoch moves on', async () => {
+  it("rejects a token once its session is revoked or the user's epoch moves on", async () => {
     const a = await seedUser(app);
     const b = await seedUser(app);
     expect((await rest(app, 'GET', '/api/auth/me', { token: a.token })).status).toBe(200);
-    await app.db.prisma.session.update({ where: { id: a.sessionId }, data: { revokedAt: new Date() } });
+    await app.db.prisma.session.update({
+      where: { id: a.sessionId },
+      data: { revokedAt: new Date() },
+    });
     expect((await rest(app, 'GET', '/api/auth/me', { token: a.token })).status).toBe(401);
 
     expect((await rest(app, 'GET', '/api/auth/me', { token: b.token })).status).toBe(200);
-    await app.db.prisma.user.update({ where: { id: b.user.id }, data: { sessionEpoch: { increment: 1 } } });
+    await app.db.prisma.user.update({
+      where: { id: b.user.id },
+      data: { sessionEpoch: { increment: 1 } },
+    });
     expect((await rest(app, 'GET', '/api/auth/me', { token: b.token })).status).toBe(401);
-    expect((await gql(app, '{ me { id } }', { token: b.token })).body.errors[0].extensions.code).toBe('UNAUTHENTICATED');
+    expect(
+      (await gql(app, '{ me { id } }', { token: b.token })).body.errors[0].extensions.code,
+    ).toBe('UNAUTHENTICATED');
   });
 
   it('rejects a token signed with another key, or naming another user than its session', async () => {
     const a = await seedUser(app);
     const other = new TextEncoder().encode('another-secret-another-secret-another-secret');
-    const forged = await signAccessToken(other, { sub: String(a.user.id), sid: a.sessionId, epoch: 0 }, 600);
+    const forged = await signAccessToken(
+      other,
+      { sub: String(a.user.id), sid: a.sessionId, epoch: 0 },
+      600,
+    );
     expect((await rest(app, 'GET', '/api/auth/me', { token: forged })).status).toBe(401);
     const b = await seedUser(app);
-    const swapped = await signAccessToken(app.config.jwtSecret, { sub: String(b.user.id), sid: a.sessionId, epoch: 0 }, 600);
+    const swapped = await signAccessToken(
+      app.config.jwtSecret,
+      { sub: String(b.user.id), sid: a.sessionId, epoch: 0 },
+      600,
+    );
     expect((await rest(app, 'GET', '/api/auth/me', { token: swapped })).status).toBe(401);
   });
 
@@ -36,7 +52,10 @@ describe('login sessions', () => {
     const res = await rest(app, 'GET', '/api/auth/sessions', { token: a.token });
     expect(res.status).toBe(200);
     expect(res.body.map((s: any) => [s.id, s.kind, s.current]).sort()).toEqual(
-      [[a.sessionId, 'native', true], [web.sessionId, 'web', false]].sort(),
+      [
+        [a.sessionId, 'native', true],
+        [web.sessionId, 'web', false],
+      ].sort(),
     );
   });
 
@@ -45,7 +64,10 @@ describe('login sessions', () => {
     const web = await seedWebSession(app, a.user.id);
     const webToken = web.cookie.split('=')[1];
     expect((await rest(app, 'GET', '/api/auth/me', { token: webToken })).status).toBe(401);
-    expect((await rest(app, 'GET', '/api/auth/me', { headers: { cookie: `hdp_session=${a.token}` } })).status).toBe(401);
+    expect(
+      (await rest(app, 'GET', '/api/auth/me', { headers: { cookie: `hdp_session=${a.token}` } }))
+        .status,
+    ).toBe(401);
   });
 });
 
@@ -61,15 +83,28 @@ describe('web cookie sessions', () => {
   it('refuses a state change without the CSRF header, over REST and GraphQL', async () => {
     const a = await seedUser(app);
     const web = await seedWebSession(app, a.user.id);
-    const noCsrf = await rest(app, 'PATCH', '/api/auth/me', { headers: { cookie: web.cookie }, body: { name: 'X' } });
+    const noCsrf = await rest(app, 'PATCH', '/api/auth/me', {
+      headers: { cookie: web.cookie },
+      body: { name: 'X' },
+    });
     expect(noCsrf.status).toBe(403);
-    const wrong = await rest(app, 'PATCH', '/api/auth/me', { headers: { cookie: web.cookie, 'x-csrf-token': 'nope' }, body: { name: 'X' } });
+    const wrong = await rest(app, 'PATCH', '/api/auth/me', {
+      headers: { cookie: web.cookie, 'x-csrf-token': 'nope' },
+      body: { name: 'X' },
+    });
     expect(wrong.status).toBe(403);
-    const viaGraphql = await gql(app, 'mutation { updateProfile(input: {name: "X"}) { name } }', { headers: { cookie: web.cookie } });
+    const viaGraphql = await gql(app, 'mutation { updateProfile(input: {name: "X"}) { name } }', {
+      headers: { cookie: web.cookie },
+    });
     expect(viaGraphql.body.errors[0].extensions.code).toBe('FORBIDDEN');
-    expect((await app.db.prisma.user.findUniqueOrThrow({ where: { id: a.user.id } })).name).toBe('Test User');
+    expect((await app.db.prisma.user.findUniqueOrThrow({ where: { id: a.user.id } })).name).toBe(
+      'Test User',
+    );
 
-    const ok = await rest(app, 'PATCH', '/api/auth/me', { headers: { cookie: web.cookie, 'x-csrf-token': web.csrf }, body: { name: 'X' } });
+    const ok = await rest(app, 'PATCH', '/api/auth/me', {
+      headers: { cookie: web.cookie, 'x-csrf-token': web.csrf },
+      body: { name: 'X' },
+    });
     expect(ok.status).toBe(200);
     expect(ok.body.name).toBe('X');
   });

@@ -33,7 +33,10 @@ describe('generated files', () => {
     const expected = generatedFiles();
     expect(Object.keys(expected).sort()).toEqual([MANIFEST_FILE, SCHEMA_FILE].sort());
     for (const [file, content] of Object.entries(expected)) {
-      expect(readFileSync(file, 'utf8'), `${path.basename(file)} is out of date: run npm run gen`).toBe(content);
+      expect(
+        readFileSync(file, 'utf8'),
+        `${path.basename(file)} is out of date: run npm run gen`,
+      ).toBe(content);
     }
   });
 
@@ -48,13 +51,19 @@ describe('generated files', () => {
 describe('migrations', () => {
   it('build exactly the Prisma schema (no drift)', async () => {
     const r = await checkMigrationDrift();
-    expect(r.script, 'schema changes without a migration: run npm run db:create <name>').not.toMatch(/CREATE|ALTER|DROP/);
+    expect(
+      r.script,
+      'schema changes without a migration: run npm run db:create <name>',
+    ).not.toMatch(/CREATE|ALTER|DROP/);
     expect(r.exitCode).toBe(0);
   }, 120_000);
 
   it('report drift for a model that has no migration', async () => {
     const files = await readSchemaFiles();
-    const probe = { path: files[0].path, content: `${files[0].content}\nmodel DriftProbe {\n  id Int @id\n}\n` };
+    const probe = {
+      path: files[0].path,
+      content: `${files[0].content}\nmodel DriftProbe {\n  id Int @id\n}\n`,
+    };
     const r = await checkMigrationDrift({ schemaFiles: [probe, ...files.slice(1)] });
     expect(r.exitCode).not.toBe(0);
     expect(r.script).toContain('"DriftProbe"');

@@ -9,7 +9,10 @@ import type { ICruiseResult } from 'dependency-cruiser';
 import { describe, expect, it } from 'vitest';
 
 const require = createRequire(import.meta.url);
-const config = require('../../.dependency-cruiser.cjs') as { forbidden: unknown[]; options: Record<string, unknown> };
+const config = require('../../.dependency-cruiser.cjs') as {
+  forbidden: unknown[];
+  options: Record<string, unknown>;
+};
 const ROOT = path.resolve(import.meta.dirname, '../..');
 
 /** The violations of the rules over `dirs`, relative to `baseDir`, as `rule: from -> to`. */
@@ -31,7 +34,11 @@ describe('the layering rule', () => {
   }, 60_000);
 
   it('catches each kind of violation in a planted tree', async () => {
-    const found = await violations(path.join(ROOT, 'test/fixtures/layering'), ['src', 'rest-facade', 'mcp-facade']);
+    const found = await violations(path.join(ROOT, 'test/fixtures/layering'), [
+      'src',
+      'rest-facade',
+      'mcp-facade',
+    ]);
     const rules = new Set(found.map((v) => v.slice(0, v.indexOf(':'))));
     expect([...rules].sort()).toEqual([
       'db-knows-no-domain-and-no-http',
@@ -41,6 +48,8 @@ describe('the layering rule', () => {
       'nothing-imports-a-facade',
       'platform-knows-no-domain',
     ]);
-    expect(found).toContain('facade-reaches-core-only-through-graphql-auth-platform: rest-facade/planted.ts -> src/domains/meals/meals.service.ts');
+    expect(found).toContain(
+      'facade-reaches-core-only-through-graphql-auth-platform: rest-facade/planted.ts -> src/domains/meals/meals.service.ts',
+    );
   }, 60_000);
 });

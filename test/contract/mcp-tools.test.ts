@@ -28,7 +28,8 @@ interface SpecTool {
 
 /** The documented tools: `family<TAB>tool<TAB>scopes<TAB>kind<TAB>note` lines after the header (scopes comma separated). */
 function specTools(): SpecTool[] {
-  if (!existsSync(SPEC_TSV)) throw new Error(`the tool list ${SPEC_TSV} is missing (docs/spec, a copy of ../shared/spec)`);
+  if (!existsSync(SPEC_TSV))
+    throw new Error(`the tool list ${SPEC_TSV} is missing (docs/spec, a copy of ../shared/spec)`);
   const [header, ...lines] = readFileSync(SPEC_TSV, 'utf8')
     .split('\n')
     .filter((l) => l.trim());
@@ -36,7 +37,12 @@ function specTools(): SpecTool[] {
   return lines.map((l) => {
     const [family, tool, scopes, kind] = l.split('\t').map((c) => c.trim());
     // an empty cell (or "none") means no scope is listed
-    return { family, tool, kind, scopes: !scopes || scopes === 'none' ? [] : scopes.split(',').map((s) => s.trim()) };
+    return {
+      family,
+      tool,
+      kind,
+      scopes: !scopes || scopes === 'none' ? [] : scopes.split(',').map((s) => s.trim()),
+    };
   });
 }
 
@@ -54,11 +60,16 @@ describe('the MCP tool table', () => {
   });
 
   it('names only documented tools, each with the documented family, scopes and kind', () => {
-    const rows = Object.entries(TOOL_FAMILIES).flatMap(([family, tools]) => tools.map((t) => ({ family, ...t })));
+    const rows = Object.entries(TOOL_FAMILIES).flatMap(([family, tools]) =>
+      tools.map((t) => ({ family, ...t })),
+    );
     for (const row of rows) {
       const documented = byName.get(row.name);
       expect(documented, `${row.name} is not in mcp-tools.tsv`).toBeDefined();
-      expect({ family: row.family, scopes: [...row.scopes].sort(), kind: row.kind }, row.name).toEqual({
+      expect(
+        { family: row.family, scopes: [...row.scopes].sort(), kind: row.kind },
+        row.name,
+      ).toEqual({
         family: documented!.family,
         scopes: [...documented!.scopes].sort(),
         kind: documented!.kind,
@@ -95,25 +106,29 @@ function argumentIssues(raw: Schema, where: string): string[] {
   if (!(raw.description ?? s.description)) issues.push(`${where}: no description`);
   const types = typesOf(s);
   if (types.includes('integer') || types.includes('number')) {
-    if (s.minimum === undefined && s.exclusiveMinimum === undefined) issues.push(`${where}: no minimum`);
-    if (s.maximum === undefined && s.exclusiveMaximum === undefined) issues.push(`${where}: no maximum`);
+    if (s.minimum === undefined && s.exclusiveMinimum === undefined)
+      issues.push(`${where}: no minimum`);
+    if (s.maximum === undefined && s.exclusiveMaximum === undefined)
+      issues.push(`${where}: no maximum`);
   }
   if (types.includes('string') && !(s.enum || s.format || s.pattern || s.maxLength !== undefined)) {
     issues.push(`${where}: text without enum, format, pattern or maxLength`);
   }
-  if (s.enum && types.includes('null') && !s.enum.includes(null)) issues.push(`${where}: nullable enum without null`);
-  if (s.enum && s.default !== undefined && !s.enum.includes(s.default)) issues.push(`${where}: default outside the enum`);
+  if (s.enum && types.includes('null') && !s.enum.includes(null))
+    issues.push(`${where}: nullable enum without null`);
+  if (s.enum && s.default !== undefined && !s.enum.includes(s.default))
+    issues.push(`${where}: default outside the enum`);
   if (types.includes('array')) {
     if (s.maxItems === undefined) issues.push(`${where}: list without maxItems`);
     const items: Schema | undefined = s.items;
     if (items) issues.push(...argumentIssues({ description: 'an item', ...items }, `${where}[]`));
   }
   if (types.includes('object')) {
-    for (const [k, v] of Object.entries<Schema>(s.properties ?? {})) issues.push(...argumentIssues(v, `${where}.${k}`));
+    for (const [k, v] of Object.entries<Schema>(s.properties ?? {}))
+      issues.push(...argumentIssues(v, `${where}.${k}`));
   }
   return issues;
 }
-
 
 describe('what tools/list tells an agent (issue 11)', () => {
   it('gives every tool a title, and no two tools the same title', () => {
@@ -141,13 +156,15 @@ describe('what tools/list tells an agent (issue 11)', () => {
     for (const [name, score] of Object.entries(kinds)) {
       const description = registry.byName.get(name)!.definition.description!;
       expect(description, name).toMatch(new RegExp(`^Reads the ${score} of each day`));
-      for (const other of Object.values(kinds).filter((k) => k !== score)) expect(description, name).not.toContain(other);
+      for (const other of Object.values(kinds).filter((k) => k !== score))
+        expect(description, name).not.toContain(other);
     }
   });
 
   it('says, for every two tools running the same operation, how the two differ', () => {
     const byOperation = new Map<string, string[]>();
-    for (const t of registry.tools) byOperation.set(t.row.operation, [...(byOperation.get(t.row.operation) ?? []), t.row.name]);
+    for (const t of registry.tools)
+      byOperation.set(t.row.operation, [...(byOperation.get(t.row.operation) ?? []), t.row.name]);
     const twins = [...byOperation.values()].filter((names) => names.length > 1);
     expect(twins.length).toBeGreaterThanOrEqual(4);
     for (const names of twins) {
@@ -157,14 +174,18 @@ describe('what tools/list tells an agent (issue 11)', () => {
         const fixedKind = (tool.fixed as Record<string, string | undefined>).kind;
         // the derived-score tools differ by the score they read; every other pair names its twin
         if (fixedKind) expect(description, name).toContain(`${fixedKind} score`);
-        else for (const twin of names.filter((n) => n !== name)) expect(description, name).toContain(twin);
+        else
+          for (const twin of names.filter((n) => n !== name))
+            expect(description, name).toContain(twin);
       }
     }
   });
 
   it('points agents who want glucose over weeks to the summary tool', () => {
     for (const name of ['get_glucose_readings', 'glucose_readings_read']) {
-      expect(registry.byName.get(name)!.definition.description, name).toContain('glucose_score_read');
+      expect(registry.byName.get(name)!.definition.description, name).toContain(
+        'glucose_score_read',
+      );
     }
   });
 
@@ -182,14 +203,29 @@ describe('what tools/list tells an agent (issue 11)', () => {
   });
 
   it("derives the bounds from the fields' zod validators", () => {
-    const props = (name: string) => registry.byName.get(name)!.definition.inputSchema.properties as Record<string, Schema>;
-    expect(props('get_glucose_readings').since_hours).toMatchObject({ type: 'integer', minimum: 1, maximum: 43_800, default: 24 });
-    expect(props('get_glucose_readings').sort).toMatchObject({ enum: ['asc', 'desc'], default: 'desc' });
+    const props = (name: string) =>
+      registry.byName.get(name)!.definition.inputSchema.properties as Record<string, Schema>;
+    expect(props('get_glucose_readings').since_hours).toMatchObject({
+      type: 'integer',
+      minimum: 1,
+      maximum: 43_800,
+      default: 24,
+    });
+    expect(props('get_glucose_readings').sort).toMatchObject({
+      enum: ['asc', 'desc'],
+      default: 'desc',
+    });
     expect(props('get_scores_days').days).toMatchObject({ minimum: 1, maximum: 90 });
     expect(props('get_scores_days').order).toMatchObject({ enum: ['asc', 'desc'] });
-    expect(props('update_profile').glucose_unit).toMatchObject({ type: ['string', 'null'], enum: ['mg/dL', 'mmol/L', null] });
+    expect(props('update_profile').glucose_unit).toMatchObject({
+      type: ['string', 'null'],
+      enum: ['mg/dL', 'mmol/L', null],
+    });
     expect(props('nutrition_meal_log').items).toMatchObject({ minItems: 1, maxItems: 100 });
-    expect(props('nutrition_meal_log').items.items.properties.grams).toMatchObject({ exclusiveMinimum: 0, maximum: 5000 });
+    expect(props('nutrition_meal_log').items.items.properties.grams).toMatchObject({
+      exclusiveMinimum: 0,
+      maximum: 5000,
+    });
     expect(props('food_catalogue_search').q).toMatchObject({ minLength: 2, maxLength: 200 });
     expect(props('list_records').table.enum).toContain('glucose_readings');
     expect(props('list_changes').exclude.items.enum).toContain('journal_entries');
@@ -200,11 +236,19 @@ describe('what tools/list tells an agent (issue 11)', () => {
     const confirmTools = registry.tools.filter((t) => t.needsConfirm);
     expect(confirmTools.length).toBeGreaterThanOrEqual(8);
     for (const t of confirmTools) {
-      const does = firstClause(t.row.description ?? registry.byName.get(t.row.name)!.definition.description!);
-      expect(t.confirmNote, t.row.name).toContain(`It ${does.charAt(0).toLowerCase()}${does.slice(1)}.`);
+      const does = firstClause(
+        t.row.description ?? registry.byName.get(t.row.name)!.definition.description!,
+      );
+      expect(t.confirmNote, t.row.name).toContain(
+        `It ${does.charAt(0).toLowerCase()}${does.slice(1)}.`,
+      );
       expect(t.definition.description, t.row.name).toContain(t.confirmNote!);
     }
-    for (const name of ['sessions_all_revoke', 'sessions_one_revoke', 'account_ai_consent_revoke']) {
+    for (const name of [
+      'sessions_all_revoke',
+      'sessions_one_revoke',
+      'account_ai_consent_revoke',
+    ]) {
       expect(registry.byName.get(name)!.definition.description, name).not.toMatch(/deletes data/);
     }
   });

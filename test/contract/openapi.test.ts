@@ -33,7 +33,10 @@ function matchesDocumented(path: string, method: string, status: number, body: u
   const answer = responses[String(status)];
   expect(answer, `${method.toUpperCase()} ${path} documents no ${status}`).toBeDefined();
   const escaped = path.replace(/~/g, '~0').replace(/\//g, '~1');
-  const at = answer && '$ref' in answer ? answer.$ref.slice(1) : `/paths/${escaped}/${method}/responses/${status}`;
+  const at =
+    answer && '$ref' in answer
+      ? answer.$ref.slice(1)
+      : `/paths/${escaped}/${method}/responses/${status}`;
   // at: a Response Object; its JSON schema is under content/application/json/schema
   const validate = ajv.compile({ $ref: `openapi.json#${at}/content/application~1json/schema` });
   validate(body);
@@ -43,17 +46,27 @@ function matchesDocumented(path: string, method: string, status: number, body: u
 describe('GET /api/openapi.json', () => {
   it('is a valid OpenAPI 3.1 document', async () => {
     const validator = new Validator();
-    const result = await validator.validate(structuredClone(doc) as unknown as Parameters<Validator['validate']>[0]);
+    const result = await validator.validate(
+      structuredClone(doc) as unknown as Parameters<Validator['validate']>[0],
+    );
     expect(result.errors ?? []).toEqual([]);
     expect(result.valid).toBe(true);
     expect(validator.version).toBe('3.1');
     expect(doc.info).toMatchObject({ version: '0.1.0' });
-    expect(doc.components.securitySchemes.bearerAuth).toMatchObject({ type: 'http', scheme: 'bearer' });
+    expect(doc.components.securitySchemes.bearerAuth).toMatchObject({
+      type: 'http',
+      scheme: 'bearer',
+    });
   });
 
   it('is checked by a validator that does reject a broken document', async () => {
-    const broken = { ...structuredClone(doc), paths: { '/x': { get: { responses: { '200': { content: 'none' } } } } } };
-    const result = await new Validator().validate(broken as unknown as Parameters<Validator['validate']>[0]);
+    const broken = {
+      ...structuredClone(doc),
+      paths: { '/x': { get: { responses: { '200': { content: 'none' } } } } },
+    };
+    const result = await new Validator().validate(
+      broken as unknown as Parameters<Validator['validate']>[0],
+    );
     expect(result.valid).toBe(false);
   });
 
@@ -66,7 +79,9 @@ describe('GET /api/openapi.json', () => {
       expect(op!.tags).toEqual([route.tag]);
       expect(op!.responses[String(route.status ?? 200)]).toBeDefined();
     }
-    const ids = Object.values(doc.paths).flatMap((item) => Object.values(item).map((op) => op.operationId));
+    const ids = Object.values(doc.paths).flatMap((item) =>
+      Object.values(item).map((op) => op.operationId),
+    );
     expect(new Set(ids).size).toBe(ids.length);
     expect(ids.length).toBe(ROUTES.length);
   });
@@ -79,7 +94,9 @@ describe('GET /api/openapi.json', () => {
     });
     expect(doc.paths['/api/auth/login'].post!.security).toEqual([]);
     expect(doc.paths['/api/auth/login'].post!.responses['401']).toBeUndefined();
-    expect(doc.paths['/api/auth/login'].post!.responses['422']).toEqual({ $ref: '#/components/responses/ValidationFailed' });
+    expect(doc.paths['/api/auth/login'].post!.responses['422']).toEqual({
+      $ref: '#/components/responses/ValidationFailed',
+    });
   });
 
   it('documents the personal-token paths, parameters and bodies from the schema', () => {
@@ -87,23 +104,38 @@ describe('GET /api/openapi.json', () => {
     expect(create.operationId).toBe('CreatePersonalToken');
     expect(create.requestBody).toEqual({
       required: true,
-      content: { 'application/json': { schema: { $ref: '#/components/schemas/CreatePersonalTokenInput' } } },
+      content: {
+        'application/json': { schema: { $ref: '#/components/schemas/CreatePersonalTokenInput' } },
+      },
     });
     expect(doc.components.schemas.CreatePersonalTokenInput).toMatchObject({
       type: 'object',
-      properties: { name: { type: 'string' }, scopes: { type: 'array', items: { type: 'string' } }, expires_at: { format: 'date-time' } },
+      properties: {
+        name: { type: 'string' },
+        scopes: { type: 'array', items: { type: 'string' } },
+        expires_at: { format: 'date-time' },
+      },
       required: ['name', 'scopes'],
       additionalProperties: false,
     });
     expect(Object.keys(create.responses).sort()).toEqual(['201', '401', '403', '422']);
     expect(doc.paths['/api/v1/tokens'].get!.responses['200']).toEqual({
       description: 'Successful Response',
-      content: { 'application/json': { schema: { type: 'array', items: { $ref: '#/components/schemas/PersonalTokenOut' } } } },
+      content: {
+        'application/json': {
+          schema: { type: 'array', items: { $ref: '#/components/schemas/PersonalTokenOut' } },
+        },
+      },
     });
     const revoke = doc.paths['/api/v1/tokens/{token_id}'].delete!;
     expect(revoke.operationId).toBe('RevokePersonalToken');
     expect(revoke.parameters).toEqual([
-      { name: 'token_id', in: 'path', required: true, schema: { type: 'integer', minimum: -2147483648, maximum: 2147483647 } },
+      {
+        name: 'token_id',
+        in: 'path',
+        required: true,
+        schema: { type: 'integer', minimum: -2147483648, maximum: 2147483647 },
+      },
     ]);
     expect(doc.components.schemas.PersonalTokenOut).toMatchObject({
       required: ['id', 'name', 'scopes', 'hint', 'expires_at', 'last_used_at', 'created_at'],
@@ -116,15 +148,29 @@ describe('query parameters', () => {
     const doc = (await rest(app, 'GET', '/api/openapi.json')).body as OpenApiDocument;
     const readings = doc.paths['/api/glucose/readings'].get!.parameters!;
     const byName = Object.fromEntries(readings.map((p) => [p.name, p.schema]));
-    expect(byName.since_hours).toMatchObject({ type: 'integer', minimum: 1, maximum: 43800, default: 24 });
-    expect(byName.limit).toMatchObject({ type: 'integer', minimum: 1, maximum: 50000, default: 500 });
+    expect(byName.since_hours).toMatchObject({
+      type: 'integer',
+      minimum: 1,
+      maximum: 43800,
+      default: 24,
+    });
+    expect(byName.limit).toMatchObject({
+      type: 'integer',
+      minimum: 1,
+      maximum: 50000,
+      default: 500,
+    });
     const unbounded: string[] = [];
     for (const [path, item] of Object.entries(doc.paths)) {
       for (const [method, operation] of Object.entries(item)) {
         for (const p of operation.parameters ?? []) {
           const type = (p.schema as { type?: unknown }).type;
           const numeric = type === 'integer' || type === 'number';
-          if (numeric && ((p.schema as { minimum?: number }).minimum === undefined || (p.schema as { maximum?: number }).maximum === undefined)) {
+          if (
+            numeric &&
+            ((p.schema as { minimum?: number }).minimum === undefined ||
+              (p.schema as { maximum?: number }).maximum === undefined)
+          ) {
             unbounded.push(`${method} ${path} ${p.name}`);
           }
         }
@@ -133,10 +179,12 @@ describe('query parameters', () => {
     expect(unbounded).toEqual([]);
   });
 
-  it('documents sensor/unbind\'s serial_number as a required query parameter', async () => {
+  it("documents sensor/unbind's serial_number as a required query parameter", async () => {
     const doc = (await rest(app, 'GET', '/api/openapi.json')).body as OpenApiDocument;
     const unbind = doc.paths['/api/devices/sensor/unbind'].post!;
-    expect(unbind.parameters).toEqual([expect.objectContaining({ name: 'serial_number', in: 'query', required: true })]);
+    expect(unbind.parameters).toEqual([
+      expect.objectContaining({ name: 'serial_number', in: 'query', required: true }),
+    ]);
     expect(unbind.requestBody).toBeUndefined();
   });
 });
@@ -156,7 +204,11 @@ describe('real answers match the documented schemas', () => {
     const { user, token } = await seedUser(app);
     const created = await rest(app, 'POST', '/api/v1/tokens', {
       token,
-      body: { name: 'script', scopes: ['health:glucose:read'], expires_at: new Date(Date.now() + 86_400_000).toISOString() },
+      body: {
+        name: 'script',
+        scopes: ['health:glucose:read'],
+        expires_at: new Date(Date.now() + 86_400_000).toISOString(),
+      },
     });
     expect(created.status).toBe(201);
     expect(created.body.token).toMatch(/^hdp_pat_/);
@@ -172,11 +224,17 @@ describe('real answers match the documented schemas', () => {
     expect(matchesDocumented('/api/v1/tokens/{token_id}', 'delete', 200, revoked.body)).toEqual([]);
 
     const personal = await seedPersonalToken(app, user.id, ['health:glucose:read']);
-    const refused = await rest(app, 'POST', '/api/v1/tokens', { token: personal, body: { name: 'x', scopes: ['profile:read'] } });
+    const refused = await rest(app, 'POST', '/api/v1/tokens', {
+      token: personal,
+      body: { name: 'x', scopes: ['profile:read'] },
+    });
     expect(refused.status).toBe(403);
     expect(matchesDocumented('/api/v1/tokens', 'post', 403, refused.body)).toEqual([]);
 
-    const invalid = await rest(app, 'POST', '/api/v1/tokens', { token, body: { name: '', scopes: ['no:such'] } });
+    const invalid = await rest(app, 'POST', '/api/v1/tokens', {
+      token,
+      body: { name: '', scopes: ['no:such'] },
+    });
     expect(invalid.status).toBe(422);
     expect(matchesDocumented('/api/v1/tokens', 'post', 422, invalid.body)).toEqual([]);
   });
@@ -199,7 +257,9 @@ describe('GET /api/docs', () => {
       expect(res?.status()).toBe(200);
       await page.waitForSelector('.opblock', { timeout: 20_000 });
       expect(await page.locator('.opblock').count()).toBe(ROUTES.length);
-      await expect.poll(() => page.locator('.opblock-summary-operation-id').allInnerTexts()).toContain('CreatePersonalToken');
+      await expect
+        .poll(() => page.locator('.opblock-summary-operation-id').allInnerTexts())
+        .toContain('CreatePersonalToken');
       expect(elsewhere).toEqual([]);
       expect(problems).toEqual([]);
     } finally {

@@ -21,8 +21,11 @@ const key = (method: string, p: string): string => `${method} ${p}`;
 
 /** The documented routes: `section<TAB>method<TAB>path` lines after the header. */
 function specRoutes(): string[] {
-  if (!existsSync(SPEC_TSV)) throw new Error(`the route list ${SPEC_TSV} is missing (docs/spec, a copy of ../shared/spec)`);
-  const [header, ...lines] = readFileSync(SPEC_TSV, 'utf8').split('\n').filter((l) => l.trim());
+  if (!existsSync(SPEC_TSV))
+    throw new Error(`the route list ${SPEC_TSV} is missing (docs/spec, a copy of ../shared/spec)`);
+  const [header, ...lines] = readFileSync(SPEC_TSV, 'utf8')
+    .split('\n')
+    .filter((l) => l.trim());
   expect(header.split('\t')).toEqual(['section', 'method', 'path']);
   return lines.map((l) => {
     const [, method, p] = l.split('\t');
@@ -34,9 +37,9 @@ function specRoutes(): string[] {
 function documentedReadApi(): string[] {
   const text = readFileSync(README, 'utf8');
   const section = text.slice(text.indexOf('## Read API routes'));
-  return [...section.matchAll(/^\| (GET|POST|PUT|PATCH|DELETE) \| (\/api\/v1\/\S+) \| (\w+) \|/gm)].map(
-    (m) => `${key(m[1], m[2])} ${m[3]}`,
-  );
+  return [
+    ...section.matchAll(/^\| (GET|POST|PUT|PATCH|DELETE) \| (\/api\/v1\/\S+) \| (\w+) \|/gm),
+  ].map((m) => `${key(m[1], m[2])} ${m[3]}`);
 }
 
 const spec = specRoutes();
@@ -45,12 +48,16 @@ const operations = loadOperations(schema);
 describe('the REST route table', () => {
   it('serves only documented routes outside the read API', () => {
     const documented = new Set(spec);
-    const undocumented = ROUTES.filter((r) => !r.path.startsWith(READ_API) && !documented.has(key(r.method, r.path)));
+    const undocumented = ROUTES.filter(
+      (r) => !r.path.startsWith(READ_API) && !documented.has(key(r.method, r.path)),
+    );
     expect(undocumented.map((r) => key(r.method, r.path))).toEqual([]);
   });
 
   it('serves exactly the read-API routes that rest-facade/README.md documents', () => {
-    const ours = ROUTES.filter((r) => r.path.startsWith(READ_API)).map((r) => `${key(r.method, r.path)} ${r.operation}`);
+    const ours = ROUTES.filter((r) => r.path.startsWith(READ_API)).map(
+      (r) => `${key(r.method, r.path)} ${r.operation}`,
+    );
     const documented = documentedReadApi();
     expect(documented.length).toBeGreaterThan(0);
     expect([...ours].sort()).toEqual([...documented].sort());
@@ -71,15 +78,25 @@ describe('the REST route table', () => {
         continue;
       }
       const variables = new Set(op.variables.map((v) => v.variable.name.value));
-      if (r.body && !variables.has(r.body)) problems.push(`${key(r.method, r.path)}: ${r.operation} has no $${r.body}`);
+      if (r.body && !variables.has(r.body))
+        problems.push(`${key(r.method, r.path)}: ${r.operation} has no $${r.body}`);
       for (const [wire, variable] of Object.entries(r.rename ?? {})) {
-        if (!variables.has(variable)) problems.push(`${key(r.method, r.path)}: rename ${wire} -> $${variable} is not a variable`);
+        if (!variables.has(variable))
+          problems.push(
+            `${key(r.method, r.path)}: rename ${wire} -> $${variable} is not a variable`,
+          );
       }
       for (const [, wire] of r.path.matchAll(/\{(\w+)\}/g)) {
         const variable = r.rename?.[wire] ?? toCamel(wire);
-        if (!variables.has(variable)) problems.push(`${key(r.method, r.path)}: {${wire}} fills no variable of ${r.operation}`);
+        if (!variables.has(variable))
+          problems.push(`${key(r.method, r.path)}: {${wire}} fills no variable of ${r.operation}`);
       }
-      if (r.result && !op.definition.selectionSet.selections.some((s) => s.kind === Kind.FIELD && (s.alias?.value ?? s.name.value) === r.result)) {
+      if (
+        r.result &&
+        !op.definition.selectionSet.selections.some(
+          (s) => s.kind === Kind.FIELD && (s.alias?.value ?? s.name.value) === r.result,
+        )
+      ) {
         problems.push(`${key(r.method, r.path)}: ${r.operation} has no root field ${r.result}`);
       }
     }

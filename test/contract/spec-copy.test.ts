@@ -15,7 +15,9 @@ describe('docs/spec, the copy of the documented interface', () => {
   // Only where ../shared sits beside the checkout (the development machines); CI clones alone.
   it.runIf(existsSync(shared))('equals ../shared/spec', () => {
     for (const f of ['rest-api.md', 'mcp.md', 'rest-routes.tsv', 'mcp-tools.tsv']) {
-      expect(readFileSync(path.join(root, 'docs/spec', f), 'utf8'), f).toBe(readFileSync(path.join(shared, f), 'utf8'));
+      expect(readFileSync(path.join(root, 'docs/spec', f), 'utf8'), f).toBe(
+        readFileSync(path.join(shared, f), 'utf8'),
+      );
     }
   });
 });

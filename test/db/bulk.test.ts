@@ -14,10 +14,15 @@ const NEVER = 600_000;
 const events: string[] = [];
 /** a bulk write of `n` rows in slices of 2 that records each slice */
 const bulk = (n: number, maxYieldMs: number) =>
-  writeInSlices(Array.from({ length: n }, (_, i) => i), 2, (slice) => {
-    events.push(`slice ${slice.join(',')}`);
-    return Promise.resolve(slice.length);
-  }, { maxYieldMs });
+  writeInSlices(
+    Array.from({ length: n }, (_, i) => i),
+    2,
+    (slice) => {
+      events.push(`slice ${slice.join(',')}`);
+      return Promise.resolve(slice.length);
+    },
+    { maxYieldMs },
+  );
 
 let release: () => void = () => {};
 let arrived: () => void = () => {};

@@ -26,7 +26,10 @@ describe('embedded database', () => {
   it('sees a migration as pending when its file no longer matches the recorded checksum', async () => {
     const list = (await readMigrationsList()).migrationDirectories;
     const { createHash } = await import('node:crypto');
-    const rows = list.map((d) => ({ migration_name: d.path, checksum: createHash('sha256').update(d.migrationFile.content.value).digest('hex') }));
+    const rows = list.map((d) => ({
+      migration_name: d.path,
+      checksum: createHash('sha256').update(d.migrationFile.content.value).digest('hex'),
+    }));
     expect(await pendingMigrations(() => Promise.resolve(rows))).toEqual([]);
     rows[0].checksum = 'edited';
     expect(await pendingMigrations(() => Promise.resolve(rows))).toEqual([list[0].path]);

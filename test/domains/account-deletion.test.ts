@@ -10,7 +10,11 @@ import { describe, expect, it } from 'vitest';
 import { ALL_SCOPES } from '../../src/auth/scopes.ts';
 import type { Db } from '../../src/db/client.ts';
 import { createSession } from '../../src/domains/account/account.sessions.ts';
-import { deleteAccount, EMAIL_KEYED, userKeyedTables } from '../../src/domains/account/account.deletion.ts';
+import {
+  deleteAccount,
+  EMAIL_KEYED,
+  userKeyedTables,
+} from '../../src/domains/account/account.deletion.ts';
 import type { PersonKeyedTable } from '../../src/domains/account/account.deletion.ts';
 import { getDatamodel } from '../../src/generated/pothos-types.ts';
 import type { AuthedContext } from '../../src/graphql/context.ts';
@@ -37,39 +41,116 @@ const rand = (): string => randomBytes(8).toString('hex');
  */
 const SEEDERS: Record<string, (p: Db, me: Person, other: Person) => Promise<unknown>> = {
   'AccessGrant.granteeId': (p, me, other) =>
-    p.accessGrant.create({ data: { ownerId: other.id, granteeId: me.id, inviteeEmail: me.email, status: 'active', expiresAt: later() } }),
+    p.accessGrant.create({
+      data: {
+        ownerId: other.id,
+        granteeId: me.id,
+        inviteeEmail: me.email,
+        status: 'active',
+        expiresAt: later(),
+      },
+    }),
   'AccessGrant.ownerId': (p, me, other) =>
-    p.accessGrant.create({ data: { ownerId: me.id, inviteeEmail: other.email, expiresAt: later() } }),
+    p.accessGrant.create({
+      data: { ownerId: me.id, inviteeEmail: other.email, expiresAt: later() },
+    }),
   'GlucoseReading.userId': (p, me) =>
-    p.glucoseReading.create({ data: { id: rand(), userId: me.id, timestamp: new Date(), valueMgDl: 100 } }),
-  'GlucoseSensor.userId': (p, me) => p.glucoseSensor.create({ data: { id: rand(), userId: me.id, sensorId: 1 } }),
+    p.glucoseReading.create({
+      data: { id: rand(), userId: me.id, timestamp: new Date(), valueMgDl: 100 },
+    }),
+  'GlucoseSensor.userId': (p, me) =>
+    p.glucoseSensor.create({ data: { id: rand(), userId: me.id, sensorId: 1 } }),
   'RawSensorData.userId': (p, me) =>
-    p.rawSensorData.create({ data: { id: rand(), userId: me.id, sensorId: 1, timestamp: new Date(), rawValue: 100 } }),
+    p.rawSensorData.create({
+      data: { id: rand(), userId: me.id, sensorId: 1, timestamp: new Date(), rawValue: 100 },
+    }),
   'Consent.userId': (p, me) => p.consent.create({ data: { userId: me.id, kind: 'meal_photo' } }),
   'IdempotencyRecord.userId': (p, me) =>
-    p.idempotencyRecord.create({ data: { userId: me.id, tool: 'update_profile', key: rand(), fingerprint: 'f', status: 'done' } }),
-  'IdentityLink.userId': (p, me) => p.identityLink.create({ data: { userId: me.id, provider: 'google', subject: rand(), email: me.email } }),
-  'PasswordResetToken.userId': (p, me) => p.passwordResetToken.create({ data: { userId: me.id, tokenHash: rand(), expiresAt: later() } }),
+    p.idempotencyRecord.create({
+      data: {
+        userId: me.id,
+        tool: 'update_profile',
+        key: rand(),
+        fingerprint: 'f',
+        status: 'done',
+      },
+    }),
+  'IdentityLink.userId': (p, me) =>
+    p.identityLink.create({
+      data: { userId: me.id, provider: 'google', subject: rand(), email: me.email },
+    }),
+  'PasswordResetToken.userId': (p, me) =>
+    p.passwordResetToken.create({ data: { userId: me.id, tokenHash: rand(), expiresAt: later() } }),
   'PersonalToken.userId': (_p, me) => seedPersonalToken(app, me.id, ['profile:read']),
   'HealthMetric.userId': (p, me) =>
-    p.healthMetric.create({ data: { id: rand(), userId: me.id, metricType: 'steps', value: 10, unit: 'count', timestamp: new Date() } }),
+    p.healthMetric.create({
+      data: {
+        id: rand(),
+        userId: me.id,
+        metricType: 'steps',
+        value: 10,
+        unit: 'count',
+        timestamp: new Date(),
+      },
+    }),
   'SleepSample.userId': (p, me) =>
-    p.sleepSample.create({ data: { id: rand(), userId: me.id, stage: 'deep', startAt: new Date(), endAt: new Date(), source: rand() } }),
+    p.sleepSample.create({
+      data: {
+        id: rand(),
+        userId: me.id,
+        stage: 'deep',
+        startAt: new Date(),
+        endAt: new Date(),
+        source: rand(),
+      },
+    }),
   'WorkoutSample.userId': (p, me) =>
-    p.workoutSample.create({ data: { id: rand(), userId: me.id, activityType: 'running', startAt: new Date(), endAt: new Date(), durationMinutes: 0, source: rand() } }),
-  'DeviceToken.userId': (p, me) => p.deviceToken.create({ data: { id: rand(), userId: me.id, token: rand(), platform: 'ios' } }),
+    p.workoutSample.create({
+      data: {
+        id: rand(),
+        userId: me.id,
+        activityType: 'running',
+        startAt: new Date(),
+        endAt: new Date(),
+        durationMinutes: 0,
+        source: rand(),
+      },
+    }),
+  'DeviceToken.userId': (p, me) =>
+    p.deviceToken.create({ data: { id: rand(), userId: me.id, token: rand(), platform: 'ios' } }),
   'SensorSession.userId': (p, me) =>
-    p.sensorSession.create({ data: { id: rand(), userId: me.id, serialNumber: rand(), startedAt: new Date() } }),
-  'Session.userId': (_p, me) => createSession(serviceContext(app), { userId: me.id, kind: 'native' }),
-  'JournalEntry.userId': (p, me) => p.journalEntry.create({ data: { id: rand(), userId: me.id, body: 'b', serverUpdatedAt: new Date() } }),
+    p.sensorSession.create({
+      data: { id: rand(), userId: me.id, serialNumber: rand(), startedAt: new Date() },
+    }),
+  'Session.userId': (_p, me) =>
+    createSession(serviceContext(app), { userId: me.id, kind: 'native' }),
+  'JournalEntry.userId': (p, me) =>
+    p.journalEntry.create({
+      data: { id: rand(), userId: me.id, body: 'b', serverUpdatedAt: new Date() },
+    }),
   'SyncState.userId': (p, me) => p.syncState.create({ data: { userId: me.id } }),
   'Food.ownerUserId': (p, me) =>
-    p.food.create({ data: { id: `custom:${rand()}`, source: 'custom', description: 'my bread', ownerUserId: me.id } }),
-  'Meal.userId': (p, me) => p.meal.create({ data: { id: rand(), userId: me.id, eatenAt: new Date() } }),
-  'MealItem.userId': (p, me) => p.mealItem.create({ data: { id: rand(), userId: me.id, mealId: rand(), name: 'rice', grams: 100 } }),
+    p.food.create({
+      data: {
+        id: `custom:${rand()}`,
+        source: 'custom',
+        description: 'my bread',
+        ownerUserId: me.id,
+      },
+    }),
+  'Meal.userId': (p, me) =>
+    p.meal.create({ data: { id: rand(), userId: me.id, eatenAt: new Date() } }),
+  'MealItem.userId': (p, me) =>
+    p.mealItem.create({
+      data: { id: rand(), userId: me.id, mealId: rand(), name: 'rice', grams: 100 },
+    }),
   // keyed by address
-  'EmailCode.email': (p, me) => p.emailCode.create({ data: { email: me.email, codeHash: rand(), expiresAt: later() } }),
-  'AccessGrant.inviteeEmail': (p, me, other) => p.accessGrant.create({ data: { ownerId: other.id, inviteeEmail: me.email, expiresAt: later() } }),
+  'EmailCode.email': (p, me) =>
+    p.emailCode.create({ data: { email: me.email, codeHash: rand(), expiresAt: later() } }),
+  'AccessGrant.inviteeEmail': (p, me, other) =>
+    p.accessGrant.create({
+      data: { ownerId: other.id, inviteeEmail: me.email, expiresAt: later() },
+    }),
 };
 
 /** Address fields of a row that belongs to the user it is related to (removed with that relation). */
@@ -80,8 +161,12 @@ const nameOf = (t: PersonKeyedTable): string => `${t.model}.${t.field}`;
 
 type CountDelegate = { count(args: { where: Record<string, unknown> }): Promise<number> };
 function countIn(t: PersonKeyedTable, person: Person): Promise<number> {
-  const delegate = (prisma as unknown as Record<string, CountDelegate>)[t.model[0].toLowerCase() + t.model.slice(1)];
-  return delegate.count({ where: { [t.field]: t.field.toLowerCase().endsWith('email') ? person.email : person.id } });
+  const delegate = (prisma as unknown as Record<string, CountDelegate>)[
+    t.model[0].toLowerCase() + t.model.slice(1)
+  ];
+  return delegate.count({
+    where: { [t.field]: t.field.toLowerCase().endsWith('email') ? person.email : person.id },
+  });
 }
 
 async function rowsOf(person: Person): Promise<Record<string, number>> {
@@ -97,7 +182,14 @@ async function seedEverywhere(me: Person, other: Person): Promise<void> {
 function authedContext(userId: number): AuthedContext {
   return {
     ...serviceContext(app),
-    principal: { kind: 'session', userId, sessionId: 'test', sessionKind: 'native', isAdmin: false, scopes: ALL_SCOPES },
+    principal: {
+      kind: 'session',
+      userId,
+      sessionId: 'test',
+      sessionKind: 'native',
+      isAdmin: false,
+      scopes: ALL_SCOPES,
+    },
   };
 }
 
@@ -106,11 +198,24 @@ describe('the tables account deletion covers', () => {
     const derived = userKeyedTables().map(nameOf);
     const { models } = getDatamodel().datamodel;
     const related = Object.entries(models).flatMap(([model, def]) =>
-      model === 'User' ? [] : def.fields.filter((f) => f.type === 'User').flatMap((f) => (f.relationFromFields ?? []).map((fk) => `${model}.${fk}`)),
+      model === 'User'
+        ? []
+        : def.fields
+            .filter((f) => f.type === 'User')
+            .flatMap((f) => (f.relationFromFields ?? []).map((fk) => `${model}.${fk}`)),
     );
     expect(derived.sort()).toEqual(related.sort());
     expect(derived).toEqual(
-      expect.arrayContaining(['Session.userId', 'PersonalToken.userId', 'IdempotencyRecord.userId', 'AccessGrant.ownerId', 'AccessGrant.granteeId', 'Consent.userId', 'IdentityLink.userId', 'PasswordResetToken.userId']),
+      expect.arrayContaining([
+        'Session.userId',
+        'PersonalToken.userId',
+        'IdempotencyRecord.userId',
+        'AccessGrant.ownerId',
+        'AccessGrant.granteeId',
+        'Consent.userId',
+        'IdentityLink.userId',
+        'PasswordResetToken.userId',
+      ]),
     );
     const missing = ALL_TABLES.map(nameOf).filter((n) => !SEEDERS[n]);
     expect(missing, 'add a seeder for each new table to SEEDERS in this file').toEqual([]);
@@ -119,10 +224,17 @@ describe('the tables account deletion covers', () => {
   it('include every address field that names a person (or the field belongs to its related user)', () => {
     const { models } = getDatamodel().datamodel;
     const addressFields = Object.entries(models).flatMap(([model, def]) =>
-      model === 'User' ? [] : def.fields.filter((f) => f.kind === 'scalar' && /email/i.test(f.name)).map((f) => `${model}.${f.name}`),
+      model === 'User'
+        ? []
+        : def.fields
+            .filter((f) => f.kind === 'scalar' && /email/i.test(f.name))
+            .map((f) => `${model}.${f.name}`),
     );
     const covered = new Set([...EMAIL_KEYED.map(nameOf), ...OWNERS_OWN_ADDRESS]);
-    expect(addressFields.filter((f) => !covered.has(f)), 'decide: EMAIL_KEYED in account.deletion.ts, or OWNERS_OWN_ADDRESS here').toEqual([]);
+    expect(
+      addressFields.filter((f) => !covered.has(f)),
+      'decide: EMAIL_KEYED in account.deletion.ts, or OWNERS_OWN_ADDRESS here',
+    ).toEqual([]);
   });
 });
 
@@ -136,13 +248,20 @@ describe('DELETE /api/auth/me', () => {
     const photo = await app.fetch('/api/auth/profile-photo', {
       method: 'POST',
       headers: { authorization: `Bearer ${me.token}` },
-      body: (() => { const f = new FormData(); f.append('file', new Blob([PNG], { type: 'image/png' })); return f; })(),
+      body: (() => {
+        const f = new FormData();
+        f.append('file', new Blob([PNG], { type: 'image/png' }));
+        return f;
+      })(),
     });
     const photoUrl = (await photo.json()).profile_photo_url as string;
     const photoFile = path.join(app.config.DATA_DIR, 'uploads', photoUrl.replace('/media/', ''));
     expect(existsSync(photoFile)).toBe(true);
     const before = await rowsOf(me.user);
-    expect(Object.entries(before).filter(([, n]) => n === 0), 'every table has a row of the account').toEqual([]);
+    expect(
+      Object.entries(before).filter(([, n]) => n === 0),
+      'every table has a row of the account',
+    ).toEqual([]);
     const bystanderBefore = await rowsOf(bystander.user);
 
     const res = await rest(app, 'DELETE', '/api/auth/me', { token: me.token });
@@ -165,10 +284,14 @@ describe('DELETE /api/auth/me', () => {
     expect((await rest(app, 'DELETE', '/api/auth/me', { token: me.token })).status).toBe(200);
 
     expect((await rest(app, 'GET', '/api/auth/me', { token: me.token })).status).toBe(401);
-    expect((await rest(app, 'GET', '/api/auth/me', { headers: { cookie: web.cookie } })).status).toBe(401);
+    expect(
+      (await rest(app, 'GET', '/api/auth/me', { headers: { cookie: web.cookie } })).status,
+    ).toBe(401);
     expect((await rest(app, 'GET', '/api/auth/me', { token: pat })).status).toBe(401);
     expect((await mcpPost(app, rpc('tools/list'), { token: pat })).status).toBe(401);
-    const login = await rest(app, 'POST', '/api/auth/login', { body: { email: me.user.email, password: me.password } });
+    const login = await rest(app, 'POST', '/api/auth/login', {
+      body: { email: me.user.email, password: me.password },
+    });
     expect(login.status).toBe(401);
     expect((await rest(app, 'DELETE', '/api/auth/me', { token: me.token })).status).toBe(401);
   });
@@ -176,8 +299,12 @@ describe('DELETE /api/auth/me', () => {
   it('clears the cookies of a web session that deletes its account (with the CSRF token)', async () => {
     const me = await seedUser(app);
     const web = await seedWebSession(app, me.user.id);
-    expect((await rest(app, 'DELETE', '/api/auth/me', { headers: { cookie: web.cookie } })).status).toBe(403);
-    const res = await rest(app, 'DELETE', '/api/auth/me', { headers: { cookie: web.cookie, 'x-csrf-token': web.csrf } });
+    expect(
+      (await rest(app, 'DELETE', '/api/auth/me', { headers: { cookie: web.cookie } })).status,
+    ).toBe(403);
+    const res = await rest(app, 'DELETE', '/api/auth/me', {
+      headers: { cookie: web.cookie, 'x-csrf-token': web.csrf },
+    });
     expect(res.status).toBe(200);
     expect(res.headers.getSetCookie().join('\n')).toMatch(/hdp_session=;.*Max-Age=0/);
   });
@@ -219,7 +346,9 @@ describe('rows inserted while the deletion runs', () => {
       while (!done) {
         try {
           await prisma.consent.deleteMany({ where: { userId: me.user.id } });
-          await prisma.session.create({ data: { id: rand(), userId: me.user.id, kind: 'native', epoch: 0, expiresAt: later() } });
+          await prisma.session.create({
+            data: { id: rand(), userId: me.user.id, kind: 'native', epoch: 0, expiresAt: later() },
+          });
           await prisma.consent.create({ data: { userId: me.user.id, kind: 'meal_photo' } });
           inserted++;
         } catch {

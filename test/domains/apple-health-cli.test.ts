@@ -13,9 +13,13 @@ afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
 /** Runs the CLI as `npm run import:apple-health` does, on an embedded database of its own. */
 async function cli(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   try {
-    const { stdout, stderr } = await run(process.execPath, ['--import', 'tsx', 'scripts/import-apple-health.ts', ...args], {
-      env: { ...process.env, DATA_DIR: dataDir, DATABASE_URL: '', LOG_LEVEL: 'silent' },
-    });
+    const { stdout, stderr } = await run(
+      process.execPath,
+      ['--import', 'tsx', 'scripts/import-apple-health.ts', ...args],
+      {
+        env: { ...process.env, DATA_DIR: dataDir, DATABASE_URL: '', LOG_LEVEL: 'silent' },
+      },
+    );
     return { code: 0, stdout, stderr };
   } catch (e) {
     const err = e as { code: number; stdout: string; stderr: string };
@@ -31,15 +35,34 @@ describe('npm run import:apple-health (issue 4)', () => {
 
     const usage = await cli('test/fixtures/apple_health/export6s3sample.xml');
     expect(usage.code).toBe(2);
-    const unknown = await cli('--email', 'nobody@example.com', 'test/fixtures/apple_health/export6s3sample.xml');
+    const unknown = await cli(
+      '--email',
+      'nobody@example.com',
+      'test/fixtures/apple_health/export6s3sample.xml',
+    );
     expect(unknown.code).toBe(1);
     expect(unknown.stderr).toMatch(/no account with the email/);
 
-    const ok = await cli('--email', ' CLI@example.com ', 'test/fixtures/apple_health/healthkit_to_sqlite_export.zip');
+    const ok = await cli(
+      '--email',
+      ' CLI@example.com ',
+      'test/fixtures/apple_health/healthkit_to_sqlite_export.zip',
+    );
     expect(ok.code).toBe(0);
     expect(ok.stderr).toMatch(/read 3 records \(2 imported types, 1 other\)/);
-    expect(JSON.parse(ok.stdout)).toMatchObject({ seen: 3, metrics: { inserted: 1 }, workouts: { inserted: 1 } });
-    const again = await cli('--email', 'cli@example.com', 'test/fixtures/apple_health/healthkit_to_sqlite_export.zip');
-    expect(JSON.parse(again.stdout)).toMatchObject({ metrics: { inserted: 0, skipped: 1 }, workouts: { inserted: 0, skipped: 1 } });
+    expect(JSON.parse(ok.stdout)).toMatchObject({
+      seen: 3,
+      metrics: { inserted: 1 },
+      workouts: { inserted: 1 },
+    });
+    const again = await cli(
+      '--email',
+      'cli@example.com',
+      'test/fixtures/apple_health/healthkit_to_sqlite_export.zip',
+    );
+    expect(JSON.parse(again.stdout)).toMatchObject({
+      metrics: { inserted: 0, skipped: 1 },
+      workouts: { inserted: 0, skipped: 1 },
+    });
   }, 60_000);
 });

@@ -7,7 +7,8 @@ import { callTool, mcpClient } from '../harness/mcp.ts';
 
 const app = await startTestApp();
 
-const errorOf = (result: { structuredContent?: unknown }): any => (result.structuredContent as any).error;
+const errorOf = (result: { structuredContent?: unknown }): any =>
+  (result.structuredContent as any).error;
 
 describe('POST /api/v1/consents/meal_photo', () => {
   it('gives the consent and answers {kind, given_at}; giving it again keeps the first time', async () => {
@@ -15,7 +16,12 @@ describe('POST /api/v1/consents/meal_photo', () => {
     expect(await hasConsent({ prisma: app.db.prisma }, user.id, 'meal_photo')).toBe(false);
     const given = await rest(app, 'POST', '/api/v1/consents/meal_photo', { token });
     expect(given.status).toBe(200);
-    expect(given.body).toEqual({ kind: 'meal_photo', given: true, given_at: expect.any(String), withdrawn_at: null });
+    expect(given.body).toEqual({
+      kind: 'meal_photo',
+      given: true,
+      given_at: expect.any(String),
+      withdrawn_at: null,
+    });
     expect(await hasConsent({ prisma: app.db.prisma }, user.id, 'meal_photo')).toBe(true);
     const again = await rest(app, 'POST', '/api/v1/consents/meal_photo', { token });
     expect(again.body.given_at).toBe(given.body.given_at);
@@ -24,9 +30,13 @@ describe('POST /api/v1/consents/meal_photo', () => {
   it('works from a web session with its CSRF token, and refuses a cookie without it', async () => {
     const { user } = await seedUser(app);
     const web = await seedWebSession(app, user.id);
-    const refused = await rest(app, 'POST', '/api/v1/consents/meal_photo', { headers: { cookie: web.cookie } });
+    const refused = await rest(app, 'POST', '/api/v1/consents/meal_photo', {
+      headers: { cookie: web.cookie },
+    });
     expect(refused.status).toBe(403);
-    const ok = await rest(app, 'POST', '/api/v1/consents/meal_photo', { headers: { cookie: web.cookie, 'x-csrf-token': web.csrf } });
+    const ok = await rest(app, 'POST', '/api/v1/consents/meal_photo', {
+      headers: { cookie: web.cookie, 'x-csrf-token': web.csrf },
+    });
     expect(ok.status).toBe(200);
   });
 
@@ -54,12 +64,18 @@ describe('GET and DELETE /api/v1/consents', () => {
     const read = await seedPersonalToken(app, user.id, ['consents:read']);
     const none = await rest(app, 'GET', '/api/v1/consents', { token: read });
     expect(none.status).toBe(200);
-    expect(none.body).toEqual([{ kind: 'meal_photo', given: false, given_at: null, withdrawn_at: null }]);
+    expect(none.body).toEqual([
+      { kind: 'meal_photo', given: false, given_at: null, withdrawn_at: null },
+    ]);
 
     await rest(app, 'POST', '/api/v1/consents/meal_photo', { token });
     const withdrawn = await rest(app, 'DELETE', '/api/v1/consents/meal_photo', { token });
     expect(withdrawn.status).toBe(200);
-    expect(withdrawn.body).toMatchObject({ kind: 'meal_photo', given: false, withdrawn_at: expect.any(String) });
+    expect(withdrawn.body).toMatchObject({
+      kind: 'meal_photo',
+      given: false,
+      withdrawn_at: expect.any(String),
+    });
     expect(await hasConsent({ prisma: app.db.prisma }, user.id, 'meal_photo')).toBe(false);
 
     const regiven = await rest(app, 'POST', '/api/v1/consents/meal_photo', { token });
@@ -77,7 +93,7 @@ describe('GET and DELETE /api/v1/consents', () => {
     expect(write.body.detail).toEqual({ code: 'insufficient_scope', scope: 'consents:write' });
   });
 
-  it('never touches another person\'s consent', async () => {
+  it("never touches another person's consent", async () => {
     const a = await seedUser(app);
     const b = await seedUser(app);
     await rest(app, 'POST', '/api/v1/consents/meal_photo', { token: a.token });
@@ -92,26 +108,38 @@ describe('MCP consent_read and account_ai_consent_revoke', () => {
   it('reads the consents and, once the person confirmed, withdraws the AI consent', async () => {
     const { user, token } = await seedUser(app);
     await rest(app, 'POST', '/api/v1/consents/meal_photo', { token });
-    const client = await mcpClient(app, await seedPersonalToken(app, user.id, ['consents:read', 'consents:write']));
+    const client = await mcpClient(
+      app,
+      await seedPersonalToken(app, user.id, ['consents:read', 'consents:write']),
+    );
 
     const read = await callTool(client, 'consent_read');
     expect(read.isError).toBeFalsy();
     expect(read.structuredContent).toEqual({
-      items: [{ kind: 'meal_photo', given: true, given_at: expect.any(String), withdrawn_at: null }],
+      items: [
+        { kind: 'meal_photo', given: true, given_at: expect.any(String), withdrawn_at: null },
+      ],
     });
 
     const tools = (await client.listTools()).tools;
     const revoke = tools.find((t) => t.name === 'account_ai_consent_revoke')!;
     expect(revoke.annotations).toMatchObject({ destructiveHint: true, readOnlyHint: false });
     expect(revoke.inputSchema.required).toEqual(['confirm']);
-    expect(revoke.inputSchema.properties?.kind).toMatchObject({ enum: ['meal_photo'], default: 'meal_photo' });
+    expect(revoke.inputSchema.properties?.kind).toMatchObject({
+      enum: ['meal_photo'],
+      default: 'meal_photo',
+    });
 
     const unconfirmed = await callTool(client, 'account_ai_consent_revoke', {});
     expect(errorOf(unconfirmed).code).toBe('CONFIRMATION_REQUIRED');
     expect(await hasConsent({ prisma: app.db.prisma }, user.id, 'meal_photo')).toBe(true);
 
     const done = await callTool(client, 'account_ai_consent_revoke', { confirm: true });
-    expect(done.structuredContent).toMatchObject({ kind: 'meal_photo', given: false, withdrawn_at: expect.any(String) });
+    expect(done.structuredContent).toMatchObject({
+      kind: 'meal_photo',
+      given: false,
+      withdrawn_at: expect.any(String),
+    });
     expect(await hasConsent({ prisma: app.db.prisma }, user.id, 'meal_photo')).toBe(false);
   });
 
@@ -119,6 +147,9 @@ describe('MCP consent_read and account_ai_consent_revoke', () => {
     const { user } = await seedUser(app);
     const client = await mcpClient(app, await seedPersonalToken(app, user.id, ['consents:read']));
     const result = await callTool(client, 'account_ai_consent_revoke', { confirm: true });
-    expect(errorOf(result)).toMatchObject({ code: 'INSUFFICIENT_SCOPE', detail: { scope: 'consents:write' } });
+    expect(errorOf(result)).toMatchObject({
+      code: 'INSUFFICIENT_SCOPE',
+      detail: { scope: 'consents:write' },
+    });
   });
 });

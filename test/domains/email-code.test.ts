@@ -57,7 +57,10 @@ describe('POST /api/auth/email/start', () => {
   });
 
   it('answers 422 for an address that is not well-formed', async () => {
-    const res = await rest(app, 'POST', '/api/auth/email/start', { body: { email: 'not-an-address' }, headers: fromNewIp() });
+    const res = await rest(app, 'POST', '/api/auth/email/start', {
+      body: { email: 'not-an-address' },
+      headers: fromNewIp(),
+    });
     expect(res.status).toBe(422);
     expect(res.body.detail[0].loc).toEqual(['body', 'email']);
   });
@@ -88,7 +91,8 @@ describe('POST /api/auth/email/start', () => {
 
   it('answers 429 after 20 codes per hour from one IP, for any addresses', async () => {
     const ip = fromNewIp();
-    for (let i = 0; i < 20; i++) expect((await start(app, newAddress(), ip)).status, `code ${i + 1}`).toBe(200);
+    for (let i = 0; i < 20; i++)
+      expect((await start(app, newAddress(), ip)).status, `code ${i + 1}`).toBe(200);
     const over = await start(app, newAddress(), ip);
     expect(over.status).toBe(429);
     expect(Number(over.headers.get('retry-after'))).toBeGreaterThan(0);
@@ -114,7 +118,11 @@ describe('POST /api/auth/email/verify', () => {
     const code = await requestCode(email);
     const res = await verify(email.toUpperCase(), code);
     expect(res.status).toBe(200);
-    expect(res.body).toMatchObject({ token_type: 'bearer', expires_in: 30 * 86_400, is_new_user: true });
+    expect(res.body).toMatchObject({
+      token_type: 'bearer',
+      expires_in: 30 * 86_400,
+      is_new_user: true,
+    });
     const user = await app.db.prisma.user.findUniqueOrThrow({ where: { email } });
     expect(user.passwordHash).toBeNull();
     const me = await rest(app, 'GET', '/api/auth/me', { token: res.body.access_token });
@@ -126,7 +134,9 @@ describe('POST /api/auth/email/verify', () => {
     const res = await verify(user.email, await requestCode(user.email));
     expect(res.status).toBe(200);
     expect(res.body.is_new_user).toBe(false);
-    expect((await rest(app, 'GET', '/api/auth/me', { token: res.body.access_token })).body.id).toBe(user.id);
+    expect((await rest(app, 'GET', '/api/auth/me', { token: res.body.access_token })).body.id).toBe(
+      user.id,
+    );
   });
 
   it('answers 400 for a wrong code', async () => {
@@ -135,7 +145,9 @@ describe('POST /api/auth/email/verify', () => {
     const res = await verify(email, wrong(code));
     expect(res.status).toBe(400);
     expect(res.body).toEqual({ detail: 'Invalid or expired code' });
-    expect((await app.db.prisma.emailCode.findFirstOrThrow({ where: { email } })).failedAttempts).toBe(1);
+    expect(
+      (await app.db.prisma.emailCode.findFirstOrThrow({ where: { email } })).failedAttempts,
+    ).toBe(1);
     expect((await verify(email, code)).status).toBe(200);
   });
 
@@ -146,7 +158,10 @@ describe('POST /api/auth/email/verify', () => {
   it('answers 400 for an expired code', async () => {
     const email = newAddress();
     const code = await requestCode(email);
-    await app.db.prisma.emailCode.updateMany({ where: { email }, data: { expiresAt: new Date(Date.now() - 1000) } });
+    await app.db.prisma.emailCode.updateMany({
+      where: { email },
+      data: { expiresAt: new Date(Date.now() - 1000) },
+    });
     expect((await verify(email, code)).status).toBe(400);
     expect(await app.db.prisma.user.findUnique({ where: { email } })).toBeNull();
   });
@@ -171,13 +186,16 @@ describe('POST /api/auth/email/verify', () => {
   it('answers 429 after 5 wrong guesses on one code, even for the right code, until a new code is requested', async () => {
     const email = newAddress();
     const code = await requestCode(email);
-    for (let i = 0; i < 5; i++) expect((await verify(email, wrong(code))).status, `guess ${i + 1}`).toBe(400);
+    for (let i = 0; i < 5; i++)
+      expect((await verify(email, wrong(code))).status, `guess ${i + 1}`).toBe(400);
     const locked = await verify(email, code);
     expect(locked.status).toBe(429);
     expect(locked.body).toEqual({ detail: { code: 'rate_limited' } });
     // a new code may be requested at once: Retry-After says so (1 s)
     expect(locked.headers.get('retry-after')).toBe('1');
-    expect((await app.db.prisma.emailCode.findFirstOrThrow({ where: { email } })).failedAttempts).toBe(5);
+    expect(
+      (await app.db.prisma.emailCode.findFirstOrThrow({ where: { email } })).failedAttempts,
+    ).toBe(5);
     const fresh = await requestCode(email);
     expect((await verify(email, fresh)).status).toBe(200);
   });
@@ -186,7 +204,8 @@ describe('POST /api/auth/email/verify', () => {
     const email = newAddress();
     let code = '';
     for (let i = 0; i < 5; i++) code = await requestCode(email);
-    for (let i = 0; i < 5; i++) expect((await verify(email, wrong(code))).status, `guess ${i + 1}`).toBe(400);
+    for (let i = 0; i < 5; i++)
+      expect((await verify(email, wrong(code))).status, `guess ${i + 1}`).toBe(400);
     const locked = await verify(email, code);
     expect(locked.status).toBe(429);
     const retryAfter = Number(locked.headers.get('retry-after'));
@@ -200,19 +219,29 @@ describe('POST /api/auth/email/verify', () => {
     const answers = await Promise.all(Array.from({ length: 12 }, () => verify(email, wrong(code))));
     expect(answers.filter((a) => a.status === 400)).toHaveLength(5);
     expect(answers.filter((a) => a.status === 429)).toHaveLength(7);
-    expect((await app.db.prisma.emailCode.findFirstOrThrow({ where: { email } })).failedAttempts).toBe(5);
+    expect(
+      (await app.db.prisma.emailCode.findFirstOrThrow({ where: { email } })).failedAttempts,
+    ).toBe(5);
   });
 
   it('answers 422 for a missing code', async () => {
-    const res = await rest(app, 'POST', '/api/auth/email/verify', { body: { email: newAddress() } });
+    const res = await rest(app, 'POST', '/api/auth/email/verify', {
+      body: { email: newAddress() },
+    });
     expect(res.status).toBe(422);
-    expect(res.body.detail).toEqual([{ loc: ['body', 'code'], msg: 'Field required', type: 'missing' }]);
+    expect(res.body.detail).toEqual([
+      { loc: ['body', 'code'], msg: 'Field required', type: 'missing' },
+    ]);
   });
 });
 
 describe('the daily guess cap (100 evaluated guesses per address)', async () => {
   // hourly code limits raised so that one test can reach the daily cap
-  const busy = await startTestApp({ SMTP_URL: smtp.url, EMAIL_CODES_PER_ADDRESS_PER_HOUR: '1000', EMAIL_CODES_PER_IP_PER_HOUR: '1000' });
+  const busy = await startTestApp({
+    SMTP_URL: smtp.url,
+    EMAIL_CODES_PER_ADDRESS_PER_HOUR: '1000',
+    EMAIL_CODES_PER_IP_PER_HOUR: '1000',
+  });
 
   it('answers 429 once 100 guesses were evaluated for the address, even for a fresh, right code', async () => {
     const email = newAddress();
@@ -226,7 +255,10 @@ describe('the daily guess cap (100 evaluated guesses per address)', async () => 
     expect(capped.body).toEqual({ detail: { code: 'rate_limited' } });
     expect(Number(capped.headers.get('retry-after'))).toBeGreaterThan(23 * 3600);
     // the guess was refused before it was evaluated: the code is untouched
-    const row = await busy.db.prisma.emailCode.findFirstOrThrow({ where: { email }, orderBy: { id: 'desc' } });
+    const row = await busy.db.prisma.emailCode.findFirstOrThrow({
+      where: { email },
+      orderBy: { id: 'desc' },
+    });
     expect(row).toMatchObject({ failedAttempts: 0, usedAt: null });
   });
 });
@@ -234,24 +266,37 @@ describe('the daily guess cap (100 evaluated guesses per address)', async () => 
 describe('POST /api/auth/web/email/verify', () => {
   it('sets the HttpOnly session cookie and answers the user, the CSRF token and is_new_user, but no token', async () => {
     const email = newAddress();
-    const res = await rest(app, 'POST', '/api/auth/web/email/verify', { body: { email, code: await requestCode(email) } });
+    const res = await rest(app, 'POST', '/api/auth/web/email/verify', {
+      body: { email, code: await requestCode(email) },
+    });
     expect(res.status).toBe(200);
-    expect(res.body).toMatchObject({ user: { email, glucose_unit: 'mg/dL' }, is_new_user: true, expires_in: 30 * 86_400 });
+    expect(res.body).toMatchObject({
+      user: { email, glucose_unit: 'mg/dL' },
+      is_new_user: true,
+      expires_in: 30 * 86_400,
+    });
     expect(res.body.csrf_token).toMatch(/^[\w-]{43}$/);
     expect(res.body).not.toHaveProperty('access_token');
     const [session, csrf] = res.headers.getSetCookie();
-    expect(session).toMatch(/^hdp_session=[\w.-]+; Max-Age=2592000; Path=\/; HttpOnly; SameSite=Lax$/);
+    expect(session).toMatch(
+      /^hdp_session=[\w.-]+; Max-Age=2592000; Path=\/; HttpOnly; SameSite=Lax$/,
+    );
     expect(csrf).toBe(`hdp_csrf=${res.body.csrf_token}; Max-Age=2592000; Path=/; SameSite=Lax`);
     const cookie = cookiesFrom(res.headers);
-    expect((await rest(app, 'GET', '/api/auth/me', { headers: { cookie } })).body.email).toBe(email);
-    const graphql = await gql(app, '{ me { email } }', { headers: { cookie, 'x-csrf-token': res.body.csrf_token } });
+    expect((await rest(app, 'GET', '/api/auth/me', { headers: { cookie } })).body.email).toBe(
+      email,
+    );
+    const graphql = await gql(app, '{ me { email } }', {
+      headers: { cookie, 'x-csrf-token': res.body.csrf_token },
+    });
     expect(graphql.body.data.me.email).toBe(email);
   });
 
   it('follows the same rules: 400 for a wrong or used code, 429 after 5 wrong guesses', async () => {
     const email = newAddress();
     const code = await requestCode(email);
-    const web = (c: string) => rest(app, 'POST', '/api/auth/web/email/verify', { body: { email, code: c } });
+    const web = (c: string) =>
+      rest(app, 'POST', '/api/auth/web/email/verify', { body: { email, code: c } });
     for (let i = 0; i < 5; i++) {
       const res = await web(wrong(code));
       expect(res.status).toBe(400);

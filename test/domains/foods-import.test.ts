@@ -16,7 +16,8 @@ import { rest } from '../harness/clients.ts';
 const app = await startTestApp();
 const db = app.db.prisma;
 
-const count = async (sql: string): Promise<number> => Number((await db.$queryRawUnsafe<{ n: number }[]>(`SELECT count(*)::int AS n FROM ${sql}`))[0].n);
+const count = async (sql: string): Promise<number> =>
+  Number((await db.$queryRawUnsafe<{ n: number }[]>(`SELECT count(*)::int AS n FROM ${sql}`))[0].n);
 
 describe('catalogue import (npm run foods:import)', () => {
   it('resumes a killed import from its last committed chunk, then a re-run writes nothing', async () => {
@@ -35,7 +36,9 @@ describe('catalogue import (npm run foods:import)', () => {
     expect(await count(`foods WHERE source = 'open_food_facts'`)).toBe(600);
 
     const resumed = await importCatalogue(db, { sources: ['open_food_facts'], chunkFoods: 300 });
-    expect(resumed).toMatchObject([{ source: 'open_food_facts', upToDate: false, foods: 946, chunksWritten: 2 }]);
+    expect(resumed).toMatchObject([
+      { source: 'open_food_facts', upToDate: false, foods: 946, chunksWritten: 2 },
+    ]);
     expect(await count(`foods WHERE source = 'open_food_facts'`)).toBe(946);
 
     const again = await importCatalogue(db, { sources: ['open_food_facts'], chunkFoods: 300 });
@@ -44,12 +47,16 @@ describe('catalogue import (npm run foods:import)', () => {
 
   it('changes no row when the same files are imported again without checkpoints', async () => {
     await importCatalogue(db, { sources: ['open_food_facts'] });
-    const before = await db.$queryRawUnsafe<{ updated_at: Date }[]>(`SELECT max(updated_at) AS updated_at FROM foods`);
+    const before = await db.$queryRawUnsafe<{ updated_at: Date }[]>(
+      `SELECT max(updated_at) AS updated_at FROM foods`,
+    );
     const nutrients = await count('food_nutrients');
     await db.$executeRawUnsafe('DELETE FROM food_import_checkpoints');
     const report = await importCatalogue(db, { sources: ['open_food_facts'] });
     expect(report[0]).toMatchObject({ upToDate: false, chunksWritten: 1 });
-    const after = await db.$queryRawUnsafe<{ updated_at: Date }[]>(`SELECT max(updated_at) AS updated_at FROM foods`);
+    const after = await db.$queryRawUnsafe<{ updated_at: Date }[]>(
+      `SELECT max(updated_at) AS updated_at FROM foods`,
+    );
     expect(after[0].updated_at).toEqual(before[0].updated_at);
     expect(await count('food_nutrients')).toBe(nutrients);
   });
@@ -60,7 +67,14 @@ describe('catalogue import (npm run foods:import)', () => {
     // Hummus, commercial (321358): 2 tablespoons from Foundation, tbsp and cup from SR Legacy NDB 16158
     const hummus = await rest(app, 'GET', '/api/foods/321358');
     expect(hummus.body.portions).toEqual([
-      { seq: 1, amount: 2, unit: 'tablespoon', description: null, modifier: null, gram_weight: 33.9 },
+      {
+        seq: 1,
+        amount: 2,
+        unit: 'tablespoon',
+        description: null,
+        modifier: null,
+        gram_weight: 33.9,
+      },
       { seq: 1001, amount: 1, unit: null, description: null, modifier: 'tbsp', gram_weight: 15 },
       { seq: 1002, amount: 1, unit: null, description: null, modifier: 'cup', gram_weight: 246 },
     ]);
@@ -68,7 +82,11 @@ describe('catalogue import (npm run foods:import)', () => {
     expect(await count(`foods WHERE id = '167512'`)).toBe(0);
     // Open Food Facts "Andrè" (0000000000000207025004): sodium from g to mg, countries as ISO-2
     const andre = await rest(app, 'GET', '/api/foods/off:0000000000000207025004');
-    expect(andre.body).toMatchObject({ countries: ['DE'], gtin: '00000207025004', has_full_nutrients: false });
+    expect(andre.body).toMatchObject({
+      countries: ['DE'],
+      gtin: '00000207025004',
+      has_full_nutrients: false,
+    });
   });
 
   it('serves the core bundle once Foundation Foods are imported', async () => {
@@ -80,24 +98,30 @@ describe('catalogue import (npm run foods:import)', () => {
 
 describe('barcode normalisation', () => {
   it('maps every GTIN form to one GTIN-14 and refuses wrong check digits', () => {
-    expect(['96385074', '036000291452', '0036000291452', '00036000291452'].map(normaliseGtin)).toEqual([
-      '00000096385074',
-      '00036000291452',
-      '00036000291452',
-      '00036000291452',
-    ]);
-    expect(['036000291453', '12345', '1234567890123456', '03600029145x'].map(normaliseGtin)).toEqual([null, null, null, null]);
+    expect(
+      ['96385074', '036000291452', '0036000291452', '00036000291452'].map(normaliseGtin),
+    ).toEqual(['00000096385074', '00036000291452', '00036000291452', '00036000291452']);
+    expect(
+      ['036000291453', '12345', '1234567890123456', '03600029145x'].map(normaliseGtin),
+    ).toEqual([null, null, null, null]);
   });
 });
 
 const run = promisify(execFile);
 
 /** Runs the CLI as `npm run foods:import` does, on an embedded database of its own. */
-async function cli(dataDir: string, ...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+async function cli(
+  dataDir: string,
+  ...args: string[]
+): Promise<{ code: number; stdout: string; stderr: string }> {
   try {
-    const { stdout, stderr } = await run(process.execPath, ['--import', 'tsx', 'scripts/foods-import.ts', ...args], {
-      env: { ...process.env, DATA_DIR: dataDir, DATABASE_URL: '', LOG_LEVEL: 'silent' },
-    });
+    const { stdout, stderr } = await run(
+      process.execPath,
+      ['--import', 'tsx', 'scripts/foods-import.ts', ...args],
+      {
+        env: { ...process.env, DATA_DIR: dataDir, DATABASE_URL: '', LOG_LEVEL: 'silent' },
+      },
+    );
     return { code: 0, stdout, stderr };
   } catch (e) {
     const err = e as { code: number; stdout: string; stderr: string };
@@ -114,10 +138,16 @@ describe('npm run foods:import', () => {
     expect(first.code).toBe(0);
     expect(first.stderr).toMatch(/open_food_facts: read 946 foods/);
     expect(first.stderr).toMatch(/open_food_facts: \[#{20}\] chunk 1\/1, 946\/946 foods/);
-    expect(JSON.parse(first.stdout)).toMatchObject({ database: 'pglite', sources: [{ source: 'open_food_facts', foods: 946, chunksWritten: 1 }] });
+    expect(JSON.parse(first.stdout)).toMatchObject({
+      database: 'pglite',
+      sources: [{ source: 'open_food_facts', foods: 946, chunksWritten: 1 }],
+    });
     const second = await cli(dataDir, '--source', 'open_food_facts');
     expect(second.stderr).toMatch(/open_food_facts: up to date/);
-    expect(JSON.parse(second.stdout).sources[0]).toMatchObject({ upToDate: true, chunksWritten: 0 });
+    expect(JSON.parse(second.stdout).sources[0]).toMatchObject({
+      upToDate: true,
+      chunksWritten: 0,
+    });
   }, 120_000);
 });
 

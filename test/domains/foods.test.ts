@@ -59,13 +59,17 @@ describe('GET /api/foods/search', () => {
     expect((await rest(app, 'GET', '/api/foods/search?q=cheese&page=100000')).body).toEqual([]);
   });
 
-  it('ranks the products of the person\'s country higher', async () => {
+  it("ranks the products of the person's country higher", async () => {
     const fr = await seedUser(app);
     await app.db.prisma.user.update({ where: { id: fr.user.id }, data: { country: 'FR' } });
     const anonymous = await rest(app, 'GET', '/api/foods/search?q=chocolat&limit=100');
-    const personal = await rest(app, 'GET', '/api/foods/search?q=chocolat&limit=100', { token: fr.token });
+    const personal = await rest(app, 'GET', '/api/foods/search?q=chocolat&limit=100', {
+      token: fr.token,
+    });
     const score = (rows: any[], id: string) => rows.find((r) => r.fdc_id === id)?.score;
-    const french = anonymous.body.find((r: any) => r.countries.includes('FR') && !r.countries.includes('US'));
+    const french = anonymous.body.find(
+      (r: any) => r.countries.includes('FR') && !r.countries.includes('US'),
+    );
     const american = anonymous.body.find((r: any) => !r.countries.includes('FR'));
     expect(score(personal.body, french.fdc_id)).toBeCloseTo(french.score + 0.2, 3);
     expect(score(personal.body, american.fdc_id)).toBeCloseTo(american.score, 3);
@@ -77,9 +81,11 @@ describe('GET /api/foods/search', () => {
     const [recent, old] = [anonymous[60], anonymous[80]];
     await seedFoodLog(app, user.id, recent.fdc_id, { eatenAt: daysAgo(1) });
     await seedFoodLog(app, user.id, old.fdc_id, { eatenAt: daysAgo(90) });
-    const personal = (await rest(app, 'GET', '/api/foods/search?q=cheese&limit=100', { token })).body;
+    const personal = (await rest(app, 'GET', '/api/foods/search?q=cheese&limit=100', { token }))
+      .body;
     expect(ids(personal).slice(0, 2)).toEqual([recent.fdc_id, old.fdc_id]);
-    const boost = (food: any) => personal.find((r: any) => r.fdc_id === food.fdc_id).score - food.score;
+    const boost = (food: any) =>
+      personal.find((r: any) => r.fdc_id === food.fdc_id).score - food.score;
     expect(boost(recent)).toBeGreaterThan(boost(old));
     expect(boost(old)).toBeGreaterThan(0.5);
   });
@@ -95,8 +101,15 @@ describe('GET /api/foods/search', () => {
 describe('GET /api/foods/stats', () => {
   it('counts the catalogue per source; custom foods are private and not counted', async () => {
     const { user } = await seedUser(app);
-    const client = await mcpClient(app, await seedPersonalToken(app, user.id, ['health:nutrition:write']));
-    await callTool(client, 'food_custom_create', { description: 'My granola', kcal: 450, idempotency_key: 'stats-granola-1' });
+    const client = await mcpClient(
+      app,
+      await seedPersonalToken(app, user.id, ['health:nutrition:write']),
+    );
+    await callTool(client, 'food_custom_create', {
+      description: 'My granola',
+      kcal: 450,
+      idempotency_key: 'stats-granola-1',
+    });
     const res = await rest(app, 'GET', '/api/foods/stats');
     expect(res.body).toEqual({
       total: 387 + 14281 + 946,
@@ -120,11 +133,14 @@ describe('GET /api/foods/barcode/{code}', () => {
     },
   );
 
-  it.each(['26772226', '0000026772226', '00000026772226'])('finds the Open Food Facts product from its EAN-8 as %s', async (code) => {
-    const res = await rest(app, 'GET', `/api/foods/barcode/${code}`);
-    expect(ids(res.body)).toEqual([SKYR]);
-    expect(res.body[0].description).toBe('Skyr');
-  });
+  it.each(['26772226', '0000026772226', '00000026772226'])(
+    'finds the Open Food Facts product from its EAN-8 as %s',
+    async (code) => {
+      const res = await rest(app, 'GET', `/api/foods/barcode/${code}`);
+      expect(ids(res.body)).toEqual([SKYR]);
+      expect(res.body[0].description).toBe('Skyr');
+    },
+  );
 
   it('answers 422 for a wrong check digit or a length that is no GTIN, and [] for an unknown GTIN', async () => {
     for (const code of ['877448001675', '77448001674', '123', 'abcdefgh']) {
@@ -139,7 +155,9 @@ describe('GET /api/foods/barcode/{code}', () => {
 
 describe('GET /api/foods/core-bundle', () => {
   it('answers the Foundation Foods with nutrients and portions, gzipped, with a strong ETag', async () => {
-    const res = await app.fetch('/api/foods/core-bundle', { headers: { 'accept-encoding': 'gzip' } });
+    const res = await app.fetch('/api/foods/core-bundle', {
+      headers: { 'accept-encoding': 'gzip' },
+    });
     expect(res.status).toBe(200);
     expect(res.headers.get('content-encoding')).toBe('gzip');
     expect(res.headers.get('etag')).toMatch(/^"[\w-]{43}"$/);
@@ -148,7 +166,13 @@ describe('GET /api/foods/core-bundle', () => {
     expect(bundle.foods).toHaveLength(387);
     const milk = bundle.foods.find((f: any) => f.fdc_id === MILK_2PCT);
     expect(milk.nutrients['1003']).toBeGreaterThan(3);
-    expect(milk.portions).toContainEqual({ amount: 1, unit: 'cup', description: null, modifier: null, gram_weight: 227 });
+    expect(milk.portions).toContainEqual({
+      amount: 1,
+      unit: 'cup',
+      description: null,
+      modifier: null,
+      gram_weight: 227,
+    });
     expect(bundle.nutrients).toContainEqual({ id: 1003, name: 'Protein', unit: 'G' });
   });
 
@@ -158,7 +182,9 @@ describe('GET /api/foods/core-bundle', () => {
     const again = await app.fetch('/api/foods/core-bundle', { headers: { 'if-none-match': etag } });
     expect(again.status).toBe(304);
     expect(again.headers.get('etag')).toBe(etag);
-    const stale = await app.fetch('/api/foods/core-bundle', { headers: { 'if-none-match': '"other"', 'accept-encoding': 'identity' } });
+    const stale = await app.fetch('/api/foods/core-bundle', {
+      headers: { 'if-none-match': '"other"', 'accept-encoding': 'identity' },
+    });
     expect(stale.status).toBe(200);
     expect(stale.headers.get('content-encoding')).toBeNull();
     expect(Number(stale.headers.get('content-length'))).toBeGreaterThan(100_000);
@@ -182,8 +208,14 @@ describe('GET /api/foods/{fdc_id}/full-match', () => {
   });
 
   it('answers match null when nothing matches well or the product already has full data', async () => {
-    expect((await rest(app, 'GET', `/api/foods/${SPRING_WATER}/full-match`)).body).toEqual({ match: null, score: null });
-    expect((await rest(app, 'GET', `/api/foods/${MILK_2PCT}/full-match`)).body).toEqual({ match: null, score: null });
+    expect((await rest(app, 'GET', `/api/foods/${SPRING_WATER}/full-match`)).body).toEqual({
+      match: null,
+      score: null,
+    });
+    expect((await rest(app, 'GET', `/api/foods/${MILK_2PCT}/full-match`)).body).toEqual({
+      match: null,
+      score: null,
+    });
     expect((await rest(app, 'GET', '/api/foods/999999999/full-match')).status).toBe(404);
   });
 });
@@ -192,16 +224,32 @@ describe('GET /api/foods/{fdc_id}', () => {
   it('answers every nutrient per 100 g with its name and unit, and the portions', async () => {
     const res = await rest(app, 'GET', `/api/foods/${MILK_2PCT}`);
     expect(res.status).toBe(200);
-    expect(res.body).toMatchObject({ fdc_id: MILK_2PCT, source: 'usda_foundation', has_full_nutrients: true, countries: ['US'] });
+    expect(res.body).toMatchObject({
+      fdc_id: MILK_2PCT,
+      source: 'usda_foundation',
+      has_full_nutrients: true,
+      countries: ['US'],
+    });
     expect(res.body.nutrients.length).toBeGreaterThan(100);
-    expect(res.body.nutrients).toContainEqual(expect.objectContaining({ nutrient_id: 1087, name: 'Calcium, Ca', unit: 'MG' }));
-    expect(res.body.portions[0]).toEqual({ seq: 1, amount: 1, unit: 'cup', description: null, modifier: null, gram_weight: 227 });
+    expect(res.body.nutrients).toContainEqual(
+      expect.objectContaining({ nutrient_id: 1087, name: 'Calcium, Ca', unit: 'MG' }),
+    );
+    expect(res.body.portions[0]).toEqual({
+      seq: 1,
+      amount: 1,
+      unit: 'cup',
+      description: null,
+      modifier: null,
+      gram_weight: 227,
+    });
   });
 
   it('serves Open Food Facts products by their off: id, nutrients mapped to USDA ids', async () => {
     const res = await rest(app, 'GET', `/api/foods/${SKYR}`);
     expect(res.body).toMatchObject({ source: 'open_food_facts', countries: ['FR'] });
-    expect(res.body.nutrients.map((n: any) => n.nutrient_id)).toEqual(expect.arrayContaining([1008, 1003, 1004, 1005]));
+    expect(res.body.nutrients.map((n: any) => n.nutrient_id)).toEqual(
+      expect.arrayContaining([1008, 1003, 1004, 1005]),
+    );
   });
 
   it('answers 404 for an unknown id', async () => {
@@ -213,8 +261,15 @@ describe('GET /api/foods/recommendations', () => {
   it('needs a bearer token and limit 1..100', async () => {
     expect((await rest(app, 'GET', '/api/foods/recommendations')).status).toBe(401);
     const { token } = await seedUser(app);
-    for (const [q, status] of [['limit=0', 422], ['limit=101', 422], ['limit=1', 200], ['limit=100', 200]] as const) {
-      expect((await rest(app, 'GET', `/api/foods/recommendations?${q}`, { token })).status, q).toBe(status);
+    for (const [q, status] of [
+      ['limit=0', 422],
+      ['limit=101', 422],
+      ['limit=1', 200],
+      ['limit=100', 200],
+    ] as const) {
+      expect((await rest(app, 'GET', `/api/foods/recommendations?${q}`, { token })).status, q).toBe(
+        status,
+      );
     }
   });
 
@@ -233,7 +288,9 @@ describe('GET /api/foods/recommendations', () => {
 
   it('recommends what many people log to a person without history, 50 by default', async () => {
     const people = await Promise.all([1, 2, 3].map(() => seedUser(app)));
-    const foods = (await rest(app, 'GET', '/api/foods/search?q=cheese&limit=60')).body.map((f: any) => f.fdc_id);
+    const foods = (await rest(app, 'GET', '/api/foods/search?q=cheese&limit=60')).body.map(
+      (f: any) => f.fdc_id,
+    );
     for (const p of people) await seedFoodLog(app, p.user.id, foods[59]);
     for (const id of foods.slice(0, 59)) await seedFoodLog(app, people[0].user.id, id);
     const newcomer = await seedUser(app);
@@ -246,9 +303,15 @@ describe('GET /api/foods/recommendations', () => {
 describe('MCP foods tools', () => {
   it('creates a custom food once per idempotency key, visible only to its owner', async () => {
     const owner = await seedUser(app);
-    const client = await mcpClient(app, await seedPersonalToken(app, owner.user.id, ['health:nutrition:read', 'health:nutrition:write']));
+    const client = await mcpClient(
+      app,
+      await seedPersonalToken(app, owner.user.id, [
+        'health:nutrition:read',
+        'health:nutrition:write',
+      ]),
+    );
     const args = {
-      description: 'Grandma\'s lentil soup',
+      description: "Grandma's lentil soup",
       kcal: 95,
       protein_g: 6.1,
       carbs_g: 14,
@@ -260,43 +323,79 @@ describe('MCP foods tools', () => {
     const created = await callTool(client, 'food_custom_create', args);
     expect(created.isError).toBeFalsy();
     const food = created.structuredContent as any;
-    expect(food).toMatchObject({ source: 'custom', kcal: 95, protein_g: 6.1, gtin: '04006381333931' });
+    expect(food).toMatchObject({
+      source: 'custom',
+      kcal: 95,
+      protein_g: 6.1,
+      gtin: '04006381333931',
+    });
     expect(food.fdc_id).toMatch(/^custom:/);
-    expect(food.portions).toEqual([{ seq: 1, amount: 1, unit: 'bowl', description: null, modifier: null, gram_weight: 350 }]);
+    expect(food.portions).toEqual([
+      { seq: 1, amount: 1, unit: 'bowl', description: null, modifier: null, gram_weight: 350 },
+    ]);
     const replay = await callTool(client, 'food_custom_create', args);
     expect((replay.structuredContent as any).fdc_id).toBe(food.fdc_id);
 
     const found = await callTool(client, 'food_catalogue_search', { q: 'lentil soup' });
     expect(ids((found.structuredContent as any).items)).toContain(food.fdc_id);
-    expect((await rest(app, 'GET', `/api/foods/${food.fdc_id}`, { token: owner.token })).status).toBe(200);
-    expect(ids((await rest(app, 'GET', '/api/foods/barcode/4006381333931', { token: owner.token })).body)).toEqual([food.fdc_id]);
+    expect(
+      (await rest(app, 'GET', `/api/foods/${food.fdc_id}`, { token: owner.token })).status,
+    ).toBe(200);
+    expect(
+      ids(
+        (await rest(app, 'GET', '/api/foods/barcode/4006381333931', { token: owner.token })).body,
+      ),
+    ).toEqual([food.fdc_id]);
 
     const stranger = await seedUser(app);
-    expect((await rest(app, 'GET', `/api/foods/${food.fdc_id}`, { token: stranger.token })).status).toBe(404);
+    expect(
+      (await rest(app, 'GET', `/api/foods/${food.fdc_id}`, { token: stranger.token })).status,
+    ).toBe(404);
     expect((await rest(app, 'GET', `/api/foods/${food.fdc_id}`)).status).toBe(404);
-    expect((await rest(app, 'GET', `/api/foods/${food.fdc_id}/full-match`, { token: stranger.token })).status).toBe(404);
-    const theirs = await rest(app, 'GET', '/api/foods/search?q=lentil%20soup', { token: stranger.token });
+    expect(
+      (await rest(app, 'GET', `/api/foods/${food.fdc_id}/full-match`, { token: stranger.token }))
+        .status,
+    ).toBe(404);
+    const theirs = await rest(app, 'GET', '/api/foods/search?q=lentil%20soup', {
+      token: stranger.token,
+    });
     expect(ids(theirs.body)).not.toContain(food.fdc_id);
     expect((await rest(app, 'GET', '/api/foods/barcode/4006381333931')).body).toEqual([]);
   });
 
   it('refuses a custom food outside the bounds', async () => {
     const { user } = await seedUser(app);
-    const client = await mcpClient(app, await seedPersonalToken(app, user.id, ['health:nutrition:write']));
-    for (const bad of [{ description: 'x', kcal: 901 }, { description: '', kcal: 10 }, { description: 'x', kcal: 10, fat_g: 101 }, { description: 'x', kcal: 10, gtin: '123' }]) {
-      const res = await callTool(client, 'food_custom_create', { ...bad, idempotency_key: `bad-${JSON.stringify(bad).length}-${Math.random()}` });
+    const client = await mcpClient(
+      app,
+      await seedPersonalToken(app, user.id, ['health:nutrition:write']),
+    );
+    for (const bad of [
+      { description: 'x', kcal: 901 },
+      { description: '', kcal: 10 },
+      { description: 'x', kcal: 10, fat_g: 101 },
+      { description: 'x', kcal: 10, gtin: '123' },
+    ]) {
+      const res = await callTool(client, 'food_custom_create', {
+        ...bad,
+        idempotency_key: `bad-${JSON.stringify(bad).length}-${Math.random()}`,
+      });
       expect(res.isError, JSON.stringify(bad)).toBe(true);
       expect((res.structuredContent as any).error.code).toBe('VALIDATION_FAILED');
     }
   });
 
-  it('reads the catalogue, recommendations and the person\'s food history', async () => {
+  it("reads the catalogue, recommendations and the person's food history", async () => {
     const { user } = await seedUser(app);
     await seedFoodLog(app, user.id, MILK_2PCT, { eatenAt: daysAgo(3) });
     await seedFoodLog(app, user.id, MILK_2PCT, { eatenAt: daysAgo(2) });
     await seedFoodLog(app, user.id, MANGO_CHUNKS, { eatenAt: daysAgo(1) });
-    const client = await mcpClient(app, await seedPersonalToken(app, user.id, ['health:nutrition:read']));
-    const names = (await client.listTools()).tools.map((t) => t.name).filter((n) => n.startsWith('food_'));
+    const client = await mcpClient(
+      app,
+      await seedPersonalToken(app, user.id, ['health:nutrition:read']),
+    );
+    const names = (await client.listTools()).tools
+      .map((t) => t.name)
+      .filter((n) => n.startsWith('food_'));
     expect(names).toEqual([
       'food_barcode_lookup',
       'food_catalogue_detail',
@@ -306,14 +405,21 @@ describe('MCP foods tools', () => {
       'food_history_list',
     ]);
     const history = (await callTool(client, 'food_history_list')).structuredContent as any;
-    expect(history.items.map((h: any) => [h.food.fdc_id, h.times_logged])).toEqual([[MANGO_CHUNKS, 1], [MILK_2PCT, 2]]);
-    const barcode = (await callTool(client, 'food_barcode_lookup', { code: '0877448001674' })).structuredContent as any;
+    expect(history.items.map((h: any) => [h.food.fdc_id, h.times_logged])).toEqual([
+      [MANGO_CHUNKS, 1],
+      [MILK_2PCT, 2],
+    ]);
+    const barcode = (await callTool(client, 'food_barcode_lookup', { code: '0877448001674' }))
+      .structuredContent as any;
     expect(ids(barcode.items)).toEqual([MAHCO_SAUCE]);
-    const detail = (await callTool(client, 'food_catalogue_detail', { fdc_id: MILK_2PCT })).structuredContent as any;
+    const detail = (await callTool(client, 'food_catalogue_detail', { fdc_id: MILK_2PCT }))
+      .structuredContent as any;
     expect(detail.nutrients.length).toBeGreaterThan(100);
-    const match = (await callTool(client, 'food_catalogue_full_match', { fdc_id: MANGO_CHUNKS })).structuredContent as any;
+    const match = (await callTool(client, 'food_catalogue_full_match', { fdc_id: MANGO_CHUNKS }))
+      .structuredContent as any;
     expect(match.match.source).toBe('usda_foundation');
-    const recommended = (await callTool(client, 'food_catalogue_recommendations', { limit: 5 })).structuredContent as any;
+    const recommended = (await callTool(client, 'food_catalogue_recommendations', { limit: 5 }))
+      .structuredContent as any;
     expect(ids(recommended.items)).toEqual(expect.arrayContaining([MILK_2PCT, MANGO_CHUNKS]));
     const unknown = await callTool(client, 'food_catalogue_detail', { fdc_id: 'nope' });
     expect((unknown.structuredContent as any).error.code).toBe('NOT_FOUND');

@@ -1,7 +1,18 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { PROCESSING_VERSION, processRaw, processSample } from '../../src/domains/glucose/glucose.processing.ts';
-import { gmi, mean, percentile, rangeIndex, standardDeviation, trendStats } from '../../src/domains/glucose/glucose.stats.ts';
+import {
+  PROCESSING_VERSION,
+  processRaw,
+  processSample,
+} from '../../src/domains/glucose/glucose.processing.ts';
+import {
+  gmi,
+  mean,
+  percentile,
+  rangeIndex,
+  standardDeviation,
+  trendStats,
+} from '../../src/domains/glucose/glucose.stats.ts';
 
 const at = (iso: string): Date => new Date(iso);
 
@@ -23,26 +34,53 @@ describe('glucose statistics (pure)', () => {
   });
 
   it('puts values into the consensus ranges at their edges', () => {
-    expect([53.9, 54, 69.9, 70, 180, 180.1, 250, 250.1].map(rangeIndex)).toEqual([0, 1, 1, 2, 2, 3, 3, 4]);
+    expect([53.9, 54, 69.9, 70, 180, 180.1, 250, 250.1].map(rangeIndex)).toEqual([
+      0, 1, 1, 2, 2, 3, 3, 4,
+    ]);
   });
 
   it('answers zero figures and nulls for an empty window', () => {
     const s = trendStats([], at('2026-01-01T00:00:00Z'), at('2026-01-01T06:00:00Z'));
-    expect(s).toMatchObject({ count: 0, coveragePct: 0, mean: null, sd: null, cv: null, gmi: null, timeInRangePct: 0 });
+    expect(s).toMatchObject({
+      count: 0,
+      coveragePct: 0,
+      mean: null,
+      sd: null,
+      cv: null,
+      gmi: null,
+      timeInRangePct: 0,
+    });
     expect(s.hourly).toHaveLength(24);
   });
 
   it('measures coverage against 5-minute readings and groups hours in UTC', () => {
     const start = at('2026-01-01T00:00:00Z');
-    const points = Array.from({ length: 6 }, (_, i) => ({ timestamp: new Date(start.getTime() + i * 300_000), valueMgDl: 100 + i }));
+    const points = Array.from({ length: 6 }, (_, i) => ({
+      timestamp: new Date(start.getTime() + i * 300_000),
+      valueMgDl: 100 + i,
+    }));
     const s = trendStats(points, start, at('2026-01-01T01:00:00Z'));
     expect(s.coveragePct).toBe(50);
-    expect(s.hourly[0]).toEqual({ hour: 0, count: 6, p5: 100.3, p25: 101.3, p50: 102.5, p75: 103.8, p95: 104.8 });
+    expect(s.hourly[0]).toEqual({
+      hour: 0,
+      count: 6,
+      p5: 100.3,
+      p25: 101.3,
+      p50: 102.5,
+      p75: 103.8,
+      p95: 104.8,
+    });
     expect(s.hourly[1].count).toBe(0);
   });
 
   it('reproduces independently computed figures on a real Dexcom G4 trace (Hall 2018, CC BY 4.0)', () => {
-    const lines = readFileSync(new URL('../fixtures/cgm/hall2018-one-subject.csv', import.meta.url), 'utf8').trim().split('\n').slice(1);
+    const lines = readFileSync(
+      new URL('../fixtures/cgm/hall2018-one-subject.csv', import.meta.url),
+      'utf8',
+    )
+      .trim()
+      .split('\n')
+      .slice(1);
     const points = lines.map((l) => {
       const [, time, gl] = l.split(',');
       return { timestamp: new Date(`${time.replace(' ', 'T')}Z`), valueMgDl: Number(gl) };
@@ -69,10 +107,30 @@ describe('glucose statistics (pure)', () => {
 describe('raw sensor processing (pure, versioned)', () => {
   it('calibrates, compensates temperature, clamps to the sensor range and rounds to 0.1 mg/dL', () => {
     const cal = { slope: 0.5, intercept: 10 };
-    expect(processSample({ timestamp: at('2026-01-01T00:00:00Z'), rawValue: 200, temperatureC: null }, cal)).toBe(110);
-    expect(processSample({ timestamp: at('2026-01-01T00:00:00Z'), rawValue: 200, temperatureC: 43 }, cal)).toBe(100.9);
-    expect(processSample({ timestamp: at('2026-01-01T00:00:00Z'), rawValue: 0, temperatureC: null }, cal)).toBe(40);
-    expect(processSample({ timestamp: at('2026-01-01T00:00:00Z'), rawValue: 5000, temperatureC: null }, cal)).toBe(400);
+    expect(
+      processSample(
+        { timestamp: at('2026-01-01T00:00:00Z'), rawValue: 200, temperatureC: null },
+        cal,
+      ),
+    ).toBe(110);
+    expect(
+      processSample(
+        { timestamp: at('2026-01-01T00:00:00Z'), rawValue: 200, temperatureC: 43 },
+        cal,
+      ),
+    ).toBe(100.9);
+    expect(
+      processSample(
+        { timestamp: at('2026-01-01T00:00:00Z'), rawValue: 0, temperatureC: null },
+        cal,
+      ),
+    ).toBe(40);
+    expect(
+      processSample(
+        { timestamp: at('2026-01-01T00:00:00Z'), rawValue: 5000, temperatureC: null },
+        cal,
+      ),
+    ).toBe(400);
     expect(PROCESSING_VERSION).toBe(1);
   });
 

@@ -11,7 +11,12 @@ const app = await startTestApp();
 
 const DOORS = ['/api/auth/login', '/api/auth/web/login', '/api/admin/auth/login'] as const;
 
-function attempt(path: string, email: string, password: string, ip: Record<string, string>): Promise<Response> {
+function attempt(
+  path: string,
+  email: string,
+  password: string,
+  ip: Record<string, string>,
+): Promise<Response> {
   return app.fetch(path, {
     method: 'POST',
     headers: { 'content-type': 'application/json', ...ip },
@@ -23,7 +28,11 @@ describe('login throttle', () => {
   it('answers 429 with Retry-After after 10 failures for one IP and address, even for the right password', async () => {
     const { user, password } = await seedUser(app);
     const ip = fromNewIp();
-    for (let i = 0; i < 10; i++) expect((await attempt('/api/auth/login', user.email, 'wrong password', ip)).status, `failure ${i + 1}`).toBe(401);
+    for (let i = 0; i < 10; i++)
+      expect(
+        (await attempt('/api/auth/login', user.email, 'wrong password', ip)).status,
+        `failure ${i + 1}`,
+      ).toBe(401);
     const over = await attempt('/api/auth/login', user.email, password, ip);
     expect(over.status).toBe(429);
     expect(await over.json()).toEqual({ detail: { code: 'rate_limited' } });
@@ -40,16 +49,24 @@ describe('login throttle', () => {
     for (let i = 0; i < 10; i++) await attempt('/api/auth/login', user.email, 'wrong password', ip);
     expect((await attempt('/api/auth/login', user.email, password, ip)).status).toBe(429);
     expect((await attempt('/api/auth/login', user.email, password, fromNewIp())).status).toBe(200);
-    expect((await attempt('/api/auth/login', other.user.email, other.password, ip)).status).toBe(200);
+    expect((await attempt('/api/auth/login', other.user.email, other.password, ip)).status).toBe(
+      200,
+    );
   });
 
   it('is shared by the app, web and admin logins', async () => {
     const { user, password } = await seedUser(app, { isAdmin: true });
     const ip = fromNewIp();
-    for (const [door, failures] of [[DOORS[0], 4], [DOORS[1], 3], [DOORS[2], 3]] as const) {
-      for (let i = 0; i < failures; i++) expect((await attempt(door, user.email, 'wrong password', ip)).status).toBe(401);
+    for (const [door, failures] of [
+      [DOORS[0], 4],
+      [DOORS[1], 3],
+      [DOORS[2], 3],
+    ] as const) {
+      for (let i = 0; i < failures; i++)
+        expect((await attempt(door, user.email, 'wrong password', ip)).status).toBe(401);
     }
-    for (const door of DOORS) expect((await attempt(door, user.email, password, ip)).status, door).toBe(429);
+    for (const door of DOORS)
+      expect((await attempt(door, user.email, password, ip)).status, door).toBe(429);
   });
 
   it('answers the throttle with the same bytes whether or not the address has an account', async () => {
@@ -70,14 +87,16 @@ describe('login throttle', () => {
     const ip = fromNewIp();
     for (let i = 0; i < 9; i++) await attempt('/api/auth/login', user.email, 'wrong password', ip);
     expect((await attempt('/api/auth/login', user.email, password, ip)).status).toBe(200);
-    for (let i = 0; i < 10; i++) expect((await attempt('/api/auth/login', user.email, 'wrong password', ip)).status).toBe(401);
+    for (let i = 0; i < 10; i++)
+      expect((await attempt('/api/auth/login', user.email, 'wrong password', ip)).status).toBe(401);
     expect((await attempt('/api/auth/login', user.email, password, ip)).status).toBe(429);
   });
 
   it('does not count requests refused by validation (422)', async () => {
     const { user, password } = await seedUser(app);
     const ip = fromNewIp();
-    for (let i = 0; i < 12; i++) expect((await attempt('/api/auth/login', user.email, '', ip)).status).toBe(422);
+    for (let i = 0; i < 12; i++)
+      expect((await attempt('/api/auth/login', user.email, '', ip)).status).toBe(422);
     expect((await attempt('/api/auth/login', user.email, password, ip)).status).toBe(200);
   });
 });
@@ -88,8 +107,12 @@ describe('the client IP behind proxies (TRUST_PROXY=false)', async () => {
   it('ignores X-Forwarded-For from an untrusted peer, so a client cannot pose as new IPs', async () => {
     const { user, password } = await seedUser(direct);
     const post = (ip: Record<string, string>, pw: string) =>
-      rest(direct, 'POST', '/api/auth/login', { body: { email: user.email, password: pw }, headers: ip });
-    for (let i = 0; i < 10; i++) expect((await post(fromNewIp(), 'wrong password')).status).toBe(401);
+      rest(direct, 'POST', '/api/auth/login', {
+        body: { email: user.email, password: pw },
+        headers: ip,
+      });
+    for (let i = 0; i < 10; i++)
+      expect((await post(fromNewIp(), 'wrong password')).status).toBe(401);
     expect((await post(fromNewIp(), password)).status).toBe(429);
   });
 });
@@ -97,7 +120,10 @@ describe('the client IP behind proxies (TRUST_PROXY=false)', async () => {
 describe('POST /api/admin/auth/login', () => {
   it('answers a bearer token of a session of the admin', async () => {
     const { user, password } = await seedUser(app, { isAdmin: true });
-    const res = await rest(app, 'POST', '/api/admin/auth/login', { body: { email: user.email, password }, headers: fromNewIp() });
+    const res = await rest(app, 'POST', '/api/admin/auth/login', {
+      body: { email: user.email, password },
+      headers: fromNewIp(),
+    });
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ token_type: 'bearer', expires_in: 30 * 86_400 });
     const me = await rest(app, 'GET', '/api/auth/me', { token: res.body.access_token });
@@ -112,7 +138,9 @@ describe('POST /api/admin/auth/login', () => {
       { email: `nobody.${Date.now()}@example.com`, password: 'wrong password' },
       { email: member.user.email, password: member.password },
     ];
-    const answers = await Promise.all(cases.map((c) => attempt('/api/admin/auth/login', c.email, c.password, fromNewIp())));
+    const answers = await Promise.all(
+      cases.map((c) => attempt('/api/admin/auth/login', c.email, c.password, fromNewIp())),
+    );
     expect(answers.map((a) => a.status)).toEqual([401, 401, 401]);
     const bodies = await Promise.all(answers.map((a) => a.text()));
     expect(bodies[0]).toBe('{"detail":"Incorrect email or password"}');
@@ -122,7 +150,10 @@ describe('POST /api/admin/auth/login', () => {
   });
 
   it('answers 422 for a body without the fields', async () => {
-    const res = await rest(app, 'POST', '/api/admin/auth/login', { body: { email: 'a@example.com' }, headers: fromNewIp() });
+    const res = await rest(app, 'POST', '/api/admin/auth/login', {
+      body: { email: 'a@example.com' },
+      headers: fromNewIp(),
+    });
     expect(res.status).toBe(422);
     expect(res.body.detail[0]).toMatchObject({ loc: ['body', 'password'], type: 'missing' });
   });
@@ -137,7 +168,9 @@ describe('OPTIONS /api/admin/auth/login', () => {
     expect(res.status).toBe(200);
     expect(res.headers.get('allow')).toBe('OPTIONS, POST');
     expect(res.headers.get('access-control-allow-methods')).toBe('OPTIONS, POST');
-    expect(res.headers.get('access-control-allow-headers')).toBe('authorization, content-type, x-csrf-token');
+    expect(res.headers.get('access-control-allow-headers')).toBe(
+      'authorization, content-type, x-csrf-token',
+    );
     expect(res.headers.get('access-control-allow-origin')).toBeNull();
     expect(await res.text()).toBe('');
   });
@@ -145,11 +178,17 @@ describe('OPTIONS /api/admin/auth/login', () => {
 
 describe('an admin panel on another origin (ADMIN_ALLOWED_ORIGINS)', async () => {
   const PANEL = 'https://admin.example.com';
-  const panelApp = await startTestApp({ ADMIN_ALLOWED_ORIGINS: `${PANEL}/, https://ops.example.com` });
+  const panelApp = await startTestApp({
+    ADMIN_ALLOWED_ORIGINS: `${PANEL}/, https://ops.example.com`,
+  });
   const preflight = (path: string, origin: string, method = 'POST') =>
     panelApp.fetch(path, {
       method: 'OPTIONS',
-      headers: { origin, 'access-control-request-method': method, 'access-control-request-headers': 'content-type, authorization' },
+      headers: {
+        origin,
+        'access-control-request-method': method,
+        'access-control-request-headers': 'content-type, authorization',
+      },
     });
 
   it('grants the configured origin on the login preflight and on the login answer itself', async () => {
@@ -171,12 +210,16 @@ describe('an admin panel on another origin (ADMIN_ALLOWED_ORIGINS)', async () =>
     expect(login.headers.get('access-control-allow-origin')).toBe(PANEL);
   });
 
-  it('answers the granted origin\'s preflight on every admin path, and no other origin anywhere', async () => {
+  it("answers the granted origin's preflight on every admin path, and no other origin anywhere", async () => {
     const users = await preflight('/api/admin/users', PANEL, 'GET');
     expect(users.status).toBe(200);
     expect(users.headers.get('access-control-allow-origin')).toBe(PANEL);
 
-    for (const origin of ['https://evil.example.com', 'https://admin.example.com.evil.com', 'null']) {
+    for (const origin of [
+      'https://evil.example.com',
+      'https://admin.example.com.evil.com',
+      'null',
+    ]) {
       const login = await preflight('/api/admin/auth/login', origin);
       expect(login.status, origin).toBe(200); // the documented OPTIONS row, without a grant
       expect(login.headers.get('access-control-allow-origin'), origin).toBeNull();

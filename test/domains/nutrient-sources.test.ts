@@ -21,7 +21,10 @@ import { rest } from '../harness/clients.ts';
 const app = await startTestApp({}, { catalogue: true });
 
 type Row = Record<string, string>;
-type Amounts = Record<'kcal' | 'protein_g' | 'carbs_g' | 'fat_g' | 'fiber_g' | 'sugar_g', number | null>;
+type Amounts = Record<
+  'kcal' | 'protein_g' | 'carbs_g' | 'fat_g' | 'fiber_g' | 'sugar_g',
+  number | null
+>;
 
 /** FDC integer columns written as floats ("75.0") by the Branded slice */
 const int = (s: string): string => s.replace(/\.0+$/, '');
@@ -29,9 +32,15 @@ const int = (s: string): string => s.replace(/\.0+$/, '');
 /** The rows of a shipped file whose `column` is `value` (only lines holding the value are parsed). */
 function rawRows(file: string, column: string, value: string, tsv = false): Row[] {
   const bytes = readFileSync(path.join(SHIPPED_CATALOGUE_DIR, file));
-  const [header, ...lines] = (file.endsWith('.gz') ? gunzipSync(bytes) : bytes).toString('utf8').split('\n');
+  const [header, ...lines] = (file.endsWith('.gz') ? gunzipSync(bytes) : bytes)
+    .toString('utf8')
+    .split('\n');
   const text = [header, ...lines.filter((l) => l.includes(value))].join('\n');
-  const rows: Row[] = parse(text, { columns: true, relax_column_count: true, ...(tsv ? { delimiter: '\t', quote: false } : {}) });
+  const rows: Row[] = parse(text, {
+    columns: true,
+    relax_column_count: true,
+    ...(tsv ? { delimiter: '\t', quote: false } : {}),
+  });
   return rows.filter((r) => int(r[column]) === value);
 }
 
@@ -42,7 +51,10 @@ function fdcNutrients(file: string, fdcId: string): Map<number, number> {
 }
 
 /** The per-100 g amounts of the raw row: for each amount, the nutrient id that carries it for this food. */
-function per100g(raw: Map<number, number>, carriers: Record<keyof Amounts, number | null>): Amounts {
+function per100g(
+  raw: Map<number, number>,
+  carriers: Record<keyof Amounts, number | null>,
+): Amounts {
   const out = {} as Amounts;
   for (const [k, id] of Object.entries(carriers) as [keyof Amounts, number | null][]) {
     expect(id === null || raw.has(id), `raw row has ${id}`).toBe(true);
@@ -54,7 +66,9 @@ function per100g(raw: Map<number, number>, carriers: Record<keyof Amounts, numbe
 const round2 = (n: number): number => Math.round(n * 100) / 100;
 /** An item's amounts: per 100 g x grams / 100 to 0.01, a missing amount counting 0 (docs/meals.md). */
 const scaled = (a: Amounts, grams: number): Amounts =>
-  Object.fromEntries(Object.entries(a).map(([k, v]) => [k, round2(((v ?? 0) * grams) / 100)])) as Amounts;
+  Object.fromEntries(
+    Object.entries(a).map(([k, v]) => [k, round2(((v ?? 0) * grams) / 100)]),
+  ) as Amounts;
 const amountsOf = (o: Record<string, unknown>): Amounts => ({
   kcal: o.kcal as number | null,
   protein_g: o.protein_g as number | null,
@@ -68,7 +82,11 @@ const amountsOf = (o: Record<string, unknown>): Amounts => ({
 async function summary(id: string): Promise<{ food: any; amounts: Amounts }> {
   const food = await rest(app, 'GET', `/api/foods/${encodeURIComponent(id)}`);
   expect(food.status).toBe(200);
-  const search = await rest(app, 'GET', `/api/foods/search?q=${encodeURIComponent(food.body.description)}&limit=100`);
+  const search = await rest(
+    app,
+    'GET',
+    `/api/foods/search?q=${encodeURIComponent(food.body.description)}&limit=100`,
+  );
   const hit = search.body.find((f: { fdc_id: string }) => f.fdc_id === id);
   expect(amountsOf(hit), 'search and detail agree').toEqual(amountsOf(food.body));
   return { food: food.body, amounts: amountsOf(food.body) };
@@ -77,7 +95,11 @@ async function summary(id: string): Promise<{ food: any; amounts: Amounts }> {
 /** Logs one item through nutrition_meal_log; answers the stored item. */
 async function logItem(item: Record<string, unknown>): Promise<any> {
   const { user } = await seedUser(app);
-  const meal = await logMeal(app, user.id, { meal_name: 'issue 11', eaten_at: new Date().toISOString(), items: [item] });
+  const meal = await logMeal(app, user.id, {
+    meal_name: 'issue 11',
+    eaten_at: new Date().toISOString(),
+    items: [item],
+  });
   return meal.items[0];
 }
 
@@ -86,7 +108,14 @@ describe('nutrient ids of each amount, by source (issue 11)', () => {
     const raw = fdcNutrients('usda_foundation/food_nutrient.csv.gz', '1105073');
     // no 2000 "Total Sugars": Foundation foods give "Sugars, Total" as 1063
     expect(raw.has(2000)).toBe(false);
-    const expected = per100g(raw, { kcal: 1008, protein_g: 1003, carbs_g: 1005, fat_g: 1004, fiber_g: 1079, sugar_g: 1063 });
+    const expected = per100g(raw, {
+      kcal: 1008,
+      protein_g: 1003,
+      carbs_g: 1005,
+      fat_g: 1004,
+      fiber_g: 1079,
+      sugar_g: 1063,
+    });
     expect(expected.sugar_g).toBe(15.8);
 
     expect((await summary('1105073')).amounts).toEqual(expected);
@@ -98,19 +127,34 @@ describe('nutrient ids of each amount, by source (issue 11)', () => {
   it('SR Legacy: rolled oats (2346396) logged by an SR Legacy portion carry their Atwater energy and AOAC fibre', async () => {
     // SR Legacy foods carry no nutrients in the shipped tables: their portions reach meals through
     // the Foundation food of the same NDB number (foundation_food -> sr_legacy_food -> food_portion)
-    const [{ NDB_number: ndb }] = rawRows('usda_foundation/foundation_food.csv', 'fdc_id', '2346396');
+    const [{ NDB_number: ndb }] = rawRows(
+      'usda_foundation/foundation_food.csv',
+      'fdc_id',
+      '2346396',
+    );
     const [{ fdc_id: srId }] = rawRows('usda_sr_legacy/sr_legacy_food.csv', 'NDB_number', ndb);
-    const [cup] = rawRows('usda_sr_legacy/food_portion.csv.gz', 'fdc_id', srId).filter((p) => p.seq_num === '1');
+    const [cup] = rawRows('usda_sr_legacy/food_portion.csv.gz', 'fdc_id', srId).filter(
+      (p) => p.seq_num === '1',
+    );
     expect(cup).toMatchObject({ modifier: 'cup', gram_weight: '156' });
 
     const raw = fdcNutrients('usda_foundation/food_nutrient.csv.gz', '2346396');
     // energy only from Atwater factors, fibre only as 2033 (AOAC 2011.25), no sugars at all
     for (const id of [1008, 1062, 1079, 2000, 1063]) expect(raw.has(id), `${id}`).toBe(false);
-    const expected = per100g(raw, { kcal: 2048, protein_g: 1003, carbs_g: 1005, fat_g: 1004, fiber_g: 2033, sugar_g: null });
+    const expected = per100g(raw, {
+      kcal: 2048,
+      protein_g: 1003,
+      carbs_g: 1005,
+      fat_g: 1004,
+      fiber_g: 2033,
+      sugar_g: null,
+    });
 
     const { food, amounts } = await summary('2346396');
     expect(amounts).toEqual(expected);
-    expect(food.portions).toContainEqual(expect.objectContaining({ seq: 1001, modifier: 'cup', gram_weight: 156 }));
+    expect(food.portions).toContainEqual(
+      expect.objectContaining({ seq: 1001, modifier: 'cup', gram_weight: 156 }),
+    );
     const item = await logItem({ food_id: '2346396', portion_id: '2346396:1001' });
     expect(item).toMatchObject({ grams: 156, portion: '1, cup' });
     expect(amountsOf(item)).toEqual(scaled(expected, Number(cup.gram_weight)));
@@ -121,10 +165,25 @@ describe('nutrient ids of each amount, by source (issue 11)', () => {
       const rows: Row[] = parse(text, { columns: true });
       return new Map(rows.map((r) => [Number(r.id), r.unit_name]));
     };
-    const foundation = units(readFileSync(path.join(SHIPPED_CATALOGUE_DIR, 'usda_foundation/nutrient.csv'), 'utf8'));
-    const srLegacy = units(readFileSync(new URL('../fixtures/fdc/sr_legacy_nutrient.csv', import.meta.url), 'utf8'));
-    const unitOf = { kcal: 'KCAL', proteinG: 'G', carbsG: 'G', fatG: 'G', fiberG: 'G', sugarG: 'G', sodiumMg: 'MG' };
-    for (const [amount, ids] of Object.entries(NUTRIENT_SOURCES) as [keyof typeof unitOf, readonly number[]][]) {
+    const foundation = units(
+      readFileSync(path.join(SHIPPED_CATALOGUE_DIR, 'usda_foundation/nutrient.csv'), 'utf8'),
+    );
+    const srLegacy = units(
+      readFileSync(new URL('../fixtures/fdc/sr_legacy_nutrient.csv', import.meta.url), 'utf8'),
+    );
+    const unitOf = {
+      kcal: 'KCAL',
+      proteinG: 'G',
+      carbsG: 'G',
+      fatG: 'G',
+      fiberG: 'G',
+      sugarG: 'G',
+      sodiumMg: 'MG',
+    };
+    for (const [amount, ids] of Object.entries(NUTRIENT_SOURCES) as [
+      keyof typeof unitOf,
+      readonly number[],
+    ][]) {
       for (const id of ids) {
         // 1062 is energy in kJ, converted to kcal (/ 4.184)
         const unit = id === 1062 ? 'kJ' : unitOf[amount];
@@ -138,7 +197,14 @@ describe('nutrient ids of each amount, by source (issue 11)', () => {
     expect(name.data_type).toBe('branded_food');
     const raw = fdcNutrients('usda_branded/food_nutrient.csv.gz', '2650672');
     expect(raw.has(1004)).toBe(false);
-    const expected = per100g(raw, { kcal: 1008, protein_g: 1003, carbs_g: 1005, fat_g: 1085, fiber_g: 1079, sugar_g: 2000 });
+    const expected = per100g(raw, {
+      kcal: 1008,
+      protein_g: 1003,
+      carbs_g: 1005,
+      fat_g: 1085,
+      fiber_g: 1079,
+      sugar_g: 2000,
+    });
 
     expect((await summary('2650672')).amounts).toEqual(expected);
     const item = await logItem({ food_id: '2650672', grams: 112 });
@@ -147,7 +213,12 @@ describe('nutrient ids of each amount, by source (issue 11)', () => {
   });
 
   it('Open Food Facts: a product labelled in kJ only (0000000274722) carries kcal = kJ / 4.184', async () => {
-    const [row] = rawRows('open_food_facts/en.openfoodfacts.org.products.sample-1000.csv.gz', 'code', '0000000274722', true);
+    const [row] = rawRows(
+      'open_food_facts/en.openfoodfacts.org.products.sample-1000.csv.gz',
+      'code',
+      '0000000274722',
+      true,
+    );
     expect(row['energy-kcal_100g']).toBe('');
     const g = (column: string): number => Number(row[column]);
     const expected: Amounts = {

@@ -58,7 +58,9 @@ describe('POST /api/auth/forgot-password', () => {
     expect(rows).toHaveLength(1);
     expect(rows[0].tokenHash).toBe(sha256(token));
     expect(rows[0].expiresAt.getTime() - rows[0].createdAt.getTime()).toBeGreaterThan(59 * 60_000);
-    expect(rows[0].expiresAt.getTime() - rows[0].createdAt.getTime()).toBeLessThanOrEqual(60 * 60_000 + 1000);
+    expect(rows[0].expiresAt.getTime() - rows[0].createdAt.getTime()).toBeLessThanOrEqual(
+      60 * 60_000 + 1000,
+    );
   });
 
   it('answers 429 after 5 requests per hour for one address, with the same bytes whether or not it has an account', async () => {
@@ -78,7 +80,8 @@ describe('POST /api/auth/forgot-password', () => {
 
   it('answers 429 after 20 requests per hour from one IP', async () => {
     const ip = fromNewIp();
-    for (let i = 0; i < 20; i++) expect((await forgot(`ip${i}.${Date.now()}@example.com`, ip)).status).toBe(200);
+    for (let i = 0; i < 20; i++)
+      expect((await forgot(`ip${i}.${Date.now()}@example.com`, ip)).status).toBe(200);
     expect((await forgot(`ip-over.${Date.now()}@example.com`, ip)).status).toBe(429);
     expect((await forgot(`ip-other.${Date.now()}@example.com`, fromNewIp())).status).toBe(200);
   });
@@ -94,7 +97,9 @@ describe('POST /api/auth/reset-password', () => {
     const res = await reset(await resetToken(user.email));
     expect(res.status).toBe(200);
     expect(res.body).toEqual({ ok: true });
-    expect((await app.db.prisma.user.findUniqueOrThrow({ where: { id: user.id } })).passwordHash).toMatch(/^\$argon2id\$/);
+    expect(
+      (await app.db.prisma.user.findUniqueOrThrow({ where: { id: user.id } })).passwordHash,
+    ).toMatch(/^\$argon2id\$/);
     expect((await login(user.email, password)).status).toBe(401);
     expect((await login(user.email, 'a brand new password')).status).toBe(200);
   });
@@ -102,10 +107,12 @@ describe('POST /api/auth/reset-password', () => {
   it('bumps the session epoch', async () => {
     const { user } = await seedUser(app);
     await reset(await resetToken(user.email));
-    expect((await app.db.prisma.user.findUniqueOrThrow({ where: { id: user.id } })).sessionEpoch).toBe(1);
+    expect(
+      (await app.db.prisma.user.findUniqueOrThrow({ where: { id: user.id } })).sessionEpoch,
+    ).toBe(1);
   });
 
-  it('answers 400 for a used token (single use), and uses up the account\'s other tokens', async () => {
+  it("answers 400 for a used token (single use), and uses up the account's other tokens", async () => {
     const { user } = await seedUser(app);
     const first = await resetToken(user.email);
     const second = await resetToken(user.email);
@@ -119,7 +126,10 @@ describe('POST /api/auth/reset-password', () => {
   it('answers 400 for an expired token and for an unknown one', async () => {
     const { user } = await seedUser(app);
     const token = await resetToken(user.email);
-    await app.db.prisma.passwordResetToken.updateMany({ where: { userId: user.id }, data: { expiresAt: new Date(Date.now() - 1000) } });
+    await app.db.prisma.passwordResetToken.updateMany({
+      where: { userId: user.id },
+      data: { expiresAt: new Date(Date.now() - 1000) },
+    });
     expect((await reset(token)).status).toBe(400);
     expect((await reset('not-a-token')).status).toBe(400);
   });
@@ -136,7 +146,10 @@ describe('POST /api/auth/reset-password', () => {
   it('uses a token once even when two requests race', async () => {
     const { user } = await seedUser(app);
     const token = await resetToken(user.email);
-    const answers = await Promise.all([reset(token, 'first new password'), reset(token, 'second new password')]);
+    const answers = await Promise.all([
+      reset(token, 'first new password'),
+      reset(token, 'second new password'),
+    ]);
     expect(answers.map((a) => a.status).sort()).toEqual([200, 400]);
   });
 });

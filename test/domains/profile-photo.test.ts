@@ -11,7 +11,12 @@ import { callTool, mcpClient } from '../harness/mcp.ts';
 const app = await startTestApp();
 const MB = 1024 * 1024;
 
-async function upload(token: string | null, data: Uint8Array<ArrayBuffer> | null, type = 'image/png', field = 'file'): Promise<JsonResponse> {
+async function upload(
+  token: string | null,
+  data: Uint8Array<ArrayBuffer> | null,
+  type = 'image/png',
+  field = 'file',
+): Promise<JsonResponse> {
   const form = new FormData();
   if (data) form.append(field, new Blob([data], { type }), 'photo');
   const res = await app.fetch('/api/auth/profile-photo', {
@@ -23,14 +28,19 @@ async function upload(token: string | null, data: Uint8Array<ArrayBuffer> | null
   return { status: res.status, headers: res.headers, body: text ? JSON.parse(text) : null };
 }
 
-const fileOf = (url: string): string => path.join(app.config.DATA_DIR, 'uploads', url.replace(/^.*\/media\//, ''));
+const fileOf = (url: string): string =>
+  path.join(app.config.DATA_DIR, 'uploads', url.replace(/^.*\/media\//, ''));
 
 describe('POST /api/auth/profile-photo', () => {
   it('stores the photo and answers UserOut with its URL, served back with its type and cache headers', async () => {
     const { user, token } = await seedUser(app);
     const res = await upload(token, PNG, 'image/png');
     expect(res.status).toBe(200);
-    expect(res.body).toMatchObject({ id: user.id, email: user.email, profile_photo_url: expect.stringMatching(/^\/media\/profile\/[\w-]{22}\.png$/) });
+    expect(res.body).toMatchObject({
+      id: user.id,
+      email: user.email,
+      profile_photo_url: expect.stringMatching(/^\/media\/profile\/[\w-]{22}\.png$/),
+    });
 
     const photo = await app.fetch(res.body.profile_photo_url);
     expect(photo.status).toBe(200);
@@ -40,7 +50,9 @@ describe('POST /api/auth/profile-photo', () => {
     expect(new Uint8Array(await photo.arrayBuffer())).toEqual(PNG);
 
     const etag = photo.headers.get('etag')!;
-    const again = await app.fetch(res.body.profile_photo_url, { headers: { 'if-none-match': etag } });
+    const again = await app.fetch(res.body.profile_photo_url, {
+      headers: { 'if-none-match': etag },
+    });
     expect(again.status).toBe(304);
     const head = await app.fetch(res.body.profile_photo_url, { method: 'HEAD' });
     expect(head.status).toBe(200);
@@ -80,7 +92,11 @@ describe('POST /api/auth/profile-photo', () => {
     const { token } = await seedUser(app);
     const cases: [Uint8Array<ArrayBuffer>, string, RegExp][] = [
       [GIF, 'image/gif', /Unsupported image type image\/gif/],
-      [new Uint8Array(Buffer.from('<svg xmlns="http://www.w3.org/2000/svg"/>')), 'image/png', /not a JPEG, PNG, WebP or HEIC image/],
+      [
+        new Uint8Array(Buffer.from('<svg xmlns="http://www.w3.org/2000/svg"/>')),
+        'image/png',
+        /not a JPEG, PNG, WebP or HEIC image/,
+      ],
       [GIF, 'image/jpeg', /not a JPEG, PNG, WebP or HEIC image/],
       [PNG, 'text/plain', /Unsupported image type text\/plain/],
       [new Uint8Array(0), 'image/png', /empty/],
@@ -88,7 +104,9 @@ describe('POST /api/auth/profile-photo', () => {
     for (const [data, type, msg] of cases) {
       const res = await upload(token, data, type);
       expect(res.status, type).toBe(422);
-      expect(res.body.detail).toEqual([{ loc: ['body', 'file'], msg: expect.stringMatching(msg), type: 'value_error' }]);
+      expect(res.body.detail).toEqual([
+        { loc: ['body', 'file'], msg: expect.stringMatching(msg), type: 'value_error' },
+      ]);
     }
     const me = await gql(app, '{ me { profilePhotoUrl } }', { token });
     expect(me.body.data.me.profilePhotoUrl).toBeNull();
@@ -98,7 +116,9 @@ describe('POST /api/auth/profile-photo', () => {
     const { token } = await seedUser(app);
     const missing = await upload(token, null);
     expect(missing.status).toBe(422);
-    expect(missing.body.detail).toEqual([{ loc: ['body', 'file'], msg: 'Field required', type: 'missing' }]);
+    expect(missing.body.detail).toEqual([
+      { loc: ['body', 'file'], msg: 'Field required', type: 'missing' },
+    ]);
     const otherField = await upload(token, PNG, 'image/png', 'photo');
     expect(otherField.status).toBe(422);
     const json = await app.fetch('/api/auth/profile-photo', {
@@ -140,10 +160,20 @@ describe('POST /api/auth/profile-photo', () => {
     const { token } = await seedUser(app);
     const send = (data: Uint8Array<ArrayBuffer>, type: string): Promise<Response> => {
       const form = new FormData();
-      form.append('operations', JSON.stringify({ query: 'mutation($f: File!) { setProfilePhoto(file: $f) { profilePhotoUrl } }', variables: { f: null } }));
+      form.append(
+        'operations',
+        JSON.stringify({
+          query: 'mutation($f: File!) { setProfilePhoto(file: $f) { profilePhotoUrl } }',
+          variables: { f: null },
+        }),
+      );
       form.append('map', JSON.stringify({ 0: ['variables.f'] }));
       form.append('0', new Blob([data], { type }), 'me');
-      return app.fetch('/graphql', { method: 'POST', headers: { authorization: `Bearer ${token}` }, body: form });
+      return app.fetch('/graphql', {
+        method: 'POST',
+        headers: { authorization: `Bearer ${token}` },
+        body: form,
+      });
     };
     const body = await (await send(WEBP, 'image/webp')).json();
     expect(body.errors).toBeUndefined();
@@ -161,7 +191,10 @@ describe('the OpenAPI document', () => {
     expect(op.operationId).toBe('SetProfilePhoto');
     expect(op.requestBody.content).toEqual({
       'multipart/form-data': {
-        schema: expect.objectContaining({ properties: { file: expect.objectContaining({ type: 'string', format: 'binary' }) }, required: ['file'] }),
+        schema: expect.objectContaining({
+          properties: { file: expect.objectContaining({ type: 'string', format: 'binary' }) },
+          required: ['file'],
+        }),
       },
     });
     expect(op.security).toEqual([{ bearerAuth: ['profile:write'] }]);
@@ -185,22 +218,47 @@ describe('GET /media/...', () => {
 describe('MCP profile_photo_set', () => {
   it('sets the photo from base64 data and content_type through the same rules', async () => {
     const { user } = await seedUser(app);
-    const client = await mcpClient(app, await seedPersonalToken(app, user.id, ['profile:write', 'profile:read']));
+    const client = await mcpClient(
+      app,
+      await seedPersonalToken(app, user.id, ['profile:write', 'profile:read']),
+    );
     const tool = (await client.listTools()).tools.find((t) => t.name === 'profile_photo_set')!;
     expect([...(tool.inputSchema.required ?? [])].sort()).toEqual(['content_type', 'data']);
-    expect(tool.annotations).toMatchObject({ readOnlyHint: false, destructiveHint: false, idempotentHint: true });
+    expect(tool.annotations).toMatchObject({
+      readOnlyHint: false,
+      destructiveHint: false,
+      idempotentHint: true,
+    });
 
-    const ok = await callTool(client, 'profile_photo_set', { data: Buffer.from(PNG).toString('base64'), content_type: 'image/png' });
+    const ok = await callTool(client, 'profile_photo_set', {
+      data: Buffer.from(PNG).toString('base64'),
+      content_type: 'image/png',
+    });
     expect(ok.isError).toBeFalsy();
     const url = (ok.structuredContent as any).profile_photo_url;
     expect(url).toMatch(/^\/media\/profile\/.+\.png$/);
     expect((await app.fetch(url)).status).toBe(200);
 
-    const badType = await callTool(client, 'profile_photo_set', { data: Buffer.from(GIF).toString('base64'), content_type: 'image/gif' });
-    expect((badType.structuredContent as any).error).toMatchObject({ code: 'VALIDATION_FAILED', detail: [{ loc: ['data'] }] });
-    const notBase64 = await callTool(client, 'profile_photo_set', { data: '%%% not base64 %%%', content_type: 'image/png' });
-    expect((notBase64.structuredContent as any).error).toMatchObject({ code: 'VALIDATION_FAILED', detail: [{ loc: ['data'] }] });
-    const tooLarge = await callTool(client, 'profile_photo_set', { data: Buffer.from(jpegOfSize(5 * MB + 1)).toString('base64'), content_type: 'image/jpeg' });
+    const badType = await callTool(client, 'profile_photo_set', {
+      data: Buffer.from(GIF).toString('base64'),
+      content_type: 'image/gif',
+    });
+    expect((badType.structuredContent as any).error).toMatchObject({
+      code: 'VALIDATION_FAILED',
+      detail: [{ loc: ['data'] }],
+    });
+    const notBase64 = await callTool(client, 'profile_photo_set', {
+      data: '%%% not base64 %%%',
+      content_type: 'image/png',
+    });
+    expect((notBase64.structuredContent as any).error).toMatchObject({
+      code: 'VALIDATION_FAILED',
+      detail: [{ loc: ['data'] }],
+    });
+    const tooLarge = await callTool(client, 'profile_photo_set', {
+      data: Buffer.from(jpegOfSize(5 * MB + 1)).toString('base64'),
+      content_type: 'image/jpeg',
+    });
     expect((tooLarge.structuredContent as any).error).toMatchObject({ code: 'PAYLOAD_TOO_LARGE' });
   });
 });

@@ -23,7 +23,9 @@ interface Credentials {
 }
 
 /** A user with a phone session (bearer) and a browser session (cookie). */
-async function signedInTwice(): Promise<Credentials & { userId: number; sessionId: string; email: string; password: string }> {
+async function signedInTwice(): Promise<
+  Credentials & { userId: number; sessionId: string; email: string; password: string }
+> {
   const seeded = await seedUser(app);
   return {
     token: seeded.token,
@@ -65,7 +67,12 @@ async function patStatuses(pat: string): Promise<number[]> {
 
 const PAT_WORKS = [200, 200, 200];
 const PAT_REFUSED = [401, 401, 401];
-const PAT_SCOPES = ['profile:read', 'health:glucose:read', 'account:read', 'account:write'] as const;
+const PAT_SCOPES = [
+  'profile:read',
+  'health:glucose:read',
+  'account:read',
+  'account:write',
+] as const;
 
 /** A fresh phone login of `a` (from its own client address) listing its personal tokens. */
 async function tokensListedAfter(a: { email: string; password: string }): Promise<unknown[]> {
@@ -80,7 +87,10 @@ async function tokensListedAfter(a: { email: string; password: string }): Promis
 
 /** Whether every personal token row of `userId` carries revoked_at. */
 async function allTokenRowsRevoked(userId: number): Promise<boolean[]> {
-  const rows = await app.db.prisma.personalToken.findMany({ where: { userId }, orderBy: { id: 'asc' } });
+  const rows = await app.db.prisma.personalToken.findMany({
+    where: { userId },
+    orderBy: { id: 'asc' },
+  });
   return rows.map((r) => r.revokedAt !== null);
 }
 
@@ -90,16 +100,20 @@ describe('POST /api/auth/sessions/{sid}/revoke', () => {
     expect(await bearerStatuses(a.token)).toEqual(WORKS);
     expect(await cookieStatuses(a.web)).toEqual(WORKS);
 
-    const res = await rest(app, 'POST', `/api/auth/sessions/${a.web.sessionId}/revoke`, { token: a.token });
+    const res = await rest(app, 'POST', `/api/auth/sessions/${a.web.sessionId}/revoke`, {
+      token: a.token,
+    });
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ id: a.web.sessionId, kind: 'web', current: false });
     expect(await cookieStatuses(a.web)).toEqual(REFUSED);
     expect(await bearerStatuses(a.token)).toEqual(WORKS);
   });
 
-  it('revokes the caller\'s own session too', async () => {
+  it("revokes the caller's own session too", async () => {
     const a = await signedInTwice();
-    const res = await rest(app, 'POST', `/api/auth/sessions/${a.sessionId}/revoke`, { token: a.token });
+    const res = await rest(app, 'POST', `/api/auth/sessions/${a.sessionId}/revoke`, {
+      token: a.token,
+    });
     expect(res.body).toMatchObject({ id: a.sessionId, current: true });
     expect(await bearerStatuses(a.token)).toEqual(REFUSED);
     expect(await cookieStatuses(a.web)).toEqual(WORKS);
@@ -108,9 +122,14 @@ describe('POST /api/auth/sessions/{sid}/revoke', () => {
   it('clears the cookies when a browser revokes its own session', async () => {
     const a = await signedInTwice();
     const headers = { cookie: a.web.cookie, 'x-csrf-token': a.web.csrf };
-    const res = await rest(app, 'POST', `/api/auth/sessions/${a.web.sessionId}/revoke`, { headers });
+    const res = await rest(app, 'POST', `/api/auth/sessions/${a.web.sessionId}/revoke`, {
+      headers,
+    });
     expect(res.status).toBe(200);
-    expect(res.headers.getSetCookie().map((c) => c.split(';')[0])).toEqual(['hdp_session=', 'hdp_csrf=']);
+    expect(res.headers.getSetCookie().map((c) => c.split(';')[0])).toEqual([
+      'hdp_session=',
+      'hdp_csrf=',
+    ]);
   });
 
   it("answers 404 for another person's session and for an unknown id, and revokes nothing", async () => {
@@ -149,37 +168,57 @@ describe('POST /api/auth/sessions/{sid}/revoke', () => {
 });
 
 describe('POST /api/auth/sessions/revoke-all', () => {
-  it('refuses every token and cookie minted before, the caller\'s own included, on REST and GraphQL', async () => {
+  it("refuses every token and cookie minted before, the caller's own included, on REST and GraphQL", async () => {
     const a = await signedInTwice();
-    const phone2 = (await rest(app, 'POST', '/api/auth/login', { body: { email: a.email, password: a.password }, headers: fromNewIp() })).body
-      .access_token as string;
+    const phone2 = (
+      await rest(app, 'POST', '/api/auth/login', {
+        body: { email: a.email, password: a.password },
+        headers: fromNewIp(),
+      })
+    ).body.access_token as string;
     const res = await rest(app, 'POST', '/api/auth/sessions/revoke-all', { token: a.token });
     expect(res.status).toBe(200);
     expect(res.body).toEqual({ ok: true });
     expect(await bearerStatuses(a.token)).toEqual(REFUSED);
     expect(await bearerStatuses(phone2)).toEqual(REFUSED);
     expect(await cookieStatuses(a.web)).toEqual(REFUSED);
-    expect((await app.db.prisma.user.findUniqueOrThrow({ where: { id: a.userId } })).sessionEpoch).toBe(1);
+    expect(
+      (await app.db.prisma.user.findUniqueOrThrow({ where: { id: a.userId } })).sessionEpoch,
+    ).toBe(1);
 
-    const again = await rest(app, 'POST', '/api/auth/login', { body: { email: a.email, password: a.password }, headers: fromNewIp() });
+    const again = await rest(app, 'POST', '/api/auth/login', {
+      body: { email: a.email, password: a.password },
+      headers: fromNewIp(),
+    });
     expect(await bearerStatuses(again.body.access_token)).toEqual(WORKS);
-    expect((await rest(app, 'GET', '/api/auth/sessions', { token: again.body.access_token })).body).toHaveLength(1);
+    expect(
+      (await rest(app, 'GET', '/api/auth/sessions', { token: again.body.access_token })).body,
+    ).toHaveLength(1);
   });
 
   it('clears the cookies of a browser caller (with its CSRF token) and refuses one without', async () => {
     const a = await signedInTwice();
-    const refused = await rest(app, 'POST', '/api/auth/sessions/revoke-all', { headers: { cookie: a.web.cookie } });
+    const refused = await rest(app, 'POST', '/api/auth/sessions/revoke-all', {
+      headers: { cookie: a.web.cookie },
+    });
     expect(refused.status).toBe(403);
     expect(await bearerStatuses(a.token)).toEqual(WORKS);
-    const res = await rest(app, 'POST', '/api/auth/sessions/revoke-all', { headers: { cookie: a.web.cookie, 'x-csrf-token': a.web.csrf } });
+    const res = await rest(app, 'POST', '/api/auth/sessions/revoke-all', {
+      headers: { cookie: a.web.cookie, 'x-csrf-token': a.web.csrf },
+    });
     expect(res.status).toBe(200);
-    expect(res.headers.getSetCookie().map((c) => c.split(';')[0])).toEqual(['hdp_session=', 'hdp_csrf=']);
+    expect(res.headers.getSetCookie().map((c) => c.split(';')[0])).toEqual([
+      'hdp_session=',
+      'hdp_csrf=',
+    ]);
     expect(await bearerStatuses(a.token)).toEqual(REFUSED);
   });
 
   it('is the revokeAllSessions mutation over GraphQL (with a cookie)', async () => {
     const a = await signedInTwice();
-    const res = await gql(app, 'mutation { revokeAllSessions { ok } }', { headers: { cookie: a.web.cookie, 'x-csrf-token': a.web.csrf } });
+    const res = await gql(app, 'mutation { revokeAllSessions { ok } }', {
+      headers: { cookie: a.web.cookie, 'x-csrf-token': a.web.csrf },
+    });
     expect(res.body.data).toEqual({ revokeAllSessions: { ok: true } });
     expect(await bearerStatuses(a.token)).toEqual(REFUSED);
     expect(await cookieStatuses(a.web)).toEqual(REFUSED);
@@ -217,14 +256,23 @@ describe('issue 10: revoke-all ends every credential', () => {
   it('revokes the personal token that calls it over MCP (sessions_all_revoke), and every other credential', async () => {
     const a = await signedInTwice();
     const caller = await seedPersonalToken(app, a.userId, [...PAT_SCOPES], 'assistant');
-    const sibling = await seedPersonalToken(app, a.userId, ['profile:read', 'health:glucose:read'], 'script');
+    const sibling = await seedPersonalToken(
+      app,
+      a.userId,
+      ['profile:read', 'health:glucose:read'],
+      'script',
+    );
     const client = await mcpClient(app, caller);
     const result = await callTool(client, 'sessions_all_revoke', { confirm: true });
     expect(result.isError).toBeFalsy();
     expect(result.structuredContent).toEqual({ ok: true });
 
     expect(await patStatuses(caller)).toEqual(PAT_REFUSED);
-    const next = await mcpPost(app, rpc('tools/call', { name: 'sessions_list_read', arguments: {} }), { token: caller });
+    const next = await mcpPost(
+      app,
+      rpc('tools/call', { name: 'sessions_list_read', arguments: {} }),
+      { token: caller },
+    );
     expect(next.status).toBe(401);
     expect(await patStatuses(sibling)).toEqual(PAT_REFUSED);
     expect(await bearerStatuses(a.token)).toEqual(REFUSED);
@@ -255,9 +303,14 @@ describe('password reset', () => {
   it('refuses every token and cookie of the account once the password is reset, on REST and GraphQL', async () => {
     const a = await signedInTwice();
     const since = smtp.messages.length;
-    await rest(app, 'POST', '/api/auth/forgot-password', { body: { email: a.email }, headers: fromNewIp() });
+    await rest(app, 'POST', '/api/auth/forgot-password', {
+      body: { email: a.email },
+      headers: fromNewIp(),
+    });
     const token = /token=([\w-]+)/.exec((await smtp.waitFor(a.email, { since })).text)![1];
-    const res = await rest(app, 'POST', '/api/auth/reset-password', { body: { token, new_password: 'a brand new password' } });
+    const res = await rest(app, 'POST', '/api/auth/reset-password', {
+      body: { token, new_password: 'a brand new password' },
+    });
     expect(res.status).toBe(200);
     expect(await bearerStatuses(a.token)).toEqual(REFUSED);
     expect(await cookieStatuses(a.web)).toEqual(REFUSED);
@@ -271,10 +324,15 @@ describe('password reset', () => {
     ];
     for (const pat of pats) expect(await patStatuses(pat)).toEqual(PAT_WORKS);
     const since = smtp.messages.length;
-    await rest(app, 'POST', '/api/auth/forgot-password', { body: { email: a.email }, headers: fromNewIp() });
+    await rest(app, 'POST', '/api/auth/forgot-password', {
+      body: { email: a.email },
+      headers: fromNewIp(),
+    });
     const token = /token=([\w-]+)/.exec((await smtp.waitFor(a.email, { since })).text)![1];
     const newPassword = 'a brand new password';
-    const res = await rest(app, 'POST', '/api/auth/reset-password', { body: { token, new_password: newPassword } });
+    const res = await rest(app, 'POST', '/api/auth/reset-password', {
+      body: { token, new_password: newPassword },
+    });
     expect(res.status).toBe(200);
 
     for (const pat of pats) expect(await patStatuses(pat)).toEqual(PAT_REFUSED);

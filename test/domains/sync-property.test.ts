@@ -11,7 +11,9 @@ import type { SeededUser } from '../factories/users.ts';
 import { startTestApp } from '../harness/app.ts';
 import { rest } from '../harness/clients.ts';
 
-const app = await startTestApp({ DATA_DIR: `/tmp/hdp-test/sync-prop-${process.pid}-${Math.random().toString(36).slice(2, 8)}` });
+const app = await startTestApp({
+  DATA_DIR: `/tmp/hdp-test/sync-prop-${process.pid}-${Math.random().toString(36).slice(2, 8)}`,
+});
 const DEVICES = 3;
 
 type Op =
@@ -24,8 +26,14 @@ const dev = fc.nat(DEVICES - 1);
 const body = fc.string({ maxLength: 6 });
 const opArb: fc.Arbitrary<Op> = fc.oneof(
   { weight: 2, arbitrary: fc.record({ kind: fc.constant('create' as const), dev, body }) },
-  { weight: 3, arbitrary: fc.record({ kind: fc.constant('update' as const), dev, pick: fc.nat(3), body }) },
-  { weight: 1, arbitrary: fc.record({ kind: fc.constant('delete' as const), dev, pick: fc.nat(3) }) },
+  {
+    weight: 3,
+    arbitrary: fc.record({ kind: fc.constant('update' as const), dev, pick: fc.nat(3), body }),
+  },
+  {
+    weight: 1,
+    arbitrary: fc.record({ kind: fc.constant('delete' as const), dev, pick: fc.nat(3) }),
+  },
   { weight: 3, arbitrary: fc.record({ kind: fc.constant('pull' as const), dev }) },
   { weight: 3, arbitrary: fc.record({ kind: fc.constant('push' as const), dev }) },
 );
@@ -43,11 +51,16 @@ class Device {
   async pull(): Promise<void> {
     let cursor: string | null = null;
     for (;;) {
-      const query: string = cursor ? `?cursor=${cursor}` : this.lastPulledAt !== null ? `?last_pulled_at=${this.lastPulledAt}` : '';
+      const query: string = cursor
+        ? `?cursor=${cursor}`
+        : this.lastPulledAt !== null
+          ? `?last_pulled_at=${this.lastPulledAt}`
+          : '';
       const res = await rest(app, 'GET', `/api/sync/pull${query}`, { token: this.user.token });
       expect(res.status).toBe(200);
       const c = res.body.changes.journal_entries;
-      for (const r of [...c.created, ...c.updated]) if (!this.pending.has(r.id)) this.records.set(r.id, r.body);
+      for (const r of [...c.created, ...c.updated])
+        if (!this.pending.has(r.id)) this.records.set(r.id, r.body);
       for (const id of c.deleted) {
         this.records.delete(id);
         this.pending.delete(id);
@@ -65,7 +78,12 @@ class Device {
    * synchronize(), a device that never pulled pulls first: deletions reach a device only through
    * pulls since its last one, so one that pushed before any pull would never learn of them.
    */
-  async push(): Promise<{ status: number; sent: Map<string, string | null>; timestamp: number; lastPulledAt: number | null }> {
+  async push(): Promise<{
+    status: number;
+    sent: Map<string, string | null>;
+    timestamp: number;
+    lastPulledAt: number | null;
+  }> {
     if (this.lastPulledAt === null) await this.pull();
     const lastPulledAt = this.lastPulledAt;
     const changes = { created: [] as unknown[], updated: [] as unknown[], deleted: [] as string[] };

@@ -1,6 +1,10 @@
 /** The synced-table registry (issue 4) against the Prisma datamodel and the wire-name rules. */
 import { describe, expect, it } from 'vitest';
-import { SYNC_SCHEMA_VERSION, SYNCED_TABLES, tableChangedSince } from '../../src/domains/sync/synced-tables.ts';
+import {
+  SYNC_SCHEMA_VERSION,
+  SYNCED_TABLES,
+  tableChangedSince,
+} from '../../src/domains/sync/synced-tables.ts';
 import { toCamel, toSnake } from '../../src/wire.ts';
 import { startTestApp } from '../harness/app.ts';
 
@@ -21,23 +25,41 @@ describe('SYNCED_TABLES', () => {
 
   it('names no table like a key of the wrapped push body, so the two body forms never read alike (issue 11)', () => {
     // a push body with a key `changes` is the wrapped form {changes, last_pulled_at, identity_version}
-    for (const t of SYNCED_TABLES) expect(['changes', 'last_pulled_at', 'identity_version'], t.table).not.toContain(t.table);
+    for (const t of SYNCED_TABLES)
+      expect(['changes', 'last_pulled_at', 'identity_version'], t.table).not.toContain(t.table);
   });
 
   it('follows the synced-table convention in the migrated database', async () => {
     for (const t of SYNCED_TABLES) {
-      const rows = await app.db.prisma.$queryRawUnsafe<{ column_name: string; data_type: string; is_nullable: string; column_default: string | null }[]>(
+      const rows = await app.db.prisma.$queryRawUnsafe<
+        {
+          column_name: string;
+          data_type: string;
+          is_nullable: string;
+          column_default: string | null;
+        }[]
+      >(
         'SELECT column_name, data_type, is_nullable, column_default FROM information_schema.columns WHERE table_name = $1',
         t.sqlTable,
       );
       const col = (name: string) => rows.find((r) => r.column_name === name);
       expect(col('id'), t.table).toMatchObject({ data_type: 'text', is_nullable: 'NO' });
       expect(col('user_id'), t.table).toMatchObject({ data_type: 'integer', is_nullable: 'NO' });
-      expect(col('server_updated_at'), t.table).toMatchObject({ data_type: 'timestamp without time zone', is_nullable: 'NO' });
-      expect(col('deleted_at'), t.table).toMatchObject({ data_type: 'timestamp without time zone', is_nullable: 'YES' });
+      expect(col('server_updated_at'), t.table).toMatchObject({
+        data_type: 'timestamp without time zone',
+        is_nullable: 'NO',
+      });
+      expect(col('deleted_at'), t.table).toMatchObject({
+        data_type: 'timestamp without time zone',
+        is_nullable: 'YES',
+      });
       const types: Record<string, string> = {
-        text: 'text', int: 'integer', float: 'double precision', bool: 'boolean',
-        timestamp_ms: 'timestamp without time zone', timestamptz_ms: 'timestamp with time zone',
+        text: 'text',
+        int: 'integer',
+        float: 'double precision',
+        bool: 'boolean',
+        timestamp_ms: 'timestamp without time zone',
+        timestamptz_ms: 'timestamp with time zone',
       };
       for (const c of t.columns) {
         const where = `${t.table}.${c.db}`;
@@ -45,12 +67,14 @@ describe('SYNCED_TABLES', () => {
         // NOT NULL in the database <=> notNull in the registry; one without a default must be
         // given a value by every created record (required, or a registry default; texts store '')
         expect(col(c.db)?.is_nullable === 'NO', where).toBe(c.notNull === true);
-        if (c.notNull && c.type !== 'text') expect(c.required === true || c.default !== undefined, where).toBe(true);
+        if (c.notNull && c.type !== 'text')
+          expect(c.required === true || c.default !== undefined, where).toBe(true);
       }
       // every other NOT NULL column without a default would break a pushed INSERT
       const known = new Set(['id', 'user_id', 'server_updated_at', ...t.columns.map((c) => c.db)]);
       for (const r of rows) {
-        if (!known.has(r.column_name) && r.is_nullable === 'NO') expect(r.column_default, `${t.table}.${r.column_name}`).not.toBeNull();
+        if (!known.has(r.column_name) && r.is_nullable === 'NO')
+          expect(r.column_default, `${t.table}.${r.column_name}`).not.toBeNull();
       }
     }
   });

@@ -16,7 +16,8 @@ const app = await startTestApp();
 
 const T0 = Date.parse('2026-11-20T08:00:00Z');
 let n = 0;
-const newId = (): string => `sc${String(++n).padStart(6, '0')}${Math.random().toString(36).slice(2, 8)}`;
+const newId = (): string =>
+  `sc${String(++n).padStart(6, '0')}${Math.random().toString(36).slice(2, 8)}`;
 
 /** One valid new record per synced table (meals before meal_items: an item names its meal). */
 function oneOfEach(): Record<string, Record<string, unknown>> {
@@ -27,23 +28,56 @@ function oneOfEach(): Record<string, Record<string, unknown>> {
     raw_sensor_data: { id: newId(), sensor_id: 1, timestamp: T0, raw_value: 1200 },
     glucose_sensors: { id: newId(), sensor_id: 1 },
     sensor_sessions: { id: newId(), serial_number: 'SN-1', started_at: T0 },
-    health_metrics: { id: newId(), metric_type: 'steps', value: 420, unit: 'count', timestamp: T0, source: 'iPhone' },
-    sleep_samples: { id: newId(), stage: 'deep', start_at: T0, end_at: T0 + 1_800_000, source: 'Watch' },
-    workout_samples: { id: newId(), activity_type: 'running', start_at: T0, end_at: T0 + 1_800_000, duration_minutes: 30, source: 'Watch' },
+    health_metrics: {
+      id: newId(),
+      metric_type: 'steps',
+      value: 420,
+      unit: 'count',
+      timestamp: T0,
+      source: 'iPhone',
+    },
+    sleep_samples: {
+      id: newId(),
+      stage: 'deep',
+      start_at: T0,
+      end_at: T0 + 1_800_000,
+      source: 'Watch',
+    },
+    workout_samples: {
+      id: newId(),
+      activity_type: 'running',
+      start_at: T0,
+      end_at: T0 + 1_800_000,
+      duration_minutes: 30,
+      source: 'Watch',
+    },
     meals: { id: mealId, meal_name: 'Oats', eaten_at: T0 },
     meal_items: { id: newId(), meal_id: mealId, name: 'Oats', grams: 50 },
   };
 }
 
 const ALL_TABLES = SYNCED_TABLES.map((t) => t.table);
-const GLUCOSE_TABLES = ['glucose_readings', 'raw_sensor_data', 'glucose_sensors', 'sensor_sessions'];
+const GLUCOSE_TABLES = [
+  'glucose_readings',
+  'raw_sensor_data',
+  'glucose_sensors',
+  'sensor_sessions',
+];
 const created = (records: Record<string, Record<string, unknown>>) =>
-  Object.fromEntries(Object.entries(records).map(([table, r]) => [table, { created: [r], updated: [], deleted: [] }]));
+  Object.fromEntries(
+    Object.entries(records).map(([table, r]) => [
+      table,
+      { created: [r], updated: [], deleted: [] },
+    ]),
+  );
 
 /** A user whose phone (a login session) pushed one record to every synced table. */
 async function userWithEveryTable(): Promise<SeededUser> {
   const u = await seedUser(app);
-  const res = await rest(app, 'POST', '/api/sync/push', { token: u.token, body: { changes: created(oneOfEach()), last_pulled_at: null } });
+  const res = await rest(app, 'POST', '/api/sync/push', {
+    token: u.token,
+    body: { changes: created(oneOfEach()), last_pulled_at: null },
+  });
   expect(res.status, JSON.stringify(res.body)).toBe(200);
   expect(res.body.accepted).toBe(ALL_TABLES.length);
   return u;
@@ -61,7 +95,9 @@ const others = (tables: string[]) => ALL_TABLES.filter((t) => !tables.includes(t
 describe('sync scopes: the registry', () => {
   it('gives every synced table a read and a write scope, and the test a record of it', () => {
     expect(Object.keys(oneOfEach())).toEqual(ALL_TABLES);
-    expect(Object.fromEntries(SYNCED_TABLES.map((t) => [t.table, [t.readScope, t.writeScope]]))).toEqual({
+    expect(
+      Object.fromEntries(SYNCED_TABLES.map((t) => [t.table, [t.readScope, t.writeScope]])),
+    ).toEqual({
       journal_entries: ['health:summary:read', 'health:logs:write'],
       glucose_readings: ['health:glucose:read', 'health:logs:write'],
       raw_sensor_data: ['health:glucose:read', 'health:logs:write'],
@@ -88,7 +124,10 @@ describe('GET /api/sync/pull with a personal token (issue 10)', () => {
 
   it('gives a token with health:glucose:read the glucose tables and nothing else', async () => {
     const u = await userWithEveryTable();
-    const token = await seedPersonalToken(app, u.user.id, ['health:summary:read', 'health:glucose:read']);
+    const token = await seedPersonalToken(app, u.user.id, [
+      'health:summary:read',
+      'health:glucose:read',
+    ]);
     const res = await pull(token);
     expect(counts(res.body.changes)).toEqual(only(['journal_entries', ...GLUCOSE_TABLES]));
     expect(res.body.omitted_tables).toEqual(others(['journal_entries', ...GLUCOSE_TABLES]));
@@ -100,8 +139,19 @@ describe('GET /api/sync/pull with a personal token (issue 10)', () => {
     const u = await userWithEveryTable();
     const token = await seedPersonalToken(app, u.user.id, ['health:summary:read']);
     // a hand-made cursor (opaque, but only base64url JSON) that continues at glucose_readings
-    const cursor = { s: Date.now() + 60_000, t: null, v: null, iv: 1, x: [], i: ALL_TABLES.indexOf('glucose_readings'), a: null };
-    const res = await pull(token, `?cursor=${Buffer.from(JSON.stringify(cursor)).toString('base64url')}`);
+    const cursor = {
+      s: Date.now() + 60_000,
+      t: null,
+      v: null,
+      iv: 1,
+      x: [],
+      i: ALL_TABLES.indexOf('glucose_readings'),
+      a: null,
+    };
+    const res = await pull(
+      token,
+      `?cursor=${Buffer.from(JSON.stringify(cursor)).toString('base64url')}`,
+    );
     expect(res.status).toBe(200);
     expect(res.body.changes).toEqual({});
     expect(res.body.omitted_tables).toEqual(others(['journal_entries']));
@@ -117,7 +167,11 @@ describe('GET /api/sync/pull with a personal token (issue 10)', () => {
   it("lets a grantee's token viewing as the owner pull only the owner's tables its scopes cover", async () => {
     const [owner, grantee] = [await userWithEveryTable(), await seedUser(app)];
     const grantId = await seedActiveGrant(app, owner, grantee);
-    const token = await seedPersonalToken(app, grantee.user.id, ['sharing:read', 'health:summary:read', 'health:nutrition:read']);
+    const token = await seedPersonalToken(app, grantee.user.id, [
+      'sharing:read',
+      'health:summary:read',
+      'health:nutrition:read',
+    ]);
     await switchViewAs(app, token, grantId);
     const res = await pull(token);
     expect(counts(res.body.changes)).toEqual(only(['journal_entries', 'meals', 'meal_items']));
@@ -126,7 +180,9 @@ describe('GET /api/sync/pull with a personal token (issue 10)', () => {
     await switchViewAs(app, grantee.token, grantId);
     const session = await pull(grantee.token);
     expect(counts(session.body.changes)).toEqual(only(ALL_TABLES));
-    expect((await push(grantee.token, created({ journal_entries: oneOfEach().journal_entries }))).status).toBe(403);
+    expect(
+      (await push(grantee.token, created({ journal_entries: oneOfEach().journal_entries }))).status,
+    ).toBe(403);
   });
 });
 
@@ -137,20 +193,33 @@ describe('POST /api/sync/push with a personal token (issue 10)', () => {
     const { journal_entries, meals, meal_items } = oneOfEach();
     const res = await push(token, created({ journal_entries, meals }));
     expect(res.status).toBe(403);
-    expect(res.body.detail).toEqual({ code: 'insufficient_scope', scope: 'health:nutrition:write', table: 'meals' });
+    expect(res.body.detail).toEqual({
+      code: 'insufficient_scope',
+      scope: 'health:nutrition:write',
+      table: 'meals',
+    });
     expect(await app.db.prisma.journalEntry.count({ where: { userId: u.user.id } })).toBe(0);
     expect(await app.db.prisma.meal.count({ where: { userId: u.user.id } })).toBe(0);
     // a deletion is a write too
-    const deletion = await push(token, { meals: { created: [], updated: [], deleted: [meals.id] } });
+    const deletion = await push(token, {
+      meals: { created: [], updated: [], deleted: [meals.id] },
+    });
     expect(deletion.status).toBe(403);
 
     // an empty entry of such a table is no write (WatermelonDB sends every table it knows)
     const empty = { created: [], updated: [], deleted: [] };
-    const withEmpty = await push(token, { ...created({ journal_entries }), meals: empty, meal_items: empty });
+    const withEmpty = await push(token, {
+      ...created({ journal_entries }),
+      meals: empty,
+      meal_items: empty,
+    });
     expect(withEmpty.status, JSON.stringify(withEmpty.body)).toBe(200);
     expect(withEmpty.body.accepted).toBe(1);
     // the push field's own scope (health:logs:write) stays the way in; meals need health:nutrition:write too
-    const nutrition = await seedPersonalToken(app, u.user.id, ['health:logs:write', 'health:nutrition:write']);
+    const nutrition = await seedPersonalToken(app, u.user.id, [
+      'health:logs:write',
+      'health:nutrition:write',
+    ]);
     const ok = await push(nutrition, created({ meals, meal_items }));
     expect(ok.status, JSON.stringify(ok.body)).toBe(200);
     expect(await app.db.prisma.meal.count({ where: { userId: u.user.id } })).toBe(1);
@@ -172,7 +241,10 @@ describe('syncedRecords with a personal token (issue 10)', () => {
       expect(res.body.data).toBeNull();
       expect(res.body.errors[0].extensions, table).toMatchObject({
         code: 'INSUFFICIENT_SCOPE',
-        detail: { code: 'insufficient_scope', scope: SYNCED_TABLES.find((t) => t.table === table)!.readScope },
+        detail: {
+          code: 'insufficient_scope',
+          scope: SYNCED_TABLES.find((t) => t.table === table)!.readScope,
+        },
       });
     }
     // a login session is unchanged: the rows of every table

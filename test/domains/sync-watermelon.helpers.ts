@@ -103,7 +103,8 @@ export class Phone {
   async snapshot(): Promise<Record<string, EntryFields>> {
     const all = await this.entries.query().fetch();
     const out: Record<string, EntryFields> = {};
-    for (const r of all) out[r.id] = { body: r._raw.body, happened_at: r._raw.happened_at, mood: r._raw.mood };
+    for (const r of all)
+      out[r.id] = { body: r._raw.body, happened_at: r._raw.happened_at, mood: r._raw.mood };
     return out;
   }
 
@@ -113,11 +114,20 @@ export class Phone {
       database: this.db,
       log: {},
       pullChanges: async ({ lastPulledAt }: { lastPulledAt: number | null }) => {
-        const changes: Record<string, { created: unknown[]; updated: unknown[]; deleted: string[] }> = {};
+        const changes: Record<
+          string,
+          { created: unknown[]; updated: unknown[]; deleted: string[] }
+        > = {};
         let cursor: string | null = null;
         for (;;) {
-          const query: string = cursor ? `cursor=${cursor}` : lastPulledAt ? `last_pulled_at=${lastPulledAt}` : '';
-          const res = await rest(this.app, 'GET', `/api/sync/pull${query ? `?${query}` : ''}`, { token: this.token });
+          const query: string = cursor
+            ? `cursor=${cursor}`
+            : lastPulledAt
+              ? `last_pulled_at=${lastPulledAt}`
+              : '';
+          const res = await rest(this.app, 'GET', `/api/sync/pull${query ? `?${query}` : ''}`, {
+            token: this.token,
+          });
           if (res.status !== 200) throw new Error(`pull ${res.status} ${JSON.stringify(res.body)}`);
           for (const [table, c] of Object.entries(res.body.changes as typeof changes)) {
             const into = (changes[table] ??= { created: [], updated: [], deleted: [] });
@@ -129,7 +139,13 @@ export class Phone {
           cursor = res.body.next_cursor;
         }
       },
-      pushChanges: async ({ changes, lastPulledAt }: { changes: unknown; lastPulledAt: number }) => {
+      pushChanges: async ({
+        changes,
+        lastPulledAt,
+      }: {
+        changes: unknown;
+        lastPulledAt: number;
+      }) => {
         await options.beforePush?.();
         const res = await rest(this.app, 'POST', '/api/sync/push', {
           token: this.token,

@@ -7,7 +7,9 @@ import { seedUser } from '../factories/users.ts';
 import { startTestApp } from '../harness/app.ts';
 import { Phone } from './sync-watermelon.helpers.ts';
 
-const app = await startTestApp({ DATA_DIR: `/tmp/hdp-test/sync-wm-${process.pid}-${Math.random().toString(36).slice(2, 8)}` });
+const app = await startTestApp({
+  DATA_DIR: `/tmp/hdp-test/sync-wm-${process.pid}-${Math.random().toString(36).slice(2, 8)}`,
+});
 
 describe('WatermelonDB synchronize() against /api/sync', () => {
   it('makes two phones of one account converge through creates, updates, deletes and a stale push', async () => {
@@ -43,8 +45,16 @@ describe('WatermelonDB synchronize() against /api/sync', () => {
     // WatermelonDB keeps the local change of a field the server also changed: a's mood wins, b's body stays
     expect((await a.snapshot())[z]).toEqual({ body: 'edited on b', happened_at: null, mood: 5 });
 
-    const rows = await app.db.prisma.journalEntry.findMany({ where: { userId: u.user.id }, orderBy: { id: 'asc' } });
-    expect(rows.filter((r) => !r.deletedAt).map((r) => r.id).sort()).toEqual([x, z].sort());
+    const rows = await app.db.prisma.journalEntry.findMany({
+      where: { userId: u.user.id },
+      orderBy: { id: 'asc' },
+    });
+    expect(
+      rows
+        .filter((r) => !r.deletedAt)
+        .map((r) => r.id)
+        .sort(),
+    ).toEqual([x, z].sort());
     expect(rows.find((r) => r.id === y)?.deletedAt).not.toBeNull();
   });
 });

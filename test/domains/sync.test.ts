@@ -12,18 +12,30 @@ import type { SeededUser } from '../factories/users.ts';
 import { startTestApp } from '../harness/app.ts';
 import { rest } from '../harness/clients.ts';
 
-const app = await startTestApp({ DATA_DIR: `/tmp/hdp-test/sync-${process.pid}-${Math.random().toString(36).slice(2, 8)}` });
+const app = await startTestApp({
+  DATA_DIR: `/tmp/hdp-test/sync-${process.pid}-${Math.random().toString(36).slice(2, 8)}`,
+});
 
 let n = 0;
-const newId = (): string => `rec${String(++n).padStart(6, '0')}${Math.random().toString(36).slice(2, 8)}`;
-const entry = (over: Record<string, unknown> = {}) => ({ id: newId(), body: 'slept well', happened_at: 1_763_000_000_000, mood: 4, ...over });
+const newId = (): string =>
+  `rec${String(++n).padStart(6, '0')}${Math.random().toString(36).slice(2, 8)}`;
+const entry = (over: Record<string, unknown> = {}) => ({
+  id: newId(),
+  body: 'slept well',
+  happened_at: 1_763_000_000_000,
+  mood: 4,
+  ...over,
+});
 
 async function pull(u: SeededUser, query = '') {
   return rest(app, 'GET', `/api/sync/pull${query ? `?${query}` : ''}`, { token: u.token });
 }
 
 async function push(u: SeededUser, changes: unknown, lastPulledAt: number | null, query = '') {
-  return rest(app, 'POST', `/api/sync/push${query ? `?${query}` : ''}`, { token: u.token, body: { changes, last_pulled_at: lastPulledAt } });
+  return rest(app, 'POST', `/api/sync/push${query ? `?${query}` : ''}`, {
+    token: u.token,
+    body: { changes, last_pulled_at: lastPulledAt },
+  });
 }
 
 const journal = (c: { created?: unknown[]; updated?: unknown[]; deleted?: string[] }) => ({
@@ -58,18 +70,26 @@ describe('GET /api/sync/pull', () => {
     const [a, b, c] = [entry(), entry(), entry()];
     await push(u, journal({ created: [a, b, c] }), null);
     const t1 = (await pull(u)).body.timestamp as number;
-    expect((await push(u, journal({ updated: [{ ...a, body: 'edited' }], deleted: [b.id] }), t1)).status).toBe(200);
+    expect(
+      (await push(u, journal({ updated: [{ ...a, body: 'edited' }], deleted: [b.id] }), t1)).status,
+    ).toBe(200);
     const res = await pull(u, `last_pulled_at=${t1}`);
-    expect(res.body.changes.journal_entries).toEqual({ created: [], updated: [{ ...a, body: 'edited' }], deleted: [b.id] });
+    expect(res.body.changes.journal_entries).toEqual({
+      created: [],
+      updated: [{ ...a, body: 'edited' }],
+      deleted: [b.id],
+    });
     expect(res.body.timestamp).toBeGreaterThan(t1);
     const empty = await pull(u, `last_pulled_at=${res.body.timestamp}`);
     expect(empty.body.changes.journal_entries).toEqual({ created: [], updated: [], deleted: [] });
     // a tombstone stays a tombstone and never arrives in a first pull
     const first = await pull(u);
-    expect(first.body.changes.journal_entries.created.map((r: { id: string }) => r.id).sort()).toEqual([a.id, c.id].sort());
+    expect(
+      first.body.changes.journal_entries.created.map((r: { id: string }) => r.id).sort(),
+    ).toEqual([a.id, c.id].sort());
   });
 
-  it('never shows another account\'s records', async () => {
+  it("never shows another account's records", async () => {
     const [u, other] = [await seedUser(app), await seedUser(app)];
     await push(other, journal({ created: [entry()] }), null);
     const res = await pull(u);
@@ -90,7 +110,11 @@ describe('GET /api/sync/pull', () => {
     const p2 = await pull(u, `cursor=${p1.body.next_cursor}`);
     expect(p2.body).toMatchObject({ has_more: false, next_cursor: null });
     expect(p2.body.changes.journal_entries.created).toHaveLength(5);
-    const ids = new Set([...p1.body.changes.journal_entries.created, ...p2.body.changes.journal_entries.created].map((r: { id: string }) => r.id));
+    const ids = new Set(
+      [...p1.body.changes.journal_entries.created, ...p2.body.changes.journal_entries.created].map(
+        (r: { id: string }) => r.id,
+      ),
+    );
     expect(ids.size).toBe(records.length);
     expect(ids.has(late.id)).toBe(false);
     expect(p2.body.timestamp).toBeLessThan(pushed.body.timestamp);
@@ -217,18 +241,32 @@ describe('POST /api/sync/push', () => {
     const t1 = (await pull(u)).body.timestamp;
     await push(u, journal({ updated: [{ ...a, body: 'from phone A' }] }), t1);
     const fresh = entry();
-    const stale = await push(u, journal({ created: [fresh], updated: [{ ...a, body: 'from phone B' }] }), t1);
+    const stale = await push(
+      u,
+      journal({ created: [fresh], updated: [{ ...a, body: 'from phone B' }] }),
+      t1,
+    );
     expect(stale.status).toBe(409);
-    expect(stale.body.detail).toEqual({ code: 'sync_conflict', table: 'journal_entries', ids: [a.id] });
+    expect(stale.body.detail).toEqual({
+      code: 'sync_conflict',
+      table: 'journal_entries',
+      ids: [a.id],
+    });
     expect(await app.db.prisma.journalEntry.findUnique({ where: { id: fresh.id } })).toBeNull();
-    expect((await app.db.prisma.journalEntry.findUniqueOrThrow({ where: { id: a.id } })).body).toBe('from phone A');
+    expect((await app.db.prisma.journalEntry.findUniqueOrThrow({ where: { id: a.id } })).body).toBe(
+      'from phone A',
+    );
   });
 
   it("never overwrites another account's record with the same id (409)", async () => {
     const [u, other] = [await seedUser(app), await seedUser(app)];
     const a = entry();
     await push(other, journal({ created: [a] }), null);
-    const res = await push(u, journal({ created: [{ ...a, body: 'mine now?' }] }), Date.now() + 60_000);
+    const res = await push(
+      u,
+      journal({ created: [{ ...a, body: 'mine now?' }] }),
+      Date.now() + 60_000,
+    );
     expect(res.status).toBe(409);
     const del = await push(u, journal({ deleted: [a.id] }), Date.now() + 60_000);
     expect(del.status).toBe(409);
@@ -239,10 +277,22 @@ describe('POST /api/sync/push', () => {
   it('answers 422 for malformed changes', async () => {
     const u = await seedUser(app);
     const cases: [unknown, (string | number)[]][] = [
-      [{ not_a_table: { created: [], updated: [], deleted: [] } }, ['body', 'changes', 'not_a_table']],
-      [journal({ created: [{ id: 5 }] }), ['body', 'changes', 'journal_entries', 'created', 0, 'id']],
-      [journal({ created: [{ ...entry(), mood: 'good' }] }), ['body', 'changes', 'journal_entries', 'created', 0, 'mood']],
-      [journal({ created: [{ ...entry(), happened_at: 'yesterday' }] }), ['body', 'changes', 'journal_entries', 'created', 0, 'happened_at']],
+      [
+        { not_a_table: { created: [], updated: [], deleted: [] } },
+        ['body', 'changes', 'not_a_table'],
+      ],
+      [
+        journal({ created: [{ id: 5 }] }),
+        ['body', 'changes', 'journal_entries', 'created', 0, 'id'],
+      ],
+      [
+        journal({ created: [{ ...entry(), mood: 'good' }] }),
+        ['body', 'changes', 'journal_entries', 'created', 0, 'mood'],
+      ],
+      [
+        journal({ created: [{ ...entry(), happened_at: 'yesterday' }] }),
+        ['body', 'changes', 'journal_entries', 'created', 0, 'happened_at'],
+      ],
     ];
     for (const [changes, loc] of cases) {
       const res = await push(u, changes, null);
@@ -252,7 +302,10 @@ describe('POST /api/sync/push', () => {
     const dup = entry();
     const twice = await push(u, journal({ created: [dup], deleted: [dup.id] }), null);
     expect(twice.status).toBe(422);
-    const missing = await app.fetch('/api/sync/push', { method: 'POST', headers: { authorization: `Bearer ${u.token}` } });
+    const missing = await app.fetch('/api/sync/push', {
+      method: 'POST',
+      headers: { authorization: `Bearer ${u.token}` },
+    });
     expect(missing.status).toBe(422);
     expect((await missing.json()).detail[0]).toMatchObject({ loc: ['body'], type: 'missing' });
     expect(await app.db.prisma.journalEntry.count({ where: { userId: u.user.id } })).toBe(0);
@@ -264,12 +317,16 @@ describe('POST /api/sync/push', () => {
     await push(u, journal({ created: [a] }), null);
     const t = (await pull(u)).body.timestamp;
     const results = await Promise.all(
-      Array.from({ length: 6 }, (_, i) => push(u, journal({ created: [entry()], updated: [{ ...a, body: `device ${i}` }] }), t)),
+      Array.from({ length: 6 }, (_, i) =>
+        push(u, journal({ created: [entry()], updated: [{ ...a, body: `device ${i}` }] }), t),
+      ),
     );
     const statuses = results.map((r) => r.status).sort();
     expect(statuses).toEqual([200, 409, 409, 409, 409, 409]);
     const winner = results.findIndex((r) => r.status === 200);
-    expect((await app.db.prisma.journalEntry.findUniqueOrThrow({ where: { id: a.id } })).body).toBe(`device ${winner}`);
+    expect((await app.db.prisma.journalEntry.findUniqueOrThrow({ where: { id: a.id } })).body).toBe(
+      `device ${winner}`,
+    );
     // the losers wrote nothing: only the winner's new record exists besides a
     expect(await app.db.prisma.journalEntry.count({ where: { userId: u.user.id } })).toBe(2);
   });
@@ -278,7 +335,9 @@ describe('POST /api/sync/push', () => {
     const u = await seedUser(app);
     const a = entry({ body: null, mood: null });
     expect((await push(u, journal({ created: [a] }), null)).status).toBe(200);
-    expect(await app.db.prisma.journalEntry.findUniqueOrThrow({ where: { id: a.id } })).toMatchObject({ body: '', mood: null });
+    expect(
+      await app.db.prisma.journalEntry.findUniqueOrThrow({ where: { id: a.id } }),
+    ).toMatchObject({ body: '', mood: null });
   });
 
   it('keeps stored columns that an update leaves out', async () => {
@@ -287,6 +346,8 @@ describe('POST /api/sync/push', () => {
     await push(u, journal({ created: [a] }), null);
     const t = (await pull(u)).body.timestamp;
     await push(u, journal({ updated: [{ id: a.id, body: 'only the body' }] }), t);
-    expect(await app.db.prisma.journalEntry.findUniqueOrThrow({ where: { id: a.id } })).toMatchObject({ body: 'only the body', mood: 2 });
+    expect(
+      await app.db.prisma.journalEntry.findUniqueOrThrow({ where: { id: a.id } }),
+    ).toMatchObject({ body: 'only the body', mood: 2 });
   });
 });

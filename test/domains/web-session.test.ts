@@ -17,12 +17,21 @@ describe('POST /api/auth/web/login', () => {
     const { user, password } = await seedUser(app);
     const res = await webLogin(user.email.toUpperCase(), password);
     expect(res.status).toBe(200);
-    expect(res.body).toMatchObject({ user: { id: user.id, email: user.email }, expires_in: 30 * 86_400 });
+    expect(res.body).toMatchObject({
+      user: { id: user.id, email: user.email },
+      expires_in: 30 * 86_400,
+    });
     expect(Object.keys(res.body).sort()).toEqual(['csrf_token', 'expires_in', 'user']);
     const cookies = res.headers.getSetCookie();
-    expect(cookies[0]).toMatch(/^hdp_session=[\w.-]+; Max-Age=2592000; Path=\/; HttpOnly; SameSite=Lax$/);
-    expect(cookies[1]).toBe(`hdp_csrf=${res.body.csrf_token}; Max-Age=2592000; Path=/; SameSite=Lax`);
-    const session = await app.db.prisma.session.findFirstOrThrow({ where: { userId: user.id, kind: 'web' } });
+    expect(cookies[0]).toMatch(
+      /^hdp_session=[\w.-]+; Max-Age=2592000; Path=\/; HttpOnly; SameSite=Lax$/,
+    );
+    expect(cookies[1]).toBe(
+      `hdp_csrf=${res.body.csrf_token}; Max-Age=2592000; Path=/; SameSite=Lax`,
+    );
+    const session = await app.db.prisma.session.findFirstOrThrow({
+      where: { userId: user.id, kind: 'web' },
+    });
     expect(session.revokedAt).toBeNull();
   });
 
@@ -55,7 +64,9 @@ describe('GET /api/auth/web/session', () => {
   it('answers the cookie session: user, its CSRF token and the seconds left', async () => {
     const { user, password } = await seedUser(app);
     const login = await webLogin(user.email, password);
-    const res = await rest(app, 'GET', '/api/auth/web/session', { headers: { cookie: cookiesFrom(login.headers) } });
+    const res = await rest(app, 'GET', '/api/auth/web/session', {
+      headers: { cookie: cookiesFrom(login.headers) },
+    });
     expect(res.status).toBe(200);
     expect(res.body.user).toMatchObject({ id: user.id, email: user.email });
     expect(res.body.csrf_token).toBe(login.body.csrf_token);
@@ -80,7 +91,9 @@ describe('GET /api/auth/web/session', () => {
   it('is the same field over GraphQL', async () => {
     const { user } = await seedUser(app);
     const web = await seedWebSession(app, user.id);
-    const res = await gql(app, '{ webSession { user { id } csrfToken } }', { headers: { cookie: web.cookie, 'x-csrf-token': web.csrf } });
+    const res = await gql(app, '{ webSession { user { id } csrfToken } }', {
+      headers: { cookie: web.cookie, 'x-csrf-token': web.csrf },
+    });
     expect(res.body.data.webSession).toEqual({ user: { id: user.id }, csrfToken: web.csrf });
   });
 });
@@ -89,15 +102,21 @@ describe('POST /api/auth/web/logout', () => {
   it("revokes the cookie's session, clears both cookies and answers ok", async () => {
     const { user } = await seedUser(app);
     const web = await seedWebSession(app, user.id);
-    const res = await rest(app, 'POST', '/api/auth/web/logout', { headers: { cookie: web.cookie, 'x-csrf-token': web.csrf } });
+    const res = await rest(app, 'POST', '/api/auth/web/logout', {
+      headers: { cookie: web.cookie, 'x-csrf-token': web.csrf },
+    });
     expect(res.status).toBe(200);
     expect(res.body).toEqual({ ok: true });
     expect(res.headers.getSetCookie()).toEqual([
       'hdp_session=; Max-Age=0; Path=/; Expires=Thu, 01 Jan 1970 00:00:00 GMT; HttpOnly; SameSite=Lax',
       'hdp_csrf=; Max-Age=0; Path=/; Expires=Thu, 01 Jan 1970 00:00:00 GMT; SameSite=Lax',
     ]);
-    expect((await app.db.prisma.session.findUniqueOrThrow({ where: { id: web.sessionId } })).revokedAt).not.toBeNull();
-    expect((await rest(app, 'GET', '/api/auth/me', { headers: { cookie: web.cookie } })).status).toBe(401);
+    expect(
+      (await app.db.prisma.session.findUniqueOrThrow({ where: { id: web.sessionId } })).revokedAt,
+    ).not.toBeNull();
+    expect(
+      (await rest(app, 'GET', '/api/auth/me', { headers: { cookie: web.cookie } })).status,
+    ).toBe(401);
   });
 
   it('answers ok and clears the cookies without a session, or with a revoked one', async () => {
@@ -107,8 +126,13 @@ describe('POST /api/auth/web/logout', () => {
     expect(none.headers.getSetCookie()).toHaveLength(2);
     const { user } = await seedUser(app);
     const web = await seedWebSession(app, user.id);
-    await app.db.prisma.session.update({ where: { id: web.sessionId }, data: { revokedAt: new Date() } });
-    const stale = await rest(app, 'POST', '/api/auth/web/logout', { headers: { cookie: web.cookie } });
+    await app.db.prisma.session.update({
+      where: { id: web.sessionId },
+      data: { revokedAt: new Date() },
+    });
+    const stale = await rest(app, 'POST', '/api/auth/web/logout', {
+      headers: { cookie: web.cookie },
+    });
     expect(stale.status).toBe(200);
     expect(stale.body).toEqual({ ok: true });
   });
@@ -116,15 +140,21 @@ describe('POST /api/auth/web/logout', () => {
   it('refuses a live cookie without its CSRF token (403), so another site cannot sign a person out', async () => {
     const { user } = await seedUser(app);
     const web = await seedWebSession(app, user.id);
-    const res = await rest(app, 'POST', '/api/auth/web/logout', { headers: { cookie: web.cookie } });
+    const res = await rest(app, 'POST', '/api/auth/web/logout', {
+      headers: { cookie: web.cookie },
+    });
     expect(res.status).toBe(403);
-    expect((await app.db.prisma.session.findUniqueOrThrow({ where: { id: web.sessionId } })).revokedAt).toBeNull();
+    expect(
+      (await app.db.prisma.session.findUniqueOrThrow({ where: { id: web.sessionId } })).revokedAt,
+    ).toBeNull();
   });
 
   it('leaves a bearer session alone', async () => {
     const { token, sessionId } = await seedUser(app);
     expect((await rest(app, 'POST', '/api/auth/web/logout', { token })).body).toEqual({ ok: true });
-    expect((await app.db.prisma.session.findUniqueOrThrow({ where: { id: sessionId } })).revokedAt).toBeNull();
+    expect(
+      (await app.db.prisma.session.findUniqueOrThrow({ where: { id: sessionId } })).revokedAt,
+    ).toBeNull();
     expect((await rest(app, 'GET', '/api/auth/me', { token })).status).toBe(200);
   });
 });

@@ -14,10 +14,17 @@ export interface SeedLogOptions {
 }
 
 /** One meal with one item of `foodId`, logged by `userId`. */
-export async function seedFoodLog(app: TestApp, userId: number, foodId: string, options: SeedLogOptions = {}): Promise<string> {
+export async function seedFoodLog(
+  app: TestApp,
+  userId: number,
+  foodId: string,
+  options: SeedLogOptions = {},
+): Promise<string> {
   const eatenAt = options.eatenAt ?? new Date();
   const mealId = randomUUID();
-  await app.db.prisma.meal.create({ data: { id: mealId, userId, eatenAt, mealName: 'test meal', source: 'manual' } });
+  await app.db.prisma.meal.create({
+    data: { id: mealId, userId, eatenAt, mealName: 'test meal', source: 'manual' },
+  });
   const item = await app.db.prisma.mealItem.create({
     data: {
       id: randomUUID(),

@@ -12,7 +12,13 @@ import { rest } from '../harness/clients.ts';
 
 /** The 1,846 readings of Hall 2018 subject 1636-69-001 (CC BY 4.0), local times read as UTC. */
 export function hallTrace(): StatPoint[] {
-  const lines = readFileSync(new URL('../fixtures/cgm/hall2018-one-subject.csv', import.meta.url), 'utf8').trim().split('\n').slice(1);
+  const lines = readFileSync(
+    new URL('../fixtures/cgm/hall2018-one-subject.csv', import.meta.url),
+    'utf8',
+  )
+    .trim()
+    .split('\n')
+    .slice(1);
   return lines.map((l) => {
     const [, time, gl] = l.split(',');
     return { timestamp: new Date(`${time.replace(' ', 'T')}Z`), valueMgDl: Number(gl) };
@@ -20,8 +26,16 @@ export function hallTrace(): StatPoint[] {
 }
 
 /** Stores readings (sensor 1) through POST /api/glucose/readings/batch. */
-export async function seedGlucose(app: TestApp, token: string, points: readonly StatPoint[]): Promise<void> {
-  const body = points.map((p) => ({ sensor_id: 1, timestamp: p.timestamp.toISOString(), value_mg_dl: p.valueMgDl }));
+export async function seedGlucose(
+  app: TestApp,
+  token: string,
+  points: readonly StatPoint[],
+): Promise<void> {
+  const body = points.map((p) => ({
+    sensor_id: 1,
+    timestamp: p.timestamp.toISOString(),
+    value_mg_dl: p.valueMgDl,
+  }));
   const res = await rest(app, 'POST', '/api/glucose/readings/batch', { token, body });
   expect(res.status, JSON.stringify(res.body)).toBe(200);
 }
@@ -46,7 +60,10 @@ export interface IntervalsIn {
 
 /** Stores sleep and workout intervals through POST /api/health/platform/import/batch. */
 export async function seedIntervals(app: TestApp, token: string, body: IntervalsIn): Promise<void> {
-  const res = await rest(app, 'POST', '/api/health/platform/import/batch', { token, body: { sleep: [], workouts: [], ...body } });
+  const res = await rest(app, 'POST', '/api/health/platform/import/batch', {
+    token,
+    body: { sleep: [], workouts: [], ...body },
+  });
   expect(res.status, JSON.stringify(res.body)).toBe(200);
 }
 
@@ -63,5 +80,7 @@ export interface MealIn {
 
 /** Meals with their totals, written to the meals table directly. */
 export async function seedMeals(app: TestApp, userId: number, meals: MealIn[]): Promise<void> {
-  await app.db.prisma.meal.createMany({ data: meals.map((m) => ({ id: randomUUID(), userId, ...m })) });
+  await app.db.prisma.meal.createMany({
+    data: meals.map((m) => ({ id: randomUUID(), userId, ...m })),
+  });
 }

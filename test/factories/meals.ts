@@ -15,7 +15,13 @@ export interface SeedFood {
   description: string;
   /** USDA nutrient id -> amount per 100 g */
   nutrients: Record<number, number>;
-  portions?: { seq: number; amount: number; unit?: string; modifier?: string; gramWeight: number }[];
+  portions?: {
+    seq: number;
+    amount: number;
+    unit?: string;
+    modifier?: string;
+    gramWeight: number;
+  }[];
   ownerUserId?: number;
 }
 
@@ -31,14 +37,29 @@ export const BANANA: SeedFood = {
 export const RICE: SeedFood = {
   id: '2512381',
   description: 'Rice, white, long grain, unenriched, raw',
-  nutrients: { 2048: 369.637321, 2047: 358.705, 1005: 80.31315, 1003: 7.03885, 1004: 1.033, 1079: 0.1488 },
+  nutrients: {
+    2048: 369.637321,
+    2047: 358.705,
+    1005: 80.31315,
+    1003: 7.03885,
+    1004: 1.033,
+    1079: 0.1488,
+  },
 };
 
 /** Apples, fuji, with skin, raw (fdc 1750340): energy from 2048, total sugars 2000. */
 export const APPLE: SeedFood = {
   id: '1750340',
   description: 'Apples, fuji, with skin, raw',
-  nutrients: { 2048: 58.20306, 2047: 64.6609, 1005: 15.6511625, 1003: 0.1484375, 1079: 2.075, 1004: 0.1625, 2000: 13.33 },
+  nutrients: {
+    2048: 58.20306,
+    2047: 64.6609,
+    1005: 15.6511625,
+    1003: 0.1484375,
+    1079: 2.075,
+    1004: 0.1625,
+    2000: 13.33,
+  },
 };
 
 /** Oat milk, unsweetened, plain, refrigerated (fdc 2257046): energy only as 2047. */
@@ -73,7 +94,12 @@ export async function seedFood(app: TestApp, food: SeedFood): Promise<void> {
       source: food.ownerUserId ? 'custom' : 'usda_foundation',
       description: food.description,
       ownerUserId: food.ownerUserId ?? null,
-      nutrients: { create: Object.entries(food.nutrients).map(([id, amount]) => ({ nutrientId: Number(id), amount })) },
+      nutrients: {
+        create: Object.entries(food.nutrients).map(([id, amount]) => ({
+          nutrientId: Number(id),
+          amount,
+        })),
+      },
       portions: {
         create: (food.portions ?? []).map((q) => ({
           id: `${food.id}:${q.seq}`,
@@ -89,9 +115,19 @@ export async function seedFood(app: TestApp, food: SeedFood): Promise<void> {
 }
 
 /** Logs a meal through the MCP tool nutrition_meal_log (there is no REST create route); answers MealLogOut. */
-export async function logMeal(app: TestApp, userId: number, meal: Record<string, unknown>): Promise<any> {
-  const client = await mcpClient(app, await seedPersonalToken(app, userId, ['health:nutrition:write']));
-  const result = await callTool(client, 'nutrition_meal_log', { idempotency_key: `k-${Math.random().toString(36).slice(2)}`, ...meal });
+export async function logMeal(
+  app: TestApp,
+  userId: number,
+  meal: Record<string, unknown>,
+): Promise<any> {
+  const client = await mcpClient(
+    app,
+    await seedPersonalToken(app, userId, ['health:nutrition:write']),
+  );
+  const result = await callTool(client, 'nutrition_meal_log', {
+    idempotency_key: `k-${Math.random().toString(36).slice(2)}`,
+    ...meal,
+  });
   expect(result.isError, JSON.stringify(result.structuredContent)).toBeFalsy();
   const { meta: _meta, ...out } = result.structuredContent as Record<string, unknown>;
   return out;
@@ -109,7 +145,11 @@ export async function uploadMealPhoto(
   const form = new FormData();
   if (data) form.append('file', new Blob([data], { type }), 'meal');
   for (const [k, v] of Object.entries(fields)) form.append(k, v);
-  const res = await app.fetch(path, { method: 'POST', headers: token ? { authorization: `Bearer ${token}` } : {}, body: form });
+  const res = await app.fetch(path, {
+    method: 'POST',
+    headers: token ? { authorization: `Bearer ${token}` } : {},
+    body: form,
+  });
   const text = await res.text();
   return { status: res.status, headers: res.headers, body: text ? JSON.parse(text) : null };
 }

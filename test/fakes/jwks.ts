@@ -45,7 +45,9 @@ export async function startFakeIdp(): Promise<FakeIdp> {
   const server = createServer((req, res) => {
     if (req.url === '/keys') {
       fake.fetches++;
-      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ keys: [jwk] }));
+      res
+        .writeHead(200, { 'content-type': 'application/json' })
+        .end(JSON.stringify({ keys: [jwk] }));
     } else if (req.url === '/broken') {
       res.writeHead(500).end('oops');
     } else if (req.url === '/slow') {

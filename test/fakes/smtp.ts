@@ -53,7 +53,8 @@ export async function startFakeSmtp(): Promise<FakeSmtp> {
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const port = (server.server.address() as AddressInfo).port;
-  const to = (address: string): ReceivedMail[] => messages.filter((m) => m.to.includes(address.toLowerCase()));
+  const to = (address: string): ReceivedMail[] =>
+    messages.filter((m) => m.to.includes(address.toLowerCase()));
 
   const smtp: FakeSmtp = {
     url: `smtp://127.0.0.1:${port}`,
@@ -67,7 +68,8 @@ export async function startFakeSmtp(): Promise<FakeSmtp> {
       for (let found = find(); ; found = find()) {
         if (found) return found;
         const left = deadline - Date.now();
-        if (left <= 0) throw new Error(`no email to ${address} within ${options.timeoutMs ?? 5_000} ms`);
+        if (left <= 0)
+          throw new Error(`no email to ${address} within ${options.timeoutMs ?? 5_000} ms`);
         await new Promise<void>((resolve) => {
           const wake = (): void => {
             waiters.delete(wake);

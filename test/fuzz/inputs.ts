@@ -30,7 +30,9 @@ export function jsonText(value: unknown): string {
 export function excerpt(value: unknown, max = 140): string {
   const text = typeof value === 'string' ? value : jsonText(value);
   const shown = text.length > max ? `${text.slice(0, max)}…(+${text.length - max} chars)` : text;
-  return shown.replaceAll('\u0000', '\\u0000').replace(/[\ud800-\udfff]/g, (c) => `\\u${c.charCodeAt(0).toString(16)}`);
+  return shown
+    .replaceAll('\u0000', '\\u0000')
+    .replace(/[\ud800-\udfff]/g, (c) => `\\u${c.charCodeAt(0).toString(16)}`);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -38,12 +40,20 @@ export function excerpt(value: unknown, max = 140): string {
 
 export const DEEP = 20_000;
 
-export const deepArrays = (n: number): RawJson => new RawJson('['.repeat(n) + ']'.repeat(n), `${n} levels of [`);
+export const deepArrays = (n: number): RawJson =>
+  new RawJson('['.repeat(n) + ']'.repeat(n), `${n} levels of [`);
 export const deepObjects = (n: number): RawJson =>
   new RawJson('{"a":'.repeat(n) + '1' + '}'.repeat(n), `${n} levels of {"a":`);
-const deepMixed = (n: number): RawJson => new RawJson('[{"a":'.repeat(n) + 'null' + '}]'.repeat(n), `${n} levels of [{"a":`);
+const deepMixed = (n: number): RawJson =>
+  new RawJson('[{"a":'.repeat(n) + 'null' + '}]'.repeat(n), `${n} levels of [{"a":`);
 
-const NUL_STRINGS = ['\u0000', 'a\u0000b', 'user\u0000@example.com', '2024-01-01T00:00:00Z\u0000', '\u0000'.repeat(16)];
+const NUL_STRINGS = [
+  '\u0000',
+  'a\u0000b',
+  'user\u0000@example.com',
+  '2024-01-01T00:00:00Z\u0000',
+  '\u0000'.repeat(16),
+];
 
 /** ISO-looking dates JavaScript parses (or almost does) that PostgreSQL cannot store. */
 const OUT_OF_RANGE_DATES = [
@@ -78,7 +88,12 @@ const OUT_OF_RANGE_NUMBER_TEXTS = [
 ];
 const NUMBER_WORDS = ['NaN', 'Infinity', '-Infinity'];
 
-const HUGE_BODY_STRINGS = ['x'.repeat(65_536), '\u00e9'.repeat(70_000), 'a,'.repeat(40_000), '😀'.repeat(33_000)];
+const HUGE_BODY_STRINGS = [
+  'x'.repeat(65_536),
+  '\u00e9'.repeat(70_000),
+  'a,'.repeat(40_000),
+  '😀'.repeat(33_000),
+];
 /** huge, but below Node's 16 KB request-head limit (beyond it Node itself answers 431) */
 const HUGE_URL_STRINGS = ['x'.repeat(8_000), 'a,'.repeat(4_000)];
 
@@ -103,11 +118,23 @@ const BAD_PERCENT = [
 
 /** Sets an own, enumerable field (also one named `__proto__`, which plain assignment would not create). */
 function ownField(target: object, key: string | number, value: unknown): void {
-  Object.defineProperty(target, key, { value, enumerable: true, configurable: true, writable: true });
+  Object.defineProperty(target, key, {
+    value,
+    enumerable: true,
+    configurable: true,
+    writable: true,
+  });
 }
 
 function extraFields(): Record<string, unknown> {
-  const extra: Record<string, unknown> = { unknown_field: 1, zz_extra: 'x', is_admin: true, user_id: 1, '': 0, 'a.b': [1] };
+  const extra: Record<string, unknown> = {
+    unknown_field: 1,
+    zz_extra: 'x',
+    is_admin: true,
+    user_id: 1,
+    '': 0,
+    'a.b': [1],
+  };
   // own properties named like the prototype chain (JSON.parse creates them as own properties too)
   ownField(extra, '__proto__', { is_admin: true });
   ownField(extra, 'constructor', { prototype: { x: 1 } });
@@ -127,7 +154,15 @@ export const LEAF_CLASSES = [
 export type LeafClass = (typeof LEAF_CLASSES)[number];
 
 /** What a schema position holds, as far as choosing a hostile value goes. */
-export type Kind = 'string' | 'date' | 'integer' | 'number' | 'boolean' | 'array' | 'object' | 'any';
+export type Kind =
+  | 'string'
+  | 'date'
+  | 'integer'
+  | 'number'
+  | 'boolean'
+  | 'array'
+  | 'object'
+  | 'any';
 
 /** Integer texts past int4/int8 (most telling first), and the same for floats and timestamps. */
 const INT_TEXTS = [
@@ -140,7 +175,17 @@ const INT_TEXTS = [
   '-0',
   '99999999999999999999999999',
 ];
-const FLOAT_TEXTS = ['1e20', '-1e20', '8640000000000001', '1e308', '-1e308', '1e400', '-1e400', '9223372036854775808', '-0'];
+const FLOAT_TEXTS = [
+  '1e20',
+  '-1e20',
+  '8640000000000001',
+  '1e308',
+  '-1e308',
+  '1e400',
+  '-1e400',
+  '9223372036854775808',
+  '-0',
+];
 
 /**
  * A hostile value of `cls` for a position of kind `kind` currently holding `current`; `pick`
@@ -166,13 +211,20 @@ export function hostileValue(cls: LeafClass, kind: Kind, current: unknown, pick:
       return one(HUGE_BODY_STRINGS);
     case 'wrong-type':
       if (kind === 'string' || kind === 'date') return one([123, {}, [], true, { a: 'b' }, 1.5]);
-      if (kind === 'integer' || kind === 'number') return one(['12', 'abc', {}, [], true, '1e3', 1.5, '']);
+      if (kind === 'integer' || kind === 'number')
+        return one(['12', 'abc', {}, [], true, '1e3', 1.5, '']);
       if (kind === 'boolean') return one(['true', 1, {}, [], 'yes']);
       if (kind === 'array') return one([{}, 'a', 1, { 0: 1 }, [[[]]]]);
       if (kind === 'object') return one([[], 'a', 1, [{}], true]);
       return one(['', 0, {}, [], false]);
     case 'deep-nesting':
-      return one([deepArrays(DEEP), deepObjects(DEEP), deepMixed(5_000), deepArrays(1_000), deepObjects(100)]);
+      return one([
+        deepArrays(DEEP),
+        deepObjects(DEEP),
+        deepMixed(5_000),
+        deepArrays(1_000),
+        deepObjects(100),
+      ]);
     case 'extra-fields':
       return extraFields();
     case 'bad-encoding':
@@ -235,7 +287,8 @@ export function resolveSchema(schema: JsonSchema, root: unknown): JsonSchema {
   for (let hops = 0; s.$ref && hops < 20; hops++) {
     if (!s.$ref.startsWith('#/')) throw new Error(`unsupported $ref ${s.$ref}`);
     let at: any = root;
-    for (const part of s.$ref.slice(2).split('/')) at = at?.[part.replace(/~1/g, '/').replace(/~0/g, '~')];
+    for (const part of s.$ref.slice(2).split('/'))
+      at = at?.[part.replace(/~1/g, '/').replace(/~0/g, '~')];
     if (!at) throw new Error(`unresolved $ref ${s.$ref}`);
     s = at as JsonSchema;
   }
@@ -256,8 +309,12 @@ const DAY = 86_400_000;
 
 const isoDate = fc.oneof(
   fc.integer({ min: -60 * DAY, max: DAY / 2 }).map((off) => new Date(TODAY + off).toISOString()),
-  fc.date({ min: new Date('2000-01-01'), max: new Date('2035-01-01'), noInvalidDate: true }).map((d) => d.toISOString()),
-  fc.integer({ min: -30, max: 0 }).map((off) => new Date(TODAY + off * DAY).toISOString().slice(0, 10)),
+  fc
+    .date({ min: new Date('2000-01-01'), max: new Date('2035-01-01'), noInvalidDate: true })
+    .map((d) => d.toISOString()),
+  fc
+    .integer({ min: -30, max: 0 })
+    .map((off) => new Date(TODAY + off * DAY).toISOString().slice(0, 10)),
 );
 
 const epochMs = fc.integer({ min: -60 * DAY, max: DAY / 2 }).map((off) => TODAY + off);
@@ -286,20 +343,28 @@ const PLAUSIBLE = [
 function describedRange(s: JsonSchema): { min?: number; max?: number } {
   const text = (s as { description?: string }).description ?? '';
   const range = text.match(/(-?\d[\d,]*(?:\.\d+)?)\s*\.\.\s*(-?\d[\d,]*(?:\.\d+)?)/);
-  if (range) return { min: Number(range[1].replace(/,/g, '')), max: Number(range[2].replace(/,/g, '')) };
+  if (range)
+    return { min: Number(range[1].replace(/,/g, '')), max: Number(range[2].replace(/,/g, '')) };
   const atMost = text.match(/<=\s*(\d+)/);
   return atMost ? { min: 0, max: Number(atMost[1]) } : {};
 }
 
 function stringArbitrary(s: JsonSchema): fc.Arbitrary<string> {
   if (s.format === 'date-time' || s.format === 'date') return isoDate;
-  const described = /characters/.test((s as { description?: string }).description ?? '') ? describedRange(s) : {};
+  const described = /characters/.test((s as { description?: string }).description ?? '')
+    ? describedRange(s)
+    : {};
   const min = s.minLength ?? described.min ?? 0;
   const max = s.maxLength ?? described.max ?? Math.max(min, 24);
   const fits = PLAUSIBLE.filter((p) => p.length >= min && p.length <= max);
   return fc.oneof(
     { arbitrary: fc.string({ minLength: min, maxLength: Math.min(max, min + 24) }), weight: 2 },
-    { arbitrary: fits.length ? fc.constantFrom(...fits) : fc.string({ minLength: min, maxLength: max }), weight: 2 },
+    {
+      arbitrary: fits.length
+        ? fc.constantFrom(...fits)
+        : fc.string({ minLength: min, maxLength: max }),
+      weight: 2,
+    },
     { arbitrary: isoDate.filter((d) => d.length >= min && d.length <= max), weight: 1 },
     { arbitrary: fc.uuid(), weight: min <= 36 && max >= 36 ? 1 : 0 },
   );
@@ -313,7 +378,10 @@ function numberArbitrary(s: JsonSchema, integer: boolean): fc.Arbitrary<number> 
     const inRange = integer
       ? fc.integer({ min: Math.ceil(min), max: Math.floor(Math.min(max, 2 ** 31 - 1)) })
       : fc.double({ min, max, noNaN: true, noDefaultInfinity: true });
-    return fc.oneof({ arbitrary: inRange, weight: 4 }, { arbitrary: fc.integer({ min: -10, max: 1_000 }), weight: 1 });
+    return fc.oneof(
+      { arbitrary: inRange, weight: 4 },
+      { arbitrary: fc.integer({ min: -10, max: 1_000 }), weight: 1 },
+    );
   }
   if (integer) {
     return fc.oneof(
@@ -329,7 +397,12 @@ function numberArbitrary(s: JsonSchema, integer: boolean): fc.Arbitrary<number> 
   );
 }
 
-function typedArbitrary(type: string, s: JsonSchema, root: unknown, depth: number): fc.Arbitrary<unknown> {
+function typedArbitrary(
+  type: string,
+  s: JsonSchema,
+  root: unknown,
+  depth: number,
+): fc.Arbitrary<unknown> {
   switch (type) {
     case 'null':
       return fc.constant(null);
@@ -342,13 +415,19 @@ function typedArbitrary(type: string, s: JsonSchema, root: unknown, depth: numbe
     case 'string':
       return stringArbitrary(s);
     case 'array': {
-      const item = s.items ? valueArbitrary(s.items, root, depth + 1) : fc.jsonValue({ maxDepth: 1 });
+      const item = s.items
+        ? valueArbitrary(s.items, root, depth + 1)
+        : fc.jsonValue({ maxDepth: 1 });
       return fc.array(item, { minLength: 1, maxLength: 3 });
     }
     case 'object': {
-      if (!s.properties) return fc.dictionary(fc.string({ maxLength: 6 }), fc.jsonValue({ maxDepth: 1 }), { maxKeys: 2 });
+      if (!s.properties)
+        return fc.dictionary(fc.string({ maxLength: 6 }), fc.jsonValue({ maxDepth: 1 }), {
+          maxKeys: 2,
+        });
       const props: Record<string, fc.Arbitrary<unknown>> = {};
-      for (const [k, v] of Object.entries(s.properties)) props[k] = valueArbitrary(v, root, depth + 1);
+      for (const [k, v] of Object.entries(s.properties))
+        props[k] = valueArbitrary(v, root, depth + 1);
       return fc.record(props, { requiredKeys: (s.required ?? []).filter((k) => k in props) });
     }
     default:
@@ -357,17 +436,27 @@ function typedArbitrary(type: string, s: JsonSchema, root: unknown, depth: numbe
 }
 
 /** Values that fit `schema` (types, enums, required fields), `$ref`s resolved in `root`. */
-export function valueArbitrary(schema: JsonSchema, root: unknown, depth = 0): fc.Arbitrary<unknown> {
+export function valueArbitrary(
+  schema: JsonSchema,
+  root: unknown,
+  depth = 0,
+): fc.Arbitrary<unknown> {
   const s = resolveSchema(schema, root);
   if (depth > 8) return fc.constant(null);
   if (s.const !== undefined) return fc.constant(s.const);
   if (s.enum?.length) return fc.constantFrom(...s.enum);
   const alternatives = s.anyOf ?? s.oneOf;
-  if (alternatives?.length) return fc.oneof(...alternatives.map((a) => valueArbitrary(a, root, depth + 1)));
+  if (alternatives?.length)
+    return fc.oneof(...alternatives.map((a) => valueArbitrary(a, root, depth + 1)));
   if (s.allOf?.length === 1) return valueArbitrary(s.allOf[0], root, depth + 1);
   const types = typesOf(s);
   if (!types.length) return fc.jsonValue({ maxDepth: 2 });
-  return fc.oneof(...types.map((t) => ({ arbitrary: typedArbitrary(t, s, root, depth), weight: t === 'null' ? 1 : 6 })));
+  return fc.oneof(
+    ...types.map((t) => ({
+      arbitrary: typedArbitrary(t, s, root, depth),
+      weight: t === 'null' ? 1 : 6,
+    })),
+  );
 }
 
 /** The kind of a schema position (its first non-null type; date-time strings are dates). */
@@ -376,7 +465,14 @@ export function kindOf(schema: JsonSchema, root: unknown): Kind {
   const type = typesOf(s).find((t) => t !== 'null');
   if (s.enum?.length) return typeof s.enum[0] === 'number' ? 'number' : 'string';
   if (type === 'string') return s.format === 'date-time' || s.format === 'date' ? 'date' : 'string';
-  if (type === 'integer' || type === 'number' || type === 'boolean' || type === 'array' || type === 'object') return type;
+  if (
+    type === 'integer' ||
+    type === 'number' ||
+    type === 'boolean' ||
+    type === 'array' ||
+    type === 'object'
+  )
+    return type;
   if ((s.anyOf ?? s.oneOf)?.length) return kindOf((s.anyOf ?? s.oneOf)![0], root);
   return 'any';
 }
@@ -391,7 +487,12 @@ export interface Field {
 }
 
 /** Every position a schema describes, depth first (objects and arrays too, then what they hold). */
-export function fieldsOf(schema: JsonSchema, root: unknown, path: (string | number)[] = [], depth = 0): Field[] {
+export function fieldsOf(
+  schema: JsonSchema,
+  root: unknown,
+  path: (string | number)[] = [],
+  depth = 0,
+): Field[] {
   const s = resolveSchema(schema, root);
   if (depth > 6) return [];
   const isContainer = (a: JsonSchema): boolean =>
@@ -400,10 +501,16 @@ export function fieldsOf(schema: JsonSchema, root: unknown, path: (string | numb
   if (inner) return fieldsOf(inner, root, path, depth + 1);
   const out: Field[] = [];
   for (const [k, v] of Object.entries(s.properties ?? {})) {
-    out.push({ path: [...path, k], kind: kindOf(v, root) }, ...fieldsOf(v, root, [...path, k], depth + 1));
+    out.push(
+      { path: [...path, k], kind: kindOf(v, root) },
+      ...fieldsOf(v, root, [...path, k], depth + 1),
+    );
   }
   if (s.items) {
-    out.push({ path: [...path, 0], kind: kindOf(s.items, root) }, ...fieldsOf(s.items, root, [...path, 0], depth + 1));
+    out.push(
+      { path: [...path, 0], kind: kindOf(s.items, root) },
+      ...fieldsOf(s.items, root, [...path, 0], depth + 1),
+    );
   }
   return out;
 }
@@ -421,7 +528,10 @@ export function fieldsFor(cls: LeafClass, fields: Field[]): Field[] {
       return only(['string', 'date', 'any']);
     case 'out-of-range': {
       const numbersAndDates = fields.filter((f) => ['date', 'integer', 'number'].includes(f.kind));
-      return [...numbersAndDates, ...only(['string', 'any']).filter((f) => !numbersAndDates.includes(f))];
+      return [
+        ...numbersAndDates,
+        ...only(['string', 'any']).filter((f) => !numbersAndDates.includes(f)),
+      ];
     }
     case 'extra-fields':
       return fields.filter((f) => f.kind === 'object');
@@ -457,7 +567,8 @@ export function setAt(holder: { v: unknown }, path: (string | number)[], v: unkn
     holder.v = v;
     return true;
   }
-  const container = (x: unknown): boolean => x !== null && typeof x === 'object' && !(x instanceof RawJson);
+  const container = (x: unknown): boolean =>
+    x !== null && typeof x === 'object' && !(x instanceof RawJson);
   if (!container(holder.v)) holder.v = typeof path[0] === 'number' ? [] : {};
   let at = holder.v as any;
   for (let i = 0; i < path.length - 1; i++) {
@@ -473,14 +584,22 @@ export function setAt(holder: { v: unknown }, path: (string | number)[], v: unkn
  * A copy of `value` without the optional object fields its schema allows, except those on `keep`
  * (the path a hostile value goes to): the fewest other values that could be refused first.
  */
-export function withoutOptional(value: unknown, schema: JsonSchema, root: unknown, keep: (string | number)[] = []): unknown {
+export function withoutOptional(
+  value: unknown,
+  schema: JsonSchema,
+  root: unknown,
+  keep: (string | number)[] = [],
+): unknown {
   const s = resolveSchema(schema, root);
   if (value instanceof RawJson || value === null || typeof value !== 'object') return value;
   if (Array.isArray(value)) {
     const items = s.items;
-    return items ? value.slice(0, 1).map((v) => withoutOptional(v, items, root, keep.slice(1))) : value;
+    return items
+      ? value.slice(0, 1).map((v) => withoutOptional(v, items, root, keep.slice(1)))
+      : value;
   }
-  const objectSchema = (s.anyOf ?? s.oneOf)?.map((a) => resolveSchema(a, root)).find((a) => a.properties) ?? s;
+  const objectSchema =
+    (s.anyOf ?? s.oneOf)?.map((a) => resolveSchema(a, root)).find((a) => a.properties) ?? s;
   if (!objectSchema.properties) return value;
   const required = new Set(objectSchema.required ?? []);
   const out: Record<string, unknown> = {};
@@ -508,14 +627,20 @@ export function mutate(
   minimal?: { schema: JsonSchema; root: unknown },
 ): { value: unknown; where: string } {
   const candidates = fieldsFor(cls, fields);
-  const targetPath = cls === 'extra-fields' || !candidates.length ? [] : candidates[index % candidates.length].path;
-  const holder = { v: copyValue(minimal ? withoutOptional(value, minimal.schema, minimal.root, targetPath) : value) };
+  const targetPath =
+    cls === 'extra-fields' || !candidates.length ? [] : candidates[index % candidates.length].path;
+  const holder = {
+    v: copyValue(
+      minimal ? withoutOptional(value, minimal.schema, minimal.root, targetPath) : value,
+    ),
+  };
   if (cls === 'extra-fields') {
     const objects = [{ path: [] as (string | number)[], kind: 'object' as Kind }, ...candidates];
     const target = objects[index % objects.length];
     const at = getAt(holder.v, target.path);
     const extra = extraFields();
-    const isObject = at !== null && typeof at === 'object' && !Array.isArray(at) && !(at instanceof RawJson);
+    const isObject =
+      at !== null && typeof at === 'object' && !Array.isArray(at) && !(at instanceof RawJson);
     if (isObject) Object.defineProperties(at, Object.getOwnPropertyDescriptors(extra));
     else setAt(holder, target.path, extra);
     return { value: holder.v, where: target.path.join('.') || '(top level)' };

@@ -110,8 +110,19 @@ interface Failure {
 
 const failures: Failure[] = [];
 const stats = {
-  REST: { requests: 0, operations: new Set<string>(), statuses: new Map<number, number>(), fiveXx: 0 },
-  MCP: { requests: 0, operations: new Set<string>(), statuses: new Map<number, number>(), fiveXx: 0, internal: 0 },
+  REST: {
+    requests: 0,
+    operations: new Set<string>(),
+    statuses: new Map<number, number>(),
+    fiveXx: 0,
+  },
+  MCP: {
+    requests: 0,
+    operations: new Set<string>(),
+    statuses: new Map<number, number>(),
+    fiveXx: 0,
+    internal: 0,
+  },
   healthz: 0,
   credentials: 0,
   /** 4xx answers over 16 KB (error answers stay small: each test asserts there are none) */
@@ -150,15 +161,29 @@ function parseJson(text: string): unknown {
   }
 }
 
-const isJsonAnswer = (res: RawResponse): boolean => /^application\/json/.test(String(res.headers['content-type'] ?? ''));
+const isJsonAnswer = (res: RawResponse): boolean =>
+  /^application\/json/.test(String(res.headers['content-type'] ?? ''));
 
 async function checkHealth(surface: 'REST' | 'MCP', target: string): Promise<void> {
-  const res = await rawRequest(app.baseUrl, { method: 'GET', path: '/healthz', timeoutMs: TIMEOUT_MS });
+  const res = await rawRequest(app.baseUrl, {
+    method: 'GET',
+    path: '/healthz',
+    timeoutMs: TIMEOUT_MS,
+  });
   stats.healthz += 1;
   if (res.status !== 200) {
     const problem = 'GET /healthz not 200 after the operation';
     const answer = answerExcerpt(res);
-    failures.push({ surface, target, caller: 'none', cls: 'healthz', problem, status: res.status, input: '', answer });
+    failures.push({
+      surface,
+      target,
+      caller: 'none',
+      cls: 'healthz',
+      problem,
+      status: res.status,
+      input: '',
+      answer,
+    });
   }
 }
 
@@ -201,7 +226,10 @@ interface RestOperation {
 }
 
 interface OpenApiDoc {
-  paths: Record<string, Record<string, { parameters?: (Param | { $ref: string })[]; requestBody?: any }>>;
+  paths: Record<
+    string,
+    Record<string, { parameters?: (Param | { $ref: string })[]; requestBody?: any }>
+  >;
 }
 
 const docRes = await app.fetch('/api/openapi.json');
@@ -211,8 +239,12 @@ const REST_OPERATIONS: RestOperation[] = Object.entries(doc.paths).flatMap(([pat
   Object.entries(item)
     .filter(([method]) => ['get', 'put', 'post', 'delete', 'options', 'patch'].includes(method))
     .map(([method, op]) => {
-      const params = (op.parameters ?? []).map((p) => resolveSchema(p as JsonSchema, doc) as unknown as Param);
-      const requestBody = resolveSchema(op.requestBody ?? {}, doc) as { content?: Record<string, { schema: JsonSchema }> };
+      const params = (op.parameters ?? []).map(
+        (p) => resolveSchema(p as JsonSchema, doc) as unknown as Param,
+      );
+      const requestBody = resolveSchema(op.requestBody ?? {}, doc) as {
+        content?: Record<string, { schema: JsonSchema }>;
+      };
       const content = requestBody.content ?? {};
       const multipart = content['multipart/form-data'];
       const json = content['application/json'] ?? Object.values(content)[0];
@@ -243,7 +275,9 @@ function restMaterial(op: RestOperation): fc.Arbitrary<RestMaterial> {
   const record = (params: Param[]) => {
     const arbs: Record<string, fc.Arbitrary<unknown>> = {};
     for (const p of params) arbs[p.name] = valueArbitrary(p.schema ?? {}, doc);
-    return fc.record(arbs, { requiredKeys: params.filter((p) => p.required || p.in === 'path').map((p) => p.name) });
+    return fc.record(arbs, {
+      requiredKeys: params.filter((p) => p.required || p.in === 'path').map((p) => p.name),
+    });
   };
   return fc.record({
     path: record(op.pathParams),
@@ -309,13 +343,21 @@ function multipartParts(schema: JsonSchema, value: unknown): Part[] {
   const s = resolveSchema(schema, doc);
   const fields = (value ?? {}) as Record<string, unknown>;
   return Object.entries(s.properties ?? {}).flatMap(([name, prop]): Part[] => {
-    if (isBinary(prop)) return [{ name, filename: 'photo.png', contentType: 'image/png', data: PNG_1X1 }];
-    return name in fields && fields[name] !== undefined ? [{ name, data: urlText(fields[name]) }] : [];
+    if (isBinary(prop))
+      return [{ name, filename: 'photo.png', contentType: 'image/png', data: PNG_1X1 }];
+    return name in fields && fields[name] !== undefined
+      ? [{ name, data: urlText(fields[name]) }]
+      : [];
   });
 }
 
 /** Puts a leaf class into a multipart body: a field value, a file name, a part name, or parts. */
-function mutateParts(parts: Part[], cls: LeafClass, index: number, pick: number): { parts: Part[]; where: string } {
+function mutateParts(
+  parts: Part[],
+  cls: LeafClass,
+  index: number,
+  pick: number,
+): { parts: Part[]; where: string } {
   const out = parts.map((p) => ({ ...p }));
   const files = out.filter((p) => p.filename !== undefined);
   const texts = out.filter((p) => p.filename === undefined);
@@ -355,9 +397,17 @@ function mutateParts(parts: Part[], cls: LeafClass, index: number, pick: number)
     case 'extra-fields':
       // more files than the parser allows, and fields the operation does not take
       for (let i = 0; i < 6; i++) {
-        out.push({ name: `extra_file_${i}`, filename: `e${i}.png`, contentType: 'image/png', data: PNG_1X1 });
+        out.push({
+          name: `extra_file_${i}`,
+          filename: `e${i}.png`,
+          contentType: 'image/png',
+          data: PNG_1X1,
+        });
       }
-      out.push({ name: 'unknown_field', data: '1' }, { name: '__proto__', data: '{"is_admin":true}' });
+      out.push(
+        { name: 'unknown_field', data: '1' },
+        { name: '__proto__', data: '{"is_admin":true}' },
+      );
       out.push({ name: 'constructor', data: 'x' });
       break;
     case 'bad-encoding': {
@@ -392,7 +442,9 @@ type Target =
 function targetsFor(op: RestOperation, cls: LeafClass): Target[] {
   const params = (ps: Param[], site: 'path' | 'query'): Target[] => {
     const fields = ps.map((p) => ({ path: [p.name], kind: kindOf(p.schema ?? {}, doc) }));
-    return fieldsFor(cls, fields).map((f): Target => ({ site, name: String(f.path[0]), kind: f.kind }));
+    return fieldsFor(cls, fields).map(
+      (f): Target => ({ site, name: String(f.path[0]), kind: f.kind }),
+    );
   };
   const path = cls === 'extra-fields' ? [] : params(op.pathParams, 'path');
   const query: Target[] =
@@ -402,24 +454,33 @@ function targetsFor(op: RestOperation, cls: LeafClass): Target[] {
   let bodyCount = 1;
   if (op.body?.kind === 'json') {
     // extra-fields: the top-level object and each nested one
-    bodyCount = fieldsFor(cls, fieldsOf(op.body.schema, doc)).length + (cls === 'extra-fields' ? 1 : 0);
+    bodyCount =
+      fieldsFor(cls, fieldsOf(op.body.schema, doc)).length + (cls === 'extra-fields' ? 1 : 0);
   } else if (op.body?.kind === 'multipart') {
     bodyCount = Object.keys(resolveSchema(op.body.schema, doc).properties ?? {}).length;
   }
   bodyCount = Math.max(1, bodyCount);
   const body: Target[] = Array.from({ length: bodyCount }, (_, index) => ({ site: 'body', index }));
-  const statics: Target[] = cls === 'bad-encoding' || cls === 'nul' ? [{ site: 'path-static' }] : [];
+  const statics: Target[] =
+    cls === 'bad-encoding' || cls === 'nul' ? [{ site: 'path-static' }] : [];
   const lists = [path, query, body, statics];
   const out: Target[] = [];
-  for (let i = 0; lists.some((l) => i < l.length); i++) for (const l of lists) if (i < l.length) out.push(l[i]);
+  for (let i = 0; lists.some((l) => i < l.length); i++)
+    for (const l of lists) if (i < l.length) out.push(l[i]);
   return out;
 }
 
 /** Builds the request of one run: run `run` of a class goes to its `run`-th target (wrapping around). */
-function restRequest(op: RestOperation, cls: InputClass, m: RestMaterial, run: number): RestRequest {
+function restRequest(
+  op: RestOperation,
+  cls: InputClass,
+  m: RestMaterial,
+  run: number,
+): RestRequest {
   const headers: Record<string, string> = {};
   const pathValues: Record<string, string> = {};
-  for (const p of op.pathParams) pathValues[p.name] = encodeURIComponent(urlText(m.path[p.name] ?? '1'));
+  for (const p of op.pathParams)
+    pathValues[p.name] = encodeURIComponent(urlText(m.path[p.name] ?? '1'));
   let pairs = queryPairs(m.query);
   let bodyValue: unknown = m.body;
   let suffix = '';
@@ -440,8 +501,11 @@ function restRequest(op: RestOperation, cls: InputClass, m: RestMaterial, run: n
     // first pass: nothing optional besides the target, so the hostile value is the one judged
     const minimal = run < targets.length;
     if (minimal) {
-      pairs = pairs.filter(([k]) => op.queryParams.some((q) => q.required && encodeURIComponent(q.name) === k));
-      if (op.body?.kind === 'json' && target.site !== 'body') bodyValue = withoutOptional(m.body, op.body.schema, doc);
+      pairs = pairs.filter(([k]) =>
+        op.queryParams.some((q) => q.required && encodeURIComponent(q.name) === k),
+      );
+      if (op.body?.kind === 'json' && target.site !== 'body')
+        bodyValue = withoutOptional(m.body, op.body.schema, doc);
     }
     if (target.site === 'path') {
       pathValues[target.name] = hostileUrlText(leaf, target.kind, pathValues[target.name], pick);
@@ -453,18 +517,30 @@ function restRequest(op: RestOperation, cls: InputClass, m: RestMaterial, run: n
       where = `query ${target.name}`;
       if (leaf === 'extra-fields') {
         const dup = pairs[p0 % Math.max(pairs.length, 1)]?.[0] ?? 'limit';
-        pairs = [...pairs, ['unknown', '1'], ['__proto__', 'x'], ['constructor%5Bprototype%5D%5Bx%5D', '1']];
+        pairs = [
+          ...pairs,
+          ['unknown', '1'],
+          ['__proto__', 'x'],
+          ['constructor%5Bprototype%5D%5Bx%5D', '1'],
+        ];
         pairs.push(['a%5Bb%5D%5Bc%5D', '1'], [dup, '1'], [dup, '2']); // nested keys; a parameter twice
       } else {
         const name = encodeURIComponent(target.name);
         const current = queryPairs(m.query).find(([k]) => k === name)?.[1] ?? 'x';
-        pairs = [...pairs.filter(([k]) => k !== name), [name, hostileUrlText(leaf, target.kind, current, pick)]];
-        if (leaf === 'bad-encoding' && pick % 2 === 0) pairs.push([hostileUrlText(leaf, 'string', '', pick + 1), '1']);
+        pairs = [
+          ...pairs.filter(([k]) => k !== name),
+          [name, hostileUrlText(leaf, target.kind, current, pick)],
+        ];
+        if (leaf === 'bad-encoding' && pick % 2 === 0)
+          pairs.push([hostileUrlText(leaf, 'string', '', pick + 1), '1']);
       }
     } else if (target.site === 'body' && op.body?.kind === 'multipart') {
       const boundary = `fuzz${m.picks[3]}`;
       const mutated = mutateParts(multipartParts(op.body.schema, m.body), leaf, target.index, pick);
-      raw = { text: multipartBody(mutated.parts, boundary), type: `multipart/form-data; boundary=${boundary}` };
+      raw = {
+        text: multipartBody(mutated.parts, boundary),
+        type: `multipart/form-data; boundary=${boundary}`,
+      };
       where = `body ${mutated.where}`;
     } else if (target.site === 'body') {
       const fields = op.body ? fieldsOf(op.body.schema, doc) : [];
@@ -474,12 +550,18 @@ function restRequest(op: RestOperation, cls: InputClass, m: RestMaterial, run: n
       where = `body ${mutated.where}`;
     }
   } else if (cls === 'raw-deep') {
-    raw = { text: (run % 2 === 0 ? deepArrays(DEEP) : deepObjects(DEEP)).text, type: 'application/json' };
+    raw = {
+      text: (run % 2 === 0 ? deepArrays(DEEP) : deepObjects(DEEP)).text,
+      type: 'application/json',
+    };
   } else if (cls === 'malformed-body') {
     if (op.body?.kind === 'multipart' && run % 2 === 0) {
       const valid = validForm().text;
       const variants: { text: string | Buffer; type: string }[] = [
-        { text: valid.subarray(0, Math.floor(valid.length / 2)), type: 'multipart/form-data; boundary=fuzzb' },
+        {
+          text: valid.subarray(0, Math.floor(valid.length / 2)),
+          type: 'multipart/form-data; boundary=fuzzb',
+        },
         { text: valid, type: 'multipart/form-data; boundary=other' },
         { text: valid, type: 'multipart/form-data' },
         { text: 'garbage', type: 'multipart/form-data; boundary=fuzzb' },
@@ -494,7 +576,10 @@ function restRequest(op: RestOperation, cls: InputClass, m: RestMaterial, run: n
     if (op.body?.kind === 'multipart' && run % 2 === 0) {
       raw = { ...validForm(), type: `multipart/form-data; charset=${charset}; boundary=fuzzb` };
     } else {
-      raw = { text: jsonText(op.body?.kind === 'json' ? m.body : {}), type: `application/json; charset=${charset}` };
+      raw = {
+        text: jsonText(op.body?.kind === 'json' ? m.body : {}),
+        type: `application/json; charset=${charset}`,
+      };
     }
   }
 
@@ -504,20 +589,35 @@ function restRequest(op: RestOperation, cls: InputClass, m: RestMaterial, run: n
     raw = { text: jsonText(bodyValue), type: 'application/json' };
   }
 
-  const path = op.path.replace(/\{(\w+)\}/g, (_, name: string) => pathValues[name] ?? '1') + suffix + queryString(pairs);
+  const path =
+    op.path.replace(/\{(\w+)\}/g, (_, name: string) => pathValues[name] ?? '1') +
+    suffix +
+    queryString(pairs);
   if (raw) headers['content-type'] = raw.type;
   const body = raw?.text;
   const shownBody = body === undefined ? '' : ` [${raw!.type}] ${excerpt(textOf(body), 120)}`;
-  return { path, headers, body, shown: `${where ? `(${where}) ` : ''}${excerpt(path, 120)}${shownBody}` };
+  return {
+    path,
+    headers,
+    body,
+    shown: `${where ? `(${where}) ` : ''}${excerpt(path, 120)}${shownBody}`,
+  };
 }
 
 /** Bytes as text for the report (latin1 keeps every byte visible). */
-const textOf = (body: string | Buffer): string => (typeof body === 'string' ? body : body.toString('latin1'));
+const textOf = (body: string | Buffer): string =>
+  typeof body === 'string' ? body : body.toString('latin1');
 
 const NO_ANSWER = (res: RawResponse): string =>
   res.timedOut ? `no answer within ${TIMEOUT_MS / 1000} s` : 'connection failed without an answer';
 
-function checkRest(op: RestOperation, caller: Caller, cls: InputClass, req: RestRequest, res: RawResponse): void {
+function checkRest(
+  op: RestOperation,
+  caller: Caller,
+  cls: InputClass,
+  req: RestRequest,
+  res: RawResponse,
+): void {
   const fail = (problem: string): void => {
     const [status, input, answer] = [res.status, req.shown, answerExcerpt(res)];
     failures.push({ surface: 'REST', target: op.key, caller, cls, problem, status, input, answer });
@@ -527,7 +627,8 @@ function checkRest(op: RestOperation, caller: Caller, cls: InputClass, req: Rest
   if (res.status >= 400) {
     if (!isJsonAnswer(res)) return fail('4xx answer is not JSON');
     const body = parseJson(res.body);
-    if (body === null || typeof body !== 'object' || !('detail' in body)) fail('4xx JSON answer has no detail');
+    if (body === null || typeof body !== 'object' || !('detail' in body))
+      fail('4xx JSON answer has no detail');
   }
 }
 
@@ -539,7 +640,10 @@ interface McpToolListing {
   inputSchema: JsonSchema;
 }
 
-function mcpHeaders(token: string | undefined, contentType = 'application/json'): Record<string, string> {
+function mcpHeaders(
+  token: string | undefined,
+  contentType = 'application/json',
+): Record<string, string> {
   return {
     'content-type': contentType,
     accept: 'application/json, text/event-stream',
@@ -554,7 +658,9 @@ const listed = await rawRequest(app.baseUrl, {
   headers: mcpHeaders(listingToken),
   body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} }),
 });
-const MCP_TOOLS = (parseJson(listed.body) as { result?: { tools?: McpToolListing[] } } | undefined)?.result?.tools ?? [];
+const MCP_TOOLS =
+  (parseJson(listed.body) as { result?: { tools?: McpToolListing[] } } | undefined)?.result
+    ?.tools ?? [];
 
 interface McpMaterial {
   args: unknown;
@@ -579,7 +685,12 @@ function mcpRequest(
   token: string | undefined,
 ): McpRequest {
   const envelope = (args: unknown): string =>
-    jsonText({ jsonrpc: '2.0', id: ++rpcId, method: 'tools/call', params: { name: tool.name, arguments: args } });
+    jsonText({
+      jsonrpc: '2.0',
+      id: ++rpcId,
+      method: 'tools/call',
+      params: { name: tool.name, arguments: args },
+    });
   let args = m.args;
   let text: string | Buffer;
   let contentType = 'application/json';
@@ -598,7 +709,10 @@ function mcpRequest(
     args = [[], 'text', 1, null, deepArrays(DEEP)][m.picks[0] % 5];
     text = envelope(args);
   } else if (cls === 'raw-deep') {
-    const deepArguments = envelope(undefined).replace('"arguments":null', `"arguments":${deepObjects(DEEP).text}`);
+    const deepArguments = envelope(undefined).replace(
+      '"arguments":null',
+      `"arguments":${deepObjects(DEEP).text}`,
+    );
     text = run % 2 === 0 ? deepArrays(DEEP).text : deepArguments;
   } else if (cls === 'malformed-body') {
     const whole = envelope(args);
@@ -630,14 +744,31 @@ function mcpRequest(
   };
 }
 
-function checkMcp(tool: McpToolListing, caller: Caller, cls: InputClass, req: McpRequest, res: RawResponse): void {
+function checkMcp(
+  tool: McpToolListing,
+  caller: Caller,
+  cls: InputClass,
+  req: McpRequest,
+  res: RawResponse,
+): void {
   const fail = (problem: string): void => {
     const [status, input, answer] = [res.status, req.shown, answerExcerpt(res)];
-    failures.push({ surface: 'MCP', target: tool.name, caller, cls, problem, status, input, answer });
+    failures.push({
+      surface: 'MCP',
+      target: tool.name,
+      caller,
+      cls,
+      problem,
+      status,
+      input,
+      answer,
+    });
   };
   if (res.status === 0) return fail(NO_ANSWER(res));
   if (res.status >= 500) return fail('5xx');
-  const body = parseJson(res.body) as { jsonrpc?: string; error?: { code?: unknown }; result?: any } | undefined;
+  const body = parseJson(res.body) as
+    | { jsonrpc?: string; error?: { code?: unknown }; result?: any }
+    | undefined;
   const neither = 'answer is neither a JSON-RPC error nor a tool result';
   if (!body || typeof body !== 'object' || Array.isArray(body)) return fail(neither);
   if (body.error) {
@@ -646,7 +777,8 @@ function checkMcp(tool: McpToolListing, caller: Caller, cls: InputClass, req: Mc
       stats.MCP.internal += 1;
       return fail('JSON-RPC internal error (-32603): a masked 500');
     }
-    if (res.status === 200 && req.wellFormedCall) fail('tool call refused as a JSON-RPC error, not as an isError result');
+    if (res.status === 200 && req.wellFormedCall)
+      fail('tool call refused as a JSON-RPC error, not as an isError result');
     return;
   }
   if (!body.result) return fail(neither);
@@ -654,7 +786,8 @@ function checkMcp(tool: McpToolListing, caller: Caller, cls: InputClass, req: Mc
   if (!Array.isArray(body.result.content)) return fail('tool result without content');
   if (body.result.isError === true) {
     const code = body.result.structuredContent?.error?.code;
-    if (typeof code !== 'string') return fail('isError result without structuredContent.error.code');
+    if (typeof code !== 'string')
+      return fail('isError result without structuredContent.error.code');
     if (code === 'INTERNAL') {
       stats.MCP.internal += 1;
       fail('isError result with code INTERNAL: a masked 500');
@@ -672,17 +805,25 @@ function report(surface: 'REST' | 'MCP'): string {
     const key = `${f.problem} | class ${f.cls}`;
     groups.set(key, [...(groups.get(key) ?? []), f]);
   }
-  const lines = [`${mine.length} ${surface} failures in ${groups.size} groups (problem | input class -> targets):`];
+  const lines = [
+    `${mine.length} ${surface} failures in ${groups.size} groups (problem | input class -> targets):`,
+  ];
   for (const [key, list] of [...groups].sort((a, b) => b[1].length - a[1].length)) {
     const byTarget = new Map<string, Failure[]>();
     for (const f of list) byTarget.set(f.target, [...(byTarget.get(f.target) ?? []), f]);
-    lines.push(`\n## ${key}: ${list.length} requests, ${byTarget.size} ${surface === 'REST' ? 'operations' : 'tools'}`);
+    lines.push(
+      `\n## ${key}: ${list.length} requests, ${byTarget.size} ${surface === 'REST' ? 'operations' : 'tools'}`,
+    );
     // the first few targets with an example input and answer; the rest of the group by name only
     [...byTarget].forEach(([target, fs], i) => {
       const statuses = [...new Set(fs.map((f) => f.status))].join('/');
       const callers = [...new Set(fs.map((f) => f.caller))].join('+');
       const head = `- ${target} (${callers}) status ${statuses} x${fs.length}`;
-      lines.push(i < REPORT_EXAMPLES ? `${head}\n    input:  ${fs[0].input}\n    answer: ${fs[0].answer}` : head);
+      lines.push(
+        i < REPORT_EXAMPLES
+          ? `${head}\n    input:  ${fs[0].input}\n    answer: ${fs[0].answer}`
+          : head,
+      );
     });
   }
   return lines.join('\n');
@@ -690,7 +831,10 @@ function report(surface: 'REST' | 'MCP'): string {
 
 afterAll(() => {
   const statuses = (m: Map<number, number>): string =>
-    [...m].sort((a, b) => a[0] - b[0]).map(([s, n]) => `${s}:${n}`).join(' ');
+    [...m]
+      .sort((a, b) => a[0] - b[0])
+      .map(([s, n]) => `${s}:${n}`)
+      .join(' ');
   console.log(
     [
       `fuzz (seed ${SEED}): ${stats.REST.requests + stats.MCP.requests} requests sent` +
@@ -701,7 +845,9 @@ afterAll(() => {
         `5xx: ${stats.MCP.fiveXx}, masked internal errors: ${stats.MCP.internal}; statuses ${statuses(stats.MCP.statuses)}`,
       `  5xx total: ${stats.REST.fiveXx + stats.MCP.fiveXx}; failures: ${failures.length}`,
       ...(stats.largeErrors.size
-        ? [`  4xx answers over 16 KB: ${[...stats.largeErrors].map(([k, n]) => `${k} (${n} B)`).join('; ')}`]
+        ? [
+            `  4xx answers over 16 KB: ${[...stats.largeErrors].map(([k, n]) => `${k} (${n} B)`).join('; ')}`,
+          ]
         : []),
     ].join('\n'),
   );
@@ -746,7 +892,10 @@ describe('issue 10: no input causes a 5xx', () => {
     }
     const mine = failures.filter((f) => f.surface === 'REST');
     expect(mine.length, report('REST')).toBe(0);
-    expect([...stats.largeErrors.keys()].filter((k) => k.startsWith('REST ')), '4xx answers over 16 KB').toEqual([]);
+    expect(
+      [...stats.largeErrors.keys()].filter((k) => k.startsWith('REST ')),
+      '4xx answers over 16 KB',
+    ).toEqual([]);
   }, 600_000);
 
   it('answers every MCP tool with a JSON-RPC error or a tool result, never a 5xx or INTERNAL', async () => {
@@ -784,6 +933,9 @@ describe('issue 10: no input causes a 5xx', () => {
     }
     const mine = failures.filter((f) => f.surface === 'MCP');
     expect(mine.length, report('MCP')).toBe(0);
-    expect([...stats.largeErrors.keys()].filter((k) => k.startsWith('MCP ')), '4xx answers over 16 KB').toEqual([]);
+    expect(
+      [...stats.largeErrors.keys()].filter((k) => k.startsWith('MCP ')),
+      '4xx answers over 16 KB',
+    ).toEqual([]);
   }, 600_000);
 });

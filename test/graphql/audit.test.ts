@@ -29,7 +29,9 @@ describe('graphql-http server audits', () => {
     const notOk = results.filter((r) => r.status !== 'ok');
     console.log(
       `graphql-http audits: ${optional.length - notOk.length} of ${optional.length} SHOULD/MAY ok` +
-        notOk.map((r) => `\n  ${r.status}: ${r.name}${'reason' in r ? ` (${r.reason})` : ''}`).join(''),
+        notOk
+          .map((r) => `\n  ${r.status}: ${r.name}${'reason' in r ? ` (${r.reason})` : ''}`)
+          .join(''),
     );
     expect(results.length).toBe(optional.length);
   });

@@ -19,11 +19,20 @@ import { startTestApp } from '../harness/app.ts';
 const app = await startTestApp();
 
 /** graphql-js execution of a persisted operation, masked like executeOperation masks. */
-async function referenceExecute(name: string, variables: Record<string, unknown>, ctx: Context): Promise<{ data: unknown; errors: unknown[] }> {
+async function referenceExecute(
+  name: string,
+  variables: Record<string, unknown>,
+  ctx: Context,
+): Promise<{ data: unknown; errors: unknown[] }> {
   const op = app.operations.byName.get(name)!;
   const coerced = getVariableValues(schema, op.variables, variables);
   if (coerced.errors) return { data: null, errors: coerced.errors.map((e) => e.message) };
-  const result = await execute({ schema, document: op.document, variableValues: variables, contextValue: ctx });
+  const result = await execute({
+    schema,
+    document: op.document,
+    variableValues: variables,
+    contextValue: ctx,
+  });
   return {
     data: result.data ?? null,
     errors: (result.errors ?? []).map((e) => maskError(e, ctx.requestId)),
@@ -31,11 +40,20 @@ async function referenceExecute(name: string, variables: Record<string, unknown>
 }
 
 /** The comparable form of an answer: the wire text of the data, and each error's message, path and extensions. */
-function comparable(result: { data: unknown; errors: unknown[] }): { wire: string; errors: unknown[] } {
+function comparable(result: { data: unknown; errors: unknown[] }): {
+  wire: string;
+  errors: unknown[];
+} {
   return {
     wire: JSON.stringify(snakeKeys(result.data)),
     errors: result.errors.map((e) =>
-      typeof e === 'string' ? e : { message: (e as Error).message, path: (e as { path?: unknown }).path, extensions: (e as { extensions?: unknown }).extensions },
+      typeof e === 'string'
+        ? e
+        : {
+            message: (e as Error).message,
+            path: (e as { path?: unknown }).path,
+            extensions: (e as { extensions?: unknown }).extensions,
+          },
     ),
   };
 }
@@ -43,7 +61,10 @@ function comparable(result: { data: unknown; errors: unknown[] }): { wire: strin
 function contextOf(userId: number | null, scopes: ReadonlySet<Scope> = ALL_SCOPES): Context {
   const ctx = { ...serviceContext(app), requestId: 'req-compiled', via: 'rest' as const };
   if (userId === null) return ctx;
-  return { ...ctx, principal: { kind: 'personal_token', userId, tokenId: 1, isAdmin: false, scopes } };
+  return {
+    ...ctx,
+    principal: { kind: 'personal_token', userId, tokenId: 1, isAdmin: false, scopes },
+  };
 }
 
 /**
@@ -66,10 +87,17 @@ async function expectSameAnswer(
     vi.useRealTimers();
   }
   // executeOperation turns coercion errors into one VALIDATION_FAILED; compare those by their presence
-  const actual = comparable(compiled.errors.length && compiled.errors[0].extensions?.code === 'VALIDATION_FAILED' && typeof reference.errors[0] === 'string'
-    ? { data: compiled.data, errors: reference.errors }
-    : compiled);
-  expect({ ...actual, wire: normalise(actual.wire) }).toEqual({ ...reference, wire: normalise(reference.wire) });
+  const actual = comparable(
+    compiled.errors.length &&
+      compiled.errors[0].extensions?.code === 'VALIDATION_FAILED' &&
+      typeof reference.errors[0] === 'string'
+      ? { data: compiled.data, errors: reference.errors }
+      : compiled,
+  );
+  expect({ ...actual, wire: normalise(actual.wire) }).toEqual({
+    ...reference,
+    wire: normalise(reference.wire),
+  });
   return actual;
 }
 
@@ -99,7 +127,11 @@ describe('compiled persisted operations (issue 4)', () => {
       source: 'cgm',
       processing_version: null,
     });
-    await expectSameAnswer('ListGlucoseReadings', { sort: 'asc', limit: 7, sensorId: 2, sinceHours: 48 }, ctx);
+    await expectSameAnswer(
+      'ListGlucoseReadings',
+      { sort: 'asc', limit: 7, sensorId: 2, sinceHours: 48 },
+      ctx,
+    );
     await expectSameAnswer('GlucoseTrends', {}, ctx);
     await expectSameAnswer('GlucoseTrends', { startDate: new Date(start).toISOString() }, ctx);
     await expectSameAnswer('CgmSensorStatus', {}, ctx);
@@ -109,11 +141,19 @@ describe('compiled persisted operations (issue 4)', () => {
     const { user } = await seedUser(app);
     const anonymous = await expectSameAnswer('ListGlucoseReadings', {}, () => contextOf(null));
     expect(anonymous.errors).toMatchObject([{ extensions: { code: 'UNAUTHENTICATED' } }]);
-    const scoped = await expectSameAnswer('ListGlucoseReadings', {}, () => contextOf(user.id, new Set<Scope>(['profile:read' as Scope])));
+    const scoped = await expectSameAnswer('ListGlucoseReadings', {}, () =>
+      contextOf(user.id, new Set<Scope>(['profile:read' as Scope])),
+    );
     expect(scoped.errors).toMatchObject([{ extensions: { code: 'INSUFFICIENT_SCOPE' } }]);
-    const invalid = await expectSameAnswer('ListGlucoseReadings', { limit: 0 }, () => contextOf(user.id));
+    const invalid = await expectSameAnswer('ListGlucoseReadings', { limit: 0 }, () =>
+      contextOf(user.id),
+    );
     expect(invalid.errors).toMatchObject([{ extensions: { code: 'VALIDATION_FAILED' } }]);
-    const trends = await expectSameAnswer('GlucoseTrends', { startDate: '2030-01-01', endDate: '2029-01-01' }, () => contextOf(user.id));
+    const trends = await expectSameAnswer(
+      'GlucoseTrends',
+      { startDate: '2030-01-01', endDate: '2029-01-01' },
+      () => contextOf(user.id),
+    );
     expect(trends.errors).toMatchObject([{ extensions: { code: 'VALIDATION_FAILED' } }]);
     await expectSameAnswer('ListGlucoseReadings', { limit: 'many' }, () => contextOf(user.id));
   });
@@ -123,11 +163,20 @@ describe('compiled persisted operations (issue 4)', () => {
     const broken = () => ({
       ...contextOf(user.id),
       prisma: new Proxy(app.db.prisma, {
-        get: (target, prop) => (prop === '$queryRawUnsafe' ? () => Promise.reject(new Error('db password is hunter2')) : Reflect.get(target, prop)),
+        get: (target, prop) =>
+          prop === '$queryRawUnsafe'
+            ? () => Promise.reject(new Error('db password is hunter2'))
+            : Reflect.get(target, prop),
       }),
     });
     const masked = await expectSameAnswer('ListGlucoseReadings', {}, broken);
-    expect(masked.errors).toEqual([{ message: 'Internal Server Error', path: ['glucoseReadings'], extensions: { code: 'INTERNAL', requestId: 'req-compiled' } }]);
+    expect(masked.errors).toEqual([
+      {
+        message: 'Internal Server Error',
+        path: ['glucoseReadings'],
+        extensions: { code: 'INTERNAL', requestId: 'req-compiled' },
+      },
+    ]);
     expect(masked.wire).toBe('null');
   });
 
@@ -137,7 +186,9 @@ describe('compiled persisted operations (issue 4)', () => {
       ListHealthMetrics: { metricType: 'heart_rate' },
       ListSyncedRecords: { table: 'journal_entries' },
     };
-    const queries = [...app.operations.byName.values()].filter((op) => op.definition.operation === OperationTypeNode.QUERY);
+    const queries = [...app.operations.byName.values()].filter(
+      (op) => op.definition.operation === OperationTypeNode.QUERY,
+    );
     expect(queries.length).toBeGreaterThan(10);
     for (const op of queries) {
       const variables = required[op.name] ?? {};

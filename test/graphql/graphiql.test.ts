@@ -14,7 +14,9 @@ const chromium = useChromium();
 describe('GraphiQL at GET /graphql', () => {
   it('serves the page compressed', async () => {
     for (const encoding of ['gzip', 'br']) {
-      const res = await app.fetch('/graphql', { headers: { accept: 'text/html', 'accept-encoding': encoding } });
+      const res = await app.fetch('/graphql', {
+        headers: { accept: 'text/html', 'accept-encoding': encoding },
+      });
       expect(res.status).toBe(200);
       expect(res.headers.get('content-type')).toMatch(/^text\/html/);
       expect(res.headers.get('content-encoding')).toBe(encoding);
@@ -28,10 +30,14 @@ describe('GraphiQL at GET /graphql', () => {
   it('runs a query from the ?query= parameter with nothing fetched from elsewhere', async () => {
     const { page, elsewhere } = await offlinePage(chromium.browser, app.baseUrl);
     try {
-      const res = await page.goto(`${app.baseUrl}/graphql?query=${encodeURIComponent('{ __typename }')}`);
+      const res = await page.goto(
+        `${app.baseUrl}/graphql?query=${encodeURIComponent('{ __typename }')}`,
+      );
       expect(res?.status()).toBe(200);
       await page.locator('.graphiql-execute-button').click({ timeout: 30_000 });
-      await expect.poll(() => page.locator('.result-window').innerText(), { timeout: 15_000 }).toContain('"Query"');
+      await expect
+        .poll(() => page.locator('.result-window').innerText(), { timeout: 15_000 })
+        .toContain('"Query"');
       expect(elsewhere).toEqual([]);
     } finally {
       await page.close();
@@ -46,10 +52,13 @@ describe('GraphiQL at GET /graphql', () => {
       await page.keyboard.press('ControlOrMeta+A');
       await page.keyboard.press('Delete');
       await page.keyboard.type('{ __typename'); // the editor closes the brace itself
-      const typed = async (): Promise<string> => (await page.locator('.graphiql-query-editor .view-lines').innerText()).replace(/\s+/g, ' ');
+      const typed = async (): Promise<string> =>
+        (await page.locator('.graphiql-query-editor .view-lines').innerText()).replace(/\s+/g, ' ');
       await expect.poll(typed).toMatch(/^\{ __typename ?\}$/);
       await page.keyboard.press('ControlOrMeta+Enter');
-      await expect.poll(() => page.locator('.result-window').innerText(), { timeout: 15_000 }).toContain('"Query"');
+      await expect
+        .poll(() => page.locator('.result-window').innerText(), { timeout: 15_000 })
+        .toContain('"Query"');
       expect(elsewhere).toEqual([]);
     } finally {
       await page.close();

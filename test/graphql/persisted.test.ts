@@ -12,13 +12,22 @@ import type { JsonResponse } from '../harness/clients.ts';
 const app = await startTestApp();
 
 /** POSTs `{ extensions: { persistedQuery } }` (Apollo's format, version 1) with optional variables. */
-async function persisted(sha256Hash: string, options: { token?: string; variables?: Record<string, unknown> } = {}): Promise<JsonResponse> {
-  const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'application/graphql-response+json' };
+async function persisted(
+  sha256Hash: string,
+  options: { token?: string; variables?: Record<string, unknown> } = {},
+): Promise<JsonResponse> {
+  const headers: Record<string, string> = {
+    'content-type': 'application/json',
+    accept: 'application/graphql-response+json',
+  };
   if (options.token) headers.authorization = `Bearer ${options.token}`;
   const res = await app.fetch('/graphql', {
     method: 'POST',
     headers,
-    body: JSON.stringify({ variables: options.variables, extensions: { persistedQuery: { version: 1, sha256Hash } } }),
+    body: JSON.stringify({
+      variables: options.variables,
+      extensions: { persistedQuery: { version: 1, sha256Hash } },
+    }),
   });
   return { status: res.status, headers: res.headers, body: await res.json() };
 }
@@ -41,19 +50,28 @@ describe('persisted operations on /graphql', () => {
     const res = await persisted(idOf('GetProfile'), { token });
     expect(res.status).toBe(200);
     expect(res.body.errors).toBeUndefined();
-    expect(res.body.data.me).toMatchObject({ id: user.id, email: user.email, onboardingCompleted: false });
+    expect(res.body.data.me).toMatchObject({
+      id: user.id,
+      email: user.email,
+      onboardingCompleted: false,
+    });
   });
 
   it('runs a persisted mutation with variables', async () => {
     const { token } = await seedUser(app);
-    const res = await persisted(idOf('UpdateProfile'), { token, variables: { input: { timezone: 'Europe/Berlin' } } });
+    const res = await persisted(idOf('UpdateProfile'), {
+      token,
+      variables: { input: { timezone: 'Europe/Berlin' } },
+    });
     expect(res.body.errors).toBeUndefined();
     expect(res.body.data.updateProfile.timezone).toBe('Europe/Berlin');
   });
 
   it('runs a persisted query over GET too', async () => {
     const { token } = await seedUser(app);
-    const extensions = JSON.stringify({ persistedQuery: { version: 1, sha256Hash: idOf('GetProfile') } });
+    const extensions = JSON.stringify({
+      persistedQuery: { version: 1, sha256Hash: idOf('GetProfile') },
+    });
     const res = await app.fetch(`/graphql?extensions=${encodeURIComponent(extensions)}`, {
       headers: { authorization: `Bearer ${token}`, accept: 'application/json' },
     });
@@ -73,7 +91,10 @@ describe('persisted operations on /graphql', () => {
     const res = await persisted('0'.repeat(64), { token });
     expect(res.body.data).toBeUndefined();
     expect(res.body.errors).toEqual([
-      expect.objectContaining({ message: 'PersistedQueryNotFound', extensions: expect.objectContaining({ code: 'PERSISTED_QUERY_NOT_IN_LIST' }) }),
+      expect.objectContaining({
+        message: 'PersistedQueryNotFound',
+        extensions: expect.objectContaining({ code: 'PERSISTED_QUERY_NOT_IN_LIST' }),
+      }),
     ]);
   });
 });

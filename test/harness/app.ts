@@ -78,7 +78,10 @@ export interface StartTestAppOptions {
 }
 
 /** Starts the whole app on a fresh database; closed automatically after the file. */
-export async function startTestApp(overrides: Record<string, string> = {}, options: StartTestAppOptions = {}): Promise<TestApp> {
+export async function startTestApp(
+  overrides: Record<string, string> = {},
+  options: StartTestAppOptions = {},
+): Promise<TestApp> {
   const config = testConfig(overrides);
   const db = options.database ?? (await openTestDatabase({ catalogue: options.catalogue }));
   const built = createApp({ config, db, log: createLogger(config.LOG_LEVEL, options.logTo) });

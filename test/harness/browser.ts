@@ -13,21 +13,34 @@ const CHROMIUM = '/usr/bin/chromium';
 /** Launches Chromium; fails with an install hint when it is missing (CI installs it). */
 export async function launchChromium(): Promise<Browser> {
   if (!existsSync(CHROMIUM)) {
-    throw new Error(`Chromium is missing at ${CHROMIUM}: install it with "apt-get update && apt-get install -y chromium" (CI installs it)`);
+    throw new Error(
+      `Chromium is missing at ${CHROMIUM}: install it with "apt-get update && apt-get install -y chromium" (CI installs it)`,
+    );
   }
   return chromium.launch({
     executablePath: CHROMIUM,
-    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+      '--no-first-run',
+    ],
   });
 }
 
 /** A page that may only reach baseUrl (and data:/blob: URLs); `elsewhere` lists what it tried beyond. */
-export async function offlinePage(browser: Browser, baseUrl: string): Promise<{ page: Page; elsewhere: string[] }> {
+export async function offlinePage(
+  browser: Browser,
+  baseUrl: string,
+): Promise<{ page: Page; elsewhere: string[] }> {
   const page = await browser.newPage();
   const elsewhere: string[] = [];
   await page.route('**/*', (route) => {
     const url = route.request().url();
-    if (url.startsWith(`${baseUrl}/`) || url.startsWith('data:') || url.startsWith('blob:')) return route.continue();
+    if (url.startsWith(`${baseUrl}/`) || url.startsWith('data:') || url.startsWith('blob:'))
+      return route.continue();
     elsewhere.push(url);
     return route.abort();
   });
@@ -48,7 +61,7 @@ export function useChromium(): { readonly browser: Browser } {
   });
   return {
     get browser(): Browser {
-      if (!launched) throw new Error('Chromium is used before the file\'s beforeAll launched it');
+      if (!launched) throw new Error("Chromium is used before the file's beforeAll launched it");
       return launched;
     },
   };

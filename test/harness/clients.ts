@@ -14,7 +14,12 @@ export interface RestCallOptions {
 }
 
 /** Calls a REST path and parses the JSON answer. */
-export async function rest<T = any>(app: TestApp, method: string, path: string, options: RestCallOptions = {}): Promise<JsonResponse<T>> {
+export async function rest<T = any>(
+  app: TestApp,
+  method: string,
+  path: string,
+  options: RestCallOptions = {},
+): Promise<JsonResponse<T>> {
   const headers: Record<string, string> = { ...options.headers };
   if (options.token) headers.authorization = `Bearer ${options.token}`;
   if (options.body !== undefined) headers['content-type'] = 'application/json';
@@ -34,8 +39,15 @@ export interface GqlOptions {
 }
 
 /** Runs a GraphQL document through POST /graphql. */
-export async function gql<T = any>(app: TestApp, query: string, options: GqlOptions = {}): Promise<JsonResponse<{ data: T; errors: any[] }>> {
-  const headers: Record<string, string> = { 'content-type': 'application/json', ...options.headers };
+export async function gql<T = any>(
+  app: TestApp,
+  query: string,
+  options: GqlOptions = {},
+): Promise<JsonResponse<{ data: T; errors: any[] }>> {
+  const headers: Record<string, string> = {
+    'content-type': 'application/json',
+    ...options.headers,
+  };
   if (options.token) headers.authorization = `Bearer ${options.token}`;
   const res = await app.fetch('/graphql', {
     method: 'POST',
@@ -53,7 +65,9 @@ let ipSeq = 0;
  */
 export function fromNewIp(): Record<string, string> {
   ipSeq += 1;
-  return { 'x-forwarded-for': `10.${process.pid % 250}.${Math.floor(ipSeq / 250) % 250}.${(ipSeq % 250) + 1}` };
+  return {
+    'x-forwarded-for': `10.${process.pid % 250}.${Math.floor(ipSeq / 250) % 250}.${(ipSeq % 250) + 1}`,
+  };
 }
 
 /** The Cookie header value for the cookies a response set (name=value pairs of non-empty cookies). */

@@ -31,9 +31,16 @@ export default async function setup(project: TestProject): Promise<() => Promise
     await importCatalogue(withCatalogue.prisma);
     const catalogueFile = `/tmp/hdp-test/template-catalogue-${process.pid}.tar.gz`;
     const instance = withCatalogue.target.kind === 'pglite' ? withCatalogue.target.instance! : null;
-    writeFileSync(catalogueFile, Buffer.from(await (await instance!.dumpDataDir('gzip')).arrayBuffer()));
+    writeFileSync(
+      catalogueFile,
+      Buffer.from(await (await instance!.dumpDataDir('gzip')).arrayBuffer()),
+    );
     await withCatalogue.close();
-    project.provide('database', { kind: 'pglite', template: file, catalogueTemplate: catalogueFile });
+    project.provide('database', {
+      kind: 'pglite',
+      template: file,
+      catalogueTemplate: catalogueFile,
+    });
     return async () => {};
   }
   const u = new URL(url);

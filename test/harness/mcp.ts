@@ -38,7 +38,11 @@ function closeAfter(close: () => Promise<void>): void {
 }
 
 /** An initialized SDK client for `token` (closed after the test that opened it, or after the file). */
-export async function mcpClient(target: McpTarget, token: string, options: McpClientOptions = {}): Promise<Client> {
+export async function mcpClient(
+  target: McpTarget,
+  token: string,
+  options: McpClientOptions = {},
+): Promise<Client> {
   const transport = new StreamableHTTPClientTransport(new URL(MCP_PATH, target.baseUrl), {
     requestInit: { headers: { authorization: `Bearer ${token}`, ...options.headers } },
   });
@@ -64,7 +68,11 @@ export interface McpPostOptions {
 }
 
 /** A raw JSON-RPC request to /api/mcp with the headers a conforming client sends. */
-export async function mcpPost(target: McpTarget, body: unknown, options: McpPostOptions = {}): Promise<JsonResponse> {
+export async function mcpPost(
+  target: McpTarget,
+  body: unknown,
+  options: McpPostOptions = {},
+): Promise<JsonResponse> {
   const headers: Record<string, string> = {
     'content-type': 'application/json',
     accept: 'application/json, text/event-stream',
@@ -75,7 +83,12 @@ export async function mcpPost(target: McpTarget, body: unknown, options: McpPost
   const res = await fetch(new URL(MCP_PATH, target.baseUrl), {
     method,
     headers,
-    body: method === 'GET' || method === 'HEAD' ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
+    body:
+      method === 'GET' || method === 'HEAD'
+        ? undefined
+        : typeof body === 'string'
+          ? body
+          : JSON.stringify(body),
   });
   const text = await res.text();
   let parsed: unknown = text;

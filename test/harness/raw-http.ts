@@ -31,7 +31,12 @@ export interface RawResponse {
 export function rawRequest(baseUrl: string, req: RawRequest): Promise<RawResponse> {
   const url = new URL(baseUrl);
   const signal = AbortSignal.timeout(req.timeoutMs ?? 15_000);
-  const body = req.body === undefined ? undefined : typeof req.body === 'string' ? Buffer.from(req.body) : req.body;
+  const body =
+    req.body === undefined
+      ? undefined
+      : typeof req.body === 'string'
+        ? Buffer.from(req.body)
+        : req.body;
   const headers: Record<string, string> = { ...req.headers };
   if (body !== undefined) headers['content-length'] = String(body.length);
   return new Promise((resolve) => {
@@ -44,19 +49,28 @@ export function rawRequest(baseUrl: string, req: RawRequest): Promise<RawRespons
     };
     const failed = (err: Error): void => {
       const timedOut = signal.aborted;
-      finish({ status: 0, headers: {}, body: '', timedOut, error: timedOut ? 'timeout' : err.message });
+      finish({
+        status: 0,
+        headers: {},
+        body: '',
+        timedOut,
+        error: timedOut ? 'timeout' : err.message,
+      });
     };
     let out;
     try {
-      out = request({ host: url.hostname, port: url.port, method: req.method, path: req.path, headers, signal }, (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('end', () => {
-          const body = Buffer.concat(chunks).toString('utf8');
-          finish({ status: res.statusCode ?? 0, headers: res.headers, body, timedOut: false });
-        });
-        res.on('error', failed);
-      });
+      out = request(
+        { host: url.hostname, port: url.port, method: req.method, path: req.path, headers, signal },
+        (res) => {
+          const chunks: Buffer[] = [];
+          res.on('data', (c: Buffer) => chunks.push(c));
+          res.on('end', () => {
+            const body = Buffer.concat(chunks).toString('utf8');
+            finish({ status: res.statusCode ?? 0, headers: res.headers, body, timedOut: false });
+          });
+          res.on('error', failed);
+        },
+      );
     } catch (err) {
       return failed(err as Error); // e.g. a path node:http refuses to send
     }

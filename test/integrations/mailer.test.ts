@@ -16,7 +16,10 @@ describe('development outbox (no SMTP_URL)', () => {
   it('writes the sign-in email as an .eml file under DATA_DIR/outbox, and the code in it signs in', async () => {
     expect(app.config.SMTP_URL).toBeUndefined();
     const email = 'outbox@example.com';
-    expect((await rest(app, 'POST', '/api/auth/email/start', { body: { email }, headers: fromNewIp() })).status).toBe(200);
+    expect(
+      (await rest(app, 'POST', '/api/auth/email/start', { body: { email }, headers: fromNewIp() }))
+        .status,
+    ).toBe(200);
     const outbox = path.join(dataDir, 'outbox');
     const files = readdirSync(outbox).filter((f) => f.endsWith('.eml'));
     expect(files).toHaveLength(1);

@@ -19,7 +19,8 @@ async function agentFor(scopes: Scope[] = SHARING) {
 }
 
 // Tools the spec gives no scope are listed to every token (their fields still check scopes).
-const errorOf = (result: { structuredContent?: unknown }): any => (result.structuredContent as any).error;
+const errorOf = (result: { structuredContent?: unknown }): any =>
+  (result.structuredContent as any).error;
 
 describe('access-grants tools', () => {
   it('lists the six tools with the hints of their kinds; sharing:read alone sees list and switch', async () => {
@@ -36,14 +37,33 @@ describe('access-grants tools', () => {
     ]);
     for (const name of ['sharing_grant_accept', 'sharing_grant_invite', 'sharing_grant_renew']) {
       const tool = byName.get(name)!;
-      expect(tool.annotations, name).toEqual({ title: tool.title, readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true });
+      expect(tool.annotations, name).toEqual({
+        title: tool.title,
+        readOnlyHint: false,
+        destructiveHint: true,
+        idempotentHint: false,
+        openWorldHint: true,
+      });
       expect(tool.inputSchema.required, name).toContain('confirm');
       // issue 11: the note says what this tool does, in its own words
-      expect(tool.description, name).toMatch(/\. It (accepts|invites|keeps sharing) .*\. Ask the person first/);
+      expect(tool.description, name).toMatch(
+        /\. It (accepts|invites|keeps sharing) .*\. Ask the person first/,
+      );
     }
-    expect(byName.get('sharing_grant_invite')!.inputSchema.required).toEqual(['email', 'confirm', 'idempotency_key']);
-    expect(byName.get('sharing_grant_accept')!.inputSchema.required).toEqual(['grant_id', 'confirm']);
-    expect(byName.get('sharing_grant_revoke')!.annotations).toMatchObject({ readOnlyHint: false, destructiveHint: false, idempotentHint: true });
+    expect(byName.get('sharing_grant_invite')!.inputSchema.required).toEqual([
+      'email',
+      'confirm',
+      'idempotency_key',
+    ]);
+    expect(byName.get('sharing_grant_accept')!.inputSchema.required).toEqual([
+      'grant_id',
+      'confirm',
+    ]);
+    expect(byName.get('sharing_grant_revoke')!.annotations).toMatchObject({
+      readOnlyHint: false,
+      destructiveHint: false,
+      idempotentHint: true,
+    });
     expect(byName.get('sharing_grant_revoke')!.inputSchema.required).toEqual(['grant_id']);
     for (const name of ['sharing_grant_list', 'sharing_view_as_switch']) {
       expect(byName.get(name)!.annotations, name).toMatchObject({ readOnlyHint: true });
@@ -51,25 +71,49 @@ describe('access-grants tools', () => {
     expect(byName.get('sharing_view_as_switch')!.inputSchema.required).toBeUndefined();
 
     const reader = await agentFor(['sharing:read']);
-    expect((await reader.client.listTools()).tools.map((t) => t.name).filter((n) => n.startsWith('sharing_'))).toEqual(['sharing_grant_list', 'sharing_view_as_switch']);
+    expect(
+      (await reader.client.listTools()).tools
+        .map((t) => t.name)
+        .filter((n) => n.startsWith('sharing_')),
+    ).toEqual(['sharing_grant_list', 'sharing_view_as_switch']);
   });
 
   it('refuses to invite without confirm: true, and creates one grant per idempotency key', async () => {
     const { client, user } = await agentFor();
     const email = `mcp-friend.${Date.now()}@example.com`;
-    const unconfirmed = await callTool(client, 'sharing_grant_invite', { email, idempotency_key: 'invite-key-1' });
+    const unconfirmed = await callTool(client, 'sharing_grant_invite', {
+      email,
+      idempotency_key: 'invite-key-1',
+    });
     expect(errorOf(unconfirmed).code).toBe('CONFIRMATION_REQUIRED');
     const args = { email, confirm: true, idempotency_key: 'invite-key-1' };
     const first = await callTool(client, 'sharing_grant_invite', args);
     expect(first.isError).toBeFalsy();
-    expect(first.structuredContent).toMatchObject({ role: 'owner', status: 'pending', invitee_email: email });
+    expect(first.structuredContent).toMatchObject({
+      role: 'owner',
+      status: 'pending',
+      invitee_email: email,
+    });
     const replay = await callTool(client, 'sharing_grant_invite', args);
     expect(replay.structuredContent).toEqual(first.structuredContent);
     expect(await app.db.prisma.accessGrant.count({ where: { ownerId: user.id } })).toBe(1);
-    const duplicate = await callTool(client, 'sharing_grant_invite', { ...args, idempotency_key: 'invite-key-2' });
-    expect(errorOf(duplicate)).toMatchObject({ code: 'CONFLICT', detail: { code: 'grant_exists' } });
-    const self = await callTool(client, 'sharing_grant_invite', { ...args, email: user.email, idempotency_key: 'invite-key-3' });
-    expect(errorOf(self)).toMatchObject({ code: 'VALIDATION_FAILED', detail: [{ loc: ['email'] }] });
+    const duplicate = await callTool(client, 'sharing_grant_invite', {
+      ...args,
+      idempotency_key: 'invite-key-2',
+    });
+    expect(errorOf(duplicate)).toMatchObject({
+      code: 'CONFLICT',
+      detail: { code: 'grant_exists' },
+    });
+    const self = await callTool(client, 'sharing_grant_invite', {
+      ...args,
+      email: user.email,
+      idempotency_key: 'invite-key-3',
+    });
+    expect(errorOf(self)).toMatchObject({
+      code: 'VALIDATION_FAILED',
+      detail: [{ loc: ['email'] }],
+    });
   });
 
   it('invites, accepts, renews, lists, views as and revokes', async () => {
@@ -82,27 +126,58 @@ describe('access-grants tools', () => {
     });
     const grantId = (invite.structuredContent as any).id as number;
 
-    expect(errorOf(await callTool(owner.client, 'sharing_grant_accept', { grant_id: grantId, confirm: true })).code).toBe('NOT_FOUND');
-    const accepted = await callTool(grantee.client, 'sharing_grant_accept', { grant_id: grantId, confirm: true });
-    expect(accepted.structuredContent).toMatchObject({ id: grantId, role: 'grantee', status: 'active' });
+    expect(
+      errorOf(
+        await callTool(owner.client, 'sharing_grant_accept', { grant_id: grantId, confirm: true }),
+      ).code,
+    ).toBe('NOT_FOUND');
+    const accepted = await callTool(grantee.client, 'sharing_grant_accept', {
+      grant_id: grantId,
+      confirm: true,
+    });
+    expect(accepted.structuredContent).toMatchObject({
+      id: grantId,
+      role: 'grantee',
+      status: 'active',
+    });
 
-    expect(errorOf(await callTool(grantee.client, 'sharing_grant_renew', { grant_id: grantId, confirm: true })).code).toBe('FORBIDDEN');
-    const renewed = await callTool(owner.client, 'sharing_grant_renew', { grant_id: grantId, confirm: true });
+    expect(
+      errorOf(
+        await callTool(grantee.client, 'sharing_grant_renew', { grant_id: grantId, confirm: true }),
+      ).code,
+    ).toBe('FORBIDDEN');
+    const renewed = await callTool(owner.client, 'sharing_grant_renew', {
+      grant_id: grantId,
+      confirm: true,
+    });
     expect(renewed.structuredContent).toMatchObject({ id: grantId, status: 'active' });
 
     const list = await callTool(grantee.client, 'sharing_grant_list');
-    expect((list.structuredContent as any).items).toEqual([expect.objectContaining({ id: grantId, role: 'grantee', viewing: false })]);
+    expect((list.structuredContent as any).items).toEqual([
+      expect.objectContaining({ id: grantId, role: 'grantee', viewing: false }),
+    ]);
 
-    const switched = await callTool(grantee.client, 'sharing_view_as_switch', { grant_id: grantId });
-    expect(switched.structuredContent).toMatchObject({ viewing: true, grant: { id: grantId, owner_email: owner.user.email } });
+    const switched = await callTool(grantee.client, 'sharing_view_as_switch', {
+      grant_id: grantId,
+    });
+    expect(switched.structuredContent).toMatchObject({
+      viewing: true,
+      grant: { id: grantId, owner_email: owner.user.email },
+    });
     const viewing = await callTool(grantee.client, 'sharing_grant_list');
     expect((viewing.structuredContent as any).items[0].viewing).toBe(true);
 
     const revoked = await callTool(owner.client, 'sharing_grant_revoke', { grant_id: grantId });
     expect(revoked.structuredContent).toMatchObject({ status: 'revoked' });
     const after = await callTool(grantee.client, 'sharing_grant_list');
-    expect((after.structuredContent as any).items[0]).toMatchObject({ status: 'revoked', viewing: false });
+    expect((after.structuredContent as any).items[0]).toMatchObject({
+      status: 'revoked',
+      viewing: false,
+    });
     const again = await callTool(grantee.client, 'sharing_view_as_switch', { grant_id: grantId });
-    expect(errorOf(again)).toMatchObject({ code: 'CONFLICT', detail: { code: 'grant_not_active', status: 'revoked' } });
+    expect(errorOf(again)).toMatchObject({
+      code: 'CONFLICT',
+      detail: { code: 'grant_not_active', status: 'revoked' },
+    });
   });
 });

@@ -32,11 +32,18 @@ const readings = Array.from({ length: (DAYS * DAY) / 300_000 }, (_, i) => ({
   timestamp: new Date(start + i * 300_000 + 1000).toISOString(),
   value_mg_dl: Math.round(110 + 40 * Math.sin(i / 20) + (i % 7)),
 }));
-const stored = await rest(app, 'POST', '/api/glucose/readings/batch', { token: person.token, body: readings });
+const stored = await rest(app, 'POST', '/api/glucose/readings/batch', {
+  token: person.token,
+  body: readings,
+});
 expect(stored.status, JSON.stringify(stored.body)).toBe(200);
 await rest(app, 'POST', '/api/glucose/process-sensor', {
   token: person.token,
-  body: { sensor_id: 2, serial_number: 'LIBRE-0001', samples: [{ timestamp: new Date(now - 60_000).toISOString(), raw_value: 140 }] },
+  body: {
+    sensor_id: 2,
+    serial_number: 'LIBRE-0001',
+    samples: [{ timestamp: new Date(now - 60_000).toISOString(), raw_value: 140 }],
+  },
 });
 
 // heart rate every 15 minutes, steps every hour, HRV and resting heart rate daily
@@ -49,16 +56,41 @@ const heartRate = Array.from({ length: DAYS * 96 }, (_, i) => ({
 }));
 await seedMetrics(app, person.token, heartRate);
 await seedMetrics(app, person.token, [
-  ...Array.from({ length: DAYS * 24 }, (_, i) => ({ metric_type: 'steps', value: 300 + (i % 500), timestamp: iso(start + i * 3_600_000), source: 'iPhone' })),
-  ...Array.from({ length: DAYS }, (_, d) => ({ metric_type: 'hrv', value: 40 + (d % 20), timestamp: iso(start + d * DAY + 6 * 3_600_000) })),
-  ...Array.from({ length: DAYS }, (_, d) => ({ metric_type: 'resting_heart_rate', value: 55 + (d % 8), timestamp: iso(start + d * DAY + 6 * 3_600_000) })),
+  ...Array.from({ length: DAYS * 24 }, (_, i) => ({
+    metric_type: 'steps',
+    value: 300 + (i % 500),
+    timestamp: iso(start + i * 3_600_000),
+    source: 'iPhone',
+  })),
+  ...Array.from({ length: DAYS }, (_, d) => ({
+    metric_type: 'hrv',
+    value: 40 + (d % 20),
+    timestamp: iso(start + d * DAY + 6 * 3_600_000),
+  })),
+  ...Array.from({ length: DAYS }, (_, d) => ({
+    metric_type: 'resting_heart_rate',
+    value: 55 + (d % 8),
+    timestamp: iso(start + d * DAY + 6 * 3_600_000),
+  })),
 ]);
 await seedIntervals(app, person.token, {
   sleep: Array.from({ length: DAYS }, (_, d) => [
     { stage: 'core', start_at: iso(start + d * DAY), end_at: iso(start + d * DAY + 3 * 3_600_000) },
-    { stage: 'deep', start_at: iso(start + d * DAY + 3 * 3_600_000), end_at: iso(start + d * DAY + 4 * 3_600_000) },
-    { stage: 'rem', start_at: iso(start + d * DAY + 4 * 3_600_000), end_at: iso(start + d * DAY + 6 * 3_600_000) },
-    { stage: 'awake', start_at: iso(start + d * DAY + 6 * 3_600_000), end_at: iso(start + d * DAY + 6.2 * 3_600_000) },
+    {
+      stage: 'deep',
+      start_at: iso(start + d * DAY + 3 * 3_600_000),
+      end_at: iso(start + d * DAY + 4 * 3_600_000),
+    },
+    {
+      stage: 'rem',
+      start_at: iso(start + d * DAY + 4 * 3_600_000),
+      end_at: iso(start + d * DAY + 6 * 3_600_000),
+    },
+    {
+      stage: 'awake',
+      start_at: iso(start + d * DAY + 6 * 3_600_000),
+      end_at: iso(start + d * DAY + 6.2 * 3_600_000),
+    },
   ]).flat(),
   workouts: Array.from({ length: DAYS }, (_, d) => ({
     activity_type: 'running',
@@ -74,7 +106,12 @@ await seedFood(app, RICE);
 const meals = Array.from({ length: DAYS * 4 }, (_, i) => ({
   id: randomUUID(),
   userId,
-  mealName: ['Porridge with banana', 'Chicken, rice and salad', 'Apple and yoghurt', 'Salmon with potatoes'][i % 4],
+  mealName: [
+    'Porridge with banana',
+    'Chicken, rice and salad',
+    'Apple and yoghurt',
+    'Salmon with potatoes',
+  ][i % 4],
   mealType: ['breakfast', 'lunch', 'snack', 'dinner'][i % 4],
   eatenAt: new Date(start + Math.floor(i / 4) * DAY + (7 + 4 * (i % 4)) * 3_600_000),
   note: i % 3 === 0 ? 'ate at home, felt full afterwards' : null,
@@ -125,7 +162,11 @@ const LARGEST: Record<string, Record<string, unknown>> = {
     idempotency_key: 'size-test-largest-meal',
     meal_name: 'Buffet',
     note: 'n'.repeat(2000),
-    items: Array.from({ length: 100 }, (_, i) => ({ name: `Dish number ${i} with a long descriptive name`, grams: 50, kcal: 80 })),
+    items: Array.from({ length: 100 }, (_, i) => ({
+      name: `Dish number ${i} with a long descriptive name`,
+      grams: 50,
+      kcal: 80,
+    })),
   },
   nutrition_meal_update: { meal_id: mealId, input: { note: 'updated' } },
   food_catalogue_search: { q: 'banana', limit: 100 },
@@ -150,68 +191,113 @@ const lengthOf = (result: { content: unknown }): number =>
   ((result.content as { type: string; text: string }[])[0]?.text ?? '').length;
 
 describe('tool answers with a realistic data volume (issue 11)', () => {
-  it('keeps every answer of every listed tool under 100,000 characters', { timeout: 120_000 }, async () => {
-    const { tools } = await client.listTools();
-    expect(tools.length).toBeGreaterThanOrEqual(40);
-    const sizes: [string, number][] = [];
-    for (const tool of tools) {
-      const result = await callTool(client, tool.name, LARGEST[tool.name] ?? {});
-      const length = lengthOf(result);
-      expect(JSON.parse((result.content as { text: string }[])[0].text), tool.name).toEqual(result.structuredContent);
-      sizes.push([tool.name, length]);
-    }
-    sizes.sort((a, b) => b[1] - a[1]);
-    console.log(`largest MCP tool answer: ${sizes[0][1]} characters (${sizes[0][0]}); next: ${sizes.slice(1, 4).map(([n, l]) => `${n} ${l}`).join(', ')}`);
-    for (const [name, length] of sizes) expect(length, name).toBeLessThan(ANSWER_MAX_CHARS);
-  });
+  it(
+    'keeps every answer of every listed tool under 100,000 characters',
+    { timeout: 120_000 },
+    async () => {
+      const { tools } = await client.listTools();
+      expect(tools.length).toBeGreaterThanOrEqual(40);
+      const sizes: [string, number][] = [];
+      for (const tool of tools) {
+        const result = await callTool(client, tool.name, LARGEST[tool.name] ?? {});
+        const length = lengthOf(result);
+        expect(JSON.parse((result.content as { text: string }[])[0].text), tool.name).toEqual(
+          result.structuredContent,
+        );
+        sizes.push([tool.name, length]);
+      }
+      sizes.sort((a, b) => b[1] - a[1]);
+      console.log(
+        `largest MCP tool answer: ${sizes[0][1]} characters (${sizes[0][0]}); next: ${sizes
+          .slice(1, 4)
+          .map(([n, l]) => `${n} ${l}`)
+          .join(', ')}`,
+      );
+      for (const [name, length] of sizes) expect(length, name).toBeLessThan(ANSWER_MAX_CHARS);
+    },
+  );
 
-  it('answers 90 days of readings in pages: each under the page size, every reading once, in order', { timeout: 120_000 }, async () => {
-    const seen: string[] = [];
-    let cursor: string | undefined;
-    let pages = 0;
-    do {
-      const result = await callTool(client, 'get_glucose_readings', { since_hours: DAYS * 24 + 1, ...(cursor ? { cursor } : {}) });
-      const body = result.structuredContent as { items: { id: string; timestamp: string }[]; next_cursor?: string; meta: any };
-      expect(result.isError, JSON.stringify(body)).toBeFalsy();
-      expect(lengthOf(result)).toBeLessThan(PAGE_CHARS + 2_000);
-      seen.push(...body.items.map((r) => r.timestamp));
-      cursor = body.next_cursor;
-      if (cursor) expect(body.meta.truncated.note).toMatch(/call get_glucose_readings again with the same arguments and cursor/);
-      else expect(body.meta).not.toHaveProperty('truncated');
-      pages++;
-    } while (cursor && pages < 200);
-    // the batch, and the sensor payload's reading
-    const total = await app.db.prisma.glucoseReading.count({ where: { userId, deletedAt: null } });
-    expect(total).toBe(readings.length + 1);
-    expect(seen).toHaveLength(total);
-    expect(new Set(seen).size).toBe(total);
-    expect(seen).toEqual([...seen].sort().reverse());
-  });
+  it(
+    'answers 90 days of readings in pages: each under the page size, every reading once, in order',
+    { timeout: 120_000 },
+    async () => {
+      const seen: string[] = [];
+      let cursor: string | undefined;
+      let pages = 0;
+      do {
+        const result = await callTool(client, 'get_glucose_readings', {
+          since_hours: DAYS * 24 + 1,
+          ...(cursor ? { cursor } : {}),
+        });
+        const body = result.structuredContent as {
+          items: { id: string; timestamp: string }[];
+          next_cursor?: string;
+          meta: any;
+        };
+        expect(result.isError, JSON.stringify(body)).toBeFalsy();
+        expect(lengthOf(result)).toBeLessThan(PAGE_CHARS + 2_000);
+        seen.push(...body.items.map((r) => r.timestamp));
+        cursor = body.next_cursor;
+        if (cursor)
+          expect(body.meta.truncated.note).toMatch(
+            /call get_glucose_readings again with the same arguments and cursor/,
+          );
+        else expect(body.meta).not.toHaveProperty('truncated');
+        pages++;
+      } while (cursor && pages < 200);
+      // the batch, and the sensor payload's reading
+      const total = await app.db.prisma.glucoseReading.count({
+        where: { userId, deletedAt: null },
+      });
+      expect(total).toBe(readings.length + 1);
+      expect(seen).toHaveLength(total);
+      expect(new Set(seen).size).toBe(total);
+      expect(seen).toEqual([...seen].sort().reverse());
+    },
+  );
 
   it('pages a list answer the operation gives whole (meals), and refuses a cursor with other arguments', async () => {
     // the seeded meals, and the one nutrition_meal_log stored above
     const total = await app.db.prisma.meal.count({ where: { userId, deletedAt: null } });
-    const first = (await callTool(client, 'get_nutrition_meals', { limit: 1000 })).structuredContent as any;
+    const first = (await callTool(client, 'get_nutrition_meals', { limit: 1000 }))
+      .structuredContent as any;
     expect(first.items.length).toBeLessThan(total);
-    expect(first.meta.truncated).toMatchObject({ returned: first.items.length, remaining: total - first.items.length });
+    expect(first.meta.truncated).toMatchObject({
+      returned: first.items.length,
+      remaining: total - first.items.length,
+    });
     const ids = first.items.map((m: any) => m.id);
     let cursor: string | undefined = first.next_cursor;
     while (cursor) {
-      const page = (await callTool(client, 'get_nutrition_meals', { limit: 1000, cursor })).structuredContent as any;
+      const page = (await callTool(client, 'get_nutrition_meals', { limit: 1000, cursor }))
+        .structuredContent as any;
       ids.push(...page.items.map((m: any) => m.id));
       cursor = page.next_cursor;
     }
     expect(ids).toHaveLength(total);
     expect(new Set(ids).size).toBe(total);
 
-    const other = await callTool(client, 'get_nutrition_meals', { limit: 999, cursor: first.next_cursor });
-    expect((other.structuredContent as any).error).toMatchObject({ code: 'VALIDATION_FAILED', detail: [{ loc: ['cursor'] }] });
-    const forged = await callTool(client, 'get_nutrition_meals', { limit: 1000, cursor: 'not-a-cursor' });
-    expect((forged.structuredContent as any).error).toMatchObject({ code: 'VALIDATION_FAILED', detail: [{ loc: ['cursor'] }] });
+    const other = await callTool(client, 'get_nutrition_meals', {
+      limit: 999,
+      cursor: first.next_cursor,
+    });
+    expect((other.structuredContent as any).error).toMatchObject({
+      code: 'VALIDATION_FAILED',
+      detail: [{ loc: ['cursor'] }],
+    });
+    const forged = await callTool(client, 'get_nutrition_meals', {
+      limit: 1000,
+      cursor: 'not-a-cursor',
+    });
+    expect((forged.structuredContent as any).error).toMatchObject({
+      code: 'VALIDATION_FAILED',
+      detail: [{ loc: ['cursor'] }],
+    });
   });
 
   it('says nothing was cut when everything fits, with no next_cursor', async () => {
-    const small = (await callTool(client, 'get_nutrition_meals', { limit: 3 })).structuredContent as any;
+    const small = (await callTool(client, 'get_nutrition_meals', { limit: 3 }))
+      .structuredContent as any;
     expect(small.items).toHaveLength(3);
     expect(small).not.toHaveProperty('next_cursor');
     expect(small.meta).toEqual({ phone_last_sync_at: expect.any(String) });
@@ -227,7 +313,9 @@ describe('capAnswer', () => {
     };
     const cuts = capAnswer(answer, { max: 20_000 });
     expect(JSON.stringify(answer).length).toBeLessThanOrEqual(20_000);
-    expect(cuts).toEqual([{ path: ['days'], returned: (answer.days as unknown[]).length, total: 400 }]);
+    expect(cuts).toEqual([
+      { path: ['days'], returned: (answer.days as unknown[]).length, total: 400 },
+    ]);
     expect((answer.days as { date: string }[])[0].date).toBe('day 0');
     expect(answer.totals).toEqual([1, 2, 3]);
   });
@@ -238,8 +326,13 @@ describe('capAnswer', () => {
     expect(fits).toEqual({ items: [1, 2, 3] });
     expect(capAnswer({ text: 'x'.repeat(200_000) })).toBeNull();
     // a page's own items are never cut (their cursor counts them): the rest is
-    const page: Record<string, unknown> = { items: ['a'.repeat(30_000)], other: Array.from({ length: 10 }, () => 'b'.repeat(10_000)) };
-    expect(capAnswer(page, { keep: ['items'], max: 60_000 })).toEqual([{ path: ['other'], returned: 2, total: 10 }]);
+    const page: Record<string, unknown> = {
+      items: ['a'.repeat(30_000)],
+      other: Array.from({ length: 10 }, () => 'b'.repeat(10_000)),
+    };
+    expect(capAnswer(page, { keep: ['items'], max: 60_000 })).toEqual([
+      { path: ['other'], returned: 2, total: 10 },
+    ]);
     expect(page.items).toHaveLength(1);
   });
 });

@@ -13,9 +13,20 @@ import { callTool, mcpClient, startMcpHost } from '../harness/mcp.ts';
 
 const TEST_ROWS: McpTool[] = [
   // UpdateProfile does not create; the flag makes it a creating tool so that a PAT can exercise replays
-  { name: 'profile_update_once', operation: 'UpdateProfile', scopes: ['profile:write'], kind: 'write', creates: true },
+  {
+    name: 'profile_update_once',
+    operation: 'UpdateProfile',
+    scopes: ['profile:write'],
+    kind: 'write',
+    creates: true,
+  },
   // a deletes row on a real mutation (an unknown session: NOT_FOUND once confirmed)
-  { name: 'token_revoke_confirmed', operation: 'RevokeSession', scopes: ['account:write'], kind: 'deletes' },
+  {
+    name: 'token_revoke_confirmed',
+    operation: 'RevokeSession',
+    scopes: ['account:write'],
+    kind: 'deletes',
+  },
   {
     name: 'profile_health_read',
     operation: 'GetProfile',
@@ -27,12 +38,18 @@ const TEST_ROWS: McpTool[] = [
 const app = await startTestApp();
 const host = await startMcpHost(app, [...TOOLS, ...TEST_ROWS]);
 
-async function clientFor(scopes: Scope[]): Promise<{ client: Awaited<ReturnType<typeof mcpClient>>; userId: number }> {
+async function clientFor(
+  scopes: Scope[],
+): Promise<{ client: Awaited<ReturnType<typeof mcpClient>>; userId: number }> {
   const { user } = await seedUser(app);
-  return { client: await mcpClient(host, await seedPersonalToken(app, user.id, scopes)), userId: user.id };
+  return {
+    client: await mcpClient(host, await seedPersonalToken(app, user.id, scopes)),
+    userId: user.id,
+  };
 }
 
-const errorOf = (result: { structuredContent?: unknown }): any => (result.structuredContent as any).error;
+const errorOf = (result: { structuredContent?: unknown }): any =>
+  (result.structuredContent as any).error;
 
 describe('confirm', () => {
   it('lists a deletes tool with a required confirm, a destructive hint and the ask-the-user note', async () => {
@@ -47,7 +64,9 @@ describe('confirm', () => {
       idempotentHint: true,
       openWorldHint: false,
     });
-    expect(tool.description).toMatch(/^Signs one session .*Ask the person first and call with confirm: true/);
+    expect(tool.description).toMatch(
+      /^Signs one session .*Ask the person first and call with confirm: true/,
+    );
   });
 
   it('refuses to run without confirm: true and tells the agent to ask the person', async () => {
@@ -83,9 +102,9 @@ describe('idempotency_key', () => {
       maxLength: 128,
     });
     expect(once.annotations?.idempotentHint).toBe(true);
-    expect(tools.find((t) => t.name === 'update_profile')!.inputSchema.properties).not.toHaveProperty(
-      'idempotency_key',
-    );
+    expect(
+      tools.find((t) => t.name === 'update_profile')!.inputSchema.properties,
+    ).not.toHaveProperty('idempotency_key');
   });
 
   it('refuses a missing or malformed key before running', async () => {
@@ -95,9 +114,14 @@ describe('idempotency_key', () => {
       code: 'VALIDATION_FAILED',
       detail: [{ loc: ['idempotency_key'], type: 'missing' }],
     });
-    const short = await callTool(client, 'profile_update_once', { name: 'Never', idempotency_key: 'short' });
+    const short = await callTool(client, 'profile_update_once', {
+      name: 'Never',
+      idempotency_key: 'short',
+    });
     expect(errorOf(short).detail[0].type).toBe('string_too_short');
-    expect(await app.db.prisma.user.findUniqueOrThrow({ where: { id: userId } })).toMatchObject({ name: 'Test User' });
+    expect(await app.db.prisma.user.findUniqueOrThrow({ where: { id: userId } })).toMatchObject({
+      name: 'Test User',
+    });
   });
 
   it('answers the stored result for the same key and arguments without running again', async () => {
@@ -117,7 +141,9 @@ describe('idempotency_key', () => {
       name: 'First',
     });
     expect(replay).toEqual(first);
-    expect((await callTool(client, 'get_profile')).structuredContent).toMatchObject({ name: 'Second' });
+    expect((await callTool(client, 'get_profile')).structuredContent).toMatchObject({
+      name: 'Second',
+    });
     expect(await app.db.prisma.idempotencyRecord.count({ where: { userId } })).toBe(1);
   });
 
@@ -125,7 +151,10 @@ describe('idempotency_key', () => {
     const { client } = await clientFor(['profile:write']);
     const key = 'key-0002-conflict';
     await callTool(client, 'profile_update_once', { name: 'One', idempotency_key: key });
-    const other = await callTool(client, 'profile_update_once', { name: 'Two', idempotency_key: key });
+    const other = await callTool(client, 'profile_update_once', {
+      name: 'Two',
+      idempotency_key: key,
+    });
     expect(other.isError).toBe(true);
     expect(errorOf(other)).toMatchObject({
       code: 'CONFLICT',
@@ -146,7 +175,10 @@ describe('idempotency_key', () => {
         status: 'in_progress',
       },
     });
-    const result = await callTool(client, 'profile_update_once', { name: 'Later', idempotency_key: key });
+    const result = await callTool(client, 'profile_update_once', {
+      name: 'Later',
+      idempotency_key: key,
+    });
     expect(errorOf(result)).toMatchObject({
       code: 'CONFLICT',
       detail: { code: 'idempotency_in_progress' },
@@ -158,10 +190,16 @@ describe('idempotency_key', () => {
   it('keeps no record of a failed call, so the key can be retried with fixed arguments', async () => {
     const { client, userId } = await clientFor(['profile:write']);
     const key = 'key-0004-fix-and-retry';
-    const bad = await callTool(client, 'profile_update_once', { height_cm: 5000, idempotency_key: key });
+    const bad = await callTool(client, 'profile_update_once', {
+      height_cm: 5000,
+      idempotency_key: key,
+    });
     expect(errorOf(bad).code).toBe('VALIDATION_FAILED');
     expect(await app.db.prisma.idempotencyRecord.count({ where: { userId } })).toBe(0);
-    const fixed = await callTool(client, 'profile_update_once', { height_cm: 180, idempotency_key: key });
+    const fixed = await callTool(client, 'profile_update_once', {
+      height_cm: 180,
+      idempotency_key: key,
+    });
     expect(fixed.structuredContent).toMatchObject({ height_cm: 180 });
   });
 
@@ -170,9 +208,13 @@ describe('idempotency_key', () => {
     const ann = await clientFor(['profile:write']);
     const bob = await clientFor(['profile:write']);
     expect(
-      (await callTool(ann.client, 'profile_update_once', { name: 'Ann', idempotency_key: key })).structuredContent,
+      (await callTool(ann.client, 'profile_update_once', { name: 'Ann', idempotency_key: key }))
+        .structuredContent,
     ).toMatchObject({ name: 'Ann' });
-    const bobs = await callTool(bob.client, 'profile_update_once', { name: 'Bob', idempotency_key: key });
+    const bobs = await callTool(bob.client, 'profile_update_once', {
+      name: 'Bob',
+      idempotency_key: key,
+    });
     expect(bobs.structuredContent).toMatchObject({ id: bob.userId, name: 'Bob' });
   });
 });

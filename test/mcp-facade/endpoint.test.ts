@@ -16,7 +16,9 @@ import { MCP_PATH } from '../../mcp-facade/server.ts';
 
 const app = await startTestApp();
 
-async function tokenFor(scopes: Scope[]): Promise<{ token: string; userId: number; login: string }> {
+async function tokenFor(
+  scopes: Scope[],
+): Promise<{ token: string; userId: number; login: string }> {
   const { user, token: login } = await seedUser(app);
   return { token: await seedPersonalToken(app, user.id, scopes), userId: user.id, login };
 }
@@ -29,7 +31,11 @@ interface RawPostOptions {
 }
 
 /** POST /api/mcp with a chosen Host header (fetch cannot set one). */
-function rawPost(target: TestApp, body: unknown, options: RawPostOptions = {}): Promise<JsonResponse> {
+function rawPost(
+  target: TestApp,
+  body: unknown,
+  options: RawPostOptions = {},
+): Promise<JsonResponse> {
   const url = new URL(MCP_PATH, target.baseUrl);
   const payload = JSON.stringify(body);
   const headers: Record<string, string> = {
@@ -68,7 +74,10 @@ function rawPost(target: TestApp, body: unknown, options: RawPostOptions = {}): 
 describe('JSON-RPC batches', () => {
   it('refuses a batch of 70 tools/call with 400 Invalid Request and runs none of them (issue 10)', async () => {
     const { token, userId } = await tokenFor(['profile:read', 'profile:write']);
-    const before = await app.db.prisma.user.findUniqueOrThrow({ where: { id: userId }, select: { name: true } });
+    const before = await app.db.prisma.user.findUniqueOrThrow({
+      where: { id: userId },
+      select: { name: true },
+    });
     const batch = Array.from({ length: 70 }, (_, i) =>
       rpc('tools/call', { name: 'update_profile', arguments: { name: `Batch ${i}` } }),
     );
@@ -76,10 +85,16 @@ describe('JSON-RPC batches', () => {
     expect(res.status).toBe(400);
     expect(res.body).toEqual({
       jsonrpc: '2.0',
-      error: { code: -32600, message: 'Invalid Request: JSON-RPC batches are not supported; send one message per POST' },
+      error: {
+        code: -32600,
+        message: 'Invalid Request: JSON-RPC batches are not supported; send one message per POST',
+      },
       id: null,
     });
-    const after = await app.db.prisma.user.findUniqueOrThrow({ where: { id: userId }, select: { name: true } });
+    const after = await app.db.prisma.user.findUniqueOrThrow({
+      where: { id: userId },
+      select: { name: true },
+    });
     expect(after.name).toBe(before.name);
   });
 
@@ -101,10 +116,19 @@ describe('Host (DNS rebinding)', () => {
   it('answers 403 to a Host that is not configured, with or without a port (issue 10)', async () => {
     const { token } = await tokenFor(['profile:read']);
     const port = new URL(app.baseUrl).port;
-    for (const host of ['evil.example', `evil.example:${port}`, '127.0.0.1.evil.example', 'localhost.']) {
+    for (const host of [
+      'evil.example',
+      `evil.example:${port}`,
+      '127.0.0.1.evil.example',
+      'localhost.',
+    ]) {
       const res = await rawPost(app, list, { token, host });
       expect(res.status, host).toBe(403);
-      expect(res.body, host).toEqual({ jsonrpc: '2.0', error: { code: -32000, message: 'Host not allowed' }, id: null });
+      expect(res.body, host).toEqual({
+        jsonrpc: '2.0',
+        error: { code: -32000, message: 'Host not allowed' },
+        id: null,
+      });
     }
   });
 
@@ -122,7 +146,11 @@ describe('Host (DNS rebinding)', () => {
 
   it('answers 403 to a malformed or overlong Host without echoing it', async () => {
     const { token } = await tokenFor(['profile:read']);
-    for (const host of ['evil.example/x@127.0.0.1', '127.0.0.1@evil.example', `${'a'.repeat(5000)}.example`]) {
+    for (const host of [
+      'evil.example/x@127.0.0.1',
+      '127.0.0.1@evil.example',
+      `${'a'.repeat(5000)}.example`,
+    ]) {
       const res = await rawPost(app, list, { token, host });
       expect(res.status, host.slice(0, 40)).toBe(403);
       expect(JSON.stringify(res.body).length).toBeLessThan(120);
@@ -132,7 +160,13 @@ describe('Host (DNS rebinding)', () => {
   it('serves the loopback names on any port, and checks Host before authentication and method', async () => {
     const { token } = await tokenFor(['profile:read']);
     const port = new URL(app.baseUrl).port;
-    for (const host of [`127.0.0.1:${port}`, `localhost:${port}`, 'LocalHost', '[::1]:8000', '127.0.0.1']) {
+    for (const host of [
+      `127.0.0.1:${port}`,
+      `localhost:${port}`,
+      'LocalHost',
+      '[::1]:8000',
+      '127.0.0.1',
+    ]) {
       const res = await rawPost(app, list, { token, host });
       expect(res.status, host).toBe(200);
       expect(res.body.result.tools.map((t: { name: string }) => t.name)).toContain('get_profile');
@@ -150,7 +184,13 @@ describe('Host (DNS rebinding)', () => {
     it("serves PUBLIC_URL's host and the configured names, and still refuses others", async () => {
       const { user } = await seedUser(configured);
       const token = await seedPersonalToken(configured, user.id, ['profile:read']);
-      for (const host of ['health.example.com', 'health.example.com:443', 'mcp.internal:8080', '[fd00::1]', 'localhost']) {
+      for (const host of [
+        'health.example.com',
+        'health.example.com:443',
+        'mcp.internal:8080',
+        '[fd00::1]',
+        'localhost',
+      ]) {
         expect((await rawPost(configured, list, { token, host })).status, host).toBe(200);
       }
       for (const host of ['evil.example', 'example.com', 'internal']) {
@@ -163,9 +203,16 @@ describe('Host (DNS rebinding)', () => {
       const token = await seedPersonalToken(configured, user.id, ['profile:read']);
       const host = 'health.example.com';
       for (const origin of ['https://health.example.com', 'https://assistant.example.org']) {
-        expect((await rawPost(configured, list, { token, host, headers: { origin } })).status, origin).toBe(200);
+        expect(
+          (await rawPost(configured, list, { token, host, headers: { origin } })).status,
+          origin,
+        ).toBe(200);
       }
-      for (const origin of ['https://evil.example', 'http://health.example.com.evil.example', 'null']) {
+      for (const origin of [
+        'https://evil.example',
+        'http://health.example.com.evil.example',
+        'null',
+      ]) {
         const res = await rawPost(configured, list, { token, host, headers: { origin } });
         expect(res.status, origin).toBe(403);
         expect(res.body).toMatchObject({ error: { message: 'Origin not allowed' } });
@@ -180,9 +227,16 @@ describe('Origin', () => {
   it('answers 403 to a foreign Origin on an allowed Host, before authentication', async () => {
     const { token } = await tokenFor(['profile:read']);
     for (const options of [{ token }, {}]) {
-      const res = await mcpPost(app, list, { ...options, headers: { origin: 'https://evil.example' } });
+      const res = await mcpPost(app, list, {
+        ...options,
+        headers: { origin: 'https://evil.example' },
+      });
       expect(res.status).toBe(403);
-      expect(res.body).toEqual({ jsonrpc: '2.0', error: { code: -32000, message: 'Origin not allowed' }, id: null });
+      expect(res.body).toEqual({
+        jsonrpc: '2.0',
+        error: { code: -32000, message: 'Origin not allowed' },
+        id: null,
+      });
     }
   });
 
@@ -200,18 +254,29 @@ describe('401 answers', () => {
   it('say WWW-Authenticate: Bearer without error when no bearer was presented', async () => {
     const { userId } = await tokenFor(['profile:read']);
     const web = await seedWebSession(app, userId);
-    const attempts: Record<string, string>[] = [{}, { cookie: web.cookie, 'x-csrf-token': web.csrf }, { authorization: 'Basic dTpw' }];
+    const attempts: Record<string, string>[] = [
+      {},
+      { cookie: web.cookie, 'x-csrf-token': web.csrf },
+      { authorization: 'Basic dTpw' },
+    ];
     for (const headers of attempts) {
       const res = await mcpPost(app, list, { headers });
       expect(res.status, JSON.stringify(headers)).toBe(401);
       expect(res.headers.get('www-authenticate')).toBe('Bearer');
-      expect(res.body).toEqual({ jsonrpc: '2.0', error: { code: -32000, message: 'Not authenticated' }, id: null });
+      expect(res.body).toEqual({
+        jsonrpc: '2.0',
+        error: { code: -32000, message: 'Not authenticated' },
+        id: null,
+      });
     }
   });
 
   it('say error="invalid_token" for an unknown, revoked or expired personal token or a login token (issue 10)', async () => {
     const revoked = await tokenFor(['profile:read']);
-    await app.db.prisma.personalToken.updateMany({ where: { userId: revoked.userId }, data: { revokedAt: new Date() } });
+    await app.db.prisma.personalToken.updateMany({
+      where: { userId: revoked.userId },
+      data: { revokedAt: new Date() },
+    });
     const expired = await tokenFor(['profile:read']);
     await app.db.prisma.personalToken.updateMany({
       where: { userId: expired.userId },
@@ -230,7 +295,11 @@ describe('401 answers', () => {
       expect(res.headers.get('www-authenticate'), label).toBe('Bearer error="invalid_token"');
       expect(res.body, label).toEqual({
         jsonrpc: '2.0',
-        error: { code: -32000, message: 'Invalid token: send an active personal token', data: { code: 'invalid_token' } },
+        error: {
+          code: -32000,
+          message: 'Invalid token: send an active personal token',
+          data: { code: 'invalid_token' },
+        },
         id: null,
       });
     }
@@ -240,16 +309,22 @@ describe('401 answers', () => {
 describe('MCP_ALLOWED_HOSTS', () => {
   it('reads host names (lower case, IPv6 in brackets) and defaults to none', () => {
     expect(testConfig().mcpAllowedHosts).toEqual([]);
-    expect(testConfig({ MCP_ALLOWED_HOSTS: 'MCP.Example.com, [fd00::1],localhost' }).mcpAllowedHosts).toEqual([
-      'mcp.example.com',
-      '[fd00::1]',
-      'localhost',
-    ]);
+    expect(
+      testConfig({ MCP_ALLOWED_HOSTS: 'MCP.Example.com, [fd00::1],localhost' }).mcpAllowedHosts,
+    ).toEqual(['mcp.example.com', '[fd00::1]', 'localhost']);
   });
 
   it('stops start on an entry with a scheme, port or path', () => {
-    for (const entry of ['https://mcp.example.com', 'mcp.example.com:8443', 'mcp.example.com/mcp', 'fd00::1', 'a b']) {
-      expect(() => testConfig({ MCP_ALLOWED_HOSTS: entry }), entry).toThrow(/MCP_ALLOWED_HOSTS: .* is not a host name/);
+    for (const entry of [
+      'https://mcp.example.com',
+      'mcp.example.com:8443',
+      'mcp.example.com/mcp',
+      'fd00::1',
+      'a b',
+    ]) {
+      expect(() => testConfig({ MCP_ALLOWED_HOSTS: entry }), entry).toThrow(
+        /MCP_ALLOWED_HOSTS: .* is not a host name/,
+      );
     }
   });
 });

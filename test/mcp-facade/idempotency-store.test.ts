@@ -28,7 +28,10 @@ describe('createIdempotencyStore', () => {
     const id = await newKey();
     expect(await store.claim(id, 'f1')).toEqual({ state: 'claimed' });
     expect(await store.claim(id, 'f1')).toEqual({ state: 'in_progress' });
-    await store.complete(id, { structuredContent: { id: 7 }, at: new Date('2025-01-02T03:04:05Z') });
+    await store.complete(id, {
+      structuredContent: { id: 7 },
+      at: new Date('2025-01-02T03:04:05Z'),
+    });
     expect(await store.claim(id, 'f1')).toEqual({
       state: 'replay',
       result: { structuredContent: { id: 7 }, at: '2025-01-02T03:04:05.000Z' },
@@ -38,7 +41,11 @@ describe('createIdempotencyStore', () => {
 
   it('lets exactly one of two concurrent calls claim a key', async () => {
     const id = await newKey();
-    const claims = await Promise.all([store.claim(id, 'f'), store.claim(id, 'f'), store.claim(id, 'f')]);
+    const claims = await Promise.all([
+      store.claim(id, 'f'),
+      store.claim(id, 'f'),
+      store.claim(id, 'f'),
+    ]);
     expect(claims.filter((c) => c.state === 'claimed')).toHaveLength(1);
     expect(claims.filter((c) => c.state === 'in_progress')).toHaveLength(2);
   });
@@ -66,13 +73,23 @@ describe('createIdempotencyStore', () => {
     const t0 = new Date();
     await store.claim(id, 'f1', t0);
     await store.complete(id, { ok: 1 });
-    expect(await store.claim(id, 'f2', new Date(t0.getTime() + 30_000))).toEqual({ state: 'conflict' });
-    expect(await store.claim(id, 'f2', new Date(t0.getTime() + 61_000))).toEqual({ state: 'claimed' });
+    expect(await store.claim(id, 'f2', new Date(t0.getTime() + 30_000))).toEqual({
+      state: 'conflict',
+    });
+    expect(await store.claim(id, 'f2', new Date(t0.getTime() + 61_000))).toEqual({
+      state: 'claimed',
+    });
 
     const stuck = await newKey();
     await store.claim(stuck, 'f1', t0);
-    expect(await store.claim(stuck, 'f1', new Date(t0.getTime() + 5_000))).toEqual({ state: 'in_progress' });
-    expect(await store.claim(stuck, 'f1', new Date(t0.getTime() + 11_000))).toEqual({ state: 'claimed' });
-    expect(await app.db.prisma.idempotencyRecord.count({ where: { userId: stuck.userId } })).toBe(1);
+    expect(await store.claim(stuck, 'f1', new Date(t0.getTime() + 5_000))).toEqual({
+      state: 'in_progress',
+    });
+    expect(await store.claim(stuck, 'f1', new Date(t0.getTime() + 11_000))).toEqual({
+      state: 'claimed',
+    });
+    expect(await app.db.prisma.idempotencyRecord.count({ where: { userId: stuck.userId } })).toBe(
+      1,
+    );
   });
 });

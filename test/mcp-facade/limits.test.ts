@@ -22,7 +22,8 @@ describe('calls per minute (MCP_CALLS_PER_MINUTE=5)', async () => {
     const token = await seedPersonalToken(app, user.id, ['profile:read']);
     const other = await seedPersonalToken(app, user.id, ['profile:read'], 'second token');
     for (let i = 0; i < 3; i++) expect((await mcpPost(app, rpc('tools/list'))).status).toBe(401); // not counted
-    for (let i = 0; i < 5; i++) expect((await mcpPost(app, rpc('tools/list'), { token })).status).toBe(200);
+    for (let i = 0; i < 5; i++)
+      expect((await mcpPost(app, rpc('tools/list'), { token })).status).toBe(200);
     const over = await mcpPost(app, rpc('tools/call', { name: 'get_profile' }), { token });
     expect(over.status).toBe(429);
     const retryAfter = Number(over.headers.get('retry-after'));
@@ -48,7 +49,8 @@ describe('tool calls per UTC day (MCP_CALLS_PER_DAY=3)', async () => {
     const client = await mcpClient(app, await seedPersonalToken(app, user.id, ['profile:read']));
     for (let i = 0; i < 4; i++) await client.listTools(); // tools/list does not count
     expect((await callTool(client, 'update_profile', { name: 'x' })).isError).toBe(true); // refused by scope: not counted
-    for (let i = 0; i < 3; i++) expect((await callTool(client, 'get_profile')).isError, `call ${i + 1}`).toBeFalsy();
+    for (let i = 0; i < 3; i++)
+      expect((await callTool(client, 'get_profile')).isError, `call ${i + 1}`).toBeFalsy();
 
     const over = await callTool(client, 'get_profile');
     expect(over.isError).toBe(true);
@@ -59,11 +61,16 @@ describe('tool calls per UTC day (MCP_CALLS_PER_DAY=3)', async () => {
       retryable: true,
       detail: { code: 'rate_limited', limit: 3, reset_at: resetAt },
     });
-    expect(error.message).toBe(`Daily limit of 3 tool calls reached for this token; it resets at ${resetAt}`);
+    expect(error.message).toBe(
+      `Daily limit of 3 tool calls reached for this token; it resets at ${resetAt}`,
+    );
     expect(error.retry_after).toBeGreaterThan(0);
     expect(error.retry_after).toBeLessThanOrEqual(86_400);
 
-    const fresh = await mcpClient(app, await seedPersonalToken(app, user.id, ['profile:read'], 'another token'));
+    const fresh = await mcpClient(
+      app,
+      await seedPersonalToken(app, user.id, ['profile:read'], 'another token'),
+    );
     expect((await callTool(fresh, 'get_profile')).isError).toBeFalsy();
   });
 });

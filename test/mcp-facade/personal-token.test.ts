@@ -7,7 +7,9 @@ import { TOOLS } from '../../mcp-facade/tools.ts';
 
 const app = await startTestApp();
 
-async function tokenFor(scopes: Scope[]): Promise<{ token: string; userId: number; email: string; login: string }> {
+async function tokenFor(
+  scopes: Scope[],
+): Promise<{ token: string; userId: number; email: string; login: string }> {
   const seeded = await seedUser(app);
   const token = await seedPersonalToken(app, seeded.user.id, scopes);
   return { token, userId: seeded.user.id, email: seeded.user.email, login: seeded.token };
@@ -24,16 +26,36 @@ describe('tools/list', () => {
       [['account:read'], ['sessions_list_read']],
       [
         ['profile:read', 'profile:write', 'account:read'],
-        ['get_profile', 'profile_photo_set', 'sessions_list_read', 'update_profile', 'update_profile_onboarding'],
+        [
+          'get_profile',
+          'profile_photo_set',
+          'sessions_list_read',
+          'update_profile',
+          'update_profile_onboarding',
+        ],
       ],
       [['health:metrics:read'], ['list_records', 'synced_records_read']],
       [
         ['health:metrics:read', 'account:write'],
-        ['account_delete', 'list_records', 'sessions_all_revoke', 'sessions_one_revoke', 'synced_records_read'],
+        [
+          'account_delete',
+          'list_records',
+          'sessions_all_revoke',
+          'sessions_one_revoke',
+          'synced_records_read',
+        ],
       ],
-      [['health:glucose:read'], ['get_glucose_readings', 'glucose_readings_read', 'sensors_cgm_status_read']],
+      [
+        ['health:glucose:read'],
+        ['get_glucose_readings', 'glucose_readings_read', 'sensors_cgm_status_read'],
+      ],
     ];
-    expect([...UNSCOPED].sort()).toEqual(['get_glucose_readings', 'get_nutrition_meals', 'list_changes', 'list_records']);
+    expect([...UNSCOPED].sort()).toEqual([
+      'get_glucose_readings',
+      'get_nutrition_meals',
+      'list_changes',
+      'list_records',
+    ]);
     for (const [scopes, expected] of cases) {
       const client = await mcpClient(app, (await tokenFor(scopes)).token);
       const names = (await client.listTools()).tools.map((t) => t.name);
@@ -48,7 +70,11 @@ describe('tools/list', () => {
     expect(get.description).toBe(
       "Reads the person's profile: name, email, units, body measures, goals and onboarding state.",
     );
-    expect(get.inputSchema).toEqual({ type: 'object', properties: {}, additionalProperties: false });
+    expect(get.inputSchema).toEqual({
+      type: 'object',
+      properties: {},
+      additionalProperties: false,
+    });
     expect(get.title).toBe('Read my profile');
     expect(get.annotations).toEqual({
       title: 'Read my profile',
@@ -87,14 +113,23 @@ describe('tools/call', () => {
       onboarding_completed: false,
     });
     expect(result.structuredContent).not.toHaveProperty('meta');
-    expect(JSON.parse((result.content[0] as { text: string }).text)).toEqual(result.structuredContent);
+    expect(JSON.parse((result.content[0] as { text: string }).text)).toEqual(
+      result.structuredContent,
+    );
   });
 
   it('update_profile changes fields given as top-level snake_case arguments', async () => {
     const client = await mcpClient(app, (await tokenFor(['profile:write'])).token);
-    const result = await callTool(client, 'update_profile', { timezone: 'Europe/Berlin', height_cm: 172.5 });
+    const result = await callTool(client, 'update_profile', {
+      timezone: 'Europe/Berlin',
+      height_cm: 172.5,
+    });
     expect(result.isError).toBeFalsy();
-    expect(result.structuredContent).toMatchObject({ timezone: 'Europe/Berlin', height_cm: 172.5, name: 'Test User' });
+    expect(result.structuredContent).toMatchObject({
+      timezone: 'Europe/Berlin',
+      height_cm: 172.5,
+      name: 'Test User',
+    });
   });
 
   it('update_profile answers isError VALIDATION_FAILED listing every issue at its argument', async () => {
@@ -103,7 +138,9 @@ describe('tools/call', () => {
     expect(bad.isError).toBe(true);
     const error = (bad.structuredContent as any).error;
     expect(error).toMatchObject({ code: 'VALIDATION_FAILED', retryable: false });
-    expect(error.detail.map((d: any) => d.loc)).toEqual(expect.arrayContaining([['height_cm'], ['glucose_unit']]));
+    expect(error.detail.map((d: any) => d.loc)).toEqual(
+      expect.arrayContaining([['height_cm'], ['glucose_unit']]),
+    );
     expect(error.message).toContain('height_cm');
 
     const typed = await callTool(client, 'update_profile', { height_cm: 'tall' });
@@ -122,7 +159,10 @@ describe('tools/call', () => {
       onboarding_completed: true,
     });
     expect(result.isError).toBeFalsy();
-    expect(result.structuredContent).toMatchObject({ onboarding_step: 3, onboarding_completed: true });
+    expect(result.structuredContent).toMatchObject({
+      onboarding_step: 3,
+      onboarding_completed: true,
+    });
   });
 
   it("sessions_list_read lists the person's sessions as items", async () => {
@@ -150,7 +190,9 @@ describe('tools/call', () => {
 
   it('answers a JSON-RPC error for a tool that does not exist', async () => {
     const client = await mcpClient(app, (await tokenFor(['profile:read'])).token);
-    await expect(client.callTool({ name: 'no_such_tool', arguments: {} })).rejects.toMatchObject({ code: -32602 });
+    await expect(client.callTool({ name: 'no_such_tool', arguments: {} })).rejects.toMatchObject({
+      code: -32602,
+    });
   });
 
   it("never shows one person's data to another person's token", async () => {
@@ -162,9 +204,15 @@ describe('tools/call', () => {
     const bobProfile = (await callTool(bobClient, 'get_profile')).structuredContent as any;
     expect(annProfile).toMatchObject({ id: ann.userId, email: ann.email });
     expect(bobProfile).toMatchObject({ id: bob.userId, email: bob.email });
-    const annSessions = await app.db.prisma.session.findMany({ where: { userId: ann.userId }, select: { id: true } });
-    const bobItems = ((await callTool(bobClient, 'sessions_list_read')).structuredContent as any).items;
-    expect(bobItems.map((s: any) => s.id)).not.toEqual(expect.arrayContaining(annSessions.map((s) => s.id)));
+    const annSessions = await app.db.prisma.session.findMany({
+      where: { userId: ann.userId },
+      select: { id: true },
+    });
+    const bobItems = ((await callTool(bobClient, 'sessions_list_read')).structuredContent as any)
+      .items;
+    expect(bobItems.map((s: any) => s.id)).not.toEqual(
+      expect.arrayContaining(annSessions.map((s) => s.id)),
+    );
     expect(bobItems).toHaveLength(1);
   });
 });
@@ -177,13 +225,21 @@ describe('HTTP', () => {
     const none = await mcpPost(app, list);
     expect(none.status).toBe(401);
     expect(none.headers.get('www-authenticate')).toBe('Bearer');
-    expect(none.body).toMatchObject({ jsonrpc: '2.0', error: { message: 'Not authenticated' }, id: null });
+    expect(none.body).toMatchObject({
+      jsonrpc: '2.0',
+      error: { message: 'Not authenticated' },
+      id: null,
+    });
     // a presented bearer that is no active personal token: error="invalid_token" (test/mcp-facade/endpoint.test.ts)
     for (const token of [login, 'hdp_pat_not-a-real-token']) {
       const res = await mcpPost(app, list, { token });
       expect(res.status, token).toBe(401);
       expect(res.headers.get('www-authenticate')).toBe('Bearer error="invalid_token"');
-      expect(res.body).toMatchObject({ jsonrpc: '2.0', error: { data: { code: 'invalid_token' } }, id: null });
+      expect(res.body).toMatchObject({
+        jsonrpc: '2.0',
+        error: { data: { code: 'invalid_token' } },
+        id: null,
+      });
     }
   });
 
@@ -204,7 +260,10 @@ describe('HTTP', () => {
   it('answers 401 for a revoked personal token', async () => {
     const { token, userId } = await tokenFor(['profile:read']);
     expect((await mcpPost(app, list, { token })).status).toBe(200);
-    await app.db.prisma.personalToken.updateMany({ where: { userId }, data: { revokedAt: new Date() } });
+    await app.db.prisma.personalToken.updateMany({
+      where: { userId },
+      data: { revokedAt: new Date() },
+    });
     expect((await mcpPost(app, list, { token })).status).toBe(401);
   });
 
@@ -219,7 +278,10 @@ describe('HTTP', () => {
 
   it('answers 403 to a foreign Origin and serves same-origin and localhost pages', async () => {
     const { token } = await tokenFor(['profile:read']);
-    const foreign = await mcpPost(app, list, { token, headers: { origin: 'https://evil.example' } });
+    const foreign = await mcpPost(app, list, {
+      token,
+      headers: { origin: 'https://evil.example' },
+    });
     expect(foreign.status).toBe(403);
     expect((await mcpPost(app, list, { token, headers: { origin: 'null' } })).status).toBe(403);
     for (const origin of [app.baseUrl, 'http://localhost:5173', 'http://127.0.0.1:3000']) {
@@ -229,9 +291,16 @@ describe('HTTP', () => {
 
   it('leaves Accept and Content-Type checks to the transport (406, 415) and answers a parse error', async () => {
     const { token } = await tokenFor(['profile:read']);
-    expect((await mcpPost(app, list, { token, headers: { accept: 'application/json' } })).status).toBe(406);
     expect(
-      (await mcpPost(app, JSON.stringify(list), { token, headers: { 'content-type': 'text/plain' } })).status,
+      (await mcpPost(app, list, { token, headers: { accept: 'application/json' } })).status,
+    ).toBe(406);
+    expect(
+      (
+        await mcpPost(app, JSON.stringify(list), {
+          token,
+          headers: { 'content-type': 'text/plain' },
+        })
+      ).status,
     ).toBe(415);
     const broken = await mcpPost(app, '{"jsonrpc":', { token });
     expect(broken.status).toBe(400);
@@ -240,7 +309,9 @@ describe('HTTP', () => {
 
   it('serves tools/call without initialize (stateless) and answers JSON', async () => {
     const { token } = await tokenFor(['profile:read']);
-    const res = await mcpPost(app, rpc('tools/call', { name: 'get_profile', arguments: {} }), { token });
+    const res = await mcpPost(app, rpc('tools/call', { name: 'get_profile', arguments: {} }), {
+      token,
+    });
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toContain('application/json');
     expect(res.headers.get('mcp-session-id')).toBeNull();

@@ -15,45 +15,81 @@ describe('buildRegistry', () => {
     const registry = build(TOOLS);
     const names = registry.tools.map((t) => t.row.name);
     expect(names).toEqual([...names].sort());
-    const basics = ['get_profile', 'sessions_list_read', 'update_profile', 'update_profile_onboarding'];
+    const basics = [
+      'get_profile',
+      'sessions_list_read',
+      'update_profile',
+      'update_profile_onboarding',
+    ];
     expect(names).toEqual(expect.arrayContaining(basics));
-    expect(basics.map((n) => registry.byName.get(n)!).every((t) => !t.creates && !t.needsConfirm && !t.healthData)).toBe(true);
-    expect(registry.byName.get('update_profile')).toMatchObject({ flattened: 'input', resultField: 'updateProfile' });
-    expect(registry.byName.get('sessions_list_read')).toMatchObject({ flattened: null, resultField: 'sessions' });
+    expect(
+      basics
+        .map((n) => registry.byName.get(n)!)
+        .every((t) => !t.creates && !t.needsConfirm && !t.healthData),
+    ).toBe(true);
+    expect(registry.byName.get('update_profile')).toMatchObject({
+      flattened: 'input',
+      resultField: 'updateProfile',
+    });
+    expect(registry.byName.get('sessions_list_read')).toMatchObject({
+      flattened: null,
+      resultField: 'sessions',
+    });
   });
 
   it('refuses, at start, rows it cannot serve', () => {
-    const row: McpTool = { name: 'x_read', operation: 'GetProfile', scopes: ['profile:read'], kind: 'read' };
+    const row: McpTool = {
+      name: 'x_read',
+      operation: 'GetProfile',
+      scopes: ['profile:read'],
+      kind: 'read',
+    };
     expect(() => build([{ ...row, operation: 'NoSuchOperation' }])).toThrow(
       'MCP tool x_read: unknown operation NoSuchOperation',
     );
     expect(() => build([row, row])).toThrow('defined twice');
     expect(() => build([{ ...row, name: 'bad name' }])).toThrow('invalid tool name');
-    expect(() => build([{ ...row, scopes: ['profile:everything' as never] }])).toThrow('unknown scope');
+    expect(() => build([{ ...row, scopes: ['profile:everything' as never] }])).toThrow(
+      'unknown scope',
+    );
     expect(() => build([{ ...row, kind: 'reads' as never }])).toThrow('unknown kind');
     expect(() => build([{ ...row, kind: 'deletes' }])).toThrow('needs a mutation');
     expect(() => build([{ ...row, result: 'nothing' }])).toThrow('no root field nothing');
     expect(() => build([{ ...row, creates: true }])).toThrow('a read tool cannot create');
-    expect(() => build([{ ...row, operation: 'RevokePersonalToken', kind: 'deletes', creates: true }])).toThrow(
-      'a deletes tool cannot create',
-    );
+    expect(() =>
+      build([{ ...row, operation: 'RevokePersonalToken', kind: 'deletes', creates: true }]),
+    ).toThrow('a deletes tool cannot create');
   });
 
   it('filters by held scopes, needing every scope of a row', () => {
     const registry = build([
       ...TOOLS,
-      { name: 'both_read', operation: 'GetProfile', scopes: ['profile:read', 'account:read'], kind: 'read' },
+      {
+        name: 'both_read',
+        operation: 'GetProfile',
+        scopes: ['profile:read', 'account:read'],
+        kind: 'read',
+      },
     ]);
     const names = (scopes: string[]) =>
-      registry.visibleTo(new Set(scopes)).map((t) => t.row.name).filter((n) => TOOLS.some((t) => t.name === n && t.scopes.length) || n === 'both_read');
+      registry
+        .visibleTo(new Set(scopes))
+        .map((t) => t.row.name)
+        .filter((n) => TOOLS.some((t) => t.name === n && t.scopes.length) || n === 'both_read');
     expect(names(['profile:read'])).toEqual(['get_profile']);
-    expect(names(['profile:read', 'account:read'])).toEqual(['both_read', 'get_profile', 'sessions_list_read']);
+    expect(names(['profile:read', 'account:read'])).toEqual([
+      'both_read',
+      'get_profile',
+      'sessions_list_read',
+    ]);
     expect(names([])).toEqual([]);
   });
 
   it('adds a required confirm and the ask-the-user note to deletes, shares and payment tools', () => {
     for (const kind of ['deletes', 'shares', 'takes a payment'] as const) {
-      const tool = build([{ name: 't', operation: 'RevokePersonalToken', scopes: ['account:write'], kind }]).tools[0];
+      const tool = build([
+        { name: 't', operation: 'RevokePersonalToken', scopes: ['account:write'], kind },
+      ]).tools[0];
       expect(tool.needsConfirm).toBe(true);
       expect(tool.definition.inputSchema.required).toContain('confirm');
       expect(tool.definition.description).toContain('Ask the person first');
@@ -62,7 +98,12 @@ describe('buildRegistry', () => {
 
   it('adds a required idempotency_key to creating tools, next to the flattened input', () => {
     const tool = build([
-      { name: 'token_create', operation: 'CreatePersonalToken', scopes: ['account:write'], kind: 'write' },
+      {
+        name: 'token_create',
+        operation: 'CreatePersonalToken',
+        scopes: ['account:write'],
+        kind: 'write',
+      },
     ]).tools[0];
     expect(tool.creates).toBe(true);
     expect(tool.definition.inputSchema).toMatchObject({
@@ -80,8 +121,9 @@ describe('buildRegistry', () => {
   });
 
   it('marks tools with a health scope as health data', () => {
-    const tool = build([{ name: 'h', operation: 'GetProfile', scopes: ['health:glucose:read'], kind: 'read' }])
-      .tools[0];
+    const tool = build([
+      { name: 'h', operation: 'GetProfile', scopes: ['health:glucose:read'], kind: 'read' },
+    ]).tools[0];
     expect(tool.healthData).toBe(true);
   });
 });

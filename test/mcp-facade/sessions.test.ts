@@ -12,9 +12,19 @@ import { callTool, mcpClient, mcpPost, rpc } from '../harness/mcp.ts';
 
 const app = await startTestApp();
 
-async function person(): Promise<{ userId: number; token: string; sessionId: string; pat: string }> {
+async function person(): Promise<{
+  userId: number;
+  token: string;
+  sessionId: string;
+  pat: string;
+}> {
   const { user, token, sessionId } = await seedUser(app);
-  return { userId: user.id, token, sessionId, pat: await seedPersonalToken(app, user.id, ['account:read', 'account:write']) };
+  return {
+    userId: user.id,
+    token,
+    sessionId,
+    pat: await seedPersonalToken(app, user.id, ['account:read', 'account:write']),
+  };
 }
 
 describe('sessions_all_revoke', () => {
@@ -24,10 +34,14 @@ describe('sessions_all_revoke', () => {
     const tool = (await client.listTools()).tools.find((t) => t.name === 'sessions_all_revoke')!;
     expect(tool.annotations).toMatchObject({ readOnlyHint: false, destructiveHint: true });
     expect(tool.inputSchema.required).toEqual(['confirm']);
-    expect(tool.description).toMatch(/^Signs the person out of every phone and browser.*Ask the person first/s);
+    expect(tool.description).toMatch(
+      /^Signs the person out of every phone and browser.*Ask the person first/s,
+    );
     // issue 11: revoking sessions deletes no data, and the note says what it does
     expect(tool.description).not.toContain('deletes data');
-    expect(tool.description).toContain('It signs the person out of every phone and browser at once and revokes every personal token.');
+    expect(tool.description).toContain(
+      'It signs the person out of every phone and browser at once and revokes every personal token.',
+    );
     const refused = await callTool(client, 'sessions_all_revoke');
     expect((refused.structuredContent as any).error.code).toBe('CONFIRMATION_REQUIRED');
     expect((await rest(app, 'GET', '/api/auth/me', { token })).status).toBe(200);
@@ -41,7 +55,9 @@ describe('sessions_all_revoke', () => {
     expect(result.isError).toBeFalsy();
     expect(result.structuredContent).toEqual({ ok: true });
     expect((await rest(app, 'GET', '/api/auth/me', { token })).status).toBe(401);
-    expect((await rest(app, 'GET', '/api/auth/me', { headers: { cookie: web.cookie } })).status).toBe(401);
+    expect(
+      (await rest(app, 'GET', '/api/auth/me', { headers: { cookie: web.cookie } })).status,
+    ).toBe(401);
     expect((await mcpPost(app, rpc('tools/list'), { token: pat })).status).toBe(401);
   });
 });
@@ -51,12 +67,25 @@ describe('sessions_one_revoke', () => {
     const { userId, pat, token, sessionId } = await person();
     const web = await seedWebSession(app, userId);
     const client = await mcpClient(app, pat);
-    const result = await callTool(client, 'sessions_one_revoke', { sid: web.sessionId, confirm: true });
+    const result = await callTool(client, 'sessions_one_revoke', {
+      sid: web.sessionId,
+      confirm: true,
+    });
     expect(result.isError).toBeFalsy();
-    expect(result.structuredContent).toMatchObject({ id: web.sessionId, kind: 'web', current: false });
-    expect((await rest(app, 'GET', '/api/auth/me', { headers: { cookie: web.cookie } })).status).toBe(401);
+    expect(result.structuredContent).toMatchObject({
+      id: web.sessionId,
+      kind: 'web',
+      current: false,
+    });
+    expect(
+      (await rest(app, 'GET', '/api/auth/me', { headers: { cookie: web.cookie } })).status,
+    ).toBe(401);
     expect((await rest(app, 'GET', '/api/auth/me', { token })).status).toBe(200);
-    const items = ((await callTool(client, 'sessions_list_read')).structuredContent as { items: { id: string }[] }).items;
+    const items = (
+      (await callTool(client, 'sessions_list_read')).structuredContent as {
+        items: { id: string }[];
+      }
+    ).items;
     expect(items.map((s) => s.id)).toEqual([sessionId]);
   });
 
@@ -67,7 +96,10 @@ describe('sessions_one_revoke', () => {
     for (const sid of [other.sessionId, 'no-such-session']) {
       const result = await callTool(client, 'sessions_one_revoke', { sid, confirm: true });
       expect(result.isError).toBe(true);
-      expect((result.structuredContent as any).error).toMatchObject({ code: 'NOT_FOUND', message: 'Session not found' });
+      expect((result.structuredContent as any).error).toMatchObject({
+        code: 'NOT_FOUND',
+        message: 'Session not found',
+      });
     }
     expect((await rest(app, 'GET', '/api/auth/me', { token: other.token })).status).toBe(200);
   });

@@ -12,14 +12,23 @@ import { callTool, mcpClient } from '../harness/mcp.ts';
 
 const app = await startTestApp();
 const rid = (): string => `mcp${Math.random().toString(36).slice(2, 10)}`;
-const errorOf = (result: { structuredContent?: unknown }): any => (result.structuredContent as any).error;
+const errorOf = (result: { structuredContent?: unknown }): any =>
+  (result.structuredContent as any).error;
 
 async function agentWithEntry(scopes: Scope[]) {
   const seeded = await seedUser(app);
-  const entry = { id: `mcp${Math.random().toString(36).slice(2, 10)}`, body: 'walked', happened_at: 1_763_000_000_000, mood: 3 };
+  const entry = {
+    id: `mcp${Math.random().toString(36).slice(2, 10)}`,
+    body: 'walked',
+    happened_at: 1_763_000_000_000,
+    mood: 3,
+  };
   const pushed = await rest(app, 'POST', '/api/sync/push', {
     token: seeded.token,
-    body: { changes: { journal_entries: { created: [entry], updated: [], deleted: [] } }, last_pulled_at: null },
+    body: {
+      changes: { journal_entries: { created: [entry], updated: [], deleted: [] } },
+      last_pulled_at: null,
+    },
   });
   expect(pushed.status).toBe(200);
   const client = await mcpClient(app, await seedPersonalToken(app, seeded.user.id, scopes));
@@ -27,10 +36,17 @@ async function agentWithEntry(scopes: Scope[]) {
 }
 
 /** The phone (a login session, every scope) pushes one record of `table`. */
-async function pushAsPhone(token: string, table: string, record: Record<string, unknown>): Promise<void> {
+async function pushAsPhone(
+  token: string,
+  table: string,
+  record: Record<string, unknown>,
+): Promise<void> {
   const res = await rest(app, 'POST', '/api/sync/push', {
     token,
-    body: { changes: { [table]: { created: [record], updated: [], deleted: [] } }, last_pulled_at: null },
+    body: {
+      changes: { [table]: { created: [record], updated: [], deleted: [] } },
+      last_pulled_at: null,
+    },
   });
   expect(res.status, JSON.stringify(res.body)).toBe(200);
 }
@@ -39,19 +55,36 @@ describe('changes and records tools', () => {
   it('answers the changes and the raw rows with the health scopes, keeping wire names', async () => {
     const { client, entry } = await agentWithEntry(['health:summary:read', 'health:metrics:read']);
     const names = (await client.listTools()).tools.map((t) => t.name);
-    expect(names).toEqual(expect.arrayContaining(['list_changes', 'list_records', 'sync_changes_read', 'synced_records_read']));
+    expect(names).toEqual(
+      expect.arrayContaining([
+        'list_changes',
+        'list_records',
+        'sync_changes_read',
+        'synced_records_read',
+      ]),
+    );
     const changes = await callTool(client, 'sync_changes_read', {});
     expect(changes.isError).toBeFalsy();
-    expect((changes.structuredContent as any).changes.journal_entries).toEqual({ created: [entry], updated: [], deleted: [] });
+    expect((changes.structuredContent as any).changes.journal_entries).toEqual({
+      created: [entry],
+      updated: [],
+      deleted: [],
+    });
     const listed = await callTool(client, 'list_changes', {});
-    expect((listed.structuredContent as any).changes).toEqual((changes.structuredContent as any).changes);
+    expect((listed.structuredContent as any).changes).toEqual(
+      (changes.structuredContent as any).changes,
+    );
     const records = await callTool(client, 'synced_records_read', { table: 'journal_entries' });
     expect((records.structuredContent as any).records).toEqual([
-      expect.objectContaining({ ...entry, deleted_at: null, server_updated_at: expect.any(Number) }),
+      expect.objectContaining({
+        ...entry,
+        deleted_at: null,
+        server_updated_at: expect.any(Number),
+      }),
     ]);
   });
 
-  it('lists the no-scope tools only with their fields\' health scopes, which a call still needs (issue 11)', async () => {
+  it("lists the no-scope tools only with their fields' health scopes, which a call still needs (issue 11)", async () => {
     const { client } = await agentWithEntry(['profile:read']);
     const names = (await client.listTools()).tools.map((t) => t.name);
     expect(names).not.toContain('list_changes');
@@ -72,21 +105,39 @@ describe('changes and records tools', () => {
 
   it('list_changes gives a token only the tables its read scopes cover, naming the rest (issue 10)', async () => {
     const { client, entry, seeded } = await agentWithEntry(['health:summary:read']);
-    await pushAsPhone(seeded.token, 'glucose_readings', { id: rid(), sensor_id: 1, timestamp: 1_763_000_000_000, value_mg_dl: 120 });
-    await pushAsPhone(seeded.token, 'meals', { id: rid(), meal_name: 'Oats', eaten_at: 1_763_000_000_000 });
+    await pushAsPhone(seeded.token, 'glucose_readings', {
+      id: rid(),
+      sensor_id: 1,
+      timestamp: 1_763_000_000_000,
+      value_mg_dl: 120,
+    });
+    await pushAsPhone(seeded.token, 'meals', {
+      id: rid(),
+      meal_name: 'Oats',
+      eaten_at: 1_763_000_000_000,
+    });
     for (const tool of ['list_changes', 'sync_changes_read']) {
       const res = await callTool(client, tool, {});
       expect(res.isError, tool).toBeFalsy();
       const body = res.structuredContent as any;
-      expect(body.changes, tool).toEqual({ journal_entries: { created: [entry], updated: [], deleted: [] } });
-      expect(body.omitted_tables, tool).toEqual(expect.arrayContaining(['glucose_readings', 'raw_sensor_data', 'health_metrics', 'meals']));
+      expect(body.changes, tool).toEqual({
+        journal_entries: { created: [entry], updated: [], deleted: [] },
+      });
+      expect(body.omitted_tables, tool).toEqual(
+        expect.arrayContaining(['glucose_readings', 'raw_sensor_data', 'health_metrics', 'meals']),
+      );
       expect(body.omitted_tables, tool).not.toContain('journal_entries');
     }
   });
 
   it('list_records refuses a table whose read scope the token lacks with INSUFFICIENT_SCOPE (issue 10)', async () => {
     const { client, seeded } = await agentWithEntry(['health:metrics:read']);
-    await pushAsPhone(seeded.token, 'glucose_readings', { id: rid(), sensor_id: 1, timestamp: 1_763_000_000_000, value_mg_dl: 120 });
+    await pushAsPhone(seeded.token, 'glucose_readings', {
+      id: rid(),
+      sensor_id: 1,
+      timestamp: 1_763_000_000_000,
+      value_mg_dl: 120,
+    });
     for (const tool of ['list_records', 'synced_records_read']) {
       const res = await callTool(client, tool, { table: 'glucose_readings' });
       expect(res.isError, tool).toBe(true);
@@ -102,10 +153,14 @@ describe('changes and records tools', () => {
 
 describe('sync tool pages (issue 11, item 10)', () => {
   /** The characters of a tool answer (its text block: the JSON of the structured content). */
-  const answerChars = (result: { content?: unknown }): number => ((result.content as { text: string }[])[0]?.text ?? '').length;
+  const answerChars = (result: { content?: unknown }): number =>
+    ((result.content as { text: string }[])[0]?.text ?? '').length;
 
   it('keeps every list_changes and list_records page under 50,000 characters, saying when there is more', async () => {
-    const { client, seeded, entry } = await agentWithEntry(['health:summary:read', 'health:metrics:read']);
+    const { client, seeded, entry } = await agentWithEntry([
+      'health:summary:read',
+      'health:metrics:read',
+    ]);
     // 1,200 entries of ~300 characters: a 1,000-record page was ~350,000 characters
     const records = Array.from({ length: 1_200 }, (_, i) => ({
       id: `pg${String(i).padStart(5, '0')}${rid()}`,
@@ -148,7 +203,11 @@ describe('sync tool pages (issue 11, item 10)', () => {
       const seen: string[] = [];
       let cursor: string | undefined;
       for (;;) {
-        const res = await callTool(client, tool, { table: 'journal_entries', limit: 500, ...(cursor ? { cursor } : {}) });
+        const res = await callTool(client, tool, {
+          table: 'journal_entries',
+          limit: 500,
+          ...(cursor ? { cursor } : {}),
+        });
         expect(res.isError, tool).toBeFalsy();
         expect(answerChars(res), tool).toBeLessThan(50_000);
         const body = res.structuredContent as any;

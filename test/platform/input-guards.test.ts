@@ -4,7 +4,11 @@
  * same classes to every route and tool; these tests pin the exact answers.
  */
 import { describe, expect, it } from 'vitest';
-import { jsonTextTooDeep, MAX_JSON_DEPTH, unsafeInputIssues } from '../../src/platform/input-guards.ts';
+import {
+  jsonTextTooDeep,
+  MAX_JSON_DEPTH,
+  unsafeInputIssues,
+} from '../../src/platform/input-guards.ts';
 import { startTestApp } from '../harness/app.ts';
 import { gql, rest } from '../harness/clients.ts';
 import { mcpPost, rpc } from '../harness/mcp.ts';
@@ -15,20 +19,28 @@ describe('input guards (pure)', () => {
     const deep = (n: number) => Buffer.from('['.repeat(n) + ']'.repeat(n));
     expect(jsonTextTooDeep(deep(MAX_JSON_DEPTH))).toBe(false);
     expect(jsonTextTooDeep(deep(MAX_JSON_DEPTH + 1))).toBe(true);
-    expect(jsonTextTooDeep(Buffer.from(JSON.stringify({ a: '['.repeat(500) + '\\"[' })))).toBe(false);
+    expect(jsonTextTooDeep(Buffer.from(JSON.stringify({ a: '['.repeat(500) + '\\"[' })))).toBe(
+      false,
+    );
   });
 
   it('finds NUL characters in strings and keys, located by path', () => {
     expect(unsafeInputIssues({ input: { items: [{ name: 'a\0b' }], ['k\0']: 1 } })).toEqual([
       { loc: ['input', 'k\0'], msg: expect.stringContaining('NUL'), type: 'string_nul' },
-      { loc: ['input', 'items', 0, 'name'], msg: expect.stringContaining('NUL'), type: 'string_nul' },
+      {
+        loc: ['input', 'items', 0, 'name'],
+        msg: expect.stringContaining('NUL'),
+        type: 'string_nul',
+      },
     ]);
   });
 
   it('refuses parsed values nested deeper than the limit without recursing', () => {
     let v: unknown = 1;
     for (let i = 0; i < 100_000; i++) v = [v];
-    expect(unsafeInputIssues({ changes: v })).toEqual([{ loc: ['changes'], msg: expect.stringContaining('64'), type: 'too_deep' }]);
+    expect(unsafeInputIssues({ changes: v })).toEqual([
+      { loc: ['changes'], msg: expect.stringContaining('64'), type: 'too_deep' },
+    ]);
   });
 });
 
@@ -58,14 +70,24 @@ describe('REST: hostile input', async () => {
         body: '['.repeat(20_000),
       });
       expect(res.status, path).toBe(422);
-      expect((await res.json()).detail[0]).toMatchObject({ loc: ['body'], type: 'json_invalid', msg: expect.stringContaining('64') });
+      expect((await res.json()).detail[0]).toMatchObject({
+        loc: ['body'],
+        type: 'json_invalid',
+        msg: expect.stringContaining('64'),
+      });
     }
   });
 
   it('answers malformed JSON with 422 json_invalid, as FastAPI does', async () => {
-    const res = await app.fetch('/api/auth/login', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"email":' });
+    const res = await app.fetch('/api/auth/login', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{"email":',
+    });
     expect(res.status).toBe(422);
-    expect((await res.json()).detail).toEqual([{ loc: ['body'], msg: 'JSON decode error', type: 'json_invalid' }]);
+    expect((await res.json()).detail).toEqual([
+      { loc: ['body'], msg: 'JSON decode error', type: 'json_invalid' },
+    ]);
   });
 
   it('answers 415 with detail for an unsupported charset', async () => {
@@ -80,14 +102,20 @@ describe('REST: hostile input', async () => {
 
   it('answers 400 or 404, never 500, for malformed percent-encoding in a path', async () => {
     for (const bad of ['%C0%AE', '%uff0e%uff0e', '%ED%A0%80', '%', '%E0%A4%A']) {
-      const res = await app.fetch(`/api/auth/sessions/${bad}/revoke`, { method: 'POST', headers: { authorization: `Bearer ${token}` } });
+      const res = await app.fetch(`/api/auth/sessions/${bad}/revoke`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${token}` },
+      });
       expect([400, 404], bad).toContain(res.status);
       expect(await res.json(), bad).toHaveProperty('detail');
     }
   });
 
   it('answers 422 at the field for a lone surrogate, which PostgreSQL cannot store', async () => {
-    const res = await rest(app, 'PATCH', '/api/auth/me', { token, body: { goals: ['ok', '\ud800'] } });
+    const res = await rest(app, 'PATCH', '/api/auth/me', {
+      token,
+      body: { goals: ['ok', '\ud800'] },
+    });
     expect(res.status).toBe(422);
     expect(res.body.detail[0]).toMatchObject({ loc: ['body', 'goals', 1], type: 'string_unicode' });
   });
@@ -98,10 +126,24 @@ describe('REST: hostile input', async () => {
     expect(pull.body.detail[0].loc).toEqual(['query', 'last_pulled_at']);
     const pushed = await rest(app, 'POST', '/api/sync/push', {
       token,
-      body: { changes: { journal_entries: { created: [{ id: 'j1', body: 'x', happened_at: 1e20 }], updated: [], deleted: [] } }, last_pulled_at: null },
+      body: {
+        changes: {
+          journal_entries: {
+            created: [{ id: 'j1', body: 'x', happened_at: 1e20 }],
+            updated: [],
+            deleted: [],
+          },
+        },
+        last_pulled_at: null,
+      },
     });
     expect(pushed.status).toBe(422);
-    const trends = await rest(app, 'GET', '/api/glucose/trends?end_date=%2B275760-09-13T00:00:00.000Z', { token });
+    const trends = await rest(
+      app,
+      'GET',
+      '/api/glucose/trends?end_date=%2B275760-09-13T00:00:00.000Z',
+      { token },
+    );
     expect(trends.status).toBe(422);
     expect(trends.body.detail[0].loc).toEqual(['query', 'end_date']);
 
@@ -129,7 +171,10 @@ describe('REST: hostile input', async () => {
     });
     expect(many.status).toBe(422);
     expect(many.body.detail).toHaveLength(21);
-    expect(many.body.detail[20]).toMatchObject({ msg: '980 more errors not shown', type: 'too_many_errors' });
+    expect(many.body.detail[20]).toMatchObject({
+      msg: '980 more errors not shown',
+      type: 'too_many_errors',
+    });
     expect(JSON.stringify(many.body).length).toBeLessThan(32_000);
   });
 });
@@ -165,7 +210,9 @@ describe('GraphQL: credentials and hostile input at the HTTP level', async () =>
 
   it('answers HTTP 401 with WWW-Authenticate for an unknown, revoked or malformed bearer', async () => {
     const revoked = await seedUser(app);
-    await rest(app, 'POST', `/api/auth/sessions/${revoked.sessionId}/revoke`, { token: revoked.token });
+    await rest(app, 'POST', `/api/auth/sessions/${revoked.sessionId}/revoke`, {
+      token: revoked.token,
+    });
     for (const bad of ['not-a-jwt', 'hdp_pat_unknown', revoked.token]) {
       const res = await gql(app, '{ foodStats { total } }', { token: bad });
       expect(res.status, bad.slice(0, 12)).toBe(401);
@@ -183,8 +230,13 @@ describe('GraphQL: credentials and hostile input at the HTTP level', async () =>
   });
 
   it('refuses NUL characters and runaway nesting in variables and documents', async () => {
-    const nul = await gql(app, 'query($q: String!) { foodSearch(q: $q) { total } }', { variables: { q: 'ab\u0000' } });
-    expect(nul.body.errors[0].extensions).toMatchObject({ code: 'VALIDATION_FAILED', detail: [{ loc: ['q'], type: 'string_nul' }] });
+    const nul = await gql(app, 'query($q: String!) { foodSearch(q: $q) { total } }', {
+      variables: { q: 'ab\u0000' },
+    });
+    expect(nul.body.errors[0].extensions).toMatchObject({
+      code: 'VALIDATION_FAILED',
+      detail: [{ loc: ['q'], type: 'string_nul' }],
+    });
 
     const deepVars = await app.fetch('/graphql', {
       method: 'POST',
@@ -213,31 +265,67 @@ describe('MCP: hostile input', async () => {
     const res = await mcpPost(app, call({ name: 'Ann\u0000' }), { token: pat });
     expect(res.status).toBe(200);
     expect(res.body.result.isError).toBe(true);
-    expect(res.body.result.structuredContent.error.detail[0]).toMatchObject({ loc: ['name'], type: 'string_nul' });
+    expect(res.body.result.structuredContent.error.detail[0]).toMatchObject({
+      loc: ['name'],
+      type: 'string_nul',
+    });
   });
 
   it('checks the facade arguments too: a NUL in an idempotency_key is an error result, not INTERNAL', async () => {
-    const res = await mcpPost(app, rpc('tools/call', { name: 'update_profile', arguments: { name: 'Ann', idempotency_key: 'key\u0000key' } }), { token: pat });
-    expect(res.body.result.structuredContent.error).toMatchObject({ code: 'VALIDATION_FAILED', detail: [{ loc: ['idempotency_key'], type: 'string_nul' }] });
+    const res = await mcpPost(
+      app,
+      rpc('tools/call', {
+        name: 'update_profile',
+        arguments: { name: 'Ann', idempotency_key: 'key\u0000key' },
+      }),
+      { token: pat },
+    );
+    expect(res.body.result.structuredContent.error).toMatchObject({
+      code: 'VALIDATION_FAILED',
+      detail: [{ loc: ['idempotency_key'], type: 'string_nul' }],
+    });
   });
 
   it('answers arguments that are not an object with -32602 Invalid params, saying what to send', async () => {
     for (const args of [null, [], 'name=Ann', 5]) {
-      const res = await mcpPost(app, { jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 'update_profile', arguments: args } }, { token: pat });
-      expect(res.body, JSON.stringify(args)).toMatchObject({ id: 7, error: { code: -32602, message: expect.stringContaining('arguments must be an object') } });
+      const res = await mcpPost(
+        app,
+        {
+          jsonrpc: '2.0',
+          id: 7,
+          method: 'tools/call',
+          params: { name: 'update_profile', arguments: args },
+        },
+        { token: pat },
+      );
+      expect(res.body, JSON.stringify(args)).toMatchObject({
+        id: 7,
+        error: { code: -32602, message: expect.stringContaining('arguments must be an object') },
+      });
     }
-    const params = await mcpPost(app, { jsonrpc: '2.0', id: 8, method: 'tools/list', params: 'all' }, { token: pat });
+    const params = await mcpPost(
+      app,
+      { jsonrpc: '2.0', id: 8, method: 'tools/list', params: 'all' },
+      { token: pat },
+    );
     expect(params.body).toMatchObject({ id: 8, error: { code: -32602 } });
   });
 
   it('refuses a body nested 20,000 levels deep with 400 Invalid Request', async () => {
-    const res = await mcpPost(app, `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"update_profile","arguments":{"name":${'['.repeat(20_000)}}}}`, { token: pat });
+    const res = await mcpPost(
+      app,
+      `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"update_profile","arguments":{"name":${'['.repeat(20_000)}}}}`,
+      { token: pat },
+    );
     expect(res.status).toBe(400);
     expect(res.body.error).toMatchObject({ code: -32600, message: expect.stringContaining('64') });
   });
 
   it('answers 415 in the JSON-RPC shape for an unsupported charset', async () => {
-    const res = await mcpPost(app, call({ name: 'Ann' }), { token: pat, headers: { 'content-type': 'application/json; charset=bogus' } });
+    const res = await mcpPost(app, call({ name: 'Ann' }), {
+      token: pat,
+      headers: { 'content-type': 'application/json; charset=bogus' },
+    });
     expect(res.status).toBe(415);
     expect(res.body.error.message).toMatch(/charset/);
   });

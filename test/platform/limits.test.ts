@@ -15,7 +15,7 @@ describe('createLimits', () => {
   const limits = createLimits({ store: openLimitStore(undefined), namespace: `t-${randomUUID()}` });
   const rule = { name: 'test:rule', points: 2, seconds: 60 };
 
-  it('counts events per rule and key, and refuses past the rule\'s points with the seconds to wait', async () => {
+  it("counts events per rule and key, and refuses past the rule's points with the seconds to wait", async () => {
     expect(await limits.take(rule, 'a')).toMatchObject({ allowed: true, remaining: 1, limit: 2 });
     expect((await limits.take(rule, 'a')).allowed).toBe(true);
     const refused = await limits.take(rule, 'a');
@@ -68,7 +68,8 @@ describe.runIf(process.env.TEST_REDIS_URL)('limits on Redis', async () => {
         headers: { 'content-type': 'application/json', ...fromNewIp() },
         body: JSON.stringify({ email }),
       });
-    for (const target of [first, second, first, second, first]) expect((await start(target)).status).toBe(200);
+    for (const target of [first, second, first, second, first])
+      expect((await start(target)).status).toBe(200);
     expect((await start(second)).status).toBe(429);
     expect((await start(first)).status).toBe(429);
   });

@@ -20,7 +20,9 @@ describe('the request log', () => {
   it('keeps the path of an emailed link but never its token, nor a bearer token or cookie', async () => {
     const token = 'tok_' + 'x'.repeat(40);
     await app.fetch(`/reset-password?token=${token}&lang=en`, { headers: { accept: 'text/html' } });
-    await app.fetch('/api/auth/me', { headers: { authorization: `Bearer bearer_${token}`, cookie: `session=cookie_${token}` } });
+    await app.fetch('/api/auth/me', {
+      headers: { authorization: `Bearer bearer_${token}`, cookie: `session=cookie_${token}` },
+    });
     const log = lines.join('');
     expect(log).toContain('/reset-password?token=[Redacted]&lang=en');
     expect(log).toContain('"authorization":"[Redacted]"');
@@ -29,7 +31,9 @@ describe('the request log', () => {
 
   it('redacts only the values of secret parameters', () => {
     expect(redactedUrl('/a?token=s3cret&x=1')).toBe('/a?token=[Redacted]&x=1');
-    expect(redactedUrl('/a?x=1&Code=123456&password=pw')).toBe('/a?x=1&Code=[Redacted]&password=[Redacted]');
+    expect(redactedUrl('/a?x=1&Code=123456&password=pw')).toBe(
+      '/a?x=1&Code=[Redacted]&password=[Redacted]',
+    );
     expect(redactedUrl('/a?tok%65n=s3cret')).toBe('/a?tok%65n=[Redacted]');
     expect(redactedUrl('/a?tokens=kept&%E0=1')).toBe('/a?tokens=kept&%E0=1');
     expect(redactedUrl('/a')).toBe('/a');

@@ -30,34 +30,49 @@ describe('issue 11: unknown body fields are ignored', () => {
     expect(reading.status).toBe(200);
     expect(reading.body.value_mg_dl).toBe(101);
 
-    const login = await rest(app, 'POST', '/api/auth/login', { body: { email: user.email, password, device_name: 'Pixel 8' } });
+    const login = await rest(app, 'POST', '/api/auth/login', {
+      body: { email: user.email, password, device_name: 'Pixel 8' },
+    });
     expect(login.status).toBe(200);
     expect(login.body.access_token).toEqual(expect.any(String));
 
     const batch = await rest(app, 'POST', '/api/glucose/readings/batch', {
       token,
-      body: [{ sensor_id: 2, timestamp: minutesAgo(2), value_mg_dl: 110, trend: 'up', meta: { a: 1 } }],
+      body: [
+        { sensor_id: 2, timestamp: minutesAgo(2), value_mg_dl: 110, trend: 'up', meta: { a: 1 } },
+      ],
     });
     expect(batch.status).toBe(200);
 
     const imported = await rest(app, 'POST', '/api/health/platform/import', {
       token,
-      body: { device: 'Apple Watch', samples: [{ metric_type: 'steps', value: 10, timestamp: minutesAgo(3), unit: 'count' }] },
+      body: {
+        device: 'Apple Watch',
+        samples: [{ metric_type: 'steps', value: 10, timestamp: minutesAgo(3), unit: 'count' }],
+      },
     });
     expect(imported.status).toBe(200);
     expect(imported.body).toEqual({ inserted: 1, skipped: 0 });
   });
 
-  it('passes a JSON value (the sync push body) through with the client\'s own keys', async () => {
+  it("passes a JSON value (the sync push body) through with the client's own keys", async () => {
     const { token } = await seedUser(app);
-    const push = await rest(app, 'POST', '/api/sync/push?last_pulled_at=0', { token, body: { table_2: { created: [], updated: [], deleted: [] } } });
+    const push = await rest(app, 'POST', '/api/sync/push?last_pulled_at=0', {
+      token,
+      body: { table_2: { created: [], updated: [], deleted: [] } },
+    });
     expect(push.status).toBe(422);
-    expect(push.body.detail[0]).toMatchObject({ loc: ['body', 'table_2'], msg: 'Unknown synced table: table_2' });
+    expect(push.body.detail[0]).toMatchObject({
+      loc: ['body', 'table_2'],
+      msg: 'Unknown synced table: table_2',
+    });
   });
 
   it('never lets an undeclared field reach the data (is_admin, user_id, __proto__)', async () => {
     const { user, token } = await seedUser(app);
-    const body = JSON.parse('{"name":"Renamed","is_admin":true,"user_id":1,"__proto__":{"isAdmin":true},"id":999}');
+    const body = JSON.parse(
+      '{"name":"Renamed","is_admin":true,"user_id":1,"__proto__":{"isAdmin":true},"id":999}',
+    );
     const res = await rest(app, 'PATCH', '/api/auth/me', { token, body });
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ id: user.id, name: 'Renamed' });
@@ -70,16 +85,28 @@ describe('issue 11: unknown body fields are ignored', () => {
     const camel = await rest(app, 'PATCH', '/api/auth/me', { token, body: { heightCm: 180 } });
     expect(camel.status).toBe(200);
     expect(camel.body.height_cm).toBeNull();
-    const snake = await rest(app, 'PATCH', '/api/auth/me', { token, body: { height_cm: 180, heightCm: 150 } });
+    const snake = await rest(app, 'PATCH', '/api/auth/me', {
+      token,
+      body: { height_cm: 180, heightCm: 150 },
+    });
     expect(snake.body.height_cm).toBe(180);
 
-    const reading = await rest(app, 'POST', '/api/glucose/readings', { token, body: { timestamp: minutesAgo(1), valueMgDl: 100 } });
+    const reading = await rest(app, 'POST', '/api/glucose/readings', {
+      token,
+      body: { timestamp: minutesAgo(1), valueMgDl: 100 },
+    });
     expect(reading.status).toBe(422);
-    expect(reading.body.detail).toEqual([{ loc: ['body', 'value_mg_dl'], msg: 'Field required', type: 'missing' }]);
+    expect(reading.body.detail).toEqual([
+      { loc: ['body', 'value_mg_dl'], msg: 'Field required', type: 'missing' },
+    ]);
 
     // query parameters too: sinceHours is not since_hours (which would refuse 0)
-    expect((await rest(app, 'GET', '/api/glucose/readings?sinceHours=0', { token })).status).toBe(200);
-    expect((await rest(app, 'GET', '/api/glucose/readings?since_hours=0', { token })).status).toBe(422);
+    expect((await rest(app, 'GET', '/api/glucose/readings?sinceHours=0', { token })).status).toBe(
+      200,
+    );
+    expect((await rest(app, 'GET', '/api/glucose/readings?since_hours=0', { token })).status).toBe(
+      422,
+    );
   });
 });
 
@@ -96,7 +123,10 @@ describe('issue 11: lax coercion as Pydantic v2 does it', () => {
       [{ sensor_id: null, source: null, value_mg_dl: 130 }, 0, 130],
     ];
     for (const [fields, sensor, value] of cases) {
-      const res = await rest(app, 'POST', '/api/glucose/readings', { token, body: { timestamp: at.toISOString(), ...fields } });
+      const res = await rest(app, 'POST', '/api/glucose/readings', {
+        token,
+        body: { timestamp: at.toISOString(), ...fields },
+      });
       if (value < 10) {
         // true is 1.0: read as a number, then refused by the field's own range rule
         expect(res.status, JSON.stringify(fields)).toBe(422);
@@ -104,7 +134,11 @@ describe('issue 11: lax coercion as Pydantic v2 does it', () => {
         continue;
       }
       expect(res.status, JSON.stringify(fields)).toBe(200);
-      expect(res.body).toMatchObject({ id: `g:${user.id}:${sensor}:${at.getTime()}`, sensor_id: sensor, value_mg_dl: value });
+      expect(res.body).toMatchObject({
+        id: `g:${user.id}:${sensor}:${at.getTime()}`,
+        sensor_id: sensor,
+        value_mg_dl: value,
+      });
     }
   });
 
@@ -112,8 +146,16 @@ describe('issue 11: lax coercion as Pydantic v2 does it', () => {
     const { token } = await seedUser(app);
     const at = secondsAgo(120);
     const seconds = at.getTime() / 1000;
-    for (const [sensor, timestamp] of [[11, seconds], [12, at.getTime()], [13, String(seconds)], [14, at.toISOString()]] as const) {
-      const res = await rest(app, 'POST', '/api/glucose/readings', { token, body: { sensor_id: sensor, timestamp, value_mg_dl: 100 } });
+    for (const [sensor, timestamp] of [
+      [11, seconds],
+      [12, at.getTime()],
+      [13, String(seconds)],
+      [14, at.toISOString()],
+    ] as const) {
+      const res = await rest(app, 'POST', '/api/glucose/readings', {
+        token,
+        body: { sensor_id: sensor, timestamp, value_mg_dl: 100 },
+      });
       expect(res.status, String(timestamp)).toBe(200);
       expect(res.body.timestamp).toBe(at.toISOString());
     }
@@ -126,16 +168,33 @@ describe('issue 11: lax coercion as Pydantic v2 does it', () => {
 
   it('reads query strings and path parameters with the same rules', async () => {
     const { token } = await seedUser(app);
-    await rest(app, 'POST', '/api/glucose/readings', { token, body: { sensor_id: 7, timestamp: minutesAgo(5), value_mg_dl: 140 } });
-    const list = await rest(app, 'GET', '/api/glucose/readings?since_hours=24.0&limit=1_0&sensor_id=%207', { token });
+    await rest(app, 'POST', '/api/glucose/readings', {
+      token,
+      body: { sensor_id: 7, timestamp: minutesAgo(5), value_mg_dl: 140 },
+    });
+    const list = await rest(
+      app,
+      'GET',
+      '/api/glucose/readings?since_hours=24.0&limit=1_0&sensor_id=%207',
+      { token },
+    );
     expect(list.status).toBe(200);
     expect(list.body.map((r: { value_mg_dl: number }) => r.value_mg_dl)).toEqual([140]);
     // a repeated scalar parameter takes its last value, as FastAPI reads it
-    expect((await rest(app, 'GET', '/api/glucose/readings?limit=abc&limit=5', { token })).status).toBe(200);
+    expect(
+      (await rest(app, 'GET', '/api/glucose/readings?limit=abc&limit=5', { token })).status,
+    ).toBe(200);
     const now = Date.now();
-    const nutrition = await rest(app, 'GET', `/api/meals/daily_nutrition?start_ms=${now - 86_400_000}.0&end_ms=${now}`, { token });
+    const nutrition = await rest(
+      app,
+      'GET',
+      `/api/meals/daily_nutrition?start_ms=${now - 86_400_000}.0&end_ms=${now}`,
+      { token },
+    );
     expect(nutrition.status).toBe(200);
-    const metrics = await rest(app, 'GET', '/api/health/metrics?metric_type=steps&days=7.000', { token });
+    const metrics = await rest(app, 'GET', '/api/health/metrics?metric_type=steps&days=7.000', {
+      token,
+    });
     expect(metrics.status).toBe(200);
   });
 
@@ -143,8 +202,12 @@ describe('issue 11: lax coercion as Pydantic v2 does it', () => {
     const { user, token, password } = await seedUser(app);
     const named = await rest(app, 'PATCH', '/api/auth/me', { token, body: { name: 5 } });
     expect(named.status).toBe(422);
-    expect(named.body.detail).toEqual([{ loc: ['body', 'name'], msg: 'Input should be a valid string', type: 'string_type' }]);
-    const login = await rest(app, 'POST', '/api/auth/login', { body: { email: user.email, password: 12345678 } });
+    expect(named.body.detail).toEqual([
+      { loc: ['body', 'name'], msg: 'Input should be a valid string', type: 'string_type' },
+    ]);
+    const login = await rest(app, 'POST', '/api/auth/login', {
+      body: { email: user.email, password: 12345678 },
+    });
     expect(login.status).toBe(422);
     expect(login.body.detail[0]).toMatchObject({ loc: ['body', 'password'], type: 'string_type' });
     expect(password).toEqual(expect.any(String));
@@ -152,7 +215,11 @@ describe('issue 11: lax coercion as Pydantic v2 does it', () => {
 
   it('answers 422, never 500, for what no lax rule reads: fractions, words, 32-bit overflow, infinities', async () => {
     const { token } = await seedUser(app);
-    const body = (fields: Record<string, unknown>) => ({ timestamp: minutesAgo(1), value_mg_dl: 100, ...fields });
+    const body = (fields: Record<string, unknown>) => ({
+      timestamp: minutesAgo(1),
+      value_mg_dl: 100,
+      ...fields,
+    });
     const cases: [Record<string, unknown>, string, string][] = [
       [{ sensor_id: 2.5 }, 'sensor_id', 'int_from_float'],
       [{ sensor_id: 'two' }, 'sensor_id', 'int_parsing'],
@@ -171,7 +238,10 @@ describe('issue 11: lax coercion as Pydantic v2 does it', () => {
     for (const [fields, field, type] of cases) {
       const res = await rest(app, 'POST', '/api/glucose/readings', { token, body: body(fields) });
       expect(res.status, JSON.stringify(fields)).toBe(422);
-      expect(res.body.detail[0], JSON.stringify(fields)).toMatchObject({ loc: ['body', field], type });
+      expect(res.body.detail[0], JSON.stringify(fields)).toMatchObject({
+        loc: ['body', field],
+        type,
+      });
     }
     for (const query of ['since_hours=1e400', 'since_hours=99999999999', 'limit=1.5', 'limit=']) {
       const res = await rest(app, 'GET', `/api/glucose/readings?${query}`, { token });
@@ -180,7 +250,10 @@ describe('issue 11: lax coercion as Pydantic v2 does it', () => {
     }
     const grant = await rest(app, 'POST', '/api/auth/grants/12345678901/accept', { token });
     expect(grant.status).toBe(422);
-    expect(grant.body.detail[0]).toMatchObject({ loc: ['path', 'grant_id'], type: 'less_than_equal' });
+    expect(grant.body.detail[0]).toMatchObject({
+      loc: ['path', 'grant_id'],
+      type: 'less_than_equal',
+    });
   });
 
   it('reads Boolean from true/false, 0/1 and the words Pydantic accepts, case-insensitively', () => {
@@ -188,15 +261,48 @@ describe('issue 11: lax coercion as Pydantic v2 does it', () => {
     const type = schema.getType('OnboardingInput') as GraphQLInputObjectType;
     const read = (value: unknown, text = false) => {
       const issues: ValidationIssue[] = [];
-      const out = readWireValue({ onboarding_completed: value }, type, { text, variable: 'input', issues }) as Record<string, unknown>;
+      const out = readWireValue({ onboarding_completed: value }, type, {
+        text,
+        variable: 'input',
+        issues,
+      }) as Record<string, unknown>;
       return issues.length ? issues : out.onboardingCompleted;
     };
-    for (const yes of [true, 1, 1.0, '1', 't', 'T', 'true', 'True', 'TRUE', 'y', 'yes', 'Yes', 'on', 'ON']) expect(read(yes), String(yes)).toBe(true);
-    for (const no of [false, 0, '0', 'f', 'F', 'false', 'False', 'n', 'no', 'NO', 'off', 'Off']) expect(read(no), String(no)).toBe(false);
+    for (const yes of [
+      true,
+      1,
+      1.0,
+      '1',
+      't',
+      'T',
+      'true',
+      'True',
+      'TRUE',
+      'y',
+      'yes',
+      'Yes',
+      'on',
+      'ON',
+    ])
+      expect(read(yes), String(yes)).toBe(true);
+    for (const no of [false, 0, '0', 'f', 'F', 'false', 'False', 'n', 'no', 'NO', 'off', 'Off'])
+      expect(read(no), String(no)).toBe(false);
     for (const bad of ['2', 'maybe', '', ' true', 2, 0.5]) {
-      expect(read(bad), String(bad)).toEqual([{ loc: ['input', 'onboardingCompleted'], msg: 'Input should be a valid boolean, unable to interpret input', type: 'bool_parsing' }]);
+      expect(read(bad), String(bad)).toEqual([
+        {
+          loc: ['input', 'onboardingCompleted'],
+          msg: 'Input should be a valid boolean, unable to interpret input',
+          type: 'bool_parsing',
+        },
+      ]);
     }
-    expect(read({})).toEqual([{ loc: ['input', 'onboardingCompleted'], msg: 'Input should be a valid boolean', type: 'bool_type' }]);
+    expect(read({})).toEqual([
+      {
+        loc: ['input', 'onboardingCompleted'],
+        msg: 'Input should be a valid boolean',
+        type: 'bool_type',
+      },
+    ]);
     expect(read('yes', true)).toBe(true);
   });
 });
@@ -234,7 +340,12 @@ describe('issue 11: a wrong method on a known path answers 405', () => {
 
 describe('issue 11: unknown paths outside /api', () => {
   it('answers JSON 404 to API clients, and a page to a browser', async () => {
-    for (const accept of [undefined, '*/*', 'application/json', 'application/json, text/plain, */*']) {
+    for (const accept of [
+      undefined,
+      '*/*',
+      'application/json',
+      'application/json, text/plain, */*',
+    ]) {
       for (const path of ['/nope', '/v1/readings', '/.well-known/oauth-authorization-server']) {
         const res = await app.fetch(path, { headers: accept ? { accept } : {} });
         expect(res.status, `${path} ${accept}`).toBe(404);
@@ -244,7 +355,9 @@ describe('issue 11: unknown paths outside /api', () => {
     }
     const post = await rest(app, 'POST', '/nope', { body: {} });
     expect(post).toMatchObject({ status: 404, body: { detail: 'Not Found' } });
-    const page = await app.fetch('/nope', { headers: { accept: 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8' } });
+    const page = await app.fetch('/nope', {
+      headers: { accept: 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8' },
+    });
     expect(page.status).toBe(404);
     expect(page.headers.get('content-type')).toMatch(/^text\/html/);
     expect(page.headers.get('content-security-policy')).toBe("default-src 'none'");
@@ -267,36 +380,70 @@ describe('issue 11: one loc form in 422 answers', () => {
     const { token } = await seedUser(app);
     const batch = await rest(app, 'POST', '/api/glucose/readings/batch', {
       token,
-      body: [{ timestamp: minutesAgo(1), value_mg_dl: 100 }, { timestamp: minutesAgo(2), value_mg_dl: 'high' }],
+      body: [
+        { timestamp: minutesAgo(1), value_mg_dl: 100 },
+        { timestamp: minutesAgo(2), value_mg_dl: 'high' },
+      ],
     });
     expect(batch.status).toBe(422);
     expect(batch.body.detail).toEqual([
-      { loc: ['body', 1, 'value_mg_dl'], msg: 'Input should be a valid number, unable to parse string as a number', type: 'float_parsing' },
+      {
+        loc: ['body', 1, 'value_mg_dl'],
+        msg: 'Input should be a valid number, unable to parse string as a number',
+        type: 'float_parsing',
+      },
     ]);
-    const raw = await rest(app, 'POST', '/api/glucose/raw/batch', { token, body: [{ sensor_id: 1, timestamp: minutesAgo(1) }] });
-    expect(raw.body.detail).toEqual([{ loc: ['body', 0, 'raw_value'], msg: 'Field required', type: 'missing' }]);
+    const raw = await rest(app, 'POST', '/api/glucose/raw/batch', {
+      token,
+      body: [{ sensor_id: 1, timestamp: minutesAgo(1) }],
+    });
+    expect(raw.body.detail).toEqual([
+      { loc: ['body', 0, 'raw_value'], msg: 'Field required', type: 'missing' },
+    ]);
     const imported = await rest(app, 'POST', '/api/health/platform/import', {
       token,
-      body: { samples: [{ metric_type: 'steps', value: 1, timestamp: minutesAgo(1) }, { metric_type: 'stairs', value: 1, timestamp: minutesAgo(1) }] },
+      body: {
+        samples: [
+          { metric_type: 'steps', value: 1, timestamp: minutesAgo(1) },
+          { metric_type: 'stairs', value: 1, timestamp: minutesAgo(1) },
+        ],
+      },
     });
     expect(imported.status).toBe(422);
-    expect(imported.body.detail[0]).toMatchObject({ loc: ['body', 'samples', 1, 'metric_type'], type: 'enum' });
+    expect(imported.body.detail[0]).toMatchObject({
+      loc: ['body', 'samples', 1, 'metric_type'],
+      type: 'enum',
+    });
     const sensor = await rest(app, 'POST', '/api/glucose/process-sensor', {
       token,
       body: { sensor_id: 1, samples: [{ timestamp: minutesAgo(1), rawValue: 1 }] },
     });
-    expect(sensor.body.detail).toEqual([{ loc: ['body', 'samples', 0, 'raw_value'], msg: 'Field required', type: 'missing' }]);
+    expect(sensor.body.detail).toEqual([
+      { loc: ['body', 'samples', 0, 'raw_value'], msg: 'Field required', type: 'missing' },
+    ]);
   });
 
   it('locates query parameters in "query" under their wire names, also for a rule\'s own issue', async () => {
     const { token } = await seedUser(app);
-    const trends = await rest(app, 'GET', '/api/glucose/trends?start_date=2024-02-01&end_date=2024-01-01', { token });
+    const trends = await rest(
+      app,
+      'GET',
+      '/api/glucose/trends?start_date=2024-02-01&end_date=2024-01-01',
+      { token },
+    );
     expect(trends.status).toBe(422);
     expect(trends.body.detail[0].loc).toEqual(['query', 'start_date']);
-    const metrics = await rest(app, 'GET', '/api/health/metrics?metric_type=floors&days=x', { token });
-    expect(metrics.body.detail.map((d: { loc: unknown }) => d.loc)).toEqual([['query', 'metric_type'], ['query', 'days']]);
+    const metrics = await rest(app, 'GET', '/api/health/metrics?metric_type=floors&days=x', {
+      token,
+    });
+    expect(metrics.body.detail.map((d: { loc: unknown }) => d.loc)).toEqual([
+      ['query', 'metric_type'],
+      ['query', 'days'],
+    ]);
     const nutrition = await rest(app, 'GET', '/api/meals/daily_nutrition?start_ms=10', { token });
-    expect(nutrition.body.detail).toEqual([{ loc: ['query', 'end_ms'], msg: 'Field required', type: 'missing' }]);
+    expect(nutrition.body.detail).toEqual([
+      { loc: ['query', 'end_ms'], msg: 'Field required', type: 'missing' },
+    ]);
   });
 
   it('never names a GraphQL variable or a camelCase field in a loc', async () => {
@@ -306,10 +453,19 @@ describe('issue 11: one loc form in 422 answers', () => {
       await rest(app, 'POST', '/api/auth/idp', { body: { provider: 'nope', id_token: 'x' } }),
       await rest(app, 'PATCH', '/api/auth/me', { token, body: { date_of_birth: 'soon' } }),
       await rest(app, 'PATCH', '/api/auth/me', { token, body: { weight_kg: 'heavy' } }),
-      await rest(app, 'POST', '/api/devices/sensor', { token, body: { serial_number: 5, started_at: 'then' } }),
+      await rest(app, 'POST', '/api/devices/sensor', {
+        token,
+        body: { serial_number: 5, started_at: 'then' },
+      }),
       await rest(app, 'POST', '/api/glucose/readings', { token, body: {} }),
-      await rest(app, 'POST', '/api/health/platform/import', { token, body: { samples: [{ metricType: 'steps', value: 1, timestamp: 'now' }] } }),
-      await rest(app, 'POST', '/api/glucose/readings/batch', { token, body: [{ timestamp: minutesAgo(1), valueMgDl: 1 }] }),
+      await rest(app, 'POST', '/api/health/platform/import', {
+        token,
+        body: { samples: [{ metricType: 'steps', value: 1, timestamp: 'now' }] },
+      }),
+      await rest(app, 'POST', '/api/glucose/readings/batch', {
+        token,
+        body: [{ timestamp: minutesAgo(1), valueMgDl: 1 }],
+      }),
     ];
     const locs = answers.flatMap((a) => {
       expect(a.status).toBe(422);

@@ -17,10 +17,11 @@ const app = await startTestApp({ SMTP_URL: smtp.url, PUBLIC_URL });
 
 const chromium = useChromium();
 
-
 /** Every http(s) address in a mail's text, without the sentence punctuation after it. */
 function linksIn(mail: ReceivedMail): string[] {
-  return [...mail.text.matchAll(/https?:\/\/[^\s<>"]+/g)].map((m) => m[0].replace(/[.,;:!?)]+$/, ''));
+  return [...mail.text.matchAll(/https?:\/\/[^\s<>"]+/g)].map((m) =>
+    m[0].replace(/[.,;:!?)]+$/, ''),
+  );
 }
 
 /** The same address on the test server (it serves what PUBLIC_URL names). */
@@ -35,13 +36,30 @@ async function sendEveryEmail(): Promise<Record<'invitation' | 'reset' | 'code',
   const owner = await seedUser(app, { name: 'Owner' });
   const invitee = `invitee.${Date.now()}@example.com`;
   let since = smtp.messages.length;
-  expect((await rest(app, 'POST', '/api/auth/share', { token: owner.token, body: { email: invitee } })).status).toBe(200);
+  expect(
+    (await rest(app, 'POST', '/api/auth/share', { token: owner.token, body: { email: invitee } }))
+      .status,
+  ).toBe(200);
   const invitation = await smtp.waitFor(invitee, { since });
   since = smtp.messages.length;
-  expect((await rest(app, 'POST', '/api/auth/forgot-password', { body: { email: owner.user.email }, headers: fromNewIp() })).status).toBe(200);
+  expect(
+    (
+      await rest(app, 'POST', '/api/auth/forgot-password', {
+        body: { email: owner.user.email },
+        headers: fromNewIp(),
+      })
+    ).status,
+  ).toBe(200);
   const reset = await smtp.waitFor(owner.user.email, { since });
   since = smtp.messages.length;
-  expect((await rest(app, 'POST', '/api/auth/email/start', { body: { email: invitee }, headers: fromNewIp() })).status).toBe(200);
+  expect(
+    (
+      await rest(app, 'POST', '/api/auth/email/start', {
+        body: { email: invitee },
+        headers: fromNewIp(),
+      })
+    ).status,
+  ).toBe(200);
   const code = await smtp.waitFor(invitee, { since });
   return { invitation, reset, code };
 }
@@ -72,7 +90,9 @@ describe('links in emails', () => {
       const text = await page.locator('main').innerText();
       expect(text).toContain('Sharing');
       expect(text).toContain('accept the invitation');
-      expect(await page.evaluate(() => getComputedStyle(document.querySelector('main')!).maxWidth)).toBe('448px');
+      expect(
+        await page.evaluate(() => getComputedStyle(document.querySelector('main')!).maxWidth),
+      ).toBe('448px');
       expect(elsewhere).toEqual([]);
     } finally {
       await page.close();
@@ -82,11 +102,22 @@ describe('links in emails', () => {
   it('the reset form may be posted with PUBLIC_URL as its origin (behind a proxy that rewrites Host)', async () => {
     const { user } = await seedUser(app);
     const since = smtp.messages.length;
-    await rest(app, 'POST', '/api/auth/forgot-password', { body: { email: user.email }, headers: fromNewIp() });
+    await rest(app, 'POST', '/api/auth/forgot-password', {
+      body: { email: user.email },
+      headers: fromNewIp(),
+    });
     const token = /token=([\w-]+)/.exec((await smtp.waitFor(user.email, { since })).text)![1];
-    const body = new URLSearchParams({ token, new_password: 'behind a proxy', confirm_password: 'behind a proxy' }).toString();
+    const body = new URLSearchParams({
+      token,
+      new_password: 'behind a proxy',
+      confirm_password: 'behind a proxy',
+    }).toString();
     const post = (origin: string) =>
-      app.fetch('/reset-password', { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', origin }, body });
+      app.fetch('/reset-password', {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded', origin },
+        body,
+      });
     expect((await post('http://health.example.test:8001')).status).toBe(403);
     expect((await post(PUBLIC_URL)).status).toBe(200);
   });
@@ -109,7 +140,12 @@ describe('GET /', () => {
   });
 
   it('answers API clients the JSON 404 they always got', async () => {
-    for (const accept of [undefined, '*/*', 'application/json', 'application/json, text/plain, */*']) {
+    for (const accept of [
+      undefined,
+      '*/*',
+      'application/json',
+      'application/json, text/plain, */*',
+    ]) {
       const res = await app.fetch('/', { headers: accept ? { accept } : {} });
       expect(res.status, accept).toBe(404);
       expect(await res.json()).toEqual({ detail: 'Not Found' });

@@ -25,7 +25,10 @@ const FORM = 'application/x-www-form-urlencoded';
  */
 async function resetLink(email: string): Promise<string> {
   const since = smtp.messages.length;
-  const asked = await rest(app, 'POST', '/api/auth/forgot-password', { body: { email }, headers: fromNewIp() });
+  const asked = await rest(app, 'POST', '/api/auth/forgot-password', {
+    body: { email },
+    headers: fromNewIp(),
+  });
   expect(asked.status).toBe(200);
   const mail = await smtp.waitFor(email, { since });
   const link = new URL(/https?:\/\/\S+/.exec(mail.text)![0]);
@@ -37,10 +40,14 @@ async function resetLink(email: string): Promise<string> {
 const tokenOf = (link: string): string => new URL(link).searchParams.get('token')!;
 
 const loginStatus = async (email: string, password: string): Promise<number> =>
-  (await rest(app, 'POST', '/api/auth/login', { body: { email, password }, headers: fromNewIp() })).status;
+  (await rest(app, 'POST', '/api/auth/login', { body: { email, password }, headers: fromNewIp() }))
+    .status;
 
 /** Posts the form as a browser would, with `fields` url-encoded (or a raw body). */
-function postForm(fields: Record<string, string> | string, headers: Record<string, string> = {}): Promise<Response> {
+function postForm(
+  fields: Record<string, string> | string,
+  headers: Record<string, string> = {},
+): Promise<Response> {
   return app.fetch('/reset-password', {
     method: 'POST',
     headers: { 'content-type': FORM, accept: BROWSER_ACCEPT, ...headers },
@@ -48,7 +55,11 @@ function postForm(fields: Record<string, string> | string, headers: Record<strin
   });
 }
 
-const fields = (token: string, password = 'a brand new password', confirm = password): Record<string, string> => ({
+const fields = (
+  token: string,
+  password = 'a brand new password',
+  confirm = password,
+): Record<string, string> => ({
   token,
   new_password: password,
   confirm_password: confirm,
@@ -69,7 +80,9 @@ async function submit(page: Page, password: string, confirm = password): Promise
   await page.fill('#new_password', password);
   await page.fill('#confirm_password', confirm);
   const [answer] = await Promise.all([
-    page.waitForResponse((r) => r.request().method() === 'POST' && r.url() === `${app.baseUrl}/reset-password`),
+    page.waitForResponse(
+      (r) => r.request().method() === 'POST' && r.url() === `${app.baseUrl}/reset-password`,
+    ),
     page.click('button[type=submit]'),
   ]);
   await page.waitForLoadState();
@@ -95,14 +108,20 @@ describe('the reset link in headless Chromium', () => {
       const opened = await page.goto(link);
       expect(opened?.status()).toBe(200);
       const headers = opened!.headers();
-      expect(headers['content-security-policy']).toMatch(/default-src 'none'; style-src 'sha256-[\w+/=]+'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'/);
+      expect(headers['content-security-policy']).toMatch(
+        /default-src 'none'; style-src 'sha256-[\w+/=]+'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'/,
+      );
       expect(headers['referrer-policy']).toBe('no-referrer');
       expect(headers['cache-control']).toBe('no-store');
       expect(headers['x-content-type-options']).toBe('nosniff');
       expect(await page.locator('h1').innerText()).toBe('Choose a new password');
       expect(await page.locator('input[name=token]').inputValue()).toBe(tokenOf(link));
       // the inline stylesheet is allowed by its hash (a stale hash would leave the button unstyled)
-      expect(await page.evaluate(() => getComputedStyle(document.querySelector('button')!).backgroundColor)).toBe('rgb(31, 111, 235)');
+      expect(
+        await page.evaluate(
+          () => getComputedStyle(document.querySelector('button')!).backgroundColor,
+        ),
+      ).toBe('rgb(31, 111, 235)');
 
       // two different passwords: the form again, nothing used up
       expect(await submit(page, 'first try password', 'second try password')).toBe(422);
@@ -134,7 +153,10 @@ describe('the reset link in headless Chromium', () => {
   it('works for a visitor signed in to the web app (the session cookie does not get in the way)', async () => {
     const { user, password } = await seedUser(app);
     const link = await resetLink(user.email);
-    const web = await rest(app, 'POST', '/api/auth/web/login', { body: { email: user.email, password }, headers: fromNewIp() });
+    const web = await rest(app, 'POST', '/api/auth/web/login', {
+      body: { email: user.email, password },
+      headers: fromNewIp(),
+    });
     expect(web.status).toBe(200);
     const { page, elsewhere } = await offlinePage(chromium.browser, app.baseUrl);
     try {
@@ -198,7 +220,9 @@ describe('GET /reset-password', () => {
     }
     expect((await app.fetch(path, { method: 'HEAD' })).status).toBe(200);
     expect(await loginStatus(user.email, password)).toBe(200);
-    const row = await app.db.prisma.passwordResetToken.findFirstOrThrow({ where: { userId: user.id } });
+    const row = await app.db.prisma.passwordResetToken.findFirstOrThrow({
+      where: { userId: user.id },
+    });
     expect(row.usedAt).toBeNull();
     // and the token still does its job
     expect((await postForm(fields(tokenOf(link)))).status).toBe(200);
@@ -207,14 +231,18 @@ describe('GET /reset-password', () => {
 
   it('answers 400 "link is incomplete" without a token, with a blank one, or with two', async () => {
     for (const query of ['', '?token=', '?token=%20%20', '?token=a&token=b', '?other=1']) {
-      const res = await app.fetch(`/reset-password${query}`, { headers: { accept: BROWSER_ACCEPT } });
+      const res = await app.fetch(`/reset-password${query}`, {
+        headers: { accept: BROWSER_ACCEPT },
+      });
       expect(res.status, query).toBe(400);
       expect(await pageOf(res)).toContain('This link is incomplete');
     }
   });
 
   it('escapes the token it echoes into the form', async () => {
-    const res = await app.fetch(`/reset-password?token=${encodeURIComponent('"><script>alert(1)</script>&amp;')}`);
+    const res = await app.fetch(
+      `/reset-password?token=${encodeURIComponent('"><script>alert(1)</script>&amp;')}`,
+    );
     const body = await pageOf(res);
     expect(res.status).toBe(200);
     expect(body).not.toContain('<script>');
@@ -241,7 +269,10 @@ describe('POST /reset-password', () => {
     expect(await loginStatus(user.email, password)).toBe(200);
     expect(await loginStatus(user.email, 'stolen password')).toBe(401);
     // the token was not used: this server's own origin may post it
-    const own = await postForm(fields(token), { origin: app.baseUrl, 'sec-fetch-site': 'same-origin' });
+    const own = await postForm(fields(token), {
+      origin: app.baseUrl,
+      'sec-fetch-site': 'same-origin',
+    });
     expect(own.status).toBe(200);
     expect(await pageOf(own)).toContain('Password changed');
   });
@@ -289,7 +320,10 @@ describe('POST /reset-password', () => {
       expect(res.status, bad.slice(0, 10)).toBe(400);
       expect(await pageOf(res)).toContain('This link no longer works');
     }
-    await app.db.prisma.passwordResetToken.updateMany({ where: { userId: user.id }, data: { expiresAt: new Date(Date.now() - 1000) } });
+    await app.db.prisma.passwordResetToken.updateMany({
+      where: { userId: user.id },
+      data: { expiresAt: new Date(Date.now() - 1000) },
+    });
     const expired = await postForm(fields(token));
     expect(expired.status).toBe(400);
     expect(await pageOf(expired)).toContain('This link no longer works');
@@ -302,17 +336,47 @@ describe('POST /reset-password', () => {
     // [case, body, expected status, extra headers]
     const cases: [string, string, number, Record<string, string>?][] = [
       ['NUL in the token', `token=${token}%00&new_password=${pw}&confirm_password=${pw}`, 400],
-      ['NUL in the password', `token=${token}&new_password=abc%00defghij&confirm_password=abc%00defghij`, 422],
-      ['1 MB body', `token=${token}&new_password=${'a'.repeat(1024 * 1024)}&confirm_password=x`, 413],
+      [
+        'NUL in the password',
+        `token=${token}&new_password=abc%00defghij&confirm_password=abc%00defghij`,
+        422,
+      ],
+      [
+        '1 MB body',
+        `token=${token}&new_password=${'a'.repeat(1024 * 1024)}&confirm_password=x`,
+        413,
+      ],
       ['broken percent-encoding', `token=%E0%A4%A&new_password=%zz%&confirm_password=%zz%`, 400],
-      ['broken percent-encoding in the password', `token=${token}&new_password=%E0%A4%Azzzzzzzz&confirm_password=%E0%A4%Azzzzzzzz`, 400],
-      ['token twice', `token=${token}&token=${token}&new_password=${pw}&confirm_password=${pw}`, 400],
-      ['password twice', `token=${token}&new_password=${pw}&new_password=${pw}&confirm_password=${pw}`, 422],
+      [
+        'broken percent-encoding in the password',
+        `token=${token}&new_password=%E0%A4%Azzzzzzzz&confirm_password=%E0%A4%Azzzzzzzz`,
+        400,
+      ],
+      [
+        'token twice',
+        `token=${token}&token=${token}&new_password=${pw}&confirm_password=${pw}`,
+        400,
+      ],
+      [
+        'password twice',
+        `token=${token}&new_password=${pw}&new_password=${pw}&confirm_password=${pw}`,
+        422,
+      ],
       ['many fields', Array.from({ length: 50 }, (_, i) => `f${i}=1`).join('&'), 413],
       ['no body', '', 400],
       ['JSON body', JSON.stringify(fields(token, pw)), 400, { 'content-type': 'application/json' }],
-      ['multipart body', '--x\r\nContent-Disposition: form-data; name="token"\r\n\r\nabc\r\n--x--\r\n', 400, { 'content-type': 'multipart/form-data; boundary=x' }],
-      ['latin-1 charset', `token=${token}&new_password=${pw}&confirm_password=${pw}`, 415, { 'content-type': `${FORM}; charset=latin1` }],
+      [
+        'multipart body',
+        '--x\r\nContent-Disposition: form-data; name="token"\r\n\r\nabc\r\n--x--\r\n',
+        400,
+        { 'content-type': 'multipart/form-data; boundary=x' },
+      ],
+      [
+        'latin-1 charset',
+        `token=${token}&new_password=${pw}&confirm_password=${pw}`,
+        415,
+        { 'content-type': `${FORM}; charset=latin1` },
+      ],
       ['gzip that is not', `token=${token}`, 400, { 'content-encoding': 'gzip' }],
     ];
     for (const [name, body, status, headers] of cases) {
@@ -324,10 +388,18 @@ describe('POST /reset-password', () => {
     const latin1 = await app.fetch('/reset-password', {
       method: 'POST',
       headers: { 'content-type': FORM },
-      body: Buffer.concat([Buffer.from(`token=${token}&new_password=`), Buffer.from([0xe9, 0xe9, 0xe9, 0xe9, 0xe9, 0xe9, 0xe9, 0xe9]), Buffer.from('&confirm_password=x')]),
+      body: Buffer.concat([
+        Buffer.from(`token=${token}&new_password=`),
+        Buffer.from([0xe9, 0xe9, 0xe9, 0xe9, 0xe9, 0xe9, 0xe9, 0xe9]),
+        Buffer.from('&confirm_password=x'),
+      ]),
     });
     expect(latin1.status).toBe(400);
-    const put = await app.fetch('/reset-password', { method: 'PUT', headers: { 'content-type': FORM }, body: 'token=x' });
+    const put = await app.fetch('/reset-password', {
+      method: 'PUT',
+      headers: { 'content-type': FORM },
+      body: 'token=x',
+    });
     expect(put.status).toBe(405);
     expect(put.headers.get('allow')).toBe('GET, HEAD, POST');
     // none of it changed the password or spent the token

@@ -51,10 +51,14 @@ export function userKeyedTables(): PersonKeyedTable[] {
 
 const USER_TABLES = userKeyedTables();
 
-type DeleteManyDelegate = { deleteMany(args: { where: Record<string, unknown> }): Promise<{ count: number }> };
+type DeleteManyDelegate = {
+  deleteMany(args: { where: Record<string, unknown> }): Promise<{ count: number }>;
+};
 
 function delegateOf(tx: Prisma.TransactionClient, model: string): DeleteManyDelegate {
-  const delegate = (tx as unknown as Record<string, DeleteManyDelegate | undefined>)[model[0].toLowerCase() + model.slice(1)];
+  const delegate = (tx as unknown as Record<string, DeleteManyDelegate | undefined>)[
+    model[0].toLowerCase() + model.slice(1)
+  ];
   if (!delegate) throw new Error(`no Prisma delegate for model ${model}`);
   return delegate;
 }
@@ -63,8 +67,10 @@ function delegateOf(tx: Prisma.TransactionClient, model: string): DeleteManyDele
 async function sweep(tx: Prisma.TransactionClient, userId: number, email: string): Promise<number> {
   let removed = 0;
   // NOTE: every filter names this person only: their id in a foreign key, or their own address.
-  for (const t of USER_TABLES) removed += (await delegateOf(tx, t.model).deleteMany({ where: { [t.field]: userId } })).count;
-  for (const t of EMAIL_KEYED) removed += (await delegateOf(tx, t.model).deleteMany({ where: { [t.field]: email } })).count;
+  for (const t of USER_TABLES)
+    removed += (await delegateOf(tx, t.model).deleteMany({ where: { [t.field]: userId } })).count;
+  for (const t of EMAIL_KEYED)
+    removed += (await delegateOf(tx, t.model).deleteMany({ where: { [t.field]: email } })).count;
   return removed;
 }
 
@@ -80,11 +86,18 @@ export interface AccountDeletion {
 }
 
 /** Permanently deletes the caller's account, every row keyed by it, and its stored files. */
-export async function deleteAccount(ctx: AuthedContext, options: DeleteAccountOptions = {}): Promise<AccountDeletion> {
+export async function deleteAccount(
+  ctx: AuthedContext,
+  options: DeleteAccountOptions = {},
+): Promise<AccountDeletion> {
   const userId = ctx.principal.userId;
   // Bumping the epoch first rejects every other session of the account from now on.
   const user = await ctx.prisma.user
-    .update({ where: { id: userId }, data: { sessionEpoch: { increment: 1 } }, select: { email: true } })
+    .update({
+      where: { id: userId },
+      data: { sessionEpoch: { increment: 1 } },
+      select: { email: true },
+    })
     .catch((e: { code?: string }) => {
       if (e.code === 'P2025') throw appError('NOT_FOUND', 'Account not found');
       throw e;
@@ -106,7 +119,9 @@ export async function deleteAccount(ctx: AuthedContext, options: DeleteAccountOp
     if (gone.profilePhotoKey) fileKeys.add(gone.profilePhotoKey);
   });
   for (const key of fileKeys) {
-    await ctx.storage.delete(key).catch((err: unknown) => ctx.log.error({ err, key }, 'could not delete a stored file'));
+    await ctx.storage
+      .delete(key)
+      .catch((err: unknown) => ctx.log.error({ err, key }, 'could not delete a stored file'));
   }
   clearCookiesOfWebCaller(ctx);
   return { deleted: true, removedRows };

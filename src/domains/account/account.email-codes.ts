@@ -29,12 +29,26 @@ export interface StartEmailCodeOptions {
 export async function startEmailCode(ctx: Context, options: StartEmailCodeOptions): Promise<Ack> {
   const email = normaliseEmail(options.email);
   const limits = rules(ctx.config);
-  await spend(ctx, limits.codesPerIp, clientIp(ctx), 'Too many sign-in codes requested; try again later');
-  await spend(ctx, limits.codesPerAddress, email, 'Too many sign-in codes requested; try again later');
+  await spend(
+    ctx,
+    limits.codesPerIp,
+    clientIp(ctx),
+    'Too many sign-in codes requested; try again later',
+  );
+  await spend(
+    ctx,
+    limits.codesPerAddress,
+    email,
+    'Too many sign-in codes requested; try again later',
+  );
   const code = newEmailCode();
   const minutes = ctx.config.EMAIL_CODE_TTL_MINUTES;
   await ctx.prisma.emailCode.create({
-    data: { email, codeHash: hashEmailCode(ctx.config.jwtSecret, email, code), expiresAt: new Date(Date.now() + minutes * 60_000) },
+    data: {
+      email,
+      codeHash: hashEmailCode(ctx.config.jwtSecret, email, code),
+      expiresAt: new Date(Date.now() + minutes * 60_000),
+    },
   });
   await sendMail(ctx, {
     to: email,
@@ -44,7 +58,10 @@ export async function startEmailCode(ctx: Context, options: StartEmailCodeOption
   return ACK;
 }
 
-async function sendMail(ctx: Context, message: { to: string; subject: string; text: string }): Promise<void> {
+async function sendMail(
+  ctx: Context,
+  message: { to: string; subject: string; text: string },
+): Promise<void> {
   try {
     await ctx.mailer.send(message);
   } catch (err) {
@@ -71,15 +88,26 @@ export interface EmailSignIn {
  * is wrong; 429 once it took 5 wrong guesses (until a new code is requested) or the address's daily
  * guess cap is spent. Success uses the code up and returns the account, created on first sign-in.
  */
-async function signInWithEmailCode(ctx: Context, options: VerifyEmailCodeOptions): Promise<EmailSignIn> {
+async function signInWithEmailCode(
+  ctx: Context,
+  options: VerifyEmailCodeOptions,
+): Promise<EmailSignIn> {
   const email = normaliseEmail(options.email);
   const badCode = appError('BAD_REQUEST', 'Invalid or expired code');
-  const latest = await ctx.prisma.emailCode.findFirst({ where: { email }, orderBy: [{ createdAt: 'desc' }, { id: 'desc' }] });
+  const latest = await ctx.prisma.emailCode.findFirst({
+    where: { email },
+    orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
+  });
   if (!latest || latest.usedAt || latest.expiresAt.getTime() <= Date.now()) throw badCode;
   if (latest.failedAttempts >= EMAIL_CODE_MAX_GUESSES) throw await exhaustedCode(ctx, email);
   // NOTE: every evaluated guess counts against the address's daily cap, so hourly code requests
   // (5 codes x 5 guesses) cannot be chained into a day-long brute force of a million codes.
-  await spend(ctx, rules(ctx.config).guessesPerAddress, email, 'Too many sign-in attempts for this address; try again later');
+  await spend(
+    ctx,
+    rules(ctx.config).guessesPerAddress,
+    email,
+    'Too many sign-in attempts for this address; try again later',
+  );
   // NOTE: the guess is counted before it is compared, atomically, so parallel guesses cannot exceed
   // the per-code limit; a correct guess gives its count back below.
   const counted = await ctx.prisma.emailCode.updateMany({
@@ -87,7 +115,15 @@ async function signInWithEmailCode(ctx: Context, options: VerifyEmailCodeOptions
     data: { failedAttempts: { increment: 1 } },
   });
   if (counted.count === 0) throw await exhaustedCode(ctx, email);
-  if (!emailCodeMatches(ctx.config.jwtSecret, latest.codeHash, email, options.code.replace(/\s+/g, ''))) throw badCode;
+  if (
+    !emailCodeMatches(
+      ctx.config.jwtSecret,
+      latest.codeHash,
+      email,
+      options.code.replace(/\s+/g, ''),
+    )
+  )
+    throw badCode;
   const used = await ctx.prisma.emailCode.updateMany({
     where: { id: latest.id, usedAt: null },
     data: { usedAt: new Date(), failedAttempts: { decrement: 1 } },
@@ -102,7 +138,10 @@ async function signInWithEmailCode(ctx: Context, options: VerifyEmailCodeOptions
  */
 async function exhaustedCode(ctx: Context, email: string): Promise<GraphQLError> {
   const next = await ctx.limits.peek(rules(ctx.config).codesPerAddress, email);
-  return rateLimited('Too many wrong guesses; request a new code', next.allowed ? 1 : next.retryAfterSeconds);
+  return rateLimited(
+    'Too many wrong guesses; request a new code',
+    next.allowed ? 1 : next.retryAfterSeconds,
+  );
 }
 
 /** The account of `email`, created (without a password) when there is none. */
@@ -115,7 +154,10 @@ async function findOrCreateCodeUser(ctx: Context, email: string): Promise<EmailS
   } catch (e) {
     if ((e as { code?: string }).code !== 'P2002') throw e;
     // created by a parallel sign-in a moment ago
-    const user = await ctx.prisma.user.findUniqueOrThrow({ where: { email }, select: { id: true } });
+    const user = await ctx.prisma.user.findUniqueOrThrow({
+      where: { email },
+      select: { id: true },
+    });
     return { userId: user.id, isNewUser: false };
   }
 }
@@ -126,7 +168,10 @@ export async function verifyEmailCode(
   options: VerifyEmailCodeOptions,
 ): Promise<IssuedSession & { isNewUser: boolean }> {
   const signIn = await signInWithEmailCode(ctx, options);
-  return { ...(await createSession(ctx, { userId: signIn.userId, kind: 'native' })), isNewUser: signIn.isNewUser };
+  return {
+    ...(await createSession(ctx, { userId: signIn.userId, kind: 'native' })),
+    isNewUser: signIn.isNewUser,
+  };
 }
 
 /** Emailed-code sign-in for the web: the session cookie is set (EmailCodeWebSessionOut). */

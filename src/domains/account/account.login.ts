@@ -29,9 +29,13 @@ export async function registerUser(
   const email = normaliseEmail(options.email);
   const passwordHash = await hashPassword(options.password);
   try {
-    return await ctx.prisma.user.create({ ...query, data: { email, passwordHash, name: options.name ?? null } });
+    return await ctx.prisma.user.create({
+      ...query,
+      data: { email, passwordHash, name: options.name ?? null },
+    });
   } catch (e) {
-    if ((e as { code?: string }).code === 'P2002') throw appError('CONFLICT', 'Email already registered');
+    if ((e as { code?: string }).code === 'P2002')
+      throw appError('CONFLICT', 'Email already registered');
     throw e;
   }
 }
@@ -59,8 +63,12 @@ async function checkPassword(ctx: Context, options: PasswordCheckOptions): Promi
   const rule = rules(ctx.config).loginFailures;
   const key = `${clientIp(ctx)}|${email}`;
   const standing = await ctx.limits.peek(rule, key);
-  if (!standing.allowed) throw rateLimited('Too many failed logins; try again later', standing.retryAfterSeconds);
-  const user = await ctx.prisma.user.findUnique({ where: { email }, select: { id: true, passwordHash: true, isAdmin: true } });
+  if (!standing.allowed)
+    throw rateLimited('Too many failed logins; try again later', standing.retryAfterSeconds);
+  const user = await ctx.prisma.user.findUnique({
+    where: { email },
+    select: { id: true, passwordHash: true, isAdmin: true },
+  });
   const ok = await verifyPassword(user?.passwordHash, options.password);
   // NOTE: one answer for every failure, so no failure tells an account (or an admin) apart.
   if (!user || !ok || (options.adminOnly && !user.isAdmin)) {
@@ -72,12 +80,18 @@ async function checkPassword(ctx: Context, options: PasswordCheckOptions): Promi
 }
 
 /** Password login for the phone: a bearer token. */
-export async function loginWithPassword(ctx: Context, options: PasswordLoginOptions): Promise<IssuedSession> {
+export async function loginWithPassword(
+  ctx: Context,
+  options: PasswordLoginOptions,
+): Promise<IssuedSession> {
   return createSession(ctx, { userId: await checkPassword(ctx, options), kind: 'native' });
 }
 
 /** Password login for the web: the session cookie is set; the answer carries the CSRF token. */
-export async function loginWeb(ctx: Context, options: PasswordLoginOptions): Promise<WebSessionStart> {
+export async function loginWeb(
+  ctx: Context,
+  options: PasswordLoginOptions,
+): Promise<WebSessionStart> {
   return startWebSession(ctx, await checkPassword(ctx, options));
 }
 
@@ -86,6 +100,12 @@ export async function loginWeb(ctx: Context, options: PasswordLoginOptions): Pro
  * be an admin. Answers a bearer token of a native session of that admin (the admin scope follows
  * from the account on every request, so demoting an admin takes effect at once).
  */
-export async function loginAdmin(ctx: Context, options: PasswordLoginOptions): Promise<IssuedSession> {
-  return createSession(ctx, { userId: await checkPassword(ctx, { ...options, adminOnly: true }), kind: 'native' });
+export async function loginAdmin(
+  ctx: Context,
+  options: PasswordLoginOptions,
+): Promise<IssuedSession> {
+  return createSession(ctx, {
+    userId: await checkPassword(ctx, { ...options, adminOnly: true }),
+    kind: 'native',
+  });
 }

@@ -25,11 +25,23 @@ export interface ForgotPasswordOptions {
 export async function forgotPassword(ctx: Context, options: ForgotPasswordOptions): Promise<Ack> {
   const email = normaliseEmail(options.email);
   const limits = rules(ctx.config);
-  await spend(ctx, limits.resetsPerIp, clientIp(ctx), 'Too many password resets requested; try again later');
-  await spend(ctx, limits.resetsPerAddress, email, 'Too many password resets requested; try again later');
+  await spend(
+    ctx,
+    limits.resetsPerIp,
+    clientIp(ctx),
+    'Too many password resets requested; try again later',
+  );
+  await spend(
+    ctx,
+    limits.resetsPerAddress,
+    email,
+    'Too many password resets requested; try again later',
+  );
   // NOTE: never awaited: awaiting would make known addresses measurably slower than unknown ones.
   setImmediate(() => {
-    sendResetLink(ctx, email).catch((err: unknown) => ctx.log.error({ err }, 'password reset email failed'));
+    sendResetLink(ctx, email).catch((err: unknown) =>
+      ctx.log.error({ err }, 'password reset email failed'),
+    );
   });
   return ACK;
 }
@@ -41,9 +53,16 @@ async function sendResetLink(ctx: Context, email: string): Promise<void> {
   const token = newResetToken();
   const minutes = ctx.config.PASSWORD_RESET_TTL_MINUTES;
   await ctx.prisma.passwordResetToken.create({
-    data: { userId: user.id, tokenHash: sha256(token), expiresAt: new Date(Date.now() + minutes * 60_000) },
+    data: {
+      userId: user.id,
+      tokenHash: sha256(token),
+      expiresAt: new Date(Date.now() + minutes * 60_000),
+    },
   });
-  const base = (ctx.config.PUBLIC_URL ?? `http://${ctx.config.HOST}:${ctx.config.PORT}`).replace(/\/$/, '');
+  const base = (ctx.config.PUBLIC_URL ?? `http://${ctx.config.HOST}:${ctx.config.PORT}`).replace(
+    /\/$/,
+    '',
+  );
   await ctx.mailer.send({
     to: email,
     subject: 'Reset your password',
@@ -82,7 +101,10 @@ export async function resetPassword(ctx: Context, options: ResetPasswordOptions)
       data: { usedAt: now },
     });
     if (claimed.count !== 1) throw invalid;
-    await tx.passwordResetToken.updateMany({ where: { userId: found.userId, usedAt: null }, data: { usedAt: now } });
+    await tx.passwordResetToken.updateMany({
+      where: { userId: found.userId, usedAt: null },
+      data: { usedAt: now },
+    });
     await tx.user.update({ where: { id: found.userId }, data: { passwordHash } });
     await revokeAllCredentials(tx, { userId: found.userId, at: now });
   });

@@ -10,8 +10,19 @@ import type { AccountDeletion } from './account.deletion.ts';
 import { startEmailCode, verifyEmailCode, verifyEmailCodeWeb } from './account.email-codes.ts';
 import { loginAdmin, loginWeb, loginWithPassword, registerUser } from './account.login.ts';
 import { forgotPassword, resetPassword } from './account.password-reset.ts';
-import { currentWebSession, listSessions, logoutWeb, revokeAllSessions, revokeSession } from './account.sessions.ts';
-import type { IssuedSession, SessionView, WebSessionStart, WebSessionView } from './account.sessions.ts';
+import {
+  currentWebSession,
+  listSessions,
+  logoutWeb,
+  revokeAllSessions,
+  revokeSession,
+} from './account.sessions.ts';
+import type {
+  IssuedSession,
+  SessionView,
+  WebSessionStart,
+  WebSessionView,
+} from './account.sessions.ts';
 import type { Ack } from './account.shared.ts';
 
 export const AuthToken = builder.objectRef<IssuedSession>('AuthToken').implement({
@@ -24,44 +35,60 @@ export const AuthToken = builder.objectRef<IssuedSession>('AuthToken').implement
 });
 
 /** A bearer token from a sign-in that may create the account: emailed code or identity provider. */
-export const SignInToken = builder.objectRef<IssuedSession & { isNewUser: boolean }>('SignInToken').implement({
-  description: 'A bearer token from an emailed-code or identity-provider sign-in (EmailCodeTokenOut, TokenOut with is_new_user)',
-  fields: (t) => ({
-    accessToken: t.exposeString('token'),
-    tokenType: t.string({ resolve: () => 'bearer' }),
-    expiresIn: t.exposeInt('expiresIn', { description: 'seconds until the token expires' }),
-    isNewUser: t.exposeBoolean('isNewUser', { description: 'true when this sign-in created the account' }),
-  }),
-});
+export const SignInToken = builder
+  .objectRef<IssuedSession & { isNewUser: boolean }>('SignInToken')
+  .implement({
+    description:
+      'A bearer token from an emailed-code or identity-provider sign-in (EmailCodeTokenOut, TokenOut with is_new_user)',
+    fields: (t) => ({
+      accessToken: t.exposeString('token'),
+      tokenType: t.string({ resolve: () => 'bearer' }),
+      expiresIn: t.exposeInt('expiresIn', { description: 'seconds until the token expires' }),
+      isNewUser: t.exposeBoolean('isNewUser', {
+        description: 'true when this sign-in created the account',
+      }),
+    }),
+  });
 
 export const WebSession = builder.objectRef<WebSessionView>('WebSession').implement({
-  description: 'A signed-in session as the web app sees it (WebSessionOut); the token itself is only in the HttpOnly cookie',
+  description:
+    'A signed-in session as the web app sees it (WebSessionOut); the token itself is only in the HttpOnly cookie',
   fields: (t) => ({
     user: t.prismaField({
       type: 'User',
-      resolve: (query, session, _args, ctx) => ctx.prisma.user.findUniqueOrThrow({ ...query, where: { id: session.userId } }),
+      resolve: (query, session, _args, ctx) =>
+        ctx.prisma.user.findUniqueOrThrow({ ...query, where: { id: session.userId } }),
     }),
     csrfToken: t.exposeString('csrfToken', {
       nullable: true,
-      description: 'send it as X-CSRF-Token on state-changing cookie requests; null for a bearer (phone) session',
+      description:
+        'send it as X-CSRF-Token on state-changing cookie requests; null for a bearer (phone) session',
     }),
     expiresIn: t.exposeInt('expiresIn', { description: 'seconds until the session expires' }),
   }),
 });
 
 /** A web session from a sign-in that may create the account: emailed code or identity provider. */
-export const SignInWebSession = builder.objectRef<WebSessionStart & { isNewUser: boolean }>('SignInWebSession').implement({
-  description: 'A web session from an emailed-code or identity-provider sign-in (EmailCodeWebSessionOut, WebSessionOut); the token is only in the HttpOnly cookie',
-  fields: (t) => ({
-    user: t.prismaField({
-      type: 'User',
-      resolve: (query, session, _args, ctx) => ctx.prisma.user.findUniqueOrThrow({ ...query, where: { id: session.userId } }),
+export const SignInWebSession = builder
+  .objectRef<WebSessionStart & { isNewUser: boolean }>('SignInWebSession')
+  .implement({
+    description:
+      'A web session from an emailed-code or identity-provider sign-in (EmailCodeWebSessionOut, WebSessionOut); the token is only in the HttpOnly cookie',
+    fields: (t) => ({
+      user: t.prismaField({
+        type: 'User',
+        resolve: (query, session, _args, ctx) =>
+          ctx.prisma.user.findUniqueOrThrow({ ...query, where: { id: session.userId } }),
+      }),
+      csrfToken: t.exposeString('csrfToken', {
+        description: 'send it as X-CSRF-Token on state-changing cookie requests',
+      }),
+      isNewUser: t.exposeBoolean('isNewUser', {
+        description: 'true when this sign-in created the account',
+      }),
+      expiresIn: t.exposeInt('expiresIn', { description: 'seconds until the session expires' }),
     }),
-    csrfToken: t.exposeString('csrfToken', { description: 'send it as X-CSRF-Token on state-changing cookie requests' }),
-    isNewUser: t.exposeBoolean('isNewUser', { description: 'true when this sign-in created the account' }),
-    expiresIn: t.exposeInt('expiresIn', { description: 'seconds until the session expires' }),
-  }),
-});
+  });
 
 export const AuthAck = builder.objectRef<Ack>('AuthAck').implement({
   description: 'The answer {"ok": true}',
@@ -77,17 +104,23 @@ export const Session = builder.objectRef<SessionView>('Session').implement({
     createdAt: t.expose('createdAt', { type: 'DateTime' }),
     lastUsedAt: t.expose('lastUsedAt', { type: 'DateTime' }),
     expiresAt: t.expose('expiresAt', { type: 'DateTime' }),
-    current: t.exposeBoolean('current', { description: 'true for the session making this request' }),
+    current: t.exposeBoolean('current', {
+      description: 'true for the session making this request',
+    }),
   }),
 });
 
-export const AccountDeletionResult = builder.objectRef<AccountDeletion>('AccountDeletion').implement({
-  description: 'The answer of an account deletion',
-  fields: (t) => ({
-    deleted: t.exposeBoolean('deleted'),
-    removedRows: t.exposeInt('removedRows', { description: 'rows removed besides the account itself' }),
-  }),
-});
+export const AccountDeletionResult = builder
+  .objectRef<AccountDeletion>('AccountDeletion')
+  .implement({
+    description: 'The answer of an account deletion',
+    fields: (t) => ({
+      deleted: t.exposeBoolean('deleted'),
+      removedRows: t.exposeInt('removedRows', {
+        description: 'rows removed besides the account itself',
+      }),
+    }),
+  });
 
 const email = z.email({ message: 'value is not a valid email address' }).max(254);
 const password = z.string().min(8, 'password must have at least 8 characters').max(256);
@@ -144,12 +177,13 @@ const ResetPasswordInput = builder.inputType('ResetPasswordInput', {
 builder.queryFields((t) => ({
   webSession: t.withAuth({ loginSession: true }).field({
     type: WebSession,
-    description: 'The current login session: who is signed in, and (for a cookie session) its CSRF token',
+    description:
+      'The current login session: who is signed in, and (for a cookie session) its CSRF token',
     resolve: (_root, _args, ctx) => currentWebSession(ctx),
   }),
   sessions: t.withAuth({ scope: 'account:read' }).field({
     type: [Session],
-    description: 'The caller\'s live login sessions, newest first',
+    description: "The caller's live login sessions, newest first",
     resolve: (_root, _args, ctx) => listSessions(ctx),
   }),
 }));
@@ -204,14 +238,18 @@ builder.mutationFields((t) => ({
   }),
   revokeAllSessions: t.withAuth({ scope: 'account:write' }).field({
     type: AuthAck,
-    description: 'Ends every login session and personal token of the account (the caller\'s too)',
+    description: "Ends every login session and personal token of the account (the caller's too)",
     resolve: (_root, _args, ctx) => revokeAllSessions(ctx),
   }),
   revokeSession: t.withAuth({ scope: 'account:write' }).field({
     type: Session,
-    description: 'Signs one of the caller\'s sessions out',
+    description: "Signs one of the caller's sessions out",
     args: {
-      sid: t.arg.string({ required: true, description: "the session's id (from the session list)", validate: z.string().min(1).max(64) }),
+      sid: t.arg.string({
+        required: true,
+        description: "the session's id (from the session list)",
+        validate: z.string().min(1).max(64),
+      }),
     },
     resolve: (_root, { sid }, ctx) => revokeSession(ctx, { sid }),
   }),
@@ -229,7 +267,7 @@ builder.mutationFields((t) => ({
   }),
   deleteAccount: t.withAuth({ scope: 'account:write' }).field({
     type: AccountDeletionResult,
-    description: 'Permanently deletes the caller\'s account and everything stored for it',
+    description: "Permanently deletes the caller's account and everything stored for it",
     resolve: (_root, _args, ctx) => deleteAccount(ctx),
   }),
 }));

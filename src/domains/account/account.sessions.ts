@@ -26,9 +26,15 @@ export interface IssuedSession {
 }
 
 /** Records a session row under the user's current epoch and signs its token. */
-export async function createSession(ctx: Context, options: CreateSessionOptions): Promise<IssuedSession> {
+export async function createSession(
+  ctx: Context,
+  options: CreateSessionOptions,
+): Promise<IssuedSession> {
   const ttl = ctx.config.ACCESS_TOKEN_TTL_DAYS * 86_400;
-  const user = await ctx.prisma.user.findUniqueOrThrow({ where: { id: options.userId }, select: { sessionEpoch: true } });
+  const user = await ctx.prisma.user.findUniqueOrThrow({
+    where: { id: options.userId },
+    select: { sessionEpoch: true },
+  });
   const sessionId = newSessionId();
   await ctx.prisma.session.create({
     data: {
@@ -64,7 +70,11 @@ export interface WebSessionStart {
 export async function startWebSession(ctx: Context, userId: number): Promise<WebSessionStart> {
   const issued = await createSession(ctx, { userId, kind: 'web' });
   const csrfToken = csrfTokenFor(ctx.config.jwtSecret, issued.sessionId);
-  ctx.responseCookies.push(...sessionCookies(issued.token, csrfToken, issued.expiresIn, { secure: ctx.config.cookieSecure }));
+  ctx.responseCookies.push(
+    ...sessionCookies(issued.token, csrfToken, issued.expiresIn, {
+      secure: ctx.config.cookieSecure,
+    }),
+  );
   return { sessionId: issued.sessionId, csrfToken, expiresIn: issued.expiresIn, userId };
 }
 
@@ -80,11 +90,18 @@ export interface WebSessionView {
 /** The current login session (GET /api/auth/web/session): who is signed in, and the CSRF token. */
 export async function currentWebSession(ctx: AuthedContext): Promise<WebSessionView> {
   const principal = ctx.principal;
-  if (principal.kind !== 'session') throw appError('FORBIDDEN', 'Not allowed for this kind of credential');
-  const session = await ctx.prisma.session.findUniqueOrThrow({ where: { id: principal.sessionId }, select: { expiresAt: true } });
+  if (principal.kind !== 'session')
+    throw appError('FORBIDDEN', 'Not allowed for this kind of credential');
+  const session = await ctx.prisma.session.findUniqueOrThrow({
+    where: { id: principal.sessionId },
+    select: { expiresAt: true },
+  });
   return {
     userId: principal.userId,
-    csrfToken: principal.sessionKind === 'web' ? csrfTokenFor(ctx.config.jwtSecret, principal.sessionId) : null,
+    csrfToken:
+      principal.sessionKind === 'web'
+        ? csrfTokenFor(ctx.config.jwtSecret, principal.sessionId)
+        : null,
     expiresIn: Math.max(0, Math.floor((session.expiresAt.getTime() - Date.now()) / 1000)),
   };
 }
@@ -104,7 +121,10 @@ export function clearCookiesOfWebCaller(ctx: Context): void {
 export async function logoutWeb(ctx: Context): Promise<Ack> {
   const principal = ctx.principal;
   if (principal?.kind === 'session' && principal.sessionKind === 'web') {
-    await ctx.prisma.session.updateMany({ where: { id: principal.sessionId, revokedAt: null }, data: { revokedAt: new Date() } });
+    await ctx.prisma.session.updateMany({
+      where: { id: principal.sessionId, revokedAt: null },
+      data: { revokedAt: new Date() },
+    });
   }
   ctx.responseCookies.push(...clearedSessionCookies({ secure: ctx.config.cookieSecure }));
   return ACK;
@@ -161,9 +181,14 @@ export interface RevokeSessionOptions {
 }
 
 /** Revokes one of the caller's sessions (404 for an unknown id or another person's). */
-export async function revokeSession(ctx: AuthedContext, options: RevokeSessionOptions): Promise<SessionView> {
+export async function revokeSession(
+  ctx: AuthedContext,
+  options: RevokeSessionOptions,
+): Promise<SessionView> {
   // NOTE: ownership is part of the where: another person's session id answers 404 like an unknown one.
-  const row = await ctx.prisma.session.findFirst({ where: { id: options.sid, userId: ctx.principal.userId } });
+  const row = await ctx.prisma.session.findFirst({
+    where: { id: options.sid, userId: ctx.principal.userId },
+  });
   if (!row) throw appError('NOT_FOUND', 'Session not found');
   const revoked = row.revokedAt
     ? row
@@ -190,7 +215,12 @@ export async function listSessions(ctx: AuthedContext): Promise<SessionView[]> {
     select: { sessionEpoch: true },
   });
   const rows = await ctx.prisma.session.findMany({
-    where: { userId: ctx.principal.userId, revokedAt: null, expiresAt: { gt: new Date() }, epoch: epoch.sessionEpoch },
+    where: {
+      userId: ctx.principal.userId,
+      revokedAt: null,
+      expiresAt: { gt: new Date() },
+      epoch: epoch.sessionEpoch,
+    },
     orderBy: { createdAt: 'desc' },
   });
   const currentId = ctx.principal.kind === 'session' ? ctx.principal.sessionId : null;

@@ -22,17 +22,43 @@ export interface Ack {
 export const ACK: Ack = { ok: true };
 const HOUR = 3600;
 
-type RuleName = 'codesPerAddress' | 'codesPerIp' | 'guessesPerAddress' | 'resetsPerAddress' | 'resetsPerIp' | 'loginFailures';
+type RuleName =
+  | 'codesPerAddress'
+  | 'codesPerIp'
+  | 'guessesPerAddress'
+  | 'resetsPerAddress'
+  | 'resetsPerIp'
+  | 'loginFailures';
 
 /** The limits of this domain, from config (documented in .env.example and docs/decisions.md). */
 export function rules(config: Config): Record<RuleName, LimitRule> {
   return {
-    codesPerAddress: { name: 'auth:code:address', points: config.EMAIL_CODES_PER_ADDRESS_PER_HOUR, seconds: HOUR },
+    codesPerAddress: {
+      name: 'auth:code:address',
+      points: config.EMAIL_CODES_PER_ADDRESS_PER_HOUR,
+      seconds: HOUR,
+    },
     codesPerIp: { name: 'auth:code:ip', points: config.EMAIL_CODES_PER_IP_PER_HOUR, seconds: HOUR },
-    guessesPerAddress: { name: 'auth:code-guess:address', points: config.EMAIL_CODE_GUESSES_PER_DAY, seconds: 24 * HOUR },
-    resetsPerAddress: { name: 'auth:reset:address', points: config.PASSWORD_RESETS_PER_ADDRESS_PER_HOUR, seconds: HOUR },
-    resetsPerIp: { name: 'auth:reset:ip', points: config.PASSWORD_RESETS_PER_IP_PER_HOUR, seconds: HOUR },
-    loginFailures: { name: 'auth:login-fail', points: config.LOGIN_FAILURES_PER_15_MINUTES, seconds: 15 * 60 },
+    guessesPerAddress: {
+      name: 'auth:code-guess:address',
+      points: config.EMAIL_CODE_GUESSES_PER_DAY,
+      seconds: 24 * HOUR,
+    },
+    resetsPerAddress: {
+      name: 'auth:reset:address',
+      points: config.PASSWORD_RESETS_PER_ADDRESS_PER_HOUR,
+      seconds: HOUR,
+    },
+    resetsPerIp: {
+      name: 'auth:reset:ip',
+      points: config.PASSWORD_RESETS_PER_IP_PER_HOUR,
+      seconds: HOUR,
+    },
+    loginFailures: {
+      name: 'auth:login-fail',
+      points: config.LOGIN_FAILURES_PER_15_MINUTES,
+      seconds: 15 * 60,
+    },
   };
 }
 
@@ -42,7 +68,12 @@ export function rateLimited(message: string, retryAfter?: number): GraphQLError 
 }
 
 /** Counts one event under `rule` for `key`; RATE_LIMITED once the rule's events are spent. */
-export async function spend(ctx: Context, rule: LimitRule, key: string, message: string): Promise<void> {
+export async function spend(
+  ctx: Context,
+  rule: LimitRule,
+  key: string,
+  message: string,
+): Promise<void> {
   const decision = await ctx.limits.take(rule, key);
   if (!decision.allowed) throw rateLimited(message, decision.retryAfterSeconds);
 }

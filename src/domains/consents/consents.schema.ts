@@ -4,9 +4,12 @@ import type { ConsentView } from './consents.service.ts';
 import { giveConsent, listConsents, withdrawConsent } from './consents.service.ts';
 
 export const ConsentKind = builder.enumType('ConsentKind', {
-  description: 'A kind of processing that needs the person\'s consent',
+  description: "A kind of processing that needs the person's consent",
   values: {
-    meal_photo: { value: 'meal_photo', description: 'AI recognition of meal photos (sent to an AI model)' },
+    meal_photo: {
+      value: 'meal_photo',
+      description: 'AI recognition of meal photos (sent to an AI model)',
+    },
   } as const,
 });
 
@@ -15,15 +18,23 @@ export const Consent = builder.objectRef<ConsentView>('Consent').implement({
   fields: (t) => ({
     kind: t.expose('kind', { type: ConsentKind }),
     given: t.exposeBoolean('given', { description: 'true while the consent stands' }),
-    givenAt: t.expose('givenAt', { type: 'DateTime', nullable: true, description: 'when it was last given' }),
-    withdrawnAt: t.expose('withdrawnAt', { type: 'DateTime', nullable: true, description: 'when it was withdrawn' }),
+    givenAt: t.expose('givenAt', {
+      type: 'DateTime',
+      nullable: true,
+      description: 'when it was last given',
+    }),
+    withdrawnAt: t.expose('withdrawnAt', {
+      type: 'DateTime',
+      nullable: true,
+      description: 'when it was withdrawn',
+    }),
   }),
 });
 
 builder.queryFields((t) => ({
   consents: t.withAuth({ scope: 'consents:read' }).field({
     type: [Consent],
-    description: 'The caller\'s consents, one per kind',
+    description: "The caller's consents, one per kind",
     resolve: (_root, _args, ctx) => listConsents(ctx),
   }),
 }));
@@ -32,14 +43,26 @@ builder.mutationFields((t) => ({
   // NOTE: only the person gives consent (a login session); a personal token or an agent never can.
   giveConsent: t.withAuth({ loginSession: true }).field({
     type: Consent,
-    description: 'Gives the caller\'s consent to a kind of processing',
-    args: { kind: t.arg({ type: ConsentKind, required: true, description: 'the kind of processing (meal_photo: AI recognition of meal photos)' }) },
+    description: "Gives the caller's consent to a kind of processing",
+    args: {
+      kind: t.arg({
+        type: ConsentKind,
+        required: true,
+        description: 'the kind of processing (meal_photo: AI recognition of meal photos)',
+      }),
+    },
     resolve: (_root, { kind }, ctx) => giveConsent(ctx, { kind }),
   }),
   withdrawConsent: t.withAuth({ scope: 'consents:write' }).field({
     type: Consent,
-    description: 'Withdraws the caller\'s consent to a kind of processing',
-    args: { kind: t.arg({ type: ConsentKind, required: true, description: 'the kind of processing (meal_photo: AI recognition of meal photos)' }) },
+    description: "Withdraws the caller's consent to a kind of processing",
+    args: {
+      kind: t.arg({
+        type: ConsentKind,
+        required: true,
+        description: 'the kind of processing (meal_photo: AI recognition of meal photos)',
+      }),
+    },
     resolve: (_root, { kind }, ctx) => withdrawConsent(ctx, { kind }),
   }),
 }));

@@ -7,7 +7,7 @@ import { bindSensor, registerDeviceToken, unbindSensor } from './devices.service
 const serial = z.string().trim().min(1, 'serial_number is required').max(100);
 
 export const DeviceToken = builder.objectRef<DeviceTokenView>('DeviceToken').implement({
-  description: 'A push-notification token of one of the person\'s phones',
+  description: "A push-notification token of one of the person's phones",
   fields: (t) => ({
     id: t.exposeString('id'),
     token: t.exposeString('token'),
@@ -34,7 +34,7 @@ const DeviceTokenInput = builder.inputType('DeviceTokenIn', {
   fields: (t) => ({
     token: t.string({ required: true, description: 'the APNs or FCM push token' }),
     platform: t.string({ required: true, description: 'ios or android' }),
-    deviceId: t.string({ description: 'the phone\'s own install identifier' }),
+    deviceId: t.string({ description: "the phone's own install identifier" }),
   }),
   validate: z.object({
     token: z.string().trim().min(1).max(4096),
@@ -67,19 +67,20 @@ builder.mutationFields((t) => ({
   // NOTE: the phone registers itself (a login session); a token or an agent never binds devices.
   registerDeviceToken: t.withAuth({ loginSession: true }).field({
     type: DeviceToken,
-    description: 'Registers (or refreshes) a push token of the caller\'s phone',
+    description: "Registers (or refreshes) a push token of the caller's phone",
     args: { input: t.arg({ type: DeviceTokenInput, required: true }) },
     resolve: (_root, { input }, ctx) => registerDeviceToken(ctx, input),
   }),
   bindSensor: t.withAuth({ loginSession: true }).field({
     type: SensorSession,
-    description: 'Binds a CGM sensor to the caller, or updates the caller\'s sensor with that serial number',
+    description:
+      "Binds a CGM sensor to the caller, or updates the caller's sensor with that serial number",
     args: { input: t.arg({ type: SensorSessionInput, required: true }) },
     resolve: (_root, { input }, ctx) => bindSensor(ctx, input),
   }),
   unbindSensor: t.withAuth({ loginSession: true }).field({
     type: SensorSession,
-    description: 'Unbinds one of the caller\'s sensors',
+    description: "Unbinds one of the caller's sensors",
     args: { serialNumber: t.arg.string({ required: true, validate: serial }) },
     resolve: (_root, { serialNumber }, ctx) => unbindSensor(ctx, { serialNumber }),
   }),

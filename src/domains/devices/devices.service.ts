@@ -53,19 +53,41 @@ export interface SensorSessionView {
 const hash = (...parts: (string | number)[]): string =>
   createHash('sha256').update(parts.join('\u001f')).digest('hex').slice(0, 32);
 
-const tokenSelect = { id: true, token: true, platform: true, deviceId: true, lastSeenAt: true } as const;
+const tokenSelect = {
+  id: true,
+  token: true,
+  platform: true,
+  deviceId: true,
+  lastSeenAt: true,
+} as const;
 const sensorSelect = {
-  id: true, serialNumber: true, sensorType: true, startedAt: true, expiresAt: true, status: true, unboundAt: true,
+  id: true,
+  serialNumber: true,
+  sensorType: true,
+  startedAt: true,
+  expiresAt: true,
+  status: true,
+  unboundAt: true,
 } as const;
 
 /**
  * Registers a push token for the caller. A token names one app install, so registering a token
  * that another account had moves it to the caller (the phone now belongs to whoever signed in).
  */
-export async function registerDeviceToken(ctx: AuthedContext, options: RegisterDeviceTokenOptions): Promise<DeviceTokenView> {
+export async function registerDeviceToken(
+  ctx: AuthedContext,
+  options: RegisterDeviceTokenOptions,
+): Promise<DeviceTokenView> {
   const userId = ctx.principal.userId;
   const now = new Date();
-  const data = { userId, platform: options.platform, deviceId: options.deviceId ?? null, lastSeenAt: now, serverUpdatedAt: now, deletedAt: null };
+  const data = {
+    userId,
+    platform: options.platform,
+    deviceId: options.deviceId ?? null,
+    lastSeenAt: now,
+    serverUpdatedAt: now,
+    deletedAt: null,
+  };
   return ctx.prisma.deviceToken.upsert({
     where: { token: options.token },
     create: { id: `dt_${hash(options.token)}`, token: options.token, ...data },
@@ -75,7 +97,10 @@ export async function registerDeviceToken(ctx: AuthedContext, options: RegisterD
 }
 
 /** Binds a sensor to the caller, or updates the caller's sensor with that serial number (re-activating it). */
-export async function bindSensor(ctx: AuthedContext, options: BindSensorOptions): Promise<SensorSessionView> {
+export async function bindSensor(
+  ctx: AuthedContext,
+  options: BindSensorOptions,
+): Promise<SensorSessionView> {
   const userId = ctx.principal.userId;
   const fields = {
     ...(options.sensorType !== undefined ? { sensorType: options.sensorType } : {}),
@@ -83,30 +108,35 @@ export async function bindSensor(ctx: AuthedContext, options: BindSensorOptions)
   };
   // NOTE: keyed by (caller, serial): another person's sensor with the same serial is never touched.
   // Sensor sessions are synced: the write is stamped with the account's change clock.
-  return syncedWrite(ctx.prisma, userId, (tx, ts) => tx.sensorSession.upsert({
-    where: { userId_serialNumber: { userId, serialNumber: options.serialNumber } },
-    create: {
-      id: `ss_${hash(userId, options.serialNumber)}`,
-      userId,
-      serialNumber: options.serialNumber,
-      startedAt: options.startedAt ?? new Date(),
-      serverUpdatedAt: new Date(ts),
-      ...fields,
-    },
-    update: {
-      ...fields,
-      ...(options.startedAt ? { startedAt: options.startedAt } : {}),
-      status: 'active',
-      unboundAt: null,
-      deletedAt: null,
-      serverUpdatedAt: new Date(ts),
-    },
-    select: sensorSelect,
-  }));
+  return syncedWrite(ctx.prisma, userId, (tx, ts) =>
+    tx.sensorSession.upsert({
+      where: { userId_serialNumber: { userId, serialNumber: options.serialNumber } },
+      create: {
+        id: `ss_${hash(userId, options.serialNumber)}`,
+        userId,
+        serialNumber: options.serialNumber,
+        startedAt: options.startedAt ?? new Date(),
+        serverUpdatedAt: new Date(ts),
+        ...fields,
+      },
+      update: {
+        ...fields,
+        ...(options.startedAt ? { startedAt: options.startedAt } : {}),
+        status: 'active',
+        unboundAt: null,
+        deletedAt: null,
+        serverUpdatedAt: new Date(ts),
+      },
+      select: sensorSelect,
+    }),
+  );
 }
 
 /** Unbinds one of the caller's sensors; unknown or another person's serial numbers answer NOT_FOUND. */
-export async function unbindSensor(ctx: AuthedContext, options: UnbindSensorOptions): Promise<SensorSessionView> {
+export async function unbindSensor(
+  ctx: AuthedContext,
+  options: UnbindSensorOptions,
+): Promise<SensorSessionView> {
   const userId = ctx.principal.userId;
   // NOTE: ownership is in the where: another person's serial number is "not found".
   const current = await ctx.prisma.sensorSession.findUnique({

@@ -44,7 +44,9 @@ export const BUNDLE_RETRY_AFTER_S = 10;
 export const BUNDLE_VERSION = 1;
 
 async function buildBundle(db: Db): Promise<CoreBundleView> {
-  const foods = await db.$queryRawUnsafe<{ id: string; description: string; category: string | null }[]>(
+  const foods = await db.$queryRawUnsafe<
+    { id: string; description: string; category: string | null }[]
+  >(
     `SELECT id, description, category FROM foods WHERE source = 'usda_foundation' AND owner_user_id IS NULL ORDER BY id`,
   );
   const [amounts, portions, nutrients] = await Promise.all([
@@ -52,7 +54,16 @@ async function buildBundle(db: Db): Promise<CoreBundleView> {
       `SELECT fn.food_id, fn.nutrient_id, fn.amount FROM food_nutrients fn JOIN foods f ON f.id = fn.food_id
        WHERE f.source = 'usda_foundation' AND f.owner_user_id IS NULL ORDER BY fn.food_id, fn.nutrient_id`,
     ),
-    db.$queryRawUnsafe<{ food_id: string; amount: number; unit: string | null; description: string | null; modifier: string | null; gram_weight: number }[]>(
+    db.$queryRawUnsafe<
+      {
+        food_id: string;
+        amount: number;
+        unit: string | null;
+        description: string | null;
+        modifier: string | null;
+        gram_weight: number;
+      }[]
+    >(
       `SELECT p.food_id, p.amount, p.unit, p.description, p.modifier, p.gram_weight FROM food_portions p JOIN foods f ON f.id = p.food_id
        WHERE f.source = 'usda_foundation' AND f.owner_user_id IS NULL ORDER BY p.food_id, p.seq`,
     ),
@@ -62,16 +73,32 @@ async function buildBundle(db: Db): Promise<CoreBundleView> {
     ),
   ]);
   const byFood = new Map(
-    foods.map((f) => [f.id, { fdc_id: f.id, description: f.description, category: f.category, nutrients: {} as Record<string, number>, portions: [] as unknown[] }]),
+    foods.map((f) => [
+      f.id,
+      {
+        fdc_id: f.id,
+        description: f.description,
+        category: f.category,
+        nutrients: {} as Record<string, number>,
+        portions: [] as unknown[],
+      },
+    ]),
   );
   for (const a of amounts) byFood.get(a.food_id)!.nutrients[a.nutrient_id] = a.amount;
   for (const p of portions) {
-    byFood.get(p.food_id)!.portions.push({ amount: p.amount, unit: p.unit, description: p.description, modifier: p.modifier, gram_weight: p.gram_weight });
+    byFood.get(p.food_id)!.portions.push({
+      amount: p.amount,
+      unit: p.unit,
+      description: p.description,
+      modifier: p.modifier,
+      gram_weight: p.gram_weight,
+    });
   }
   const document = {
     version: BUNDLE_VERSION,
     source: 'usda_foundation',
-    attribution: 'U.S. Department of Agriculture, Agricultural Research Service. FoodData Central. fdc.nal.usda.gov. (CC0 1.0)',
+    attribution:
+      'U.S. Department of Agriculture, Agricultural Research Service. FoodData Central. fdc.nal.usda.gov. (CC0 1.0)',
     nutrients: nutrients.map((n) => ({ id: n.id, name: n.name, unit: n.unit })),
     foods: [...byFood.values()],
   };
@@ -87,8 +114,11 @@ export async function coreBundle(ctx: Context): Promise<CoreBundleView> {
   const state = stateOf(ctx.prisma);
   if (state.bundle) return state.bundle;
   const unavailable = () =>
-    appError('UNAVAILABLE', 'The core food bundle is still being built; retry shortly', { retryAfter: BUNDLE_RETRY_AFTER_S });
-  if (state.importing || !(await sourceImported(ctx.prisma, 'usda_foundation'))) throw unavailable();
+    appError('UNAVAILABLE', 'The core food bundle is still being built; retry shortly', {
+      retryAfter: BUNDLE_RETRY_AFTER_S,
+    });
+  if (state.importing || !(await sourceImported(ctx.prisma, 'usda_foundation')))
+    throw unavailable();
   if (!state.bundle) {
     state.bundle = buildBundle(ctx.prisma);
     // a failed build is not cached: the next request tries again
@@ -106,7 +136,11 @@ export interface CatalogueAutoload {
  * FOODS_AUTOLOAD=auto: imports the shipped catalogue in the background (sources already imported
  * for the same files are skipped in milliseconds). The server answers meanwhile.
  */
-export function startCatalogueAutoload(db: Db, config: Pick<Config, 'FOODS_AUTOLOAD'>, log: Logger): CatalogueAutoload {
+export function startCatalogueAutoload(
+  db: Db,
+  config: Pick<Config, 'FOODS_AUTOLOAD'>,
+  log: Logger,
+): CatalogueAutoload {
   if (config.FOODS_AUTOLOAD === 'off') return { stop: async () => {} };
   const state = stateOf(db);
   const abort = new AbortController();
@@ -114,10 +148,15 @@ export function startCatalogueAutoload(db: Db, config: Pick<Config, 'FOODS_AUTOL
   state.importing = importCatalogue(db, { signal: abort.signal })
     .then((reports) => {
       const written = reports.filter((r) => !r.upToDate);
-      if (written.length) log.info({ sources: written, ms: Math.round(performance.now() - started) }, 'food catalogue imported');
+      if (written.length)
+        log.info(
+          { sources: written, ms: Math.round(performance.now() - started) },
+          'food catalogue imported',
+        );
     })
     .catch((e: unknown) => {
-      if (!abort.signal.aborted) log.error({ err: e }, 'food catalogue import failed; run npm run foods:import');
+      if (!abort.signal.aborted)
+        log.error({ err: e }, 'food catalogue import failed; run npm run foods:import');
     })
     .finally(() => {
       state.importing = null;

@@ -11,7 +11,8 @@ export const GTIN_LENGTHS = [8, 12, 13, 14] as const;
 export function hasValidCheckDigit(digits: string): boolean {
   if (!/^\d{2,}$/.test(digits)) return false;
   let sum = 0;
-  for (let i = digits.length - 2, w = 3; i >= 0; i--, w = w === 3 ? 1 : 3) sum += Number(digits[i]) * w;
+  for (let i = digits.length - 2, w = 3; i >= 0; i--, w = w === 3 ? 1 : 3)
+    sum += Number(digits[i]) * w;
   return (10 - (sum % 10)) % 10 === Number(digits[digits.length - 1]);
 }
 
@@ -21,7 +22,8 @@ export function hasValidCheckDigit(digits: string): boolean {
  */
 export function normaliseGtin(code: string): string | null {
   const digits = code.replace(/[\s-]/g, '');
-  if (!/^\d+$/.test(digits) || !(GTIN_LENGTHS as readonly number[]).includes(digits.length)) return null;
+  if (!/^\d+$/.test(digits) || !(GTIN_LENGTHS as readonly number[]).includes(digits.length))
+    return null;
   return hasValidCheckDigit(digits) ? digits.padStart(14, '0') : null;
 }
 
@@ -34,7 +36,8 @@ export function normaliseGtin(code: string): string | null {
 export function catalogueGtin(code: string | undefined): string | null {
   let digits = (code ?? '').trim();
   // Open Food Facts writes some codes with extra leading zeros (e.g. 20 digits for an EAN-8)
-  if (digits.length > 14 && /^0+$/.test(digits.slice(0, digits.length - 14))) digits = digits.slice(-14);
+  if (digits.length > 14 && /^0+$/.test(digits.slice(0, digits.length - 14)))
+    digits = digits.slice(-14);
   if (!/^\d{6,14}$/.test(digits)) return null;
   const padded = digits.padStart(14, '0');
   return hasValidCheckDigit(padded) ? padded : null;

@@ -70,7 +70,9 @@ const ALL_IDS = [...new Set(Object.values(NUTRIENT_SOURCES).flat())];
 export const PER_100G_JOIN = `
   LEFT JOIN LATERAL (
     SELECT ${(Object.keys(NUTRIENT_SOURCES) as Amount[])
-      .map((k) => `COALESCE(${NUTRIENT_SOURCES[k].map(amountOf).join(', ')}) AS ${AMOUNT_COLUMNS[k]}`)
+      .map(
+        (k) => `COALESCE(${NUTRIENT_SOURCES[k].map(amountOf).join(', ')}) AS ${AMOUNT_COLUMNS[k]}`,
+      )
       .join(',\n           ')}
     FROM food_nutrients n WHERE n.food_id = f.id AND n.nutrient_id IN (${ALL_IDS.join(',')})
   ) m ON true`;

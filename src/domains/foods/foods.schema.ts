@@ -25,18 +25,26 @@ import type {
 
 /** The fields a search result and a detail share: one food's identity and per-100 g macros. */
 const CatalogueFood = builder.interfaceRef<FoodSummaryView>('CatalogueFood').implement({
-  description: 'A food of the catalogue (or a person\'s own), with its macronutrients per 100 g',
+  description: "A food of the catalogue (or a person's own), with its macronutrients per 100 g",
   fields: (t) => ({
-    fdcId: t.exposeString('id', { description: 'the food id: USDA fdc_id, off:<code> (Open Food Facts) or custom:<uuid>' }),
-    source: t.exposeString('source', { description: 'usda_foundation, usda_branded, open_food_facts or custom' }),
+    fdcId: t.exposeString('id', {
+      description: 'the food id: USDA fdc_id, off:<code> (Open Food Facts) or custom:<uuid>',
+    }),
+    source: t.exposeString('source', {
+      description: 'usda_foundation, usda_branded, open_food_facts or custom',
+    }),
     description: t.exposeString('description'),
     brand: t.exposeString('brand', { nullable: true }),
     category: t.exposeString('category', { nullable: true }),
     gtin: t.exposeString('gtin', { nullable: true, description: 'barcode as GTIN-14' }),
-    countries: t.exposeStringList('countries', { description: 'ISO 3166-1 alpha-2 codes where it is sold' }),
+    countries: t.exposeStringList('countries', {
+      description: 'ISO 3166-1 alpha-2 codes where it is sold',
+    }),
     servingSize: t.exposeFloat('servingSize', { nullable: true }),
     servingUnit: t.exposeString('servingUnit', { nullable: true }),
-    hasFullNutrients: t.exposeBoolean('hasFullNutrients', { description: 'vitamins and minerals present, not only label macros' }),
+    hasFullNutrients: t.exposeBoolean('hasFullNutrients', {
+      description: 'vitamins and minerals present, not only label macros',
+    }),
     kcal: t.exposeFloat('kcal', { nullable: true, description: 'energy per 100 g' }),
     proteinG: t.exposeFloat('proteinG', { nullable: true }),
     carbsG: t.exposeFloat('carbsG', { nullable: true }),
@@ -51,7 +59,10 @@ const FoodSummary = builder.objectRef<FoodSummaryView>('FoodSearchResult').imple
   description: 'A catalogue food with its macronutrients per 100 g (FoodSearchResult)',
   interfaces: [CatalogueFood],
   fields: (t) => ({
-    score: t.exposeFloat('score', { nullable: true, description: 'ranking score of a search or recommendation (docs/foods.md)' }),
+    score: t.exposeFloat('score', {
+      nullable: true,
+      description: 'ranking score of a search or recommendation (docs/foods.md)',
+    }),
   }),
 });
 
@@ -86,19 +97,28 @@ const FoodDetail = builder.objectRef<FoodDetailView>('FoodDetail').implement({
   }),
 });
 
-const FoodSourceCount = builder.objectRef<{ source: string; count: number }>('FoodSourceCount').implement({
-  fields: (t) => ({ source: t.exposeString('source'), count: t.exposeInt('count') }),
-});
+const FoodSourceCount = builder
+  .objectRef<{ source: string; count: number }>('FoodSourceCount')
+  .implement({
+    fields: (t) => ({ source: t.exposeString('source'), count: t.exposeInt('count') }),
+  });
 
 const FoodStats = builder.objectRef<FoodStatsView>('FoodStats').implement({
   description: 'Catalogue size: all foods and per source',
-  fields: (t) => ({ total: t.exposeInt('total'), sources: t.expose('sources', { type: [FoodSourceCount] }) }),
+  fields: (t) => ({
+    total: t.exposeInt('total'),
+    sources: t.expose('sources', { type: [FoodSourceCount] }),
+  }),
 });
 
 const FullMatch = builder.objectRef<FullMatchView>('FoodFullMatch').implement({
   description: 'The generic food with full vitamin/mineral data best matching a label-only product',
   fields: (t) => ({
-    match: t.expose('match', { type: FoodSummary, nullable: true, description: 'null: the product has full data, or nothing matches well' }),
+    match: t.expose('match', {
+      type: FoodSummary,
+      nullable: true,
+      description: 'null: the product has full data, or nothing matches well',
+    }),
     score: t.exposeFloat('score', { nullable: true, description: '0..1 (docs/foods.md)' }),
   }),
 });
@@ -132,7 +152,7 @@ const CustomFoodPortionInput = builder.inputType('CustomFoodPortionInput', {
 
 const per100g = (max: number) => z.number().min(0).max(max).nullish();
 const CreateCustomFoodInput = builder.inputType('CreateCustomFoodInput', {
-  description: 'A food of one\'s own; nutrients per 100 g',
+  description: "A food of one's own; nutrients per 100 g",
   fields: (t) => ({
     description: t.string({ required: true, description: 'its name (1..200 characters)' }),
     brand: t.string({ description: 'the brand, if any (at most 200 characters)' }),
@@ -162,7 +182,13 @@ const CreateCustomFoodInput = builder.inputType('CreateCustomFoodInput', {
     sugarG: per100g(100),
     sodiumMg: per100g(100_000),
     portions: z
-      .array(z.object({ amount: z.number().positive().max(10_000).nullish(), unit: z.string().min(1).max(60), gramWeight: z.number().positive().max(100_000) }))
+      .array(
+        z.object({
+          amount: z.number().positive().max(10_000).nullish(),
+          unit: z.string().min(1).max(60),
+          gramWeight: z.number().positive().max(100_000),
+        }),
+      )
       .max(20)
       .nullish(),
   }),
@@ -170,7 +196,8 @@ const CreateCustomFoodInput = builder.inputType('CreateCustomFoodInput', {
 
 const fdcId = z.string().min(1).max(64);
 /** The argument naming one food. */
-const fdcIdDescription = "the food's id (fdc_id from a search, or custom:<uuid> for the person's own foods)";
+const fdcIdDescription =
+  "the food's id (fdc_id from a search, or custom:<uuid> for the person's own foods)";
 
 const limit = (fallback: number) =>
   ({
@@ -225,19 +252,24 @@ builder.queryFields((t) => ({
   }),
   foodCoreBundle: t.withAuth({ public: true }).field({
     type: CoreBundle,
-    description: 'Everyday foods with full nutrients and portions for offline search (503 while the first build runs)',
+    description:
+      'Everyday foods with full nutrients and portions for offline search (503 while the first build runs)',
     resolve: (_root, _args, ctx) => coreBundle(ctx),
   }),
   foodFullMatch: t.withAuth({ public: true }).field({
     type: FullMatch,
     description: 'The generic food with full nutrient data best matching a label-only product',
-    args: { fdcId: t.arg.string({ required: true, description: fdcIdDescription, validate: fdcId }) },
+    args: {
+      fdcId: t.arg.string({ required: true, description: fdcIdDescription, validate: fdcId }),
+    },
     resolve: (_root, args, ctx) => fullMatch(ctx, args.fdcId),
   }),
   food: t.withAuth({ public: true }).field({
     type: FoodDetail,
     description: 'A food with all its nutrients (per 100 g) and portions',
-    args: { fdcId: t.arg.string({ required: true, description: fdcIdDescription, validate: fdcId }) },
+    args: {
+      fdcId: t.arg.string({ required: true, description: fdcIdDescription, validate: fdcId }),
+    },
     resolve: (_root, args, ctx) => foodDetail(ctx, args.fdcId),
   }),
   foodHistory: t.withAuth({ scope: 'health:nutrition:read' }).field({
@@ -251,7 +283,7 @@ builder.queryFields((t) => ({
 builder.mutationFields((t) => ({
   createCustomFood: t.withAuth({ scope: 'health:nutrition:write' }).field({
     type: FoodDetail,
-    description: 'Creates a food of one\'s own (visible only to its owner)',
+    description: "Creates a food of one's own (visible only to its owner)",
     args: { input: t.arg({ type: CreateCustomFoodInput, required: true }) },
     resolve: (_root, { input }, ctx) => createCustomFood(ctx, input),
   }),

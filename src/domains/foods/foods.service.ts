@@ -20,7 +20,17 @@ import type { CatalogueFood, CataloguePortion } from './import/sources.ts';
 
 /** A food as the catalogue stores it (the importer's fields), with its source and per-100 g macros. */
 export interface FoodSummaryView
-  extends Pick<CatalogueFood, 'id' | 'description' | 'brand' | 'category' | 'gtin' | 'countries' | 'servingSize' | 'servingUnit'> {
+  extends Pick<
+    CatalogueFood,
+    | 'id'
+    | 'description'
+    | 'brand'
+    | 'category'
+    | 'gtin'
+    | 'countries'
+    | 'servingSize'
+    | 'servingUnit'
+  > {
   source: string;
   hasFullNutrients: boolean;
   /** per 100 g */
@@ -193,7 +203,8 @@ function toSummary(r: SummaryRow): FoodSummaryView {
 }
 
 /** The reader of personal rankings and custom foods: null for an anonymous caller. */
-const viewerOf = (ctx: Context): number | null => (ctx.principal ? readerUserId(ctx as AuthedContext) : null);
+const viewerOf = (ctx: Context): number | null =>
+  ctx.principal ? readerUserId(ctx as AuthedContext) : null;
 
 /**
  * Ranked search: full-text matches (websearch syntax, English stemming; GIN index), or when there
@@ -219,7 +230,9 @@ export function searchFoodsSql(): string {
   hits AS (
     SELECT h.id,
       h.relevance
-        + CASE f.source ${Object.entries(SOURCE_PRIORITY).map(([s, w]) => `WHEN '${s}' THEN ${w}`).join(' ')} ELSE 0 END
+        + CASE f.source ${Object.entries(SOURCE_PRIORITY)
+          .map(([s, w]) => `WHEN '${s}' THEN ${w}`)
+          .join(' ')} ELSE 0 END
         + CASE WHEN (SELECT country FROM me) = ANY(f.countries) THEN ${COUNTRY_BOOST} ELSE 0 END
         + COALESCE((SELECT ${HISTORY_BASE} + ${HISTORY_RECENT} * exp(-extract(epoch FROM now() - r.last_at) / ${HISTORY_DAYS * 86_400})
                     FROM recent r WHERE r.food_id = f.id), 0) AS score
@@ -234,9 +247,18 @@ export function searchFoodsSql(): string {
 const SEARCH_SQL = searchFoodsSql();
 
 /** One page of ranked search results. */
-export async function searchFoods(ctx: Context, options: SearchFoodsOptions): Promise<FoodSummaryView[]> {
+export async function searchFoods(
+  ctx: Context,
+  options: SearchFoodsOptions,
+): Promise<FoodSummaryView[]> {
   const offset = (options.page - 1) * options.limit;
-  const rows = await ctx.prisma.$queryRawUnsafe<SummaryRow[]>(SEARCH_SQL, options.q.trim(), viewerOf(ctx), options.limit, offset);
+  const rows = await ctx.prisma.$queryRawUnsafe<SummaryRow[]>(
+    SEARCH_SQL,
+    options.q.trim(),
+    viewerOf(ctx),
+    options.limit,
+    offset,
+  );
   return rows.map(toSummary);
 }
 
@@ -253,12 +275,20 @@ export async function foodsByBarcode(ctx: Context, code: string): Promise<FoodSu
   const gtin = normaliseGtin(code);
   if (!gtin) {
     throw appError('VALIDATION_FAILED', 'Not a GTIN', {
-      detail: [{ loc: ['code'], msg: 'a GTIN/UPC/EAN barcode: 8, 12, 13 or 14 digits with a valid check digit', type: 'value_error' }],
+      detail: [
+        {
+          loc: ['code'],
+          msg: 'a GTIN/UPC/EAN barcode: 8, 12, 13 or 14 digits with a valid check digit',
+          type: 'value_error',
+        },
+      ],
     });
   }
   const rows = await ctx.prisma.$queryRawUnsafe<SummaryRow[]>(
     `SELECT ${SUMMARY_COLUMNS} FROM foods f ${MACROS_JOIN} WHERE f.gtin = $1 AND ${visible('$2')}
-     ORDER BY CASE f.source ${Object.entries(SOURCE_PRIORITY).map(([s, w]) => `WHEN '${s}' THEN ${-w}`).join(' ')} ELSE 0 END, f.id`,
+     ORDER BY CASE f.source ${Object.entries(SOURCE_PRIORITY)
+       .map(([s, w]) => `WHEN '${s}' THEN ${-w}`)
+       .join(' ')} ELSE 0 END, f.id`,
     gtin,
     viewerOf(ctx),
   );
@@ -279,7 +309,9 @@ async function summaryOf(ctx: Context, id: string): Promise<FoodSummaryView> {
 export async function foodDetail(ctx: Context, id: string): Promise<FoodDetailView> {
   const summary = await summaryOf(ctx, id);
   const [nutrients, portions] = await Promise.all([
-    ctx.prisma.$queryRawUnsafe<{ nutrient_id: number; name: string; unit: string; amount: number }[]>(
+    ctx.prisma.$queryRawUnsafe<
+      { nutrient_id: number; name: string; unit: string; amount: number }[]
+    >(
       `SELECT fn.nutrient_id, n.name, n.unit, fn.amount FROM food_nutrients fn JOIN nutrients n ON n.id = fn.nutrient_id
        WHERE fn.food_id = $1 ORDER BY n.rank NULLS LAST, n.id`,
       id,
@@ -288,7 +320,12 @@ export async function foodDetail(ctx: Context, id: string): Promise<FoodDetailVi
   ]);
   return {
     ...summary,
-    nutrients: nutrients.map((n) => ({ nutrientId: n.nutrient_id, name: n.name, unit: n.unit, amount: n.amount })),
+    nutrients: nutrients.map((n) => ({
+      nutrientId: n.nutrient_id,
+      name: n.name,
+      unit: n.unit,
+      amount: n.amount,
+    })),
     portions: portions.map((p) => ({
       seq: p.seq,
       amount: p.amount,
@@ -301,7 +338,13 @@ export async function foodDetail(ctx: Context, id: string): Promise<FoodDetailVi
 }
 
 /** Full-match thresholds (docs/foods.md, "Full match"). */
-export const FULL_MATCH = { headWeight: 0.75, nameWeight: 0.6, macroWeight: 0.4, minName: 0.5, minScore: 0.6 } as const;
+export const FULL_MATCH = {
+  headWeight: 0.75,
+  nameWeight: 0.6,
+  macroWeight: 0.4,
+  minName: 0.5,
+  minScore: 0.6,
+} as const;
 
 /**
  * The generic food with full vitamin/mineral data that best matches a label-only product: name
@@ -346,9 +389,15 @@ export const RECOMMEND = { history: 0.5, timeOfDay: 0.3, popularity: 0.2, hourWi
  * Foods for the person now: how often they logged each food, how much of that was near this hour of
  * the day (their time zone), and how many people log it (docs/foods.md).
  */
-export async function foodRecommendations(ctx: AuthedContext, options: RecommendationsOptions): Promise<FoodSummaryView[]> {
+export async function foodRecommendations(
+  ctx: AuthedContext,
+  options: RecommendationsOptions,
+): Promise<FoodSummaryView[]> {
   const userId = readerUserId(ctx);
-  const user = await ctx.prisma.user.findUnique({ where: { id: userId }, select: { timezone: true } });
+  const user = await ctx.prisma.user.findUnique({
+    where: { id: userId },
+    select: { timezone: true },
+  });
   const rows = await ctx.prisma.$queryRawUnsafe<SummaryRow[]>(
     `WITH mine AS (
        SELECT mi.food_id, count(*) AS n,
@@ -384,8 +433,13 @@ export async function foodRecommendations(ctx: AuthedContext, options: Recommend
 }
 
 /** The foods the person logged (meal items), most recently logged first. */
-export async function foodHistory(ctx: AuthedContext, options: FoodHistoryOptions): Promise<FoodHistoryView[]> {
-  const rows = await ctx.prisma.$queryRawUnsafe<(SummaryRow & { times_logged: number; last_logged_at: Date })[]>(
+export async function foodHistory(
+  ctx: AuthedContext,
+  options: FoodHistoryOptions,
+): Promise<FoodHistoryView[]> {
+  const rows = await ctx.prisma.$queryRawUnsafe<
+    (SummaryRow & { times_logged: number; last_logged_at: Date })[]
+  >(
     `WITH mine AS (
        SELECT food_id, count(*)::int AS times_logged, max(created_at) AS last_logged_at FROM meal_items
        WHERE user_id = $1 AND food_id IS NOT NULL AND deleted_at IS NULL GROUP BY food_id
@@ -397,7 +451,11 @@ export async function foodHistory(ctx: AuthedContext, options: FoodHistoryOption
     readerUserId(ctx),
     options.limit,
   );
-  return rows.map((r) => ({ food: toSummary(r), timesLogged: r.times_logged, lastLoggedAt: r.last_logged_at }));
+  return rows.map((r) => ({
+    food: toSummary(r),
+    timesLogged: r.times_logged,
+    lastLoggedAt: r.last_logged_at,
+  }));
 }
 
 /** USDA definitions (nutrient.csv: id, name, unit, number, rank) of the nutrients a custom food can carry. */
@@ -412,14 +470,23 @@ const CUSTOM_NUTRIENTS: readonly [number, string, string, string, number][] = [
 ];
 
 /** Creates a custom food of the caller (visible only to them); answers its detail. */
-export async function createCustomFood(ctx: AuthedContext, input: CustomFoodInput): Promise<FoodDetailView> {
+export async function createCustomFood(
+  ctx: AuthedContext,
+  input: CustomFoodInput,
+): Promise<FoodDetailView> {
   const userId = ctx.principal.userId;
   let gtin: string | null = null;
   if (input.gtin) {
     gtin = normaliseGtin(input.gtin);
     if (!gtin) {
       throw appError('VALIDATION_FAILED', 'Not a GTIN', {
-        detail: [{ loc: ['input', 'gtin'], msg: 'a GTIN/UPC/EAN barcode: 8, 12, 13 or 14 digits with a valid check digit', type: 'value_error' }],
+        detail: [
+          {
+            loc: ['input', 'gtin'],
+            msg: 'a GTIN/UPC/EAN barcode: 8, 12, 13 or 14 digits with a valid check digit',
+            type: 'value_error',
+          },
+        ],
       });
     }
   }
@@ -462,7 +529,14 @@ export async function createCustomFood(ctx: AuthedContext, input: CustomFoodInpu
     );
     if (portions.length) {
       await tx.foodPortion.createMany({
-        data: portions.map((p, i) => ({ id: `${id}:${i + 1}`, foodId: id, seq: i + 1, amount: p.amount ?? 1, unit: p.unit, gramWeight: p.gramWeight })),
+        data: portions.map((p, i) => ({
+          id: `${id}:${i + 1}`,
+          foodId: id,
+          seq: i + 1,
+          amount: p.amount ?? 1,
+          unit: p.unit,
+          gramWeight: p.gramWeight,
+        })),
       });
     }
   });

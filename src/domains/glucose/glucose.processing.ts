@@ -40,14 +40,18 @@ export function processSample(sample: RawSample, calibration: Calibration): numb
   const compensated =
     sample.temperatureC === null
       ? sample.rawValue
-      : sample.rawValue / (1 + TEMPERATURE_COEFFICIENT * (sample.temperatureC - REFERENCE_TEMPERATURE_C));
+      : sample.rawValue /
+        (1 + TEMPERATURE_COEFFICIENT * (sample.temperatureC - REFERENCE_TEMPERATURE_C));
   const mgDl = calibration.slope * compensated + calibration.intercept;
   const clamped = Math.min(SENSOR_MAX_MG_DL, Math.max(SENSOR_MIN_MG_DL, mgDl));
   return Math.round(clamped * 10) / 10;
 }
 
 /** Readings of raw samples (one per sample, timestamp order; non-finite raw values are skipped). */
-export function processRaw(samples: readonly RawSample[], calibration: Calibration): ProcessedReading[] {
+export function processRaw(
+  samples: readonly RawSample[],
+  calibration: Calibration,
+): ProcessedReading[] {
   return samples
     .filter((s) => Number.isFinite(s.rawValue))
     .map((s) => ({ timestamp: s.timestamp, valueMgDl: processSample(s, calibration) }))

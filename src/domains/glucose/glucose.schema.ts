@@ -17,7 +17,13 @@ import {
   processSensorPayload,
   rebuildSensorFromRaw,
 } from './glucose.service.ts';
-import type { GlucoseReadingView, ReadingPageView, RebuildView, SensorStatusView, TrendView } from './glucose.service.ts';
+import type {
+  GlucoseReadingView,
+  ReadingPageView,
+  RebuildView,
+  SensorStatusView,
+  TrendView,
+} from './glucose.service.ts';
 import type { HourlyPercentiles } from './glucose.stats.ts';
 
 /** Hours a read may look back: 5 years. */
@@ -27,21 +33,30 @@ export const GlucoseReading = builder.objectRef<GlucoseReadingView>('GlucoseRead
   description: 'One glucose reading, canonical mg/dL',
   fields: (t) => ({
     id: t.exposeString('id', { description: 'client id, or g:<user>:<sensor>:<epoch ms>' }),
-    sensorId: t.exposeInt('sensorId', { description: 'the client\'s sensor number (0: manual)' }),
+    sensorId: t.exposeInt('sensorId', { description: "the client's sensor number (0: manual)" }),
     timestamp: t.expose('timestamp', { type: 'DateTime' }),
     valueMgDl: t.exposeFloat('valueMgDl', { description: 'glucose, mg/dL' }),
-    source: t.exposeString('source', { description: 'manual, cgm (batch) or sensor (processed from raw data)' }),
-    processingVersion: t.exposeInt('processingVersion', { nullable: true, description: 'PROCESSING_VERSION of a sensor reading' }),
+    source: t.exposeString('source', {
+      description: 'manual, cgm (batch) or sensor (processed from raw data)',
+    }),
+    processingVersion: t.exposeInt('processingVersion', {
+      nullable: true,
+      description: 'PROCESSING_VERSION of a sensor reading',
+    }),
   }),
 });
 
 const GlucoseReadingPage = builder.objectRef<ReadingPageView>('GlucoseReadingPage').implement({
   description: 'One page of glucose readings and the cursor of the next page',
   fields: (t) => ({
-    items: t.expose('items', { type: [GlucoseReading], description: 'the readings of this page, in the order asked for' }),
+    items: t.expose('items', {
+      type: [GlucoseReading],
+      description: 'the readings of this page, in the order asked for',
+    }),
     nextCursor: t.exposeString('nextCursor', {
       nullable: true,
-      description: 'pass it as cursor (with the same other arguments) for the next page; null on the last page',
+      description:
+        'pass it as cursor (with the same other arguments) for the next page; null on the last page',
     }),
   }),
 });
@@ -65,24 +80,35 @@ const GlucoseTrend = builder.objectRef<TrendView>('GlucoseTrend').implement({
     start: t.expose('start', { type: 'DateTime' }),
     end: t.expose('end', { type: 'DateTime' }),
     count: t.exposeInt('count'),
-    coveragePct: t.exposeFloat('coveragePct', { description: 'percent of expected 5-minute readings present' }),
+    coveragePct: t.exposeFloat('coveragePct', {
+      description: 'percent of expected 5-minute readings present',
+    }),
     mean: t.exposeFloat('mean', { nullable: true, description: 'mg/dL' }),
     sd: t.exposeFloat('sd', { nullable: true, description: 'sample standard deviation, mg/dL' }),
     cv: t.exposeFloat('cv', { nullable: true, description: 'coefficient of variation, percent' }),
-    gmi: t.exposeFloat('gmi', { nullable: true, description: 'glucose management indicator, percent' }),
+    gmi: t.exposeFloat('gmi', {
+      nullable: true,
+      description: 'glucose management indicator, percent',
+    }),
     min: t.exposeFloat('min', { nullable: true }),
     max: t.exposeFloat('max', { nullable: true }),
-    timeVeryLowPct: t.exposeFloat('timeVeryLowPct', { description: 'percent of readings < 54 mg/dL' }),
+    timeVeryLowPct: t.exposeFloat('timeVeryLowPct', {
+      description: 'percent of readings < 54 mg/dL',
+    }),
     timeLowPct: t.exposeFloat('timeLowPct', { description: 'percent of readings 54-69 mg/dL' }),
-    timeInRangePct: t.exposeFloat('timeInRangePct', { description: 'percent of readings 70-180 mg/dL' }),
+    timeInRangePct: t.exposeFloat('timeInRangePct', {
+      description: 'percent of readings 70-180 mg/dL',
+    }),
     timeHighPct: t.exposeFloat('timeHighPct', { description: 'percent of readings 181-250 mg/dL' }),
-    timeVeryHighPct: t.exposeFloat('timeVeryHighPct', { description: 'percent of readings > 250 mg/dL' }),
+    timeVeryHighPct: t.exposeFloat('timeVeryHighPct', {
+      description: 'percent of readings > 250 mg/dL',
+    }),
     hourly: t.expose('hourly', { type: [HourlyGlucose] }),
   }),
 });
 
 const GlucoseRebuild = builder.objectRef<RebuildView>('GlucoseRebuild').implement({
-  description: 'The result of rebuilding a sensor\'s glucose from its raw data',
+  description: "The result of rebuilding a sensor's glucose from its raw data",
   fields: (t) => ({
     deleted: t.exposeInt('deleted'),
     inserted: t.exposeInt('inserted'),
@@ -128,8 +154,10 @@ const rawSchema = z.object({
 const GlucoseReadingInput = builder.inputType('GlucoseReadingInput', {
   description: 'A glucose reading in mg/dL (GlucoseReadingIn)',
   fields: (t) => ({
-    id: t.string({ description: 'client id (WatermelonDB id); default g:<user>:<sensor>:<epoch ms>' }),
-    sensorId: t.int({ description: 'the client\'s sensor number; default 0 (manual)' }),
+    id: t.string({
+      description: 'client id (WatermelonDB id); default g:<user>:<sensor>:<epoch ms>',
+    }),
+    sensorId: t.int({ description: "the client's sensor number; default 0 (manual)" }),
     timestamp: t.field({ type: 'DateTime', required: true }),
     valueMgDl: t.float({ required: true, description: 'glucose, mg/dL (10..1000)' }),
     source: t.string({ description: 'manual (default for one reading) or cgm (batches)' }),
@@ -161,15 +189,24 @@ const SensorPayloadInput = builder.inputType('SensorPayloadInput', {
     sensorId: t.int({ required: true }),
     serialNumber: t.string(),
     calibrationSlope: t.float({ description: 'mg/dL per raw count (kept per sensor; default 1)' }),
-    calibrationIntercept: t.float({ description: 'mg/dL at zero counts (kept per sensor; default 0)' }),
-    samples: t.field({ type: [SensorSampleInput], required: true, description: '1..50,000 raw samples' }),
+    calibrationIntercept: t.float({
+      description: 'mg/dL at zero counts (kept per sensor; default 0)',
+    }),
+    samples: t.field({
+      type: [SensorSampleInput],
+      required: true,
+      description: '1..50,000 raw samples',
+    }),
   }),
   validate: z.object({
     sensorId: sensorId.min(1),
     serialNumber: z.string().max(64).nullish(),
     calibrationSlope: z.number().positive().max(1000).nullish(),
     calibrationIntercept: z.number().min(-1000).max(1000).nullish(),
-    samples: z.array(rawSchema.omit({ id: true, sensorId: true })).min(1).max(GLUCOSE_BATCH_MAX),
+    samples: z
+      .array(rawSchema.omit({ id: true, sensorId: true }))
+      .min(1)
+      .max(GLUCOSE_BATCH_MAX),
   }),
 });
 
@@ -178,7 +215,9 @@ const SensorRebuildFromRawInput = builder.inputType('SensorRebuildFromRawInput',
   validate: z.object({ sensorId: sensorId.min(1) }),
 });
 
-const dateText = z.string().refine((s) => isStorableDate(new Date(s)), { message: 'not an ISO date or date-time of the years 0001..9999' });
+const dateText = z.string().refine((s) => isStorableDate(new Date(s)), {
+  message: 'not an ISO date or date-time of the years 0001..9999',
+});
 const toDate = (s: string | null | undefined): Date | null => (s ? new Date(s) : null);
 
 /** The arguments of a read of readings: window, sensor and order (the page adds limit and cursor). */
@@ -189,7 +228,10 @@ const readingArgs = {
     description: `readings of the last this many hours (1..${MAX_SINCE_HOURS}, five years)`,
     validate: z.number().int().min(1).max(MAX_SINCE_HOURS),
   },
-  sensorId: { description: "only the readings of this sensor (the client's sensor number; 0: manual)", validate: sensorId.nullish() },
+  sensorId: {
+    description: "only the readings of this sensor (the client's sensor number; 0: manual)",
+    validate: sensorId.nullish(),
+  },
   sort: {
     defaultValue: 'desc',
     required: true,
@@ -201,7 +243,7 @@ const readingArgs = {
 builder.queryFields((t) => ({
   glucoseReadings: t.withAuth({ scope: 'health:glucose:read' }).field({
     type: [GlucoseReading],
-    description: 'The person\'s glucose readings of the last hours, in mg/dL',
+    description: "The person's glucose readings of the last hours, in mg/dL",
     args: {
       sinceHours: t.arg.int(readingArgs.sinceHours),
       limit: t.arg.int({
@@ -213,11 +255,13 @@ builder.queryFields((t) => ({
       sensorId: t.arg.int(readingArgs.sensorId),
       sort: t.arg.string(readingArgs.sort),
     },
-    resolve: (_root, args, ctx) => listReadings(ctx, { ...args, sort: args.sort as 'asc' | 'desc' }),
+    resolve: (_root, args, ctx) =>
+      listReadings(ctx, { ...args, sort: args.sort as 'asc' | 'desc' }),
   }),
   glucoseReadingPage: t.withAuth({ scope: 'health:glucose:read' }).field({
     type: GlucoseReadingPage,
-    description: 'One page of the person\'s glucose readings of the last hours, in mg/dL, and the cursor of the next page',
+    description:
+      "One page of the person's glucose readings of the last hours, in mg/dL, and the cursor of the next page",
     args: {
       sinceHours: t.arg.int(readingArgs.sinceHours),
       limit: t.arg.int({
@@ -233,22 +277,31 @@ builder.queryFields((t) => ({
         validate: z.string().min(1).max(200).nullish(),
       }),
     },
-    resolve: (_root, args, ctx) => listReadingPage(ctx, { ...args, sort: args.sort as 'asc' | 'desc' }),
+    resolve: (_root, args, ctx) =>
+      listReadingPage(ctx, { ...args, sort: args.sort as 'asc' | 'desc' }),
   }),
   glucoseTrends: t.withAuth({ scope: 'health:glucose:read' }).field({
     type: GlucoseTrend,
     description: 'Glucose statistics and hourly percentiles of a window',
     args: {
-      sinceHours: t.arg.int({ defaultValue: 6, required: true, validate: z.number().int().min(1).max(MAX_SINCE_HOURS) }),
+      sinceHours: t.arg.int({
+        defaultValue: 6,
+        required: true,
+        validate: z.number().int().min(1).max(MAX_SINCE_HOURS),
+      }),
       startDate: t.arg.string({ validate: dateText.nullish() }),
       endDate: t.arg.string({ validate: dateText.nullish() }),
     },
     resolve: (_root, args, ctx) =>
-      glucoseTrends(ctx, { sinceHours: args.sinceHours, startDate: toDate(args.startDate), endDate: toDate(args.endDate) }),
+      glucoseTrends(ctx, {
+        sinceHours: args.sinceHours,
+        startDate: toDate(args.startDate),
+        endDate: toDate(args.endDate),
+      }),
   }),
   cgmSensors: t.withAuth({ scope: 'health:glucose:read' }).field({
     type: [CgmSensorStatus],
-    description: 'The person\'s CGM sensors with wear and latest reading',
+    description: "The person's CGM sensors with wear and latest reading",
     resolve: (_root, _args, ctx) => cgmSensorStatus(ctx),
   }),
 }));
@@ -263,7 +316,11 @@ builder.mutationFields((t) => ({
   createGlucoseReadingsBatch: t.withAuth({ scope: 'health:logs:write' }).int({
     description: 'Stores up to 50,000 readings; answers how many were new',
     args: {
-      readings: t.arg({ type: [GlucoseReadingInput], required: true, validate: z.array(readingSchema).max(GLUCOSE_BATCH_MAX) }),
+      readings: t.arg({
+        type: [GlucoseReadingInput],
+        required: true,
+        validate: z.array(readingSchema).max(GLUCOSE_BATCH_MAX),
+      }),
     },
     resolve: (_root, { readings }, ctx) => createReadingsBatch(ctx, readings),
   }),
@@ -274,7 +331,13 @@ builder.mutationFields((t) => ({
   }),
   createRawSensorDataBatch: t.withAuth({ scope: 'health:logs:write' }).int({
     description: 'Stores up to 50,000 raw sensor samples; answers how many were new',
-    args: { samples: t.arg({ type: [RawSensorDataInput], required: true, validate: z.array(rawSchema).max(GLUCOSE_BATCH_MAX) }) },
+    args: {
+      samples: t.arg({
+        type: [RawSensorDataInput],
+        required: true,
+        validate: z.array(rawSchema).max(GLUCOSE_BATCH_MAX),
+      }),
+    },
     resolve: (_root, { samples }, ctx) => createRawBatch(ctx, samples),
   }),
   processSensorPayload: t.withAuth({ scope: 'health:logs:write' }).field({

@@ -117,8 +117,10 @@ export interface SensorStatusView {
   lastValueMgDl: number | null;
 }
 
-const readingId = (userId: number, sensorId: number, t: Date): string => `g:${userId}:${sensorId}:${t.getTime()}`;
-const rawId = (userId: number, sensorId: number, t: Date): string => `r:${userId}:${sensorId}:${t.getTime()}`;
+const readingId = (userId: number, sensorId: number, t: Date): string =>
+  `g:${userId}:${sensorId}:${t.getTime()}`;
+const rawId = (userId: number, sensorId: number, t: Date): string =>
+  `r:${userId}:${sensorId}:${t.getTime()}`;
 const sensorRowId = (userId: number, sensorId: number): string => `s:${userId}:${sensorId}`;
 
 // One statement per call (a slice of a batch): advance the account's sync clock, revive deleted
@@ -191,8 +193,16 @@ async function insertReadings(
     last = Math.max(last, r.timestamp.getTime());
   }
   const [{ stored }] = await db.$queryRawUnsafe<{ stored: number }[]>(
-    STORE_READINGS, ids, sensors, times, values, userId, source, processingVersion,
-    new Date(first).toISOString(), new Date(last).toISOString(),
+    STORE_READINGS,
+    ids,
+    sensors,
+    times,
+    values,
+    userId,
+    source,
+    processingVersion,
+    new Date(first).toISOString(),
+    new Date(last).toISOString(),
   );
   return stored;
 }
@@ -200,7 +210,12 @@ async function insertReadings(
 function toReadingRows(userId: number, input: readonly GlucoseReadingInput[]) {
   return input.map((r) => {
     const sensorId = r.sensorId ?? 0;
-    return { id: r.id ?? readingId(userId, sensorId, r.timestamp), sensorId, timestamp: r.timestamp, valueMgDl: r.valueMgDl };
+    return {
+      id: r.id ?? readingId(userId, sensorId, r.timestamp),
+      sensorId,
+      timestamp: r.timestamp,
+      valueMgDl: r.valueMgDl,
+    };
   });
 }
 
@@ -214,12 +229,17 @@ async function markPhoneSynced(db: SqlRunner, userId: number): Promise<void> {
 }
 
 /** Stores one reading (idempotent on (sensor, timestamp)); answers the stored reading. */
-export async function createReading(ctx: AuthedContext, input: GlucoseReadingInput): Promise<GlucoseReadingView> {
+export async function createReading(
+  ctx: AuthedContext,
+  input: GlucoseReadingInput,
+): Promise<GlucoseReadingView> {
   const userId = ctx.principal.userId;
   const [row] = toReadingRows(userId, [input]);
   await insertReadings(ctx.prisma, userId, [row], input.source ?? 'manual', null);
   const stored = await ctx.prisma.glucoseReading.findUnique({
-    where: { userId_sensorId_timestamp: { userId, sensorId: row.sensorId, timestamp: row.timestamp } },
+    where: {
+      userId_sensorId_timestamp: { userId, sensorId: row.sensorId, timestamp: row.timestamp },
+    },
   });
   if (!stored) throw appError('CONFLICT', 'A reading with this id already exists');
   return stored;
@@ -234,7 +254,10 @@ export async function createReading(ctx: AuthedContext, input: GlucoseReadingInp
 const BATCH_SLICE = 100;
 
 /** Stores up to GLUCOSE_BATCH_MAX readings, BATCH_SLICE per statement; answers how many were new. */
-export async function createReadingsBatch(ctx: AuthedContext, input: readonly GlucoseReadingInput[]): Promise<number> {
+export async function createReadingsBatch(
+  ctx: AuthedContext,
+  input: readonly GlucoseReadingInput[],
+): Promise<number> {
   const userId = ctx.principal.userId;
   const stored = await writeInSlices(toReadingRows(userId, input), BATCH_SLICE, (slice) =>
     insertReadings(ctx.prisma, userId, slice, 'cgm', null),
@@ -263,7 +286,8 @@ interface PageCursor {
   sort: 'asc' | 'desc';
 }
 
-const CURSOR_ISSUE = 'not a cursor of this list: pass next_cursor of the previous page, with the same sort';
+const CURSOR_ISSUE =
+  'not a cursor of this list: pass next_cursor of the previous page, with the same sort';
 
 function encodeCursor(c: PageCursor): string {
   return Buffer.from(JSON.stringify([c.since, c.at, c.sensor, c.sort])).toString('base64url');
@@ -271,7 +295,9 @@ function encodeCursor(c: PageCursor): string {
 
 function decodeCursor(text: string, sort: 'asc' | 'desc'): PageCursor {
   try {
-    const [since, at, sensor, order] = JSON.parse(Buffer.from(text, 'base64url').toString('utf8')) as unknown[];
+    const [since, at, sensor, order] = JSON.parse(
+      Buffer.from(text, 'base64url').toString('utf8'),
+    ) as unknown[];
     const finite = (n: unknown): n is number => typeof n === 'number' && Number.isFinite(n);
     if (finite(since) && finite(at) && Number.isInteger(sensor) && order === sort) {
       return { since, at, sensor: sensor as number, sort };
@@ -322,7 +348,10 @@ async function selectReadings(
 }
 
 /** The readings of the last hours, one SELECT (up to 50,000 rows). */
-export async function listReadings(ctx: AuthedContext, options: ListReadingsOptions): Promise<GlucoseReadingView[]> {
+export async function listReadings(
+  ctx: AuthedContext,
+  options: ListReadingsOptions,
+): Promise<GlucoseReadingView[]> {
   const since = new Date(Date.now() - options.sinceHours * 3_600_000);
   return selectReadings(ctx, { ...options, since }, options.limit);
 }
@@ -332,15 +361,27 @@ export async function listReadings(ctx: AuthedContext, options: ListReadingsOpti
  * sensor, so a page never repeats or skips a reading when new ones arrive). The window is fixed by
  * the first page: the cursor carries its start.
  */
-export async function listReadingPage(ctx: AuthedContext, options: ReadingPageOptions): Promise<ReadingPageView> {
+export async function listReadingPage(
+  ctx: AuthedContext,
+  options: ReadingPageOptions,
+): Promise<ReadingPageView> {
   const cursor = options.cursor ? decodeCursor(options.cursor, options.sort) : null;
   const since = new Date(cursor?.since ?? Date.now() - options.sinceHours * 3_600_000);
-  const rows = await selectReadings(ctx, { ...options, since, after: cursor ?? undefined }, options.limit + 1);
+  const rows = await selectReadings(
+    ctx,
+    { ...options, since, after: cursor ?? undefined },
+    options.limit + 1,
+  );
   const items = rows.slice(0, options.limit);
   const last = items.at(-1);
   const nextCursor =
     rows.length > options.limit && last
-      ? encodeCursor({ since: since.getTime(), at: last.timestamp.getTime(), sensor: last.sensorId, sort: options.sort })
+      ? encodeCursor({
+          since: since.getTime(),
+          at: last.timestamp.getTime(),
+          sensor: last.sensorId,
+          sort: options.sort,
+        })
       : null;
   return { items, nextCursor };
 }
@@ -363,7 +404,11 @@ export async function deleteAllReadings(ctx: AuthedContext): Promise<number> {
 }
 
 /** Stores raw samples in one statement (idempotent on (sensor, timestamp)); answers how many were new. */
-async function insertRaw(db: SqlRunner, userId: number, input: readonly RawSensorDataInput[]): Promise<number> {
+async function insertRaw(
+  db: SqlRunner,
+  userId: number,
+  input: readonly RawSensorDataInput[],
+): Promise<number> {
   if (input.length === 0) return 0;
   const n = input.length;
   const ids = new Array<string>(n);
@@ -379,26 +424,52 @@ async function insertRaw(db: SqlRunner, userId: number, input: readonly RawSenso
     values[i] = r.rawValue;
     temps[i] = r.temperatureC ?? null;
   }
-  const [{ stored }] = await db.$queryRawUnsafe<{ stored: number }[]>(STORE_RAW, ids, sensors, times, values, temps, userId);
+  const [{ stored }] = await db.$queryRawUnsafe<{ stored: number }[]>(
+    STORE_RAW,
+    ids,
+    sensors,
+    times,
+    values,
+    temps,
+    userId,
+  );
   return stored;
 }
 
 /** Stores raw samples (idempotent on (sensor, timestamp)), BATCH_SLICE per statement; answers how many were new. */
-export async function createRawBatch(ctx: AuthedContext, input: readonly RawSensorDataInput[]): Promise<number> {
+export async function createRawBatch(
+  ctx: AuthedContext,
+  input: readonly RawSensorDataInput[],
+): Promise<number> {
   const userId = ctx.principal.userId;
-  const stored = await writeInSlices(input, BATCH_SLICE, (slice) => insertRaw(ctx.prisma, userId, slice));
+  const stored = await writeInSlices(input, BATCH_SLICE, (slice) =>
+    insertRaw(ctx.prisma, userId, slice),
+  );
   await markPhoneSynced(ctx.prisma, userId);
   return stored;
 }
 
 async function calibrationOf(tx: DbTx, userId: number, sensorId: number): Promise<Calibration> {
-  const sensor = await tx.glucoseSensor.findUnique({ where: { userId_sensorId: { userId, sensorId } } });
+  const sensor = await tx.glucoseSensor.findUnique({
+    where: { userId_sensorId: { userId, sensorId } },
+  });
   return { slope: sensor?.calibrationSlope ?? 1, intercept: sensor?.calibrationIntercept ?? 0 };
 }
 
-async function storedRaw(tx: DbTx, userId: number, sensorId: number, from?: Date, to?: Date): Promise<RawSample[]> {
+async function storedRaw(
+  tx: DbTx,
+  userId: number,
+  sensorId: number,
+  from?: Date,
+  to?: Date,
+): Promise<RawSample[]> {
   return tx.rawSensorData.findMany({
-    where: { userId, sensorId, deletedAt: null, ...(from && to ? { timestamp: { gte: from, lte: to } } : {}) },
+    where: {
+      userId,
+      sensorId,
+      deletedAt: null,
+      ...(from && to ? { timestamp: { gte: from, lte: to } } : {}),
+    },
     select: { timestamp: true, rawValue: true, temperatureC: true },
     orderBy: { timestamp: 'asc' },
   });
@@ -409,7 +480,10 @@ async function storedRaw(tx: DbTx, userId: number, sensorId: number, from?: Date
  * stored raw samples, in one transaction; answers the stored readings of the sensor in the
  * payload's time range.
  */
-export async function processSensorPayload(ctx: AuthedContext, input: SensorPayloadInput): Promise<GlucoseReadingView[]> {
+export async function processSensorPayload(
+  ctx: AuthedContext,
+  input: SensorPayloadInput,
+): Promise<GlucoseReadingView[]> {
   const userId = ctx.principal.userId;
   const { sensorId } = input;
   const times = input.samples.map((s) => s.timestamp.getTime());
@@ -417,23 +491,56 @@ export async function processSensorPayload(ctx: AuthedContext, input: SensorPayl
   const to = new Date(Math.max(...times));
   const calibration: Partial<{ calibrationSlope: number; calibrationIntercept: number }> = {};
   if (input.calibrationSlope != null) calibration.calibrationSlope = input.calibrationSlope;
-  if (input.calibrationIntercept != null) calibration.calibrationIntercept = input.calibrationIntercept;
+  if (input.calibrationIntercept != null)
+    calibration.calibrationIntercept = input.calibrationIntercept;
   return syncedWrite(ctx.prisma, userId, async (tx, ts) => {
     const serverUpdatedAt = new Date(ts);
     await tx.glucoseSensor.upsert({
       where: { userId_sensorId: { userId, sensorId } },
-      create: { id: sensorRowId(userId, sensorId), userId, sensorId, serialNumber: input.serialNumber ?? null, startedAt: from, lastSeenAt: to, serverUpdatedAt, ...calibration },
-      update: { ...(input.serialNumber ? { serialNumber: input.serialNumber } : {}), lastSeenAt: to, serverUpdatedAt, ...calibration },
+      create: {
+        id: sensorRowId(userId, sensorId),
+        userId,
+        sensorId,
+        serialNumber: input.serialNumber ?? null,
+        startedAt: from,
+        lastSeenAt: to,
+        serverUpdatedAt,
+        ...calibration,
+      },
+      update: {
+        ...(input.serialNumber ? { serialNumber: input.serialNumber } : {}),
+        lastSeenAt: to,
+        serverUpdatedAt,
+        ...calibration,
+      },
     });
-    await insertRaw(tx, userId, input.samples.map((s) => ({ ...s, sensorId })));
-    const readings = processRaw(await storedRaw(tx, userId, sensorId, from, to), await calibrationOf(tx, userId, sensorId));
-    const rows = readings.map((r) => ({ ...r, sensorId, id: readingId(userId, sensorId, r.timestamp) }));
+    await insertRaw(
+      tx,
+      userId,
+      input.samples.map((s) => ({ ...s, sensorId })),
+    );
+    const readings = processRaw(
+      await storedRaw(tx, userId, sensorId, from, to),
+      await calibrationOf(tx, userId, sensorId),
+    );
+    const rows = readings.map((r) => ({
+      ...r,
+      sensorId,
+      id: readingId(userId, sensorId, r.timestamp),
+    }));
     await insertReadings(tx, userId, rows, 'sensor', PROCESSING_VERSION);
     await markPhoneSynced(tx, userId);
     // the stored readings of the payload's range (a reading stored earlier for a timestamp wins)
     return tx.glucoseReading.findMany({
       where: { userId, sensorId, timestamp: { gte: from, lte: to }, deletedAt: null },
-      select: { id: true, sensorId: true, timestamp: true, valueMgDl: true, source: true, processingVersion: true },
+      select: {
+        id: true,
+        sensorId: true,
+        timestamp: true,
+        valueMgDl: true,
+        source: true,
+        processingVersion: true,
+      },
       orderBy: { timestamp: 'asc' },
     });
   });
@@ -444,7 +551,10 @@ export async function processSensorPayload(ctx: AuthedContext, input: SensorPayl
  * transaction. The wiped readings become tombstones; a replayed reading at the same time revives
  * its row with the recomputed value, so phones see one update, not a delete and a create.
  */
-export async function rebuildSensorFromRaw(ctx: AuthedContext, options: { sensorId: number }): Promise<RebuildView> {
+export async function rebuildSensorFromRaw(
+  ctx: AuthedContext,
+  options: { sensorId: number },
+): Promise<RebuildView> {
   const userId = ctx.principal.userId;
   const { sensorId } = options;
   return syncedWrite(ctx.prisma, userId, async (tx, ts) => {
@@ -455,20 +565,32 @@ export async function rebuildSensorFromRaw(ctx: AuthedContext, options: { sensor
       sensorId,
       ts,
     );
-    const readings = processRaw(await storedRaw(tx, userId, sensorId), await calibrationOf(tx, userId, sensorId));
-    const rows = readings.map((r) => ({ ...r, sensorId, id: readingId(userId, sensorId, r.timestamp) }));
+    const readings = processRaw(
+      await storedRaw(tx, userId, sensorId),
+      await calibrationOf(tx, userId, sensorId),
+    );
+    const rows = readings.map((r) => ({
+      ...r,
+      sensorId,
+      id: readingId(userId, sensorId, r.timestamp),
+    }));
     const inserted = await insertReadings(tx, userId, rows, 'sensor', PROCESSING_VERSION);
     return { deleted, inserted, processingVersion: PROCESSING_VERSION };
   });
 }
 
 /** Trend figures and hourly AGP percentiles of a window (one SELECT of its values). */
-export async function glucoseTrends(ctx: AuthedContext, options: TrendsOptions): Promise<TrendView> {
+export async function glucoseTrends(
+  ctx: AuthedContext,
+  options: TrendsOptions,
+): Promise<TrendView> {
   const end = options.endDate ?? new Date();
   const start = options.startDate ?? new Date(end.getTime() - options.sinceHours * 3_600_000);
   if (start.getTime() >= end.getTime()) {
     throw appError('VALIDATION_FAILED', 'start_date must be before end_date', {
-      detail: [{ loc: ['start_date'], msg: 'start_date must be before end_date', type: 'value_error' }],
+      detail: [
+        { loc: ['start_date'], msg: 'start_date must be before end_date', type: 'value_error' },
+      ],
     });
   }
   const rows = await ctx.prisma.$queryRawUnsafe<{ timestamp: Date; value_mg_dl: number }[]>(

@@ -105,10 +105,14 @@ export function trendStats(points: readonly StatPoint[], start: Date, end: Date)
     byHour[p.timestamp.getUTCHours()].push(p.valueMgDl);
   }
   const pct = (k: number): number => (n ? round((100 * k) / n, 2) : 0);
-  const expected = Math.max(1, Math.floor((end.getTime() - start.getTime()) / (CGM_INTERVAL_MINUTES * 60_000)));
+  const expected = Math.max(
+    1,
+    Math.floor((end.getTime() - start.getTime()) / (CGM_INTERVAL_MINUTES * 60_000)),
+  );
   const m = mean(values);
   const sd = standardDeviation(values);
-  const opt = (v: number | null, digits = 1): number | null => (v === null ? null : round(v, digits));
+  const opt = (v: number | null, digits = 1): number | null =>
+    v === null ? null : round(v, digits);
   return {
     count: n,
     coveragePct: round(Math.min(100, (100 * n) / expected), 2),

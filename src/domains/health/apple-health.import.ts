@@ -26,18 +26,34 @@ export interface AppleHealthImportSummary extends ParseProgress {
   workouts: ImportResult;
 }
 
-const add = (a: ImportResult, b: ImportResult): ImportResult => ({ inserted: a.inserted + b.inserted, skipped: a.skipped + b.skipped });
+const add = (a: ImportResult, b: ImportResult): ImportResult => ({
+  inserted: a.inserted + b.inserted,
+  skipped: a.skipped + b.skipped,
+});
 
 /** Imports the export at `file` for `userId`; answers what was read and stored. */
-export async function importAppleHealthFile(db: Pick<Context, 'prisma'>, options: ImportAppleHealthFileOptions): Promise<AppleHealthImportSummary> {
-  const totals = { metrics: { inserted: 0, skipped: 0 }, sleep: { inserted: 0, skipped: 0 }, workouts: { inserted: 0, skipped: 0 } };
+export async function importAppleHealthFile(
+  db: Pick<Context, 'prisma'>,
+  options: ImportAppleHealthFileOptions,
+): Promise<AppleHealthImportSummary> {
+  const totals = {
+    metrics: { inserted: 0, skipped: 0 },
+    sleep: { inserted: 0, skipped: 0 },
+    workouts: { inserted: 0, skipped: 0 },
+  };
   const input = await openExport(options.file);
   const started = Date.now();
   const parsed = await parseAppleHealth(input, {
     batchSize: Math.min(options.batchSize ?? 5000, MAX_IMPORT_SAMPLES),
     onBatch: async (batch) => {
-      totals.metrics = add(totals.metrics, await importMetricsFor(db, options.userId, { samples: batch.metrics }));
-      const intervals = await importIntervalsFor(db, options.userId, { sleep: batch.sleep, workouts: batch.workouts });
+      totals.metrics = add(
+        totals.metrics,
+        await importMetricsFor(db, options.userId, { samples: batch.metrics }),
+      );
+      const intervals = await importIntervalsFor(db, options.userId, {
+        sleep: batch.sleep,
+        workouts: batch.workouts,
+      });
       totals.sleep = add(totals.sleep, intervals.sleep);
       totals.workouts = add(totals.workouts, intervals.workouts);
     },

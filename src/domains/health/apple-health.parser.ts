@@ -10,7 +10,13 @@ import { createReadStream } from 'node:fs';
 import type { Readable } from 'node:stream';
 import { SaxesParser } from 'saxes';
 import yauzl from 'yauzl';
-import type { MetricSampleIn, MetricType, SleepSampleIn, SleepStage, WorkoutSampleIn } from './health.service.ts';
+import type {
+  MetricSampleIn,
+  MetricType,
+  SleepSampleIn,
+  SleepStage,
+  WorkoutSampleIn,
+} from './health.service.ts';
 
 /** HealthKit quantity types we import, and our metric type for each. */
 export const HK_METRIC_TYPES: Readonly<Record<string, MetricType>> = {
@@ -69,7 +75,11 @@ export function parseHealthDate(text: string | undefined): Date | null {
 }
 
 /** A metric's value in our unit (body weight in kg, energy in kcal), or null for a unit we do not know. */
-export function toOurUnit(metric: MetricType, value: number, unit: string | undefined): number | null {
+export function toOurUnit(
+  metric: MetricType,
+  value: number,
+  unit: string | undefined,
+): number | null {
   const u = (unit ?? '').toLowerCase();
   switch (metric) {
     case 'body_weight':
@@ -155,17 +165,21 @@ export function mapWorkout(a: Attrs): WorkoutSampleIn | null {
 }
 
 /** Streams an export.xml from `input`, calling `onBatch` with mapped samples; answers the final counts. */
-export async function parseAppleHealth(input: Readable, options: ParseAppleHealthOptions): Promise<ParseProgress> {
+export async function parseAppleHealth(
+  input: Readable,
+  options: ParseAppleHealthOptions,
+): Promise<ParseProgress> {
   const batchSize = options.batchSize ?? 5000;
   const progressEvery = options.progressEvery ?? 50_000;
   const progress: ParseProgress = { seen: 0, mapped: 0, ignored: 0 };
   let batch: AppleHealthBatch = { metrics: [], sleep: [], workouts: [] };
   const size = (): number => batch.metrics.length + batch.sleep.length + batch.workouts.length;
-  let error: Error | null = null;
+  // a holder, not a variable: the compiler does not follow assignments made in the 'error' handler
+  const failed: { error: Error | null } = { error: null };
 
   const parser = new SaxesParser();
   parser.on('error', (e) => {
-    error ??= e;
+    failed.error ??= e;
   });
   parser.on('opentag', (tag) => {
     if (tag.name !== 'Record' && tag.name !== 'Workout') return;
@@ -174,15 +188,25 @@ export async function parseAppleHealth(input: Readable, options: ParseAppleHealt
     let mapped = false;
     if (tag.name === 'Workout') {
       const w = mapWorkout(attrs);
-      if (w) batch.workouts.push(w), (mapped = true);
+      if (w) {
+        batch.workouts.push(w);
+        mapped = true;
+      }
     } else {
       const r = mapRecord(attrs);
-      if (r?.metric) batch.metrics.push(r.metric), (mapped = true);
-      if (r?.sleep) batch.sleep.push(r.sleep), (mapped = true);
+      if (r?.metric) {
+        batch.metrics.push(r.metric);
+        mapped = true;
+      }
+      if (r?.sleep) {
+        batch.sleep.push(r.sleep);
+        mapped = true;
+      }
     }
     if (mapped) progress.mapped += 1;
     else progress.ignored += 1;
-    if (options.onProgress && progress.seen % progressEvery === 0) options.onProgress({ ...progress });
+    if (options.onProgress && progress.seen % progressEvery === 0)
+      options.onProgress({ ...progress });
   });
 
   const flush = async (): Promise<void> => {
@@ -195,11 +219,11 @@ export async function parseAppleHealth(input: Readable, options: ParseAppleHealt
   input.setEncoding('utf8');
   for await (const chunk of input) {
     parser.write(chunk as string);
-    if (error) throw error;
+    if (failed.error) throw failed.error;
     if (size() >= batchSize) await flush();
   }
   parser.close();
-  if (error) throw error;
+  if (failed.error) throw failed.error;
   await flush();
   options.onProgress?.({ ...progress });
   return progress;
@@ -209,13 +233,17 @@ export async function parseAppleHealth(input: Readable, options: ParseAppleHealt
 export async function openExport(file: string): Promise<Readable> {
   if (!file.toLowerCase().endsWith('.zip')) return createReadStream(file);
   const zip = await new Promise<yauzl.ZipFile>((resolve, reject) =>
-    yauzl.open(file, { lazyEntries: true }, (err, z) => (err || !z ? reject(err ?? new Error('no zip')) : resolve(z))),
+    yauzl.open(file, { lazyEntries: true }, (err, z) =>
+      err || !z ? reject(err ?? new Error('no zip')) : resolve(z),
+    ),
   );
   return new Promise<Readable>((resolve, reject) => {
     zip.on('entry', (entry: yauzl.Entry) => {
       // the main file; export_cda.xml (clinical documents) and workout routes are not read
       if (/(^|\/)export\.xml$/.test(entry.fileName)) {
-        zip.openReadStream(entry, (err, stream) => (err || !stream ? reject(err ?? new Error('unreadable entry')) : resolve(stream)));
+        zip.openReadStream(entry, (err, stream) =>
+          err || !stream ? reject(err ?? new Error('unreadable entry')) : resolve(stream),
+        );
       } else {
         zip.readEntry();
       }

@@ -23,14 +23,21 @@ import {
 
 /** Longest read window, in days (ten years). */
 const MAX_DAYS = 3650;
-const daysArg = z.number().int().min(1, 'days must be at least 1').max(MAX_DAYS, `days must be at most ${MAX_DAYS}`);
+const daysArg = z
+  .number()
+  .int()
+  .min(1, 'days must be at least 1')
+  .max(MAX_DAYS, `days must be at most ${MAX_DAYS}`);
 const source = z.string().max(200).nullish();
 const sourceId = z.string().min(1).max(200).nullish();
 const interval = <T extends { startAt: Date; endAt: Date }>(s: z.ZodType<T>): z.ZodType<T> =>
-  s.refine((v) => v.endAt.getTime() >= v.startAt.getTime(), { message: 'end must not be before start', path: ['endAt'] });
+  s.refine((v) => v.endAt.getTime() >= v.startAt.getTime(), {
+    message: 'end must not be before start',
+    path: ['endAt'],
+  });
 
 export const HealthMetricType = builder.enumType('HealthMetricType', {
-  description: 'A point-in-time health metric imported from the phone\'s health store',
+  description: "A point-in-time health metric imported from the phone's health store",
   values: Object.fromEntries(METRIC_TYPES.map((m) => [m, { value: m }])) as Record<
     (typeof METRIC_TYPES)[number],
     { value: (typeof METRIC_TYPES)[number] }
@@ -49,17 +56,21 @@ const ImportResultRef = builder.objectRef<ImportResult>('HealthImportResult').im
   description: 'What an import stored',
   fields: (t) => ({
     inserted: t.exposeInt('inserted', { description: 'samples stored by this request' }),
-    skipped: t.exposeInt('skipped', { description: 'samples already stored (or repeated in the request)' }),
+    skipped: t.exposeInt('skipped', {
+      description: 'samples already stored (or repeated in the request)',
+    }),
   }),
 });
 
-const BatchImportResultRef = builder.objectRef<BatchImportResult>('HealthBatchImportResult').implement({
-  description: 'What an interval import stored, per kind',
-  fields: (t) => ({
-    sleep: t.expose('sleep', { type: ImportResultRef }),
-    workouts: t.expose('workouts', { type: ImportResultRef }),
-  }),
-});
+const BatchImportResultRef = builder
+  .objectRef<BatchImportResult>('HealthBatchImportResult')
+  .implement({
+    description: 'What an interval import stored, per kind',
+    fields: (t) => ({
+      sleep: t.expose('sleep', { type: ImportResultRef }),
+      workouts: t.expose('workouts', { type: ImportResultRef }),
+    }),
+  });
 
 export const HealthMetric = builder.objectRef<HealthMetricView>('HealthMetric').implement({
   description: 'One point-in-time health metric sample',
@@ -102,14 +113,14 @@ export const WorkoutSample = builder.objectRef<WorkoutSampleView>('WorkoutSample
 const MetricSampleInput = builder.inputType('HealthMetricSampleInput', {
   fields: (t) => ({
     metricType: t.field({ type: HealthMetricType, required: true }),
-    value: t.float({ required: true, description: 'in the metric\'s unit (body_weight in kg)' }),
+    value: t.float({ required: true, description: "in the metric's unit (body_weight in kg)" }),
     timestamp: t.field({ type: 'DateTime', required: true }),
     source: t.string({ description: 'the app or device that recorded it' }),
   }),
 });
 
 const AppleHealthImportInput = builder.inputType('AppleHealthImportIn', {
-  description: 'A batch of point-in-time metrics from the phone\'s health store',
+  description: "A batch of point-in-time metrics from the phone's health store",
   fields: (t) => ({
     samples: t.field({ type: [MetricSampleInput], required: true }),
   }),
@@ -126,7 +137,7 @@ const SleepSampleInput = builder.inputType('SleepSampleInput', {
     startAt: t.field({ type: 'DateTime', required: true }),
     endAt: t.field({ type: 'DateTime', required: true }),
     source: t.string(),
-    sourceId: t.string({ description: 'the health store\'s own identifier of the sample' }),
+    sourceId: t.string({ description: "the health store's own identifier of the sample" }),
   }),
 });
 
@@ -138,19 +149,21 @@ const WorkoutSampleInput = builder.inputType('WorkoutSampleInput', {
     energyKcal: t.float(),
     distanceM: t.float({ description: 'metres' }),
     source: t.string(),
-    sourceId: t.string({ description: 'the health store\'s own identifier of the sample' }),
+    sourceId: t.string({ description: "the health store's own identifier of the sample" }),
   }),
 });
 
 const BatchSyncInput = builder.inputType('BatchSyncIn', {
-  description: 'A batch of sleep and workout intervals from the phone\'s health store',
+  description: "A batch of sleep and workout intervals from the phone's health store",
   fields: (t) => ({
     sleep: t.field({ type: [SleepSampleInput], defaultValue: [] }),
     workouts: t.field({ type: [WorkoutSampleInput], defaultValue: [] }),
   }),
   validate: z
     .object({
-      sleep: z.array(interval(z.looseObject({ startAt: z.date(), endAt: z.date(), source, sourceId }))).nullish(),
+      sleep: z
+        .array(interval(z.looseObject({ startAt: z.date(), endAt: z.date(), source, sourceId })))
+        .nullish(),
       workouts: z
         .array(
           interval(
@@ -207,7 +220,8 @@ const HealthDataSubject = builder.objectRef<DataSubjectView>('HealthDataSubject'
     phoneLastSyncAt: t.expose('phoneLastSyncAt', {
       type: 'DateTime',
       nullable: true,
-      description: "when that person's phone last synced (a sync push, a glucose or raw batch, a sensor payload, a health import)",
+      description:
+        "when that person's phone last synced (a sync push, a glucose or raw batch, a sensor payload, a health import)",
     }),
   }),
 });
@@ -215,7 +229,8 @@ const HealthDataSubject = builder.objectRef<DataSubjectView>('HealthDataSubject'
 builder.queryFields((t) => ({
   healthDataSubject: t.withAuth({ authenticated: true }).field({
     type: HealthDataSubject,
-    description: "Whose health data this credential reads (the owner's while viewing as) and when their phone last synced",
+    description:
+      "Whose health data this credential reads (the owner's while viewing as) and when their phone last synced",
     resolve: (_root, _args, ctx) => healthDataSubject(ctx),
   }),
 }));
@@ -230,7 +245,8 @@ builder.mutationFields((t) => ({
   }),
   importHealthIntervals: t.withAuth({ loginSession: true }).field({
     type: BatchImportResultRef,
-    description: 'Imports sleep and workout intervals; idempotent on the source id or (kind, start, end, source)',
+    description:
+      'Imports sleep and workout intervals; idempotent on the source id or (kind, start, end, source)',
     args: { input: t.arg({ type: BatchSyncInput, required: true }) },
     resolve: (_root, { input }, ctx) =>
       importIntervals(ctx, { sleep: input.sleep ?? [], workouts: input.workouts ?? [] }),

@@ -155,7 +155,11 @@ SELECT count(*)::int AS inserted FROM ins`;
  * Imports point-in-time metrics for `userId`. Used by the GraphQL field (the caller) and by the
  * importer CLI (the user it names).
  */
-export async function importMetricsFor(db: Db, userId: number, options: ImportMetricsOptions): Promise<ImportResult> {
+export async function importMetricsFor(
+  db: Db,
+  userId: number,
+  options: ImportMetricsOptions,
+): Promise<ImportResult> {
   const { samples } = options;
   if (samples.length === 0) return { inserted: 0, skipped: 0 };
   const ids: string[] = [];
@@ -175,7 +179,17 @@ export async function importMetricsFor(db: Db, userId: number, options: ImportMe
     sources.push(source);
   }
   const rows = await syncedWrite(db.prisma, userId, (tx, ts) =>
-    tx.$queryRawUnsafe<{ inserted: number }[]>(INSERT_METRICS, userId, ids, types, values, units, times, sources, ts),
+    tx.$queryRawUnsafe<{ inserted: number }[]>(
+      INSERT_METRICS,
+      userId,
+      ids,
+      types,
+      values,
+      units,
+      times,
+      sources,
+      ts,
+    ),
   );
   const inserted = Number(rows[0]?.inserted ?? 0);
   return { inserted, skipped: samples.length - inserted };
@@ -208,16 +222,27 @@ WITH ins AS (
 SELECT count(*)::int AS inserted FROM ins`;
 
 /** Imports sleep and workout intervals for `userId` (GraphQL field and importer CLI). */
-export async function importIntervalsFor(db: Db, userId: number, options: ImportIntervalsOptions): Promise<BatchImportResult> {
-  const result: BatchImportResult = { sleep: { inserted: 0, skipped: 0 }, workouts: { inserted: 0, skipped: 0 } };
+export async function importIntervalsFor(
+  db: Db,
+  userId: number,
+  options: ImportIntervalsOptions,
+): Promise<BatchImportResult> {
+  const result: BatchImportResult = {
+    sleep: { inserted: 0, skipped: 0 },
+    workouts: { inserted: 0, skipped: 0 },
+  };
   if (options.sleep.length > 0) {
     const cols: string[][] = [[], [], [], [], [], []];
     for (const s of options.sleep) {
       const source = s.source ?? '';
       const start = s.startAt.toISOString();
       const end = s.endAt.toISOString();
-      const id = s.sourceId ? rowId('sl', userId, 'id', s.sourceId) : rowId('sl', userId, s.stage, start, end, source);
-      [id, s.stage, start, end, source, s.sourceId ?? null].forEach((v, i) => cols[i]!.push(v as string));
+      const id = s.sourceId
+        ? rowId('sl', userId, 'id', s.sourceId)
+        : rowId('sl', userId, s.stage, start, end, source);
+      [id, s.stage, start, end, source, s.sourceId ?? null].forEach((v, i) =>
+        cols[i].push(v as string),
+      );
     }
     const rows = await syncedWrite(db.prisma, userId, (tx, ts) =>
       tx.$queryRawUnsafe<{ inserted: number }[]>(INSERT_SLEEP, userId, ...cols, ts),
@@ -236,14 +261,23 @@ export async function importIntervalsFor(db: Db, userId: number, options: Import
       const id = w.sourceId
         ? rowId('wo', userId, 'id', w.sourceId)
         : rowId('wo', userId, w.activityType, start, end, source);
-      [id, w.activityType, start, end].forEach((v, i) => text[i]!.push(v));
-      [(w.endAt.getTime() - w.startAt.getTime()) / 60_000, w.energyKcal ?? null, w.distanceM ?? null].forEach((v, i) =>
-        nums[i]!.push(v),
-      );
-      [source, w.sourceId ?? null].forEach((v, i) => tail[i]!.push(v));
+      [id, w.activityType, start, end].forEach((v, i) => text[i].push(v));
+      [
+        (w.endAt.getTime() - w.startAt.getTime()) / 60_000,
+        w.energyKcal ?? null,
+        w.distanceM ?? null,
+      ].forEach((v, i) => nums[i].push(v));
+      [source, w.sourceId ?? null].forEach((v, i) => tail[i].push(v));
     }
     const rows = await syncedWrite(db.prisma, userId, (tx, ts) =>
-      tx.$queryRawUnsafe<{ inserted: number }[]>(INSERT_WORKOUTS, userId, ...text, ...nums, ...tail, ts),
+      tx.$queryRawUnsafe<{ inserted: number }[]>(
+        INSERT_WORKOUTS,
+        userId,
+        ...text,
+        ...nums,
+        ...tail,
+        ts,
+      ),
     );
     const inserted = Number(rows[0]?.inserted ?? 0);
     result.workouts = { inserted, skipped: options.workouts.length - inserted };
@@ -256,18 +290,27 @@ export async function importIntervalsFor(db: Db, userId: number, options: Import
  * store is a sync of its data, and health answers carry the time as meta.phone_last_sync_at.
  */
 async function markPhoneSynced(ctx: AuthedContext): Promise<void> {
-  await ctx.prisma.$executeRawUnsafe('UPDATE users SET phone_last_sync_at = now() WHERE id = $1', ctx.principal.userId);
+  await ctx.prisma.$executeRawUnsafe(
+    'UPDATE users SET phone_last_sync_at = now() WHERE id = $1',
+    ctx.principal.userId,
+  );
 }
 
 /** Imports point-in-time metrics for the caller (the phone's health store); marks the phone synced. */
-export async function importMetrics(ctx: AuthedContext, options: ImportMetricsOptions): Promise<ImportResult> {
+export async function importMetrics(
+  ctx: AuthedContext,
+  options: ImportMetricsOptions,
+): Promise<ImportResult> {
   const result = await importMetricsFor(ctx, ctx.principal.userId, options);
   await markPhoneSynced(ctx);
   return result;
 }
 
 /** Imports sleep and workout intervals for the caller (the phone's health store); marks the phone synced. */
-export async function importIntervals(ctx: AuthedContext, options: ImportIntervalsOptions): Promise<BatchImportResult> {
+export async function importIntervals(
+  ctx: AuthedContext,
+  options: ImportIntervalsOptions,
+): Promise<BatchImportResult> {
   const result = await importIntervalsFor(ctx, ctx.principal.userId, options);
   await markPhoneSynced(ctx);
   return result;
@@ -290,7 +333,10 @@ export interface DataSubjectView {
 export async function healthDataSubject(ctx: AuthedContext): Promise<DataSubjectView> {
   // NOTE: the person's data: the owner's row while viewing as a grantee, else the caller's own.
   const userId = readerUserId(ctx);
-  const user = await ctx.prisma.user.findUnique({ where: { id: userId }, select: { name: true, phoneLastSyncAt: true } });
+  const user = await ctx.prisma.user.findUnique({
+    where: { id: userId },
+    select: { name: true, phoneLastSyncAt: true },
+  });
   return {
     userId,
     name: user?.name ?? null,
@@ -304,7 +350,10 @@ function since(days: number): Date {
 }
 
 /** Sleep intervals that ended within the last `days` days, oldest first. */
-export async function listSleep(ctx: AuthedContext, options: WindowOptions): Promise<SleepSampleView[]> {
+export async function listSleep(
+  ctx: AuthedContext,
+  options: WindowOptions,
+): Promise<SleepSampleView[]> {
   // NOTE: the person's data: the owner's rows while viewing as a grantee.
   const rows = await ctx.prisma.sleepSample.findMany({
     where: { userId: readerUserId(ctx), deletedAt: null, endAt: { gte: since(options.days) } },
@@ -321,7 +370,10 @@ export async function listSleep(ctx: AuthedContext, options: WindowOptions): Pro
 }
 
 /** Workouts that started within the last `days` days, newest first. */
-export async function listWorkouts(ctx: AuthedContext, options: WindowOptions): Promise<WorkoutSampleView[]> {
+export async function listWorkouts(
+  ctx: AuthedContext,
+  options: WindowOptions,
+): Promise<WorkoutSampleView[]> {
   // NOTE: the person's data: the owner's rows while viewing as a grantee.
   const rows = await ctx.prisma.workoutSample.findMany({
     where: { userId: readerUserId(ctx), deletedAt: null, startAt: { gte: since(options.days) } },
@@ -340,7 +392,10 @@ export async function listWorkouts(ctx: AuthedContext, options: WindowOptions): 
 }
 
 /** Samples of one metric within the last `days` days, oldest first. */
-export async function listMetrics(ctx: AuthedContext, options: MetricsWindowOptions): Promise<HealthMetricView[]> {
+export async function listMetrics(
+  ctx: AuthedContext,
+  options: MetricsWindowOptions,
+): Promise<HealthMetricView[]> {
   // NOTE: the person's data: the owner's rows while viewing as a grantee.
   return ctx.prisma.healthMetric.findMany({
     where: {

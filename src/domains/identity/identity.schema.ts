@@ -7,8 +7,14 @@ import { signInWithIdp, webSignInWithIdp } from './identity.service.ts';
 const IdpLoginInput = builder.inputType('IdpLoginInput', {
   description: 'An ID token from an identity provider (IdpLoginIn)',
   fields: (t) => ({
-    provider: t.string({ required: true, description: 'apple, google, or another configured provider' }),
-    idToken: t.string({ required: true, description: 'the ID token (a JWT) the provider issued to the app' }),
+    provider: t.string({
+      required: true,
+      description: 'apple, google, or another configured provider',
+    }),
+    idToken: t.string({
+      required: true,
+      description: 'the ID token (a JWT) the provider issued to the app',
+    }),
   }),
   validate: z.object({
     provider: z.string().trim().min(1).max(40),
@@ -19,13 +25,14 @@ const IdpLoginInput = builder.inputType('IdpLoginInput', {
 builder.mutationFields((t) => ({
   loginWithIdp: t.withAuth({ public: true }).field({
     type: SignInToken,
-    description: 'Signs in with an identity provider\'s ID token and answers a bearer token for the phone',
+    description:
+      "Signs in with an identity provider's ID token and answers a bearer token for the phone",
     args: { input: t.arg({ type: IdpLoginInput, required: true }) },
     resolve: (_root, { input }, ctx) => signInWithIdp(ctx, input),
   }),
   webLoginWithIdp: t.withAuth({ public: true }).field({
     type: SignInWebSession,
-    description: 'Signs in a browser with an identity provider\'s ID token: sets the session cookie',
+    description: "Signs in a browser with an identity provider's ID token: sets the session cookie",
     args: { input: t.arg({ type: IdpLoginInput, required: true }) },
     resolve: (_root, { input }, ctx) => webSignInWithIdp(ctx, input),
   }),

@@ -31,11 +31,20 @@ export interface IdpAccount {
 const CREATE_ATTEMPTS = 2;
 
 /** The account of a verified identity; created (or linked by verified address) on first sign-in. */
-export async function accountForIdentity(ctx: Context, options: IdpSignInOptions): Promise<IdpAccount> {
+export async function accountForIdentity(
+  ctx: Context,
+  options: IdpSignInOptions,
+): Promise<IdpAccount> {
   const provider = options.provider.trim().toLowerCase();
   if (!ctx.idp.names.includes(provider)) {
     const enabled = ctx.idp.names.length ? ctx.idp.names.join(', ') : 'none';
-    throw validationError([{ loc: ['input', 'provider'], msg: `Unknown identity provider; enabled: ${enabled}`, type: 'enum' }]);
+    throw validationError([
+      {
+        loc: ['input', 'provider'],
+        msg: `Unknown identity provider; enabled: ${enabled}`,
+        type: 'enum',
+      },
+    ]);
   }
   const identity = await ctx.idp.verify(provider, options.idToken);
   for (let attempt = 1; ; attempt++) {
@@ -44,14 +53,20 @@ export async function accountForIdentity(ctx: Context, options: IdpSignInOptions
       select: { userId: true },
     });
     if (link) return { userId: link.userId, isNewUser: false };
-    if (!identity.email) throw appError('BAD_REQUEST', 'The identity token carries no email address');
-    if (!identity.emailVerified) throw appError('BAD_REQUEST', 'The identity provider has not verified this email address');
+    if (!identity.email)
+      throw appError('BAD_REQUEST', 'The identity token carries no email address');
+    if (!identity.emailVerified)
+      throw appError('BAD_REQUEST', 'The identity provider has not verified this email address');
     const email = normaliseEmail(identity.email);
     try {
       return await ctx.prisma.$transaction(async (tx) => {
         const existing = await tx.user.findUnique({ where: { email }, select: { id: true } });
-        const user = existing ?? (await tx.user.create({ data: { email, name: identity.name }, select: { id: true } }));
-        await tx.identityLink.create({ data: { userId: user.id, provider, subject: identity.subject, email } });
+        const user =
+          existing ??
+          (await tx.user.create({ data: { email, name: identity.name }, select: { id: true } }));
+        await tx.identityLink.create({
+          data: { userId: user.id, provider, subject: identity.subject, email },
+        });
         return { userId: user.id, isNewUser: !existing };
       });
     } catch (e) {
@@ -77,7 +92,10 @@ export interface IdpWebSession extends WebSessionStart {
 }
 
 /** Web sign-in: the session goes into the HttpOnly cookie; the answer carries the CSRF token. */
-export async function webSignInWithIdp(ctx: Context, options: IdpSignInOptions): Promise<IdpWebSession> {
+export async function webSignInWithIdp(
+  ctx: Context,
+  options: IdpSignInOptions,
+): Promise<IdpWebSession> {
   const account = await accountForIdentity(ctx, options);
   const session = await startWebSession(ctx, account.userId);
   return { ...session, isNewUser: account.isNewUser };

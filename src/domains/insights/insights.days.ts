@@ -42,13 +42,22 @@ function formatterFor(zone: string): Intl.DateTimeFormat {
 function offsetMinutes(zone: string, instant: number): number {
   const parts = formatterFor(zone).formatToParts(new Date(instant));
   const get = (type: string): number => Number(parts.find((p) => p.type === type)?.value);
-  const asUtc = Date.UTC(get('year'), get('month') - 1, get('day'), get('hour'), get('minute'), get('second'));
+  const asUtc = Date.UTC(
+    get('year'),
+    get('month') - 1,
+    get('day'),
+    get('hour'),
+    get('minute'),
+    get('second'),
+  );
   return Math.round((asUtc - Math.floor(instant / 1000) * 1000) / 60_000);
 }
 
 /** The local date of an instant in the zone. */
 export function localDateOf(instant: Date, zone: string): LocalDate {
-  return new Date(instant.getTime() + offsetMinutes(zone, instant.getTime()) * 60_000).toISOString().slice(0, 10);
+  return new Date(instant.getTime() + offsetMinutes(zone, instant.getTime()) * 60_000)
+    .toISOString()
+    .slice(0, 10);
 }
 
 /** The date `n` days after `date` (negative: before). */

@@ -75,10 +75,14 @@ export const TREND_MIN_CHANGE_POINTS = 5;
 /** Weekly glucose rules need this many readings (about a day of CGM). */
 export const WEEK_MIN_READINGS = 288;
 
-const componentOf = (s: Score, name: string): ScoreComponent | undefined => s.components.find((c) => c.name === name);
+const componentOf = (s: Score, name: string): ScoreComponent | undefined =>
+  s.components.find((c) => c.name === name);
 
 /** Mean of a component's values over the days that have it; null below WEEK_MIN_DAYS such days. */
-function weekMean(week: readonly DayScores[], pick: (d: DayScores) => number | null | undefined): number | null {
+function weekMean(
+  week: readonly DayScores[],
+  pick: (d: DayScores) => number | null | undefined,
+): number | null {
   const values = week.map(pick).filter((v): v is number => typeof v === 'number');
   return values.length >= WEEK_MIN_DAYS ? values.reduce((a, b) => a + b, 0) / values.length : null;
 }
@@ -92,7 +96,12 @@ export function suggestions(input: SuggestionInputs): Suggestion[] {
   const below = r1(g.timeVeryLowPct + g.timeLowPct);
   if (g.count >= WEEK_MIN_READINGS && below >= 4) {
     out.push({
-      code: 'review_lows', category: 'glucose', priority: 1, value: below, unit: '%', threshold: 4,
+      code: 'review_lows',
+      category: 'glucose',
+      priority: 1,
+      value: below,
+      unit: '%',
+      threshold: 4,
       title: 'Frequent lows this week',
       message: `${below}% of this week's readings were below 70 mg/dL (target under 4%). Keep fast-acting carbs at hand and review the pattern with your care team.`,
     });
@@ -100,7 +109,12 @@ export function suggestions(input: SuggestionInputs): Suggestion[] {
   const above = r1(g.timeHighPct + g.timeVeryHighPct);
   if (g.count >= WEEK_MIN_READINGS && above >= 25) {
     out.push({
-      code: 'walk_after_meals', category: 'glucose', priority: 2, value: above, unit: '%', threshold: 25,
+      code: 'walk_after_meals',
+      category: 'glucose',
+      priority: 2,
+      value: above,
+      unit: '%',
+      threshold: 25,
       title: 'Glucose often above range',
       message: `${above}% of this week's readings were above 180 mg/dL (target under 25%). A 10-15 minute walk after meals and fewer refined carbs lower after-meal peaks.`,
     });
@@ -108,7 +122,12 @@ export function suggestions(input: SuggestionInputs): Suggestion[] {
   const asleep = componentOf(input.today.sleep, 'time_asleep')?.value;
   if (typeof asleep === 'number' && asleep < 7) {
     out.push({
-      code: 'sleep_more', category: 'sleep', priority: 2, value: asleep, unit: 'h', threshold: 7,
+      code: 'sleep_more',
+      category: 'sleep',
+      priority: 2,
+      value: asleep,
+      unit: 'h',
+      threshold: 7,
       title: 'Short night',
       message: `You slept ${asleep} h last night. Adults need at least 7 h; an earlier, regular bedtime helps.`,
     });
@@ -116,7 +135,12 @@ export function suggestions(input: SuggestionInputs): Suggestion[] {
   const recovery = input.today.recovery.score;
   if (recovery !== null && recovery < 40) {
     out.push({
-      code: 'take_it_easy', category: 'recovery', priority: 2, value: recovery, unit: 'points', threshold: 40,
+      code: 'take_it_easy',
+      category: 'recovery',
+      priority: 2,
+      value: recovery,
+      unit: 'points',
+      threshold: 40,
       title: 'Low recovery',
       message: `Your recovery score is ${recovery}: HRV and resting heart rate are worse than your usual. Prefer light activity today.`,
     });
@@ -125,7 +149,12 @@ export function suggestions(input: SuggestionInputs): Suggestion[] {
   if (steps !== null && steps < 7000) {
     const value = Math.round(steps);
     out.push({
-      code: 'move_more', category: 'activity', priority: 3, value, unit: 'count', threshold: 7000,
+      code: 'move_more',
+      category: 'activity',
+      priority: 3,
+      value,
+      unit: 'count',
+      threshold: 7000,
       title: 'Move a little more',
       message: `You averaged ${value} steps a day this week. Building up to 7,000-10,000 a day supports glucose control.`,
     });
@@ -134,7 +163,12 @@ export function suggestions(input: SuggestionInputs): Suggestion[] {
   if (fiber !== null && fiber < 10) {
     const value = r1(fiber);
     out.push({
-      code: 'more_fiber', category: 'nutrition', priority: 3, value, unit: 'g', threshold: 10,
+      code: 'more_fiber',
+      category: 'nutrition',
+      priority: 3,
+      value,
+      unit: 'g',
+      threshold: 10,
       title: 'Add fiber',
       message: `Your meals this week had ${value} g of fiber per 1,000 kcal (aim for 14). Vegetables, legumes and whole grains add fiber and slow glucose rises.`,
     });
@@ -143,7 +177,10 @@ export function suggestions(input: SuggestionInputs): Suggestion[] {
 }
 
 /** Least-squares line through the points: value = intercept + slope * minutes since `origin`. */
-export function linearFit(points: readonly StatPoint[], origin: number): { slope: number; intercept: number } | null {
+export function linearFit(
+  points: readonly StatPoint[],
+  origin: number,
+): { slope: number; intercept: number } | null {
   const n = points.length;
   if (n < 2) return null;
   const xs = points.map((p) => (p.timestamp.getTime() - origin) / 60_000);
@@ -169,7 +206,11 @@ export function linearFit(points: readonly StatPoint[], origin: number): { slope
 export function predictiveAlerts(readings: readonly StatPoint[], now: Date): PredictiveAlert[] {
   const t0 = now.getTime();
   const window = readings
-    .filter((r) => r.timestamp.getTime() > t0 - PREDICTION_WINDOW_MINUTES * 60_000 && r.timestamp.getTime() <= t0)
+    .filter(
+      (r) =>
+        r.timestamp.getTime() > t0 - PREDICTION_WINDOW_MINUTES * 60_000 &&
+        r.timestamp.getTime() <= t0,
+    )
     .sort((a, b) => a.timestamp.getTime() - b.timestamp.getTime());
   const latest = window.at(-1);
   if (window.length < PREDICTION_MIN_READINGS || !latest) return [];

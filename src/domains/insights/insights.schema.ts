@@ -29,21 +29,38 @@ const ScoreComponent = builder.objectRef<ScoreComponentView>('ScoreComponent').i
   description: 'One ingredient of a score: the measured value, its points and its weight',
   fields: (t) => ({
     name: t.exposeString('name'),
-    value: t.exposeFloat('value', { nullable: true, description: 'the measured value; null when the day has no data for it' }),
+    value: t.exposeFloat('value', {
+      nullable: true,
+      description: 'the measured value; null when the day has no data for it',
+    }),
     unit: t.exposeString('unit'),
-    reference: t.exposeFloat('reference', { nullable: true, description: 'the target, or the person\'s own baseline (recovery)' }),
-    score: t.exposeFloat('score', { nullable: true, description: '0..100 points; null when value is null' }),
-    weight: t.exposeFloat('weight', { description: 'share of the score when every component has data' }),
+    reference: t.exposeFloat('reference', {
+      nullable: true,
+      description: "the target, or the person's own baseline (recovery)",
+    }),
+    score: t.exposeFloat('score', {
+      nullable: true,
+      description: '0..100 points; null when value is null',
+    }),
+    weight: t.exposeFloat('weight', {
+      description: 'share of the score when every component has data',
+    }),
   }),
 });
 
 const Score = builder.objectRef<ScoreView>('Score').implement({
-  description: 'One daily score (0..100) with its components; null with a reason when the day lacks data',
+  description:
+    'One daily score (0..100) with its components; null with a reason when the day lacks data',
   fields: (t) => ({
-    kind: t.exposeString('kind', { description: 'overall, glucose, sleep, activity, recovery or nutrition' }),
+    kind: t.exposeString('kind', {
+      description: 'overall, glucose, sleep, activity, recovery or nutrition',
+    }),
     date: t.exposeString('date', { description: 'local date YYYY-MM-DD' }),
     score: t.exposeInt('score', { nullable: true }),
-    reason: t.exposeString('reason', { nullable: true, description: 'why score is null, e.g. no_glucose_data' }),
+    reason: t.exposeString('reason', {
+      nullable: true,
+      description: 'why score is null, e.g. no_glucose_data',
+    }),
     components: t.expose('components', { type: [ScoreComponent] }),
   }),
 });
@@ -52,7 +69,9 @@ const DayScores = builder.objectRef<DayScoresView>('DayScores').implement({
   description: 'Every score of one local day (ScoreOut)',
   fields: (t) => ({
     date: t.exposeString('date', { description: 'local date YYYY-MM-DD' }),
-    timezone: t.exposeString('timezone', { description: 'the IANA zone the day is local to (UTC when unset)' }),
+    timezone: t.exposeString('timezone', {
+      description: 'the IANA zone the day is local to (UTC when unset)',
+    }),
     overall: t.expose('overall', { type: Score }),
     glucose: t.expose('glucose', { type: Score }),
     sleep: t.expose('sleep', { type: Score }),
@@ -121,7 +140,10 @@ const InsightCard = builder.objectRef<InsightCardView>('InsightCard').implement(
 });
 
 // format: declared for the JSON Schemas of the facades (the refinement is what checks it)
-const localDate = z.string().refine(isLocalDate, { message: 'not a date YYYY-MM-DD' }).meta({ format: 'date' });
+const localDate = z
+  .string()
+  .refine(isLocalDate, { message: 'not a date YYYY-MM-DD' })
+  .meta({ format: 'date' });
 
 builder.queryFields((t) => {
   const range = {
@@ -166,17 +188,26 @@ builder.queryFields((t) => {
       type: [DayScores],
       description: 'Every score of each day of a range',
       args: range,
-      resolve: (_root, args, ctx) => scoreDays(ctx, { ...args, order: args.order as 'asc' | 'desc' }),
+      resolve: (_root, args, ctx) =>
+        scoreDays(ctx, { ...args, order: args.order as 'asc' | 'desc' }),
     }),
     scores: t.withAuth({ scope: 'health:summary:read' }).field({
       type: [Score],
       description: 'One kind of score for each day of a range',
       args: {
-        kind: t.arg.string({ required: true, description: 'which score', validate: z.enum(SCORE_KINDS) }),
+        kind: t.arg.string({
+          required: true,
+          description: 'which score',
+          validate: z.enum(SCORE_KINDS),
+        }),
         ...range,
       },
       resolve: (_root, args, ctx) =>
-        scoresOfKind(ctx, { ...args, kind: args.kind as ScoreKind, order: args.order as 'asc' | 'desc' }),
+        scoresOfKind(ctx, {
+          ...args,
+          kind: args.kind as ScoreKind,
+          order: args.order as 'asc' | 'desc',
+        }),
     }),
     insightSuggestions: t.withAuth({ scope: 'insights:read' }).field({
       type: Suggestions,
@@ -190,7 +221,7 @@ builder.queryFields((t) => {
     }),
     insightCards: t.withAuth({ scope: 'insights:read' }).field({
       type: [InsightCard],
-      description: 'Today\'s insight cards, most urgent first',
+      description: "Today's insight cards, most urgent first",
       resolve: (_root, _args, ctx) => insightCardsOf(ctx),
     }),
   };

@@ -22,7 +22,12 @@ import {
   localTime,
 } from './insights.days.ts';
 import type { LocalDate } from './insights.days.ts';
-import { insightCards, PREDICTION_WINDOW_MINUTES, predictiveAlerts, suggestions } from './insights.rules.ts';
+import {
+  insightCards,
+  PREDICTION_WINDOW_MINUTES,
+  predictiveAlerts,
+  suggestions,
+} from './insights.rules.ts';
 import type { InsightCard, PredictiveAlert, Suggestion } from './insights.rules.ts';
 import { RECOVERY_BASELINE_DAYS, scoresOfDays, SLEEP_DAY_CUTOFF_HOUR } from './scores.ts';
 import type { DayScores, Score, ScoreInputs, ScoreKind } from './scores.ts';
@@ -74,13 +79,21 @@ interface Person {
 
 async function personOf(ctx: AuthedContext): Promise<Person> {
   const userId = readerUserId(ctx);
-  const user = await ctx.prisma.user.findUnique({ where: { id: userId }, select: { timezone: true } });
+  const user = await ctx.prisma.user.findUnique({
+    where: { id: userId },
+    select: { timezone: true },
+  });
   const zone = zoneOrUtc(user?.timezone);
   const now = new Date();
   return { userId, zone, now, today: localDateOf(now, zone) };
 }
 
-async function glucoseBetween(ctx: AuthedContext, userId: number, start: Date, end: Date): Promise<StatPoint[]> {
+async function glucoseBetween(
+  ctx: AuthedContext,
+  userId: number,
+  start: Date,
+  end: Date,
+): Promise<StatPoint[]> {
   const rows = await ctx.prisma.$queryRawUnsafe<{ timestamp: Date; value_mg_dl: number }[]>(
     `SELECT "timestamp", value_mg_dl FROM glucose_readings
      WHERE user_id = $1 AND "timestamp" >= $2::timestamptz AND "timestamp" < $3::timestamptz AND deleted_at IS NULL`,
@@ -92,7 +105,12 @@ async function glucoseBetween(ctx: AuthedContext, userId: number, start: Date, e
 }
 
 /** Everything the scores of the days from..to need: one query per source. */
-async function loadInputs(ctx: AuthedContext, person: Person, from: LocalDate, to: LocalDate): Promise<ScoreInputs> {
+async function loadInputs(
+  ctx: AuthedContext,
+  person: Person,
+  from: LocalDate,
+  to: LocalDate,
+): Promise<ScoreInputs> {
   const { userId, zone } = person;
   const start = dayBounds(from, zone).start;
   const end = dayBounds(to, zone).end;
@@ -123,14 +141,24 @@ async function loadInputs(ctx: AuthedContext, person: Person, from: LocalDate, t
     }),
     ctx.prisma.meal.findMany({
       where: { ...live, eatenAt: { gte: start, lt: end } },
-      select: { eatenAt: true, kcal: true, proteinG: true, carbsG: true, fatG: true, fiberG: true, sugarG: true },
+      select: {
+        eatenAt: true,
+        kcal: true,
+        proteinG: true,
+        carbsG: true,
+        fatG: true,
+        fiberG: true,
+        sugarG: true,
+      },
     }),
   ]);
   return { timezone: zone, now: person.now, glucose, sleep, metrics, workouts, meals };
 }
 
 function rangeError(loc: string, msg: string): Error {
-  return appError('VALIDATION_FAILED', `${loc}: ${msg}`, { detail: [{ loc: [loc], msg, type: 'value_error' }] });
+  return appError('VALIDATION_FAILED', `${loc}: ${msg}`, {
+    detail: [{ loc: [loc], msg, type: 'value_error' }],
+  });
 }
 
 /** The dates of a range, ascending; 422 when from is after to or the range is longer than MAX_RANGE_DAYS. */
@@ -165,7 +193,10 @@ export async function scoreDays(ctx: AuthedContext, options: RangeOptions): Prom
 }
 
 /** One kind of score for each day of a range. */
-export async function scoresOfKind(ctx: AuthedContext, options: ScoresOfKindOptions): Promise<Score[]> {
+export async function scoresOfKind(
+  ctx: AuthedContext,
+  options: ScoresOfKindOptions,
+): Promise<Score[]> {
   return (await scoreDays(ctx, options)).map((d) => d[options.kind]);
 }
 
@@ -173,7 +204,11 @@ export async function scoresOfKind(ctx: AuthedContext, options: ScoresOfKindOpti
 function weekGlucose(inputs: ScoreInputs, first: LocalDate): TrendStats {
   const start = dayBounds(first, inputs.timezone).start;
   const end = dayBounds(addDays(first, 6), inputs.timezone).end;
-  return trendStats(inputs.glucose.filter((p) => p.timestamp >= start && p.timestamp < end), start, end);
+  return trendStats(
+    inputs.glucose.filter((p) => p.timestamp >= start && p.timestamp < end),
+    start,
+    end,
+  );
 }
 
 /** The suggestions that apply today (rules over today and the last 7 complete days). */
@@ -185,7 +220,11 @@ export async function insightSuggestions(ctx: AuthedContext): Promise<Suggestion
   return {
     date: person.today,
     timezone: person.zone,
-    suggestions: suggestions({ today: days.at(-1)!, week: days.slice(0, -1), weekGlucose: weekGlucose(inputs, from) }),
+    suggestions: suggestions({
+      today: days.at(-1)!,
+      week: days.slice(0, -1),
+      weekGlucose: weekGlucose(inputs, from),
+    }),
   };
 }
 

@@ -10,7 +10,14 @@ import type { Nutrients } from '../meals/meals.nutrients.ts';
 import { addDays, dayBounds, localDateOf, localTime } from './insights.days.ts';
 import type { LocalDate } from './insights.days.ts';
 
-export const SCORE_KINDS = ['overall', 'glucose', 'sleep', 'activity', 'recovery', 'nutrition'] as const;
+export const SCORE_KINDS = [
+  'overall',
+  'glucose',
+  'sleep',
+  'activity',
+  'recovery',
+  'nutrition',
+] as const;
 export type ScoreKind = (typeof SCORE_KINDS)[number];
 
 /** One ingredient of a score: a measured value, its 0..100 points and its weight. */
@@ -97,7 +104,13 @@ export const RECOVERY_MIN_BASELINE_DAYS = 3;
 export const SLEEP_DAY_CUTOFF_HOUR = 18;
 const ASLEEP_STAGES = new Set(['asleep', 'core', 'deep', 'rem']);
 
-const OVERALL_WEIGHTS = { glucose: 0.3, sleep: 0.2, activity: 0.2, recovery: 0.15, nutrition: 0.15 } as const;
+const OVERALL_WEIGHTS = {
+  glucose: 0.3,
+  sleep: 0.2,
+  activity: 0.2,
+  recovery: 0.15,
+  nutrition: 0.15,
+} as const;
 
 const clamp = (v: number): number => Math.min(100, Math.max(0, v));
 const round1 = (v: number): number => Math.round(v * 10) / 10;
@@ -108,7 +121,13 @@ export function ramp(x: number, zeroAt: number, fullAt: number): number {
 }
 
 /** 100 within [fullLow, fullHigh], falling linearly to 0 at zeroLow and zeroHigh. */
-export function band(x: number, zeroLow: number, fullLow: number, fullHigh: number, zeroHigh: number): number {
+export function band(
+  x: number,
+  zeroLow: number,
+  fullLow: number,
+  fullHigh: number,
+  zeroHigh: number,
+): number {
   return x < fullLow ? ramp(x, zeroLow, fullLow) : x > fullHigh ? ramp(x, zeroHigh, fullHigh) : 100;
 }
 
@@ -142,7 +161,12 @@ export function combine(components: readonly ScoreComponent[]): number | null {
   return weights > 0 ? Math.round(sum / weights) : null;
 }
 
-function score(kind: ScoreKind, date: LocalDate, components: ScoreComponent[], reason: string | null): Score {
+function score(
+  kind: ScoreKind,
+  date: LocalDate,
+  components: ScoreComponent[],
+  reason: string | null,
+): Score {
   if (reason) return { kind, date, score: null, reason, components };
   return { kind, date, score: combine(components), reason: null, components };
 }
@@ -150,14 +174,21 @@ function score(kind: ScoreKind, date: LocalDate, components: ScoreComponent[], r
 const within = (t: Date, start: Date, end: Date): boolean => t >= start && t < end;
 
 /** Glucose: time in range 70-180, time below 70, variability (CV), of the day's readings. */
-export function glucoseScore(date: LocalDate, points: readonly StatPoint[], start: Date, end: Date): Score {
+export function glucoseScore(
+  date: LocalDate,
+  points: readonly StatPoint[],
+  start: Date,
+  end: Date,
+): Score {
   const stats: TrendStats = trendStats(points, start, end);
   const has = stats.count >= GLUCOSE_MIN_READINGS && stats.coveragePct >= GLUCOSE_MIN_COVERAGE_PCT;
   const below = stats.timeVeryLowPct + stats.timeLowPct;
   const components = [
     component('time_in_range', has ? stats.timeInRangePct : null, '%', 100, 0.6, (v) => v),
     component('time_below_range', has ? below : null, '%', 0, 0.2, (v) => ramp(v, 10, 0)),
-    component('coefficient_of_variation', has ? stats.cv : null, '%', 36, 0.2, (v) => ramp(v, 50, 20)),
+    component('coefficient_of_variation', has ? stats.cv : null, '%', 36, 0.2, (v) =>
+      ramp(v, 50, 20),
+    ),
   ];
   const reason = stats.count === 0 ? 'no_glucose_data' : has ? null : 'insufficient_glucose_data';
   return score('glucose', date, components, reason);
@@ -183,7 +214,11 @@ export function unionMinutes(intervals: readonly { startAt: Date; endAt: Date }[
 }
 
 /** The sleep night of a day: intervals ending from 18:00 the day before to 18:00 that day. */
-export function nightOf(date: LocalDate, sleep: readonly SleepInterval[], zone: string): SleepInterval[] {
+export function nightOf(
+  date: LocalDate,
+  sleep: readonly SleepInterval[],
+  zone: string,
+): SleepInterval[] {
   const from = localTime(addDays(date, -1), SLEEP_DAY_CUTOFF_HOUR, zone);
   const to = localTime(date, SLEEP_DAY_CUTOFF_HOUR, zone);
   return sleep.filter((s) => within(s.endAt, from, to));
@@ -210,7 +245,8 @@ export function sleepScore(date: LocalDate, night: readonly SleepInterval[]): Sc
 export function dailyTotal(samples: readonly MetricSample[], metricType: string): number | null {
   const bySource = new Map<string, number>();
   for (const s of samples) {
-    if (s.metricType === metricType) bySource.set(s.source, (bySource.get(s.source) ?? 0) + s.value);
+    if (s.metricType === metricType)
+      bySource.set(s.source, (bySource.get(s.source) ?? 0) + s.value);
   }
   return bySource.size ? Math.max(...bySource.values()) : null;
 }
@@ -234,10 +270,15 @@ export function activityScore(
   return score('activity', date, components, tracked ? null : 'no_activity_data');
 }
 
-const meanOf = (vs: readonly number[]): number | null => (vs.length ? vs.reduce((a, b) => a + b, 0) / vs.length : null);
+const meanOf = (vs: readonly number[]): number | null =>
+  vs.length ? vs.reduce((a, b) => a + b, 0) / vs.length : null;
 
 /** Mean of a metric's samples per local day (days without samples are absent). */
-export function dailyMeans(metrics: readonly MetricSample[], metricType: string, zone: string): Map<LocalDate, number> {
+export function dailyMeans(
+  metrics: readonly MetricSample[],
+  metricType: string,
+  zone: string,
+): Map<LocalDate, number> {
   const byDay = new Map<LocalDate, number[]>();
   for (const m of metrics) {
     if (m.metricType !== metricType) continue;
@@ -275,12 +316,15 @@ export function recoveryScore(date: LocalDate, input: RecoveryInputs): Score {
       reference: hrvBase === null ? null : round1(hrvBase),
     },
     {
-      ...component('resting_heart_rate', rhr, 'bpm', null, 0.4, (v) => clamp(75 - 250 * (v / rhrBase! - 1))),
+      ...component('resting_heart_rate', rhr, 'bpm', null, 0.4, (v) =>
+        clamp(75 - 250 * (v / rhrBase! - 1)),
+      ),
       reference: rhrBase === null ? null : round1(rhrBase),
     },
   ];
   const today = input.hrv !== null || input.restingHeartRate !== null;
-  const reason = hrv !== null || rhr !== null ? null : today ? 'no_recovery_baseline' : 'no_recovery_data';
+  const reason =
+    hrv !== null || rhr !== null ? null : today ? 'no_recovery_baseline' : 'no_recovery_data';
   return score('recovery', date, components, reason);
 }
 
@@ -293,16 +337,35 @@ export function nutritionScore(date: LocalDate, meals: readonly MealTotals[]): S
   const energy = kcal > 0 ? kcal : 4 * protein + 4 * sum((m) => m.carbsG) + 9 * sum((m) => m.fatG);
   const has = energy > 0;
   const components = [
-    component('protein_energy_pct', has ? (400 * protein) / energy : null, '%', 20, 0.35, (v) => band(v, 5, 15, 30, 45)),
-    component('fiber_per_1000_kcal', has ? (1000 * sum((m) => m.fiberG)) / energy : null, 'g', 14, 0.35, (v) => ramp(v, 0, 14)),
-    component('sugar_energy_pct', has ? (400 * sum((m) => m.sugarG)) / energy : null, '%', 10, 0.3, (v) => ramp(v, 30, 10)),
+    component('protein_energy_pct', has ? (400 * protein) / energy : null, '%', 20, 0.35, (v) =>
+      band(v, 5, 15, 30, 45),
+    ),
+    component(
+      'fiber_per_1000_kcal',
+      has ? (1000 * sum((m) => m.fiberG)) / energy : null,
+      'g',
+      14,
+      0.35,
+      (v) => ramp(v, 0, 14),
+    ),
+    component(
+      'sugar_energy_pct',
+      has ? (400 * sum((m) => m.sugarG)) / energy : null,
+      '%',
+      10,
+      0.3,
+      (v) => ramp(v, 30, 10),
+    ),
   ];
   const reason = meals.length === 0 ? 'no_meals' : has ? null : 'no_nutrient_data';
   return score('nutrition', date, components, reason);
 }
 
 /** Overall: the weighted mean of the day's scores that exist. */
-export function overallScore(date: LocalDate, parts: Record<keyof typeof OVERALL_WEIGHTS, Score>): Score {
+export function overallScore(
+  date: LocalDate,
+  parts: Record<keyof typeof OVERALL_WEIGHTS, Score>,
+): Score {
   const components = (Object.keys(OVERALL_WEIGHTS) as (keyof typeof OVERALL_WEIGHTS)[]).map((k) =>
     component(k, parts[k].score, 'points', null, OVERALL_WEIGHTS[k], (v) => v),
   );
@@ -334,7 +397,10 @@ function firstAtOrAfter(times: readonly number[], t: number): number {
 
 // a range of 90 days filters each source 90 times: by binary search, not by a scan of every row
 function slice<T>(line: Timeline<T>, start: Date, end: Date): T[] {
-  return line.items.slice(firstAtOrAfter(line.times, start.getTime()), firstAtOrAfter(line.times, end.getTime()));
+  return line.items.slice(
+    firstAtOrAfter(line.times, start.getTime()),
+    firstAtOrAfter(line.times, end.getTime()),
+  );
 }
 
 /** Every score of each local day from the loaded inputs; today's glucose coverage counts the elapsed part only. */
@@ -343,7 +409,10 @@ export function scoresOfDays(inputs: ScoreInputs, dates: readonly LocalDate[]): 
   const hrvByDay = dailyMeans(inputs.metrics, 'hrv', zone);
   const rhrByDay = dailyMeans(inputs.metrics, 'resting_heart_rate', zone);
   const historyOf = (byDay: Map<LocalDate, number>, date: LocalDate): (number | null)[] =>
-    Array.from({ length: RECOVERY_BASELINE_DAYS }, (_, i) => byDay.get(addDays(date, i - RECOVERY_BASELINE_DAYS)) ?? null);
+    Array.from(
+      { length: RECOVERY_BASELINE_DAYS },
+      (_, i) => byDay.get(addDays(date, i - RECOVERY_BASELINE_DAYS)) ?? null,
+    );
   const glucose = timeline(inputs.glucose, (p) => p.timestamp);
   const metrics = timeline(inputs.metrics, (m) => m.timestamp);
   const workouts = timeline(inputs.workouts, (w) => w.startAt);

@@ -57,11 +57,17 @@ export function scaleNutrients(per100g: Nutrients, grams: number): Nutrients {
  * The catalogue foods of `foodIds` that `userId` may log (catalogue rows and the person's own custom
  * foods), with their nutrients and portions: two queries, whatever the number of foods.
  */
-export async function loadCatalogueFoods(db: Runner, userId: number, foodIds: readonly string[]): Promise<Map<string, CatalogueFood>> {
+export async function loadCatalogueFoods(
+  db: Runner,
+  userId: number,
+  foodIds: readonly string[],
+): Promise<Map<string, CatalogueFood>> {
   const foods = new Map<string, CatalogueFood>();
   if (foodIds.length === 0) return foods;
   // NOTE: a custom food is visible to its owner only; another person's answers as unknown.
-  const rows = await db.$queryRawUnsafe<({ id: string; description: string } & Record<keyof Nutrients, number | null>)[]>(
+  const rows = await db.$queryRawUnsafe<
+    ({ id: string; description: string } & Record<keyof Nutrients, number | null>)[]
+  >(
     `SELECT f.id, f.description, ${NUTRIENT_KEYS.map((k) => `m.${AMOUNT_COLUMNS[k]} AS "${k}"`).join(', ')}
        FROM foods f ${PER_100G_JOIN}
       WHERE f.id = ANY($1::text[]) AND (f.owner_user_id IS NULL OR f.owner_user_id = $2)`,
@@ -76,13 +82,23 @@ export async function loadCatalogueFoods(db: Runner, userId: number, foodIds: re
   }
   if (foods.size === 0) return foods;
   const portions = await db.$queryRawUnsafe<
-    { id: string; food_id: string; amount: number; unit: string | null; description: string | null; modifier: string | null; gram_weight: number }[]
+    {
+      id: string;
+      food_id: string;
+      amount: number;
+      unit: string | null;
+      description: string | null;
+      modifier: string | null;
+      gram_weight: number;
+    }[]
   >(
     'SELECT id, food_id, amount, unit, description, modifier, gram_weight FROM food_portions WHERE food_id = ANY($1::text[])',
     [...foods.keys()],
   );
   for (const p of portions) {
-    const label = [`${Number(p.amount)}${p.unit ? ` ${p.unit}` : ''}`, p.description ?? p.modifier].filter(Boolean).join(', ');
+    const label = [`${Number(p.amount)}${p.unit ? ` ${p.unit}` : ''}`, p.description ?? p.modifier]
+      .filter(Boolean)
+      .join(', ');
     foods.get(p.food_id)!.portions.set(p.id, { gramWeight: Number(p.gram_weight), label });
   }
   return foods;
@@ -122,17 +138,31 @@ export async function resolveItems(
   items: readonly MealItemInput[],
   loc: (string | number)[],
 ): Promise<ResolvedItem[]> {
-  const foods = await loadCatalogueFoods(db, userId, items.flatMap((i) => (i.foodId ? [i.foodId] : [])));
+  const foods = await loadCatalogueFoods(
+    db,
+    userId,
+    items.flatMap((i) => (i.foodId ? [i.foodId] : [])),
+  );
   const issues: ValidationIssue[] = [];
   const resolved = items.map((item, index): ResolvedItem => {
     if (!item.foodId) {
       const amounts = { ...ZERO };
       for (const k of NUTRIENT_KEYS) amounts[k] = round2(item[k] ?? 0);
-      return { foodId: null, name: item.name!.trim(), grams: item.grams!, portion: item.portion?.trim() || null, ...amounts };
+      return {
+        foodId: null,
+        name: item.name!.trim(),
+        grams: item.grams!,
+        portion: item.portion?.trim() || null,
+        ...amounts,
+      };
     }
     const food = foods.get(item.foodId);
     if (!food) {
-      issues.push({ loc: [...loc, index, 'foodId'], msg: `Unknown food id ${item.foodId}`, type: 'value_error' });
+      issues.push({
+        loc: [...loc, index, 'foodId'],
+        msg: `Unknown food id ${item.foodId}`,
+        type: 'value_error',
+      });
       return { foodId: null, name: '', grams: 0, portion: null, ...ZERO };
     }
     let grams = item.grams ?? 0;
@@ -140,17 +170,31 @@ export async function resolveItems(
     if (item.portionId) {
       const p = food.portions.get(item.portionId);
       if (!p) {
-        issues.push({ loc: [...loc, index, 'portionId'], msg: `Food ${item.foodId} has no portion ${item.portionId}`, type: 'value_error' });
+        issues.push({
+          loc: [...loc, index, 'portionId'],
+          msg: `Food ${item.foodId} has no portion ${item.portionId}`,
+          type: 'value_error',
+        });
         return { foodId: null, name: '', grams: 0, portion: null, ...ZERO };
       }
       const servings = item.servings ?? 1;
       grams = round2(p.gramWeight * servings);
       portion ??= servings === 1 ? p.label : `${servings} x ${p.label}`;
       if (grams > MAX_ITEM_GRAMS) {
-        issues.push({ loc: [...loc, index, 'servings'], msg: `The item weighs ${grams} g; at most ${MAX_ITEM_GRAMS} g`, type: 'less_than_equal' });
+        issues.push({
+          loc: [...loc, index, 'servings'],
+          msg: `The item weighs ${grams} g; at most ${MAX_ITEM_GRAMS} g`,
+          type: 'less_than_equal',
+        });
       }
     }
-    return { foodId: item.foodId, name: item.name?.trim() || food.description, grams, portion, ...scaleNutrients(food.per100g, grams) };
+    return {
+      foodId: item.foodId,
+      name: item.name?.trim() || food.description,
+      grams,
+      portion,
+      ...scaleNutrients(food.per100g, grams),
+    };
   });
   if (issues.length) throw validationError(issues);
   return resolved;

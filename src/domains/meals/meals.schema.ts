@@ -18,7 +18,12 @@ import {
   setMealPhoto,
   updateMeal,
 } from './meals.service.ts';
-import type { DailyNutritionDay, DailyNutritionView, MealItemView, MealView } from './meals.service.ts';
+import type {
+  DailyNutritionDay,
+  DailyNutritionView,
+  MealItemView,
+  MealView,
+} from './meals.service.ts';
 
 /** Bounds of the texts of a meal. */
 const MEAL_NAME_MAX = 200;
@@ -62,10 +67,16 @@ export const MealItem = builder.objectRef<MealItemView>('MealItem').implement({
   interfaces: [NutrientAmounts],
   fields: (t) => ({
     id: t.exposeString('id'),
-    foodId: t.exposeString('foodId', { nullable: true, description: 'catalogue food id (fdc_id); null for a free-text item' }),
+    foodId: t.exposeString('foodId', {
+      nullable: true,
+      description: 'catalogue food id (fdc_id); null for a free-text item',
+    }),
     name: t.exposeString('name'),
     grams: t.exposeFloat('grams', { description: 'the amount eaten, g' }),
-    portion: t.exposeString('portion', { nullable: true, description: 'the household portion, e.g. "1 Banana, Peeled"' }),
+    portion: t.exposeString('portion', {
+      nullable: true,
+      description: 'the household portion, e.g. "1 Banana, Peeled"',
+    }),
   }),
 });
 
@@ -74,11 +85,20 @@ export const Meal = builder.objectRef<MealView>('Meal').implement({
   fields: (t) => ({
     id: t.exposeString('id', { description: 'uuid' }),
     mealName: t.exposeString('mealName', { nullable: true }),
-    mealType: t.exposeString('mealType', { nullable: true, description: 'breakfast, lunch, dinner or snack' }),
+    mealType: t.exposeString('mealType', {
+      nullable: true,
+      description: 'breakfast, lunch, dinner or snack',
+    }),
     eatenAt: t.expose('eatenAt', { type: 'DateTime' }),
-    eatenAtMs: t.float({ description: 'eaten_at in ms since the epoch', resolve: (m) => m.eatenAt.getTime() }),
+    eatenAtMs: t.float({
+      description: 'eaten_at in ms since the epoch',
+      resolve: (m) => m.eatenAt.getTime(),
+    }),
     note: t.exposeString('note', { nullable: true }),
-    photoUrl: t.exposeString('photoUrl', { nullable: true, description: 'the meal photo, /media/meals/<key>' }),
+    photoUrl: t.exposeString('photoUrl', {
+      nullable: true,
+      description: 'the meal photo, /media/meals/<key>',
+    }),
     source: t.exposeString('source', { description: 'phone, manual, photo or mcp' }),
     totals: t.expose('totals', { type: MealNutrients, description: 'the sum of the items' }),
     items: t.expose('items', { type: [MealItem] }),
@@ -88,7 +108,7 @@ export const Meal = builder.objectRef<MealView>('Meal').implement({
 const DailyNutritionDayRef = builder.objectRef<DailyNutritionDay>('DailyNutritionDay').implement({
   description: 'The meals of one local calendar day',
   fields: (t) => ({
-    date: t.exposeString('date', { description: 'YYYY-MM-DD in the person\'s time zone' }),
+    date: t.exposeString('date', { description: "YYYY-MM-DD in the person's time zone" }),
     mealCount: t.exposeInt('mealCount'),
     totals: t.expose('totals', { type: MealNutrients }),
   }),
@@ -102,7 +122,10 @@ const DailyNutrition = builder.objectRef<DailyNutritionView>('DailyNutrition').i
     endMs: t.exposeFloat('endMs'),
     mealCount: t.exposeInt('mealCount'),
     totals: t.expose('totals', { type: MealNutrients, description: 'the whole range' }),
-    days: t.expose('days', { type: [DailyNutritionDayRef], description: 'every day the range touches, oldest first' }),
+    days: t.expose('days', {
+      type: [DailyNutritionDayRef],
+      description: 'every day the range touches, oldest first',
+    }),
   }),
 });
 
@@ -111,12 +134,22 @@ const MealDeletion = builder.objectRef<{ deleted: number }>('MealDeletion').impl
 });
 
 const MealType = builder.enumType('MealType', {
-  values: { breakfast: { value: 'breakfast' }, lunch: { value: 'lunch' }, dinner: { value: 'dinner' }, snack: { value: 'snack' } } as const,
+  values: {
+    breakfast: { value: 'breakfast' },
+    lunch: { value: 'lunch' },
+    dinner: { value: 'dinner' },
+    snack: { value: 'snack' },
+  } as const,
 });
 
 const nonBlank = (max: number) =>
-  z.string().max(max, { message: `At most ${max} characters` }).refine((s) => s.trim().length > 0, { message: 'Must not be blank' });
-const eatenAt = z.date().refine((d) => d.getTime() <= Date.now() + FUTURE_MS, { message: 'eaten_at may be at most 24 hours ahead' });
+  z
+    .string()
+    .max(max, { message: `At most ${max} characters` })
+    .refine((s) => s.trim().length > 0, { message: 'Must not be blank' });
+const eatenAt = z.date().refine((d) => d.getTime() <= Date.now() + FUTURE_MS, {
+  message: 'eaten_at may be at most 24 hours ahead',
+});
 const amount = z.number().min(0).max(NUTRIENT_MAX);
 
 const itemSchema = z
@@ -135,10 +168,13 @@ const itemSchema = z
     sugarG: amount.nullish(),
   })
   .superRefine((item, ctx) => {
-    const issue = (path: string, message: string): void => void ctx.addIssue({ code: 'custom', path: [path], message });
+    const issue = (path: string, message: string): void =>
+      void ctx.addIssue({ code: 'custom', path: [path], message });
     if (item.foodId) {
-      if (item.grams == null && !item.portionId) issue('grams', 'Give grams or a portion_id of the food');
-      if (item.grams != null && item.portionId) issue('portionId', 'Give grams or a portion_id, not both');
+      if (item.grams == null && !item.portionId)
+        issue('grams', 'Give grams or a portion_id of the food');
+      if (item.grams != null && item.portionId)
+        issue('portionId', 'Give grams or a portion_id, not both');
       for (const k of NUTRIENT_KEYS) {
         if (item[k] != null) issue(k, 'Computed from the catalogue for an item with a food_id');
       }
@@ -149,23 +185,36 @@ const itemSchema = z
     }
     if (item.servings != null && !item.portionId) issue('servings', 'servings needs a portion_id');
   });
-const items = z.array(itemSchema).min(1, { message: 'At least 1 item' }).max(MEAL_ITEMS_MAX, { message: `At most ${MEAL_ITEMS_MAX} items` });
+const items = z
+  .array(itemSchema)
+  .min(1, { message: 'At least 1 item' })
+  .max(MEAL_ITEMS_MAX, { message: `At most ${MEAL_ITEMS_MAX} items` });
 
 const mealFields = {
   mealName: nonBlank(MEAL_NAME_MAX).nullish(),
   mealType: z.string().nullish(),
-  note: z.string().max(NOTE_MAX, { message: `At most ${NOTE_MAX} characters` }).nullish(),
+  note: z
+    .string()
+    .max(NOTE_MAX, { message: `At most ${NOTE_MAX} characters` })
+    .nullish(),
 };
 
-const freeText = (k: keyof Nutrients): string => `${NUTRIENT_DOCS[k]} (free-text items only; 0..${NUTRIENT_MAX})`;
+const freeText = (k: keyof Nutrients): string =>
+  `${NUTRIENT_DOCS[k]} (free-text items only; 0..${NUTRIENT_MAX})`;
 
 const MealItemInput = builder.inputType('MealItemInput', {
-  description: 'A catalogue food with grams or a portion (nutrients computed), or a free-text item with its own nutrients',
+  description:
+    'A catalogue food with grams or a portion (nutrients computed), or a free-text item with its own nutrients',
   fields: (t) => ({
     foodId: t.string({ description: 'catalogue food id (fdc_id, or custom:<uuid> of the person)' }),
-    portionId: t.string({ description: 'a portion of that food (its id from the food detail); grams = gram weight x servings' }),
+    portionId: t.string({
+      description:
+        'a portion of that food (its id from the food detail); grams = gram weight x servings',
+    }),
     servings: t.float({ description: 'how many of the portion (0 < servings <= 100; default 1)' }),
-    name: t.string({ description: 'display name (required without food_id; default the food\'s description)' }),
+    name: t.string({
+      description: "display name (required without food_id; default the food's description)",
+    }),
     grams: t.float({ description: `the amount eaten, g (0 < grams <= ${MAX_ITEM_GRAMS})` }),
     portion: t.string({ description: 'the household portion as text (display only)' }),
     kcal: t.float({ description: freeText('kcal') }),
@@ -182,21 +231,35 @@ const LogMealInput = builder.inputType('LogMealInput', {
   fields: (t) => ({
     mealName: t.string({ description: `at most ${MEAL_NAME_MAX} characters` }),
     mealType: t.field({ type: MealType, description: 'breakfast, lunch, dinner or snack' }),
-    eatenAt: t.field({ type: 'DateTime', description: 'ISO-8601 or ms since the epoch; default now; at most 24 h ahead' }),
+    eatenAt: t.field({
+      type: 'DateTime',
+      description: 'ISO-8601 or ms since the epoch; default now; at most 24 h ahead',
+    }),
     note: t.string({ description: `at most ${NOTE_MAX} characters` }),
-    items: t.field({ type: [MealItemInput], required: true, description: `1..${MEAL_ITEMS_MAX} items` }),
+    items: t.field({
+      type: [MealItemInput],
+      required: true,
+      description: `1..${MEAL_ITEMS_MAX} items`,
+    }),
   }),
   validate: z.object({ ...mealFields, eatenAt: eatenAt.nullish(), items }),
 });
 
 const MealLogUpdateInput = builder.inputType('MealLogUpdateInput', {
-  description: 'Changes to a meal (MealLogUpdate): fields left out stay; null clears meal_name, meal_type or note; items replace all items',
+  description:
+    'Changes to a meal (MealLogUpdate): fields left out stay; null clears meal_name, meal_type or note; items replace all items',
   fields: (t) => ({
     mealName: t.string({ description: `at most ${MEAL_NAME_MAX} characters` }),
     mealType: t.field({ type: MealType, description: 'breakfast, lunch, dinner or snack' }),
-    eatenAt: t.field({ type: 'DateTime', description: 'ISO-8601 or ms since the epoch; at most 24 h ahead' }),
+    eatenAt: t.field({
+      type: 'DateTime',
+      description: 'ISO-8601 or ms since the epoch; at most 24 h ahead',
+    }),
     note: t.string({ description: `at most ${NOTE_MAX} characters` }),
-    items: t.field({ type: [MealItemInput], description: `when given, replaces every item (1..${MEAL_ITEMS_MAX}); totals are recomputed` }),
+    items: t.field({
+      type: [MealItemInput],
+      description: `when given, replaces every item (1..${MEAL_ITEMS_MAX}); totals are recomputed`,
+    }),
   }),
   validate: z.object({ ...mealFields, eatenAt: eatenAt.optional(), items: items.optional() }),
 });
@@ -208,7 +271,7 @@ const epochMs = z.number().int({ message: 'Input should be an integer (ms)' }).m
 builder.queryFields((t) => ({
   meals: t.withAuth({ scope: 'health:nutrition:read' }).field({
     type: [Meal],
-    description: 'The person\'s meals with their items, newest first',
+    description: "The person's meals with their items, newest first",
     args: {
       limit: t.arg.int({
         defaultValue: 100,
@@ -224,7 +287,9 @@ builder.queryFields((t) => ({
   meal: t.withAuth({ scope: 'health:nutrition:read' }).field({
     type: Meal,
     description: 'One meal of the person with its items and photo URL',
-    args: { mealId: t.arg.string({ required: true, description: mealIdDescription, validate: mealId }) },
+    args: {
+      mealId: t.arg.string({ required: true, description: mealIdDescription, validate: mealId }),
+    },
     resolve: (_root, args, ctx) => getMeal(ctx, args.mealId),
   }),
   recentMeals: t.withAuth({ scope: 'health:nutrition:read' }).field({
@@ -244,7 +309,11 @@ builder.queryFields((t) => ({
     type: DailyNutrition,
     description: `Nutrition totals per local day of the person over [start_ms, end_ms), at most ${DAILY_RANGE_MAX_DAYS} days`,
     args: {
-      startMs: t.arg.float({ required: true, description: 'the start of the range, ms since the epoch (included)', validate: epochMs }),
+      startMs: t.arg.float({
+        required: true,
+        description: 'the start of the range, ms since the epoch (included)',
+        validate: epochMs,
+      }),
       endMs: t.arg.float({
         required: true,
         description: `the end of the range, ms since the epoch (excluded; at most ${DAILY_RANGE_MAX_DAYS} days after start_ms)`,
@@ -274,7 +343,9 @@ builder.mutationFields((t) => ({
   deleteMeal: t.withAuth({ scope: 'health:nutrition:write' }).field({
     type: MealDeletion,
     description: 'Deletes a meal and its photo',
-    args: { mealId: t.arg.string({ required: true, description: mealIdDescription, validate: mealId }) },
+    args: {
+      mealId: t.arg.string({ required: true, description: mealIdDescription, validate: mealId }),
+    },
     resolve: (_root, args, ctx) => deleteMeal(ctx, args.mealId),
   }),
   deleteAllMeals: t.withAuth({ scope: 'health:nutrition:write' }).field({
@@ -297,7 +368,10 @@ builder.mutationFields((t) => ({
   setMealPhoto: t.withAuth({ scope: 'health:nutrition:write' }).field({
     type: Meal,
     description: 'Replaces the photo of a meal; the old photo is deleted',
-    args: { mealId: t.arg.string({ required: true, validate: mealId }), file: t.arg({ type: 'File', required: true }) },
+    args: {
+      mealId: t.arg.string({ required: true, validate: mealId }),
+      file: t.arg({ type: 'File', required: true }),
+    },
     resolve: (_root, args, ctx) => setMealPhoto(ctx, args.mealId, args.file),
   }),
 }));

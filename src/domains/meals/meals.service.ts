@@ -16,7 +16,12 @@ import type { DbTx } from '../../db/client.ts';
 import type { AuthedContext } from '../../graphql/context.ts';
 import { newStorageKey } from '../../integrations/storage.ts';
 import { zoneOrUtc } from '../../platform/time-zones.ts';
-import { checkedImageType, MEAL_PHOTO_FOLDER, mediaUrl, PHOTO_TYPES } from '../../platform/photos.ts';
+import {
+  checkedImageType,
+  MEAL_PHOTO_FOLDER,
+  mediaUrl,
+  PHOTO_TYPES,
+} from '../../platform/photos.ts';
 import type { UploadedFile } from '../../platform/photos.ts';
 import { advanceSyncClock } from '../sync/sync-clock.ts';
 import { resolveItems, sumNutrients } from './meals.nutrients.ts';
@@ -144,7 +149,12 @@ const nutrientsOf = (r: Nutrients): Nutrients => ({
 });
 
 /** Meals with their live items: one query for the items of all of them. */
-async function withItems(db: DbTx | AuthedContext['prisma'], ctx: AuthedContext, userId: number, meals: MealRow[]): Promise<MealView[]> {
+async function withItems(
+  db: DbTx | AuthedContext['prisma'],
+  ctx: AuthedContext,
+  userId: number,
+  meals: MealRow[],
+): Promise<MealView[]> {
   const items = meals.length
     ? await db.mealItem.findMany({
         where: { userId, mealId: { in: meals.map((m) => m.id) }, deletedAt: null },
@@ -174,17 +184,25 @@ async function withItems(db: DbTx | AuthedContext['prisma'], ctx: AuthedContext,
 }
 
 /** The person's meals, newest first, optionally within [startMs, endMs). */
-export async function listMeals(ctx: AuthedContext, options: ListMealsOptions): Promise<MealView[]> {
+export async function listMeals(
+  ctx: AuthedContext,
+  options: ListMealsOptions,
+): Promise<MealView[]> {
   const { startMs, endMs } = options;
   if (startMs != null && endMs != null && endMs < startMs) {
-    throw validationError([{ loc: ['endMs'], msg: 'end_ms must not be before start_ms', type: 'value_error' }]);
+    throw validationError([
+      { loc: ['endMs'], msg: 'end_ms must not be before start_ms', type: 'value_error' },
+    ]);
   }
   const userId = readerUserId(ctx);
   const meals = await ctx.prisma.meal.findMany({
     where: {
       userId,
       deletedAt: null,
-      eatenAt: { ...(startMs != null ? { gte: new Date(startMs) } : {}), ...(endMs != null ? { lt: new Date(endMs) } : {}) },
+      eatenAt: {
+        ...(startMs != null ? { gte: new Date(startMs) } : {}),
+        ...(endMs != null ? { lt: new Date(endMs) } : {}),
+      },
     },
     orderBy: [{ eatenAt: 'desc' }, { id: 'asc' }],
     take: options.limit,
@@ -204,7 +222,10 @@ export async function getMeal(ctx: AuthedContext, mealId: string): Promise<MealV
  * The latest meal of each distinct name (case and surrounding spaces ignored) eaten in the last
  * RECENT_MEALS_DAYS days, newest first: what a person is likely to log again.
  */
-export async function recentMeals(ctx: AuthedContext, options: { limit: number }): Promise<MealView[]> {
+export async function recentMeals(
+  ctx: AuthedContext,
+  options: { limit: number },
+): Promise<MealView[]> {
   const userId = readerUserId(ctx);
   const ids = await ctx.prisma.$queryRawUnsafe<{ id: string }[]>(
     `SELECT id FROM (
@@ -217,7 +238,9 @@ export async function recentMeals(ctx: AuthedContext, options: { limit: number }
     options.limit,
     RECENT_MEALS_DAYS,
   );
-  const meals = await ctx.prisma.meal.findMany({ where: { userId, id: { in: ids.map((r) => r.id) } } });
+  const meals = await ctx.prisma.meal.findMany({
+    where: { userId, id: { in: ids.map((r) => r.id) } },
+  });
   const order = new Map(ids.map((r, i) => [r.id, i]));
   meals.sort((a, b) => order.get(a.id)! - order.get(b.id)!);
   return withItems(ctx.prisma, ctx, userId, meals);
@@ -227,14 +250,29 @@ function mealNotFound(): Error {
   return appError('NOT_FOUND', 'Meal not found');
 }
 
-const trimmedOrNull = (s: string | null | undefined): string | null | undefined => (s === undefined ? undefined : s?.trim() || null);
+const trimmedOrNull = (s: string | null | undefined): string | null | undefined =>
+  s === undefined ? undefined : s?.trim() || null;
 
 /** Stores items of a meal with the stamp; answers the meal's new totals. */
-async function insertItems(tx: DbTx, userId: number, mealId: string, items: ResolvedItem[], stamp: Date): Promise<Nutrients> {
+async function insertItems(
+  tx: DbTx,
+  userId: number,
+  mealId: string,
+  items: ResolvedItem[],
+  stamp: Date,
+): Promise<Nutrients> {
   const ids = uuidV7s(items.length);
-  if (items.length) await tx.mealItem.createMany({
-    data: items.map((item, i) => ({ id: ids[i], userId, mealId, ...item, createdAt: stamp, serverUpdatedAt: stamp })),
-  });
+  if (items.length)
+    await tx.mealItem.createMany({
+      data: items.map((item, i) => ({
+        id: ids[i],
+        userId,
+        mealId,
+        ...item,
+        createdAt: stamp,
+        serverUpdatedAt: stamp,
+      })),
+    });
   return sumNutrients(items);
 }
 
@@ -290,15 +328,24 @@ async function lockMeal(tx: DbTx, userId: number, mealId: string): Promise<void>
  * Updates a meal (MealLogUpdate): fields given are set (null clears a nullable one); `items`, when
  * given, replace every item (the old ones become tombstones) and the totals are recomputed.
  */
-export async function updateMeal(ctx: AuthedContext, mealId: string, options: UpdateMealOptions): Promise<MealView> {
+export async function updateMeal(
+  ctx: AuthedContext,
+  mealId: string,
+  options: UpdateMealOptions,
+): Promise<MealView> {
   const userId = ctx.principal.userId;
   return ctx.prisma.$transaction(async (tx) => {
     await lockMeal(tx, userId, mealId);
-    const items = options.items ? await resolveItems(tx, userId, options.items, ['input', 'items']) : null;
+    const items = options.items
+      ? await resolveItems(tx, userId, options.items, ['input', 'items'])
+      : null;
     const stamp = new Date(await advanceSyncClock(tx, userId));
     let totals: Nutrients | undefined;
     if (items) {
-      await tx.mealItem.updateMany({ where: { userId, mealId, deletedAt: null }, data: { deletedAt: stamp, serverUpdatedAt: stamp } });
+      await tx.mealItem.updateMany({
+        where: { userId, mealId, deletedAt: null },
+        data: { deletedAt: stamp, serverUpdatedAt: stamp },
+      });
       totals = await insertItems(tx, userId, mealId, items, stamp);
     }
     const meal = await tx.meal.update({
@@ -319,16 +366,29 @@ export async function updateMeal(ctx: AuthedContext, mealId: string, options: Up
 /** Removes stored photos after their rows let go of them; a failure is logged, never thrown. */
 async function deletePhotos(ctx: AuthedContext, keys: (string | null)[]): Promise<void> {
   for (const key of keys) {
-    if (key) await ctx.storage.delete(key).catch((err: unknown) => ctx.log.error({ err, key }, 'could not delete a meal photo'));
+    if (key)
+      await ctx.storage
+        .delete(key)
+        .catch((err: unknown) => ctx.log.error({ err, key }, 'could not delete a meal photo'));
   }
 }
 
 /** Tombstones meals (and their items) of the caller in a transaction; answers how many and their photos. */
-async function tombstoneMeals(tx: DbTx, userId: number, mealIds: string[] | null): Promise<{ count: number; photoKeys: (string | null)[] }> {
+async function tombstoneMeals(
+  tx: DbTx,
+  userId: number,
+  mealIds: string[] | null,
+): Promise<{ count: number; photoKeys: (string | null)[] }> {
   const stamp = new Date(await advanceSyncClock(tx, userId));
   const where = { userId, deletedAt: null, ...(mealIds ? { id: { in: mealIds } } : {}) };
-  const photos = await tx.meal.findMany({ where: { ...where, photoKey: { not: null } }, select: { photoKey: true } });
-  const { count } = await tx.meal.updateMany({ where, data: { deletedAt: stamp, serverUpdatedAt: stamp, photoKey: null } });
+  const photos = await tx.meal.findMany({
+    where: { ...where, photoKey: { not: null } },
+    select: { photoKey: true },
+  });
+  const { count } = await tx.meal.updateMany({
+    where,
+    data: { deletedAt: stamp, serverUpdatedAt: stamp, photoKey: null },
+  });
   await tx.mealItem.updateMany({
     where: { userId, deletedAt: null, ...(mealIds ? { mealId: { in: mealIds } } : {}) },
     data: { deletedAt: stamp, serverUpdatedAt: stamp },
@@ -349,14 +409,17 @@ export async function deleteMeal(ctx: AuthedContext, mealId: string): Promise<{ 
 
 /** Deletes every meal of the caller (tombstones) and their photos; answers how many meals. */
 export async function deleteAllMeals(ctx: AuthedContext): Promise<{ deleted: number }> {
-  const { count, photoKeys } = await ctx.prisma.$transaction((tx) => tombstoneMeals(tx, ctx.principal.userId, null));
+  const { count, photoKeys } = await ctx.prisma.$transaction((tx) =>
+    tombstoneMeals(tx, ctx.principal.userId, null),
+  );
   await deletePhotos(ctx, photoKeys);
   return { deleted: count };
 }
 
 /** The photo checked (size first, then the type from its bytes) and stored under a new key. */
 async function storePhoto(ctx: AuthedContext, file: UploadedFile): Promise<string> {
-  if (file.size > MEAL_PHOTO_MAX_BYTES) throw appError('PAYLOAD_TOO_LARGE', `The photo is larger than ${MEAL_PHOTO_MAX_BYTES} bytes`);
+  if (file.size > MEAL_PHOTO_MAX_BYTES)
+    throw appError('PAYLOAD_TOO_LARGE', `The photo is larger than ${MEAL_PHOTO_MAX_BYTES} bytes`);
   const data = new Uint8Array(await file.arrayBuffer());
   const type = await checkedImageType(data, file.type, 'file');
   const key = newStorageKey(MEAL_PHOTO_FOLDER, PHOTO_TYPES[type]);
@@ -365,7 +428,11 @@ async function storePhoto(ctx: AuthedContext, file: UploadedFile): Promise<strin
 }
 
 /** Runs `write` with a freshly stored photo; the file is removed again when the write fails. */
-async function withStoredPhoto<T>(ctx: AuthedContext, file: UploadedFile, write: (key: string) => Promise<T>): Promise<T> {
+async function withStoredPhoto<T>(
+  ctx: AuthedContext,
+  file: UploadedFile,
+  write: (key: string) => Promise<T>,
+): Promise<T> {
   const key = await storePhoto(ctx, file);
   try {
     return await write(key);
@@ -376,9 +443,14 @@ async function withStoredPhoto<T>(ctx: AuthedContext, file: UploadedFile, write:
 }
 
 /** Creates a meal (no items yet, source "photo") from a photo; answers it with its photo_url. */
-export async function createMealFromPhoto(ctx: AuthedContext, options: MealPhotoOptions): Promise<MealView> {
+export async function createMealFromPhoto(
+  ctx: AuthedContext,
+  options: MealPhotoOptions,
+): Promise<MealView> {
   return withStoredPhoto(ctx, options.file, (photoKey) =>
-    ctx.prisma.$transaction((tx) => insertMeal(tx, ctx, options, { source: 'photo', items: [], photoKey })),
+    ctx.prisma.$transaction((tx) =>
+      insertMeal(tx, ctx, options, { source: 'photo', items: [], photoKey }),
+    ),
   );
 }
 
@@ -386,13 +458,19 @@ export async function createMealFromPhoto(ctx: AuthedContext, options: MealPhoto
  * Replaces the photo of a meal of the caller; the old file is removed once the row points at the new
  * one. The photo is not a synced column, so the sync stamp is left alone (no phone gets a conflict).
  */
-export async function setMealPhoto(ctx: AuthedContext, mealId: string, file: UploadedFile): Promise<MealView> {
+export async function setMealPhoto(
+  ctx: AuthedContext,
+  mealId: string,
+  file: UploadedFile,
+): Promise<MealView> {
   const userId = ctx.principal.userId;
   let previous: string | null = null;
   const meal = await withStoredPhoto(ctx, file, (photoKey) =>
     ctx.prisma.$transaction(async (tx) => {
       await lockMeal(tx, userId, mealId);
-      previous = (await tx.meal.findUniqueOrThrow({ where: { id: mealId }, select: { photoKey: true } })).photoKey;
+      previous = (
+        await tx.meal.findUniqueOrThrow({ where: { id: mealId }, select: { photoKey: true } })
+      ).photoKey;
       const updated = await tx.meal.update({ where: { id: mealId }, data: { photoKey } });
       return (await withItems(tx, ctx, userId, [updated]))[0];
     }),
@@ -404,7 +482,11 @@ export async function setMealPhoto(ctx: AuthedContext, mealId: string, file: Upl
 /** The calendar dates from `first` to `last` (YYYY-MM-DD, inclusive). */
 function datesBetween(first: string, last: string): string[] {
   const out: string[] = [];
-  for (let t = Date.parse(`${first}T00:00:00Z`); t <= Date.parse(`${last}T00:00:00Z`); t += DAY_MS) {
+  for (
+    let t = Date.parse(`${first}T00:00:00Z`);
+    t <= Date.parse(`${last}T00:00:00Z`);
+    t += DAY_MS
+  ) {
     out.push(new Date(t).toISOString().slice(0, 10));
   }
   return out;
@@ -414,25 +496,59 @@ function datesBetween(first: string, last: string): string[] {
  * Totals of the person's meals eaten in [startMs, endMs), per local calendar day of the person
  * (users.timezone; UTC when unset or unknown): every day the range touches, empty days included.
  */
-export async function dailyNutrition(ctx: AuthedContext, options: DailyNutritionOptions): Promise<DailyNutritionView> {
+export async function dailyNutrition(
+  ctx: AuthedContext,
+  options: DailyNutritionOptions,
+): Promise<DailyNutritionView> {
   const { startMs, endMs } = options;
-  if (endMs <= startMs) throw validationError([{ loc: ['endMs'], msg: 'end_ms must be after start_ms', type: 'value_error' }]);
+  if (endMs <= startMs)
+    throw validationError([
+      { loc: ['endMs'], msg: 'end_ms must be after start_ms', type: 'value_error' },
+    ]);
   if (endMs - startMs > DAILY_RANGE_MAX_DAYS * DAY_MS) {
-    throw validationError([{ loc: ['endMs'], msg: `The range may span at most ${DAILY_RANGE_MAX_DAYS} days`, type: 'value_error' }]);
+    throw validationError([
+      {
+        loc: ['endMs'],
+        msg: `The range may span at most ${DAILY_RANGE_MAX_DAYS} days`,
+        type: 'value_error',
+      },
+    ]);
   }
   const userId = readerUserId(ctx);
-  const user = await ctx.prisma.user.findUnique({ where: { id: userId }, select: { timezone: true } });
+  const user = await ctx.prisma.user.findUnique({
+    where: { id: userId },
+    select: { timezone: true },
+  });
   const timezone = zoneOrUtc(user?.timezone);
   const meals = await ctx.prisma.meal.findMany({
     where: { userId, deletedAt: null, eatenAt: { gte: new Date(startMs), lt: new Date(endMs) } },
-    select: { eatenAt: true, kcal: true, proteinG: true, carbsG: true, fatG: true, fiberG: true, sugarG: true },
+    select: {
+      eatenAt: true,
+      kcal: true,
+      proteinG: true,
+      carbsG: true,
+      fatG: true,
+      fiberG: true,
+      sugarG: true,
+    },
   });
   // en-CA formats a date as YYYY-MM-DD
-  const localDate = new Intl.DateTimeFormat('en-CA', { timeZone: timezone, year: 'numeric', month: '2-digit', day: '2-digit' });
+  const localDate = new Intl.DateTimeFormat('en-CA', {
+    timeZone: timezone,
+    year: 'numeric',
+    month: '2-digit',
+    day: '2-digit',
+  });
   const dayOf = (ms: number): string => localDate.format(new Date(ms));
-  const byDay = new Map<string, Nutrients[]>(datesBetween(dayOf(startMs), dayOf(endMs - 1)).map((d) => [d, []]));
+  const byDay = new Map<string, Nutrients[]>(
+    datesBetween(dayOf(startMs), dayOf(endMs - 1)).map((d) => [d, []]),
+  );
   for (const m of meals) byDay.get(dayOf(m.eatenAt.getTime()))?.push(nutrientsOf(m));
-  const days = [...byDay].map(([date, list]) => ({ date, mealCount: list.length, totals: sumNutrients(list) }));
+  const days = [...byDay].map(([date, list]) => ({
+    date,
+    mealCount: list.length,
+    totals: sumNutrients(list),
+  }));
   return {
     timezone,
     startMs,
@@ -445,7 +561,9 @@ export async function dailyNutrition(ctx: AuthedContext, options: DailyNutrition
 
 /** Storage keys of every meal photo of a person (account deletion removes the files). */
 export async function mealPhotoKeys(tx: DbTx, userId: number): Promise<string[]> {
-  const rows = await tx.meal.findMany({ where: { userId, photoKey: { not: null } }, select: { photoKey: true } });
+  const rows = await tx.meal.findMany({
+    where: { userId, photoKey: { not: null } },
+    select: { photoKey: true },
+  });
   return rows.map((r) => r.photoKey!);
 }
-

@@ -14,7 +14,10 @@ export const User = builder.prismaObject('User', {
     id: t.exposeInt('id'),
     email: t.exposeString('email'),
     name: t.exposeString('name', { nullable: true }),
-    timezone: t.exposeString('timezone', { nullable: true, description: 'IANA time zone, e.g. Europe/Berlin' }),
+    timezone: t.exposeString('timezone', {
+      nullable: true,
+      description: 'IANA time zone, e.g. Europe/Berlin',
+    }),
     country: t.exposeString('country', { nullable: true, description: 'ISO 3166-1 alpha-2' }),
     glucoseUnit: t.exposeString('glucoseUnit', { description: 'mg/dL or mmol/L (display only)' }),
     dateOfBirth: t.exposeString('dateOfBirth', { nullable: true }),
@@ -32,11 +35,16 @@ export const User = builder.prismaObject('User', {
 });
 
 /** Onboarding progress: its own input, and part of a profile update (the legacy PATCH /me sends it). */
-const onboardingFields = (t: InputFieldBuilder<typeof builder.$inferSchemaTypes, 'InputObject'>) => ({
+const onboardingFields = (
+  t: InputFieldBuilder<typeof builder.$inferSchemaTypes, 'InputObject'>,
+) => ({
   onboardingStep: t.int({ description: 'the onboarding step the person is at (0..100)' }),
   onboardingCompleted: t.boolean({ description: 'whether onboarding is complete' }),
 });
-const onboardingRules = { onboardingStep: z.number().int().min(0).max(100).nullish(), onboardingCompleted: z.boolean().nullish() };
+const onboardingRules = {
+  onboardingStep: z.number().int().min(0).max(100).nullish(),
+  onboardingCompleted: z.boolean().nullish(),
+};
 
 const UpdateProfileInput = builder.inputType('UpdateProfileInput', {
   description: 'Profile fields to change (UserUpdate); absent fields stay, null clears',
@@ -49,20 +57,31 @@ const UpdateProfileInput = builder.inputType('UpdateProfileInput', {
     sex: t.string({ description: 'female, male or other' }),
     heightCm: t.float({ description: 'height, cm (30..300)' }),
     weightKg: t.float({ description: 'weight, kg (1..700)' }),
-    diabetesType: t.string({ description: 'none, type1, type2, gestational, prediabetes or other' }),
+    diabetesType: t.string({
+      description: 'none, type1, type2, gestational, prediabetes or other',
+    }),
     goals: t.stringList({ description: "the person's goals, as short texts (up to 20)" }),
     ...onboardingFields(t),
   }),
   validate: z.object({
     name: z.string().trim().max(120).nullish(),
-    timezone: z.string().max(64).refine(isTimeZone, 'use an IANA time zone name, e.g. Europe/Berlin').nullish(),
-    country: z.string().regex(/^[A-Z]{2}$/, 'use an ISO 3166-1 alpha-2 code').nullish(),
+    timezone: z
+      .string()
+      .max(64)
+      .refine(isTimeZone, 'use an IANA time zone name, e.g. Europe/Berlin')
+      .nullish(),
+    country: z
+      .string()
+      .regex(/^[A-Z]{2}$/, 'use an ISO 3166-1 alpha-2 code')
+      .nullish(),
     glucoseUnit: z.enum(['mg/dL', 'mmol/L']).nullish(),
     dateOfBirth: z.iso.date().nullish(),
     sex: z.enum(['female', 'male', 'other']).nullish(),
     heightCm: z.number().min(30).max(300).nullish(),
     weightKg: z.number().min(1).max(700).nullish(),
-    diabetesType: z.enum(['none', 'type1', 'type2', 'gestational', 'prediabetes', 'other']).nullish(),
+    diabetesType: z
+      .enum(['none', 'type1', 'type2', 'gestational', 'prediabetes', 'other'])
+      .nullish(),
     goals: z.array(z.string().min(1).max(60)).max(20).nullish(),
     ...onboardingRules,
   }),
@@ -77,7 +96,10 @@ const ProfilePhotoDataInput = builder.inputType('ProfilePhotoDataInput', {
   description: 'A profile photo sent inline',
   fields: (t) => ({
     data: t.string({ required: true, description: 'the image, base64-encoded' }),
-    contentType: t.string({ required: true, description: 'image/jpeg, image/png, image/webp or image/heic' }),
+    contentType: t.string({
+      required: true,
+      description: 'image/jpeg, image/png, image/webp or image/heic',
+    }),
   }),
   validate: z.object({
     data: z.base64({ message: 'data must be base64' }),
@@ -88,7 +110,7 @@ const ProfilePhotoDataInput = builder.inputType('ProfilePhotoDataInput', {
 builder.queryFields((t) => ({
   me: t.withAuth({ scope: 'profile:read' }).prismaField({
     type: 'User',
-    description: 'The caller\'s profile',
+    description: "The caller's profile",
     resolve: (query, _root, _args, ctx) =>
       ctx.prisma.user.findUniqueOrThrow({ ...query, where: { id: ctx.principal.userId } }),
   }),
@@ -97,27 +119,26 @@ builder.queryFields((t) => ({
 builder.mutationFields((t) => ({
   updateProfile: t.withAuth({ scope: 'profile:write' }).prismaField({
     type: 'User',
-    description: 'Changes the caller\'s profile',
+    description: "Changes the caller's profile",
     args: { input: t.arg({ type: UpdateProfileInput, required: true }) },
-    resolve: (query, _root, { input }, ctx) =>
-      updateProfile(ctx, { changes: input }, query),
+    resolve: (query, _root, { input }, ctx) => updateProfile(ctx, { changes: input }, query),
   }),
   updateOnboarding: t.withAuth({ scope: 'profile:write' }).prismaField({
     type: 'User',
     description: 'Records onboarding progress',
     args: { input: t.arg({ type: OnboardingInput, required: true }) },
-    resolve: (query, _root, { input }, ctx) =>
-      updateProfile(ctx, { changes: input }, query),
+    resolve: (query, _root, { input }, ctx) => updateProfile(ctx, { changes: input }, query),
   }),
   setProfilePhoto: t.withAuth({ scope: 'profile:write' }).prismaField({
     type: 'User',
-    description: 'Sets the caller\'s profile photo from an uploaded file',
+    description: "Sets the caller's profile photo from an uploaded file",
     args: { file: t.arg({ type: 'File', required: true }) },
-    resolve: (query, _root, { file }, ctx) => setProfilePhoto(ctx, { file, argument: 'file' }, query),
+    resolve: (query, _root, { file }, ctx) =>
+      setProfilePhoto(ctx, { file, argument: 'file' }, query),
   }),
   setProfilePhotoData: t.withAuth({ scope: 'profile:write' }).prismaField({
     type: 'User',
-    description: 'Sets the caller\'s profile photo from base64 data',
+    description: "Sets the caller's profile photo from base64 data",
     args: { input: t.arg({ type: ProfilePhotoDataInput, required: true }) },
     resolve: (query, _root, { input }, ctx) => {
       const file = new Blob([Buffer.from(input.data, 'base64')], { type: input.contentType });

@@ -9,7 +9,12 @@ import { appError } from '../../errors.ts';
 import type { Prisma } from '../../generated/prisma/client.ts';
 import type { AuthedContext } from '../../graphql/context.ts';
 import { newStorageKey } from '../../integrations/storage.ts';
-import { checkedImageType, mediaUrl, PHOTO_TYPES, PROFILE_PHOTO_FOLDER } from '../../platform/photos.ts';
+import {
+  checkedImageType,
+  mediaUrl,
+  PHOTO_TYPES,
+  PROFILE_PHOTO_FOLDER,
+} from '../../platform/photos.ts';
 import type { UploadedFile } from '../../platform/photos.ts';
 
 /** Profile changes as they arrive: absent means unchanged, null clears a nullable field. */
@@ -66,7 +71,8 @@ export async function setProfilePhoto(
   query: { select?: Prisma.UserSelect; include?: Prisma.UserInclude } = {},
 ) {
   const max = ctx.config.PROFILE_PHOTO_MAX_BYTES;
-  if (options.file.size > max) throw appError('PAYLOAD_TOO_LARGE', `The photo is larger than ${max} bytes`);
+  if (options.file.size > max)
+    throw appError('PAYLOAD_TOO_LARGE', `The photo is larger than ${max} bytes`);
   const data = new Uint8Array(await options.file.arrayBuffer());
   const type = await checkedImageType(data, options.file.type, options.argument);
   const key = newStorageKey(PROFILE_PHOTO_FOLDER, PHOTO_TYPES[type]);
@@ -76,7 +82,9 @@ export async function setProfilePhoto(
   try {
     ({ previous, user } = await ctx.prisma.$transaction(async (tx) => {
       // NOTE: the caller's own row, locked so that two uploads at once each delete the right old photo.
-      const rows = await tx.$queryRaw<{ key: string | null }[]>`SELECT profile_photo_key AS key FROM users WHERE id = ${ctx.principal.userId} FOR UPDATE`;
+      const rows = await tx.$queryRaw<
+        { key: string | null }[]
+      >`SELECT profile_photo_key AS key FROM users WHERE id = ${ctx.principal.userId} FOR UPDATE`;
       if (!rows.length) throw appError('NOT_FOUND', 'Account not found');
       const updated = await tx.user.update({
         ...query,
@@ -90,7 +98,11 @@ export async function setProfilePhoto(
     throw e;
   }
   if (previous && previous !== key) {
-    await ctx.storage.delete(previous).catch((err: unknown) => ctx.log.error({ err, key: previous }, 'could not delete the old photo'));
+    await ctx.storage
+      .delete(previous)
+      .catch((err: unknown) =>
+        ctx.log.error({ err, key: previous }, 'could not delete the old photo'),
+      );
   }
   return user;
 }

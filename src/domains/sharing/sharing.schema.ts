@@ -14,11 +14,15 @@ import {
 
 const AccessGrantRole = builder.enumType('AccessGrantRole', {
   description: "The caller's side of a grant",
-  values: { owner: { description: 'the caller shares their data' }, grantee: { description: 'the caller was invited' } },
+  values: {
+    owner: { description: 'the caller shares their data' },
+    grantee: { description: 'the caller was invited' },
+  },
 });
 
 const AccessGrantStatus = builder.enumType('AccessGrantStatus', {
-  description: 'pending until accepted; active until revoked or expired; expired is derived from expires_at',
+  description:
+    'pending until accepted; active until revoked or expired; expired is derived from expires_at',
   values: ['pending', 'active', 'revoked', 'expired'] as const,
 });
 
@@ -30,13 +34,19 @@ export const AccessGrant = builder.objectRef<AccessGrantView>('AccessGrant').imp
     status: t.field({ type: AccessGrantStatus, resolve: (g) => g.status }),
     ownerEmail: t.exposeString('ownerEmail'),
     ownerName: t.exposeString('ownerName', { nullable: true }),
-    inviteeEmail: t.exposeString('inviteeEmail', { description: 'the address the invitation went to' }),
+    inviteeEmail: t.exposeString('inviteeEmail', {
+      description: 'the address the invitation went to',
+    }),
     createdAt: t.expose('createdAt', { type: 'DateTime' }),
     acceptedAt: t.expose('acceptedAt', { type: 'DateTime', nullable: true }),
     revokedAt: t.expose('revokedAt', { type: 'DateTime', nullable: true }),
-    expiresAt: t.expose('expiresAt', { type: 'DateTime', description: 'sharing ends here unless the owner renews' }),
+    expiresAt: t.expose('expiresAt', {
+      type: 'DateTime',
+      description: 'sharing ends here unless the owner renews',
+    }),
     viewing: t.exposeBoolean('viewing', {
-      description: "true when the credential of this request reads the owner's data through this grant",
+      description:
+        "true when the credential of this request reads the owner's data through this grant",
     }),
   }),
 });
@@ -44,7 +54,9 @@ export const AccessGrant = builder.objectRef<AccessGrantView>('AccessGrant').imp
 export const ViewAs = builder.objectRef<ViewAsState>('ViewAsState').implement({
   description: 'Whose data the credential of this request reads',
   fields: (t) => ({
-    viewing: t.exposeBoolean('viewing', { description: "true while reading another person's data (read-only)" }),
+    viewing: t.exposeBoolean('viewing', {
+      description: "true while reading another person's data (read-only)",
+    }),
     grant: t.field({ type: AccessGrant, nullable: true, resolve: (s) => s.grant }),
   }),
 });
@@ -54,7 +66,9 @@ const ShareDataInput = builder.inputType('ShareDataInput', {
   fields: (t) => ({
     email: t.string({ required: true, description: "the invitee's email address" }),
   }),
-  validate: z.object({ email: z.email({ message: 'value is not a valid email address' }).max(254) }),
+  validate: z.object({
+    email: z.email({ message: 'value is not a valid email address' }).max(254),
+  }),
 });
 
 builder.queryFields((t) => ({
@@ -82,19 +96,25 @@ builder.mutationFields((t) => ({
   acceptAccessGrant: t.withAuth({ scope: 'sharing:write' }).field({
     type: AccessGrant,
     description: 'Accepts a pending grant the caller was invited to',
-    args: { grantId: t.arg.int({ required: true, description: "the grant's id (from the grant list)" }) },
+    args: {
+      grantId: t.arg.int({ required: true, description: "the grant's id (from the grant list)" }),
+    },
     resolve: (_root, args, ctx) => acceptAccessGrant(ctx, args),
   }),
   revokeAccessGrant: t.withAuth({ scope: 'sharing:write' }).field({
     type: AccessGrant,
     description: 'Ends a grant, as its owner or its invitee; viewing through it stops at once',
-    args: { grantId: t.arg.int({ required: true, description: "the grant's id (from the grant list)" }) },
+    args: {
+      grantId: t.arg.int({ required: true, description: "the grant's id (from the grant list)" }),
+    },
     resolve: (_root, args, ctx) => revokeAccessGrant(ctx, args),
   }),
   renewAccessGrant: t.withAuth({ scope: 'sharing:write' }).field({
     type: AccessGrant,
     description: 'The owner keeps a grant going for 30 more days from now',
-    args: { grantId: t.arg.int({ required: true, description: "the grant's id (from the grant list)" }) },
+    args: {
+      grantId: t.arg.int({ required: true, description: "the grant's id (from the grant list)" }),
+    },
     resolve: (_root, args, ctx) => renewAccessGrant(ctx, args),
   }),
   // A mutation under a read scope, as the spec lists sharing_view_as_switch (sharing:read, read):

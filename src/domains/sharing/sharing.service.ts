@@ -54,7 +54,10 @@ const withOwner = { owner: { select: { email: true, name: true } } } as const;
 type GrantRow = Prisma.AccessGrantGetPayload<{ include: typeof withOwner }>;
 
 /** pending and active are stored; expired is derived from expiresAt; revoked wins over expired. */
-export function grantStatus(row: { status: string; expiresAt: Date }, now: number = Date.now()): GrantStatus {
+export function grantStatus(
+  row: { status: string; expiresAt: Date },
+  now: number = Date.now(),
+): GrantStatus {
   if (row.status === 'revoked') return 'revoked';
   if (row.expiresAt.getTime() <= now) return 'expired';
   return row.status === 'active' ? 'active' : 'pending';
@@ -103,9 +106,14 @@ function notFound(): Error {
   return appError('NOT_FOUND', 'Grant not found');
 }
 
-function notInState(row: { status: string; expiresAt: Date }, wanted: 'pending' | 'active' | 'live'): Error {
+function notInState(
+  row: { status: string; expiresAt: Date },
+  wanted: 'pending' | 'active' | 'live',
+): Error {
   const status = grantStatus(row);
-  return appError('CONFLICT', `The grant is ${status}, not ${wanted}`, { detail: { code: `grant_not_${wanted}`, status } });
+  return appError('CONFLICT', `The grant is ${status}, not ${wanted}`, {
+    detail: { code: `grant_not_${wanted}`, status },
+  });
 }
 
 export interface CreateAccessGrantOptions {
@@ -119,11 +127,20 @@ export interface CreateAccessGrantOptions {
  * (pending or active, unexpired) grant to the same person exists; 429 over the daily invitations;
  * 502 when the invitation cannot be sent (the grant is then not kept, so a retry works).
  */
-export async function createAccessGrant(ctx: AuthedContext, options: CreateAccessGrantOptions): Promise<AccessGrantView> {
+export async function createAccessGrant(
+  ctx: AuthedContext,
+  options: CreateAccessGrantOptions,
+): Promise<AccessGrantView> {
   const me = await caller(ctx);
   const email = normaliseEmail(options.email);
   if (email === me.email) {
-    throw validationError([{ loc: ['input', 'email'], msg: 'You cannot share your data with yourself', type: 'value_error' }]);
+    throw validationError([
+      {
+        loc: ['input', 'email'],
+        msg: 'You cannot share your data with yourself',
+        type: 'value_error',
+      },
+    ]);
   }
   const now = Date.now();
   const row = await ctx.prisma.$transaction(async (tx) => {
@@ -135,7 +152,8 @@ export async function createAccessGrant(ctx: AuthedContext, options: CreateAcces
       orderBy: { createdAt: 'asc' },
     });
     if (recent.length >= MAX_INVITATIONS_PER_DAY) {
-      const retryAfter = (recent[recent.length - MAX_INVITATIONS_PER_DAY].createdAt.getTime() + DAY_MS - now) / 1000;
+      const retryAfter =
+        (recent[recent.length - MAX_INVITATIONS_PER_DAY].createdAt.getTime() + DAY_MS - now) / 1000;
       throw appError('RATE_LIMITED', `At most ${MAX_INVITATIONS_PER_DAY} invitations in 24 hours`, {
         detail: { code: 'rate_limited', limit: MAX_INVITATIONS_PER_DAY },
         retryAfter,
@@ -199,7 +217,11 @@ async function sendInvitation(ctx: AuthedContext, owner: Caller, grant: GrantRow
 /** Every grant the caller owns or was invited to, newest first, with its derived status. */
 export async function listAccessGrants(ctx: AuthedContext): Promise<AccessGrantView[]> {
   const me = await caller(ctx);
-  const rows = await ctx.prisma.accessGrant.findMany({ where: visibleTo(me), include: withOwner, orderBy: { id: 'desc' } });
+  const rows = await ctx.prisma.accessGrant.findMany({
+    where: visibleTo(me),
+    include: withOwner,
+    orderBy: { id: 'desc' },
+  });
   return rows.map((row) => view(ctx, row));
 }
 
@@ -212,12 +234,17 @@ export interface GrantIdOptions {
  * The invitee accepts a pending, unexpired grant: it turns active and names the caller as grantee.
  * 404 unless the caller is the invitee (by account, or by address while unclaimed); 409 otherwise.
  */
-export async function acceptAccessGrant(ctx: AuthedContext, options: GrantIdOptions): Promise<AccessGrantView> {
+export async function acceptAccessGrant(
+  ctx: AuthedContext,
+  options: GrantIdOptions,
+): Promise<AccessGrantView> {
   const me = await caller(ctx);
   const now = new Date();
   // NOTE: the invitee filter is part of the update, so nobody else can claim the grant.
   const { count } = await ctx.prisma.accessGrant.updateMany({
-    where: { AND: [{ id: options.grantId, status: 'pending', expiresAt: { gt: now } }, asInvitee(me)] },
+    where: {
+      AND: [{ id: options.grantId, status: 'pending', expiresAt: { gt: now } }, asInvitee(me)],
+    },
     data: { status: 'active', granteeId: me.id, acceptedAt: now },
   });
   const row = await ctx.prisma.accessGrant.findFirst({
@@ -234,7 +261,10 @@ export async function acceptAccessGrant(ctx: AuthedContext, options: GrantIdOpti
  * answers as it is. Every credential viewing through it stops at once (authenticate.ts checks the
  * grant on each request); its view-as markers are cleared here too.
  */
-export async function revokeAccessGrant(ctx: AuthedContext, options: GrantIdOptions): Promise<AccessGrantView> {
+export async function revokeAccessGrant(
+  ctx: AuthedContext,
+  options: GrantIdOptions,
+): Promise<AccessGrantView> {
   const me = await caller(ctx);
   const where = { AND: [{ id: options.grantId }, visibleTo(me)] };
   const found = await ctx.prisma.accessGrant.findFirst({ where, select: { id: true } });
@@ -243,9 +273,18 @@ export async function revokeAccessGrant(ctx: AuthedContext, options: GrantIdOpti
     where: { id: found.id, status: { not: 'revoked' } },
     data: { status: 'revoked', revokedAt: new Date() },
   });
-  await ctx.prisma.session.updateMany({ where: { viewAsGrantId: found.id }, data: { viewAsGrantId: null } });
-  await ctx.prisma.personalToken.updateMany({ where: { viewAsGrantId: found.id }, data: { viewAsGrantId: null } });
-  const row = await ctx.prisma.accessGrant.findUniqueOrThrow({ where: { id: found.id }, include: withOwner });
+  await ctx.prisma.session.updateMany({
+    where: { viewAsGrantId: found.id },
+    data: { viewAsGrantId: null },
+  });
+  await ctx.prisma.personalToken.updateMany({
+    where: { viewAsGrantId: found.id },
+    data: { viewAsGrantId: null },
+  });
+  const row = await ctx.prisma.accessGrant.findUniqueOrThrow({
+    where: { id: found.id },
+    include: withOwner,
+  });
   return view(ctx, row, false);
 }
 
@@ -254,11 +293,19 @@ export async function revokeAccessGrant(ctx: AuthedContext, options: GrantIdOpti
  * from the old end, so sharing never runs more than 30 days ahead of the owner's last decision).
  * 403 for its grantee, 404 for anyone else, 409 once it is revoked or expired (share again instead).
  */
-export async function renewAccessGrant(ctx: AuthedContext, options: GrantIdOptions): Promise<AccessGrantView> {
+export async function renewAccessGrant(
+  ctx: AuthedContext,
+  options: GrantIdOptions,
+): Promise<AccessGrantView> {
   const me = await caller(ctx);
   const now = new Date();
   const { count } = await ctx.prisma.accessGrant.updateMany({
-    where: { id: options.grantId, ownerId: me.id, status: { in: ['pending', 'active'] }, expiresAt: { gt: now } },
+    where: {
+      id: options.grantId,
+      ownerId: me.id,
+      status: { in: ['pending', 'active'] },
+      expiresAt: { gt: now },
+    },
     data: { expiresAt: new Date(now.getTime() + GRANT_LIFETIME_DAYS * DAY_MS) },
   });
   const row = await ctx.prisma.accessGrant.findFirst({
@@ -281,7 +328,10 @@ export interface SwitchViewAsOptions {
  * to read the owner's data through an active grant the caller is grantee of, or back with no id.
  * 404 unless the caller is the grant's invitee; 409 unless it is active and unexpired.
  */
-export async function switchViewAs(ctx: AuthedContext, options: SwitchViewAsOptions): Promise<ViewAsState> {
+export async function switchViewAs(
+  ctx: AuthedContext,
+  options: SwitchViewAsOptions,
+): Promise<ViewAsState> {
   let row: GrantRow | null = null;
   if (options.grantId != null) {
     const me = await caller(ctx);

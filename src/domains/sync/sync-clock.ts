@@ -14,7 +14,8 @@ import type { Db, DbTx } from '../../db/client.ts';
 export type SqlRunner = Pick<Db, '$queryRawUnsafe' | '$executeRawUnsafe'>;
 
 /** SQL for a `timestamp(3)` (UTC, no time zone) from a parameter holding ms since the epoch. */
-export const msParam = (n: string): string => `(to_timestamp(${n}::float8 / 1000.0) AT TIME ZONE 'UTC')`;
+export const msParam = (n: string): string =>
+  `(to_timestamp(${n}::float8 / 1000.0) AT TIME ZONE 'UTC')`;
 /** SQL for a `timestamptz` from a parameter holding ms since the epoch. */
 export const msParamTz = (n: string): string => `to_timestamp(${n}::float8 / 1000.0)`;
 /** SQL for ms since the epoch of a timestamp column (either kind). */
@@ -27,18 +28,28 @@ export interface SyncClockState {
 }
 
 /** Locks the account's sync row (creating it) and answers its identity version and clock. */
-export async function lockSyncState(tx: SqlRunner, userId: number, mode: 'SHARE' | 'UPDATE'): Promise<SyncClockState> {
+export async function lockSyncState(
+  tx: SqlRunner,
+  userId: number,
+  mode: 'SHARE' | 'UPDATE',
+): Promise<SyncClockState> {
   await tx.$executeRawUnsafe(
     'INSERT INTO sync_state (user_id, updated_at) VALUES ($1, now()) ON CONFLICT (user_id) DO NOTHING',
     userId,
   );
-  const rows = await tx.$queryRawUnsafe<{ identity_version: number; clock_ms: bigint | number; now_ms: number }[]>(
+  const rows = await tx.$queryRawUnsafe<
+    { identity_version: number; clock_ms: bigint | number; now_ms: number }[]
+  >(
     `SELECT identity_version, clock_ms, floor(extract(epoch from clock_timestamp()) * 1000)::float8 AS now_ms
        FROM sync_state WHERE user_id = $1 FOR ${mode}`,
     userId,
   );
   const row = rows[0];
-  return { identityVersion: Number(row.identity_version), clockMs: Number(row.clock_ms), nowMs: Number(row.now_ms) };
+  return {
+    identityVersion: Number(row.identity_version),
+    clockMs: Number(row.clock_ms),
+    nowMs: Number(row.now_ms),
+  };
 }
 
 /** The upsert that takes the account's clock row (param `user`) and advances it; RETURNING clock_ms. */
@@ -63,15 +74,26 @@ export const syncClockCte = (user: string): string =>
  * Takes the next change time of the account (ms, strictly after every earlier one) and holds the
  * account's clock until the caller's transaction ends. Call it inside a transaction, before writing.
  */
-export async function advanceSyncClock(tx: SqlRunner, userId: number, state?: SyncClockState): Promise<number> {
+export async function advanceSyncClock(
+  tx: SqlRunner,
+  userId: number,
+  state?: SyncClockState,
+): Promise<number> {
   if (state) {
     const ts = Math.max(state.nowMs + 1, state.clockMs + 1);
-    await tx.$executeRawUnsafe('UPDATE sync_state SET clock_ms = $2, updated_at = now() WHERE user_id = $1', userId, ts);
+    await tx.$executeRawUnsafe(
+      'UPDATE sync_state SET clock_ms = $2, updated_at = now() WHERE user_id = $1',
+      userId,
+      ts,
+    );
     return ts;
   }
   // NOTE: one statement (upsert) takes the row lock and advances the clock: on the embedded
   // database every round trip holds its only connection.
-  const rows = await tx.$queryRawUnsafe<{ clock_ms: bigint | number }[]>(advanceClockSql('$1'), userId);
+  const rows = await tx.$queryRawUnsafe<{ clock_ms: bigint | number }[]>(
+    advanceClockSql('$1'),
+    userId,
+  );
   return Number(rows[0].clock_ms);
 }
 
@@ -79,6 +101,10 @@ export async function advanceSyncClock(tx: SqlRunner, userId: number, state?: Sy
  * Runs `fn` in a transaction that writes synced tables of `userId`: `ts` is the account's next
  * change time, to stamp on every row written (`server_updated_at`).
  */
-export function syncedWrite<T>(prisma: Db, userId: number, fn: (tx: DbTx, ts: number) => Promise<T>): Promise<T> {
+export function syncedWrite<T>(
+  prisma: Db,
+  userId: number,
+  fn: (tx: DbTx, ts: number) => Promise<T>,
+): Promise<T> {
   return prisma.$transaction(async (tx) => fn(tx, await advanceSyncClock(tx, userId)));
 }

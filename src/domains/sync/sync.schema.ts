@@ -21,19 +21,31 @@ const SyncPull = builder.objectRef<PullPage>('SyncPull').implement({
   fields: (t) => ({
     changes: t.field({
       type: 'JSON',
-      description: '{table: {created: [records], updated: [records], deleted: [ids]}}, wire names as they are',
+      description:
+        '{table: {created: [records], updated: [records], deleted: [ids]}}, wire names as they are',
       resolve: (p) => p.changes,
     }),
     timestamp: t.exposeFloat('timestamp', {
       nullable: true,
-      description: 'the snapshot time (ms) to send as last_pulled_at next time; only on the last page',
+      description:
+        'the snapshot time (ms) to send as last_pulled_at next time; only on the last page',
     }),
-    hasMore: t.exposeBoolean('hasMore', { description: 'true when next_cursor has another page of the same snapshot' }),
-    nextCursor: t.exposeString('nextCursor', { nullable: true, description: 'pass as cursor to read the next page' }),
-    identityVersion: t.exposeInt('identityVersion', { description: "the account's current sync identity" }),
-    schemaVersion: t.exposeInt('schemaVersion', { description: 'the sync schema version the server speaks' }),
+    hasMore: t.exposeBoolean('hasMore', {
+      description: 'true when next_cursor has another page of the same snapshot',
+    }),
+    nextCursor: t.exposeString('nextCursor', {
+      nullable: true,
+      description: 'pass as cursor to read the next page',
+    }),
+    identityVersion: t.exposeInt('identityVersion', {
+      description: "the account's current sync identity",
+    }),
+    schemaVersion: t.exposeInt('schemaVersion', {
+      description: 'the sync schema version the server speaks',
+    }),
     omittedTables: t.exposeStringList('omittedTables', {
-      description: 'wire tables left out because the credential lacks their read scope (none for login sessions)',
+      description:
+        'wire tables left out because the credential lacks their read scope (none for login sessions)',
     }),
   }),
 });
@@ -42,9 +54,13 @@ const SyncPush = builder.objectRef<PushResult>('SyncPush').implement({
   description: 'An applied push',
   fields: (t) => ({
     ok: t.boolean({ resolve: () => true }),
-    timestamp: t.exposeFloat('timestamp', { description: 'the server change time (ms) stamped on the pushed records' }),
+    timestamp: t.exposeFloat('timestamp', {
+      description: 'the server change time (ms) stamped on the pushed records',
+    }),
     identityVersion: t.exposeInt('identityVersion'),
-    accepted: t.exposeInt('accepted', { description: 'records written (created, updated or deleted)' }),
+    accepted: t.exposeInt('accepted', {
+      description: 'records written (created, updated or deleted)',
+    }),
   }),
 });
 
@@ -56,7 +72,10 @@ const SyncedRecords = builder.objectRef<RecordsPage>('SyncedRecords').implement(
       description: 'rows in wire names, with server_updated_at and deleted_at as ms timestamps',
       resolve: (p) => p.records,
     }),
-    nextCursor: t.exposeString('nextCursor', { nullable: true, description: 'pass as cursor for the next page' }),
+    nextCursor: t.exposeString('nextCursor', {
+      nullable: true,
+      description: 'pass as cursor for the next page',
+    }),
   }),
 });
 
@@ -66,15 +85,23 @@ builder.queryFields((t) => ({
     description:
       "Raw rows of one synced table of the person's data (the owner's while viewing as); a token also needs the table's read scope",
     args: {
-      table: t.arg.string({ required: true, description: 'the synced table, e.g. journal_entries', validate: tableName }),
+      table: t.arg.string({
+        required: true,
+        description: 'the synced table, e.g. journal_entries',
+        validate: tableName,
+      }),
       limit: t.arg.int({
         description: `rows per page, 1..${RECORDS_PAGE_MAX}, default 100`,
         validate: z.number().int().min(1).max(RECORDS_PAGE_MAX).nullish(),
       }),
-      cursor: t.arg.string({ description: 'next_cursor of the previous page', validate: cursorArg }),
+      cursor: t.arg.string({
+        description: 'next_cursor of the previous page',
+        validate: cursorArg,
+      }),
       includeDeleted: t.arg.boolean({ description: 'include tombstones of deleted records' }),
       maxChars: t.arg.int({
-        description: "a page ends before its rows' JSON passes this many characters (at least one row per page); default: no budget",
+        description:
+          "a page ends before its rows' JSON passes this many characters (at least one row per page); default: no budget",
         validate: maxCharsArg,
       }),
     },
@@ -88,14 +115,22 @@ builder.queryFields((t) => ({
       // JSON, not Float: WatermelonDB's documented client sends the text `null` on a first sync
       lastPulledAt: t.arg({
         type: 'JSON',
-        description: 'the timestamp (ms, a number or its text) of the last complete pull; omit, null or "null" for everything',
+        description:
+          'the timestamp (ms, a number or its text) of the last complete pull; omit, null or "null" for everything',
       }),
-      identityVersion: t.arg.int({ description: 'the identity the local data belongs to; a different one answers 409 identity_changed' }),
+      identityVersion: t.arg.int({
+        description:
+          'the identity the local data belongs to; a different one answers 409 identity_changed',
+      }),
       schemaVersion: t.arg.int({
-        description: "the sync schema version last synced with (>= 1): tables and columns added later arrive whole; one above the server's is served as the server's",
+        description:
+          "the sync schema version last synced with (>= 1): tables and columns added later arrive whole; one above the server's is served as the server's",
         validate: z.number().int().min(1).nullish(),
       }),
-      cursor: t.arg.string({ description: 'next_cursor of the previous page', validate: cursorArg }),
+      cursor: t.arg.string({
+        description: 'next_cursor of the previous page',
+        validate: cursorArg,
+      }),
       exclude: t.arg.stringList({
         description: 'wire table names to leave out (comma-separated over REST)',
         validate: z.array(tableName).max(SYNCED_TABLES.length).nullish(),
@@ -105,7 +140,8 @@ builder.queryFields((t) => ({
         validate: z.number().int().min(1).max(PULL_PAGE_SIZE).nullish(),
       }),
       maxChars: t.arg.int({
-        description: "a page ends before its records' JSON passes this many characters (at least one record per page); default: no budget",
+        description:
+          "a page ends before its records' JSON passes this many characters (at least one record per page); default: no budget",
         validate: maxCharsArg,
       }),
     },
@@ -126,10 +162,12 @@ builder.mutationFields((t) => ({
           '{table: {created, updated, deleted}}; or, wrapped, {changes: {table: ...}, last_pulled_at, identity_version} (read so when it has a key changes: no synced table is named changes)',
       }),
       lastPulledAt: t.arg.float({
-        description: 'the timestamp (ms) of the last complete pull (wins over a wrapped body\'s)',
+        description: "the timestamp (ms) of the last complete pull (wins over a wrapped body's)",
         validate: z.number().int().min(0).max(SYNC_MS_MAX).nullish(),
       }),
-      identityVersion: t.arg.int({ description: 'the identity the local data belongs to (wins over a wrapped body\'s)' }),
+      identityVersion: t.arg.int({
+        description: "the identity the local data belongs to (wins over a wrapped body's)",
+      }),
     },
     resolve: (_root, args, ctx) => pushChanges(ctx, args),
   }),

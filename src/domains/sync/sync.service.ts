@@ -21,7 +21,12 @@ import { toCamel, toSnake } from '../../wire.ts';
 import type { SyncedColumn, SyncedTable } from './synced-tables.ts';
 import { advanceSyncClock, lockSyncState, msOf, msParam, msParamTz } from './sync-clock.ts';
 import type { SqlRunner } from './sync-clock.ts';
-import { SYNC_SCHEMA_VERSION, SYNCED_TABLES, syncedTable, tableChangedSince } from './synced-tables.ts';
+import {
+  SYNC_SCHEMA_VERSION,
+  SYNCED_TABLES,
+  syncedTable,
+  tableChangedSince,
+} from './synced-tables.ts';
 
 /** Records per pull page, across all tables, unless `limit` asks for fewer (the last page may be shorter). */
 export const PULL_PAGE_SIZE = 1000;
@@ -121,19 +126,26 @@ interface Cursor {
 }
 
 /** A sync timestamp: whole ms since the epoch, within the years a database timestamp holds (..9999). */
-const isSyncTimestamp = (ms: number): boolean => Number.isInteger(ms) && ms >= 0 && isStorableDate(new Date(ms));
+const isSyncTimestamp = (ms: number): boolean =>
+  Number.isInteger(ms) && ms >= 0 && isStorableDate(new Date(ms));
 const LAST_PULLED_AT_MESSAGE = 'Input should be a non-negative integer (ms) before the year 10000';
 
 const q = (name: string): string => `"${name}"`;
-const isTime = (col: SyncedColumn): boolean => col.type === 'timestamp_ms' || col.type === 'timestamptz_ms';
+const isTime = (col: SyncedColumn): boolean =>
+  col.type === 'timestamp_ms' || col.type === 'timestamptz_ms';
 /** The select-list entry of a column, in its wire name and wire form. */
-const selectColumn = (col: SyncedColumn): string => `${isTime(col) ? msOf(q(col.db)) : q(col.db)} AS ${q(col.wire)}`;
+const selectColumn = (col: SyncedColumn): string =>
+  `${isTime(col) ? msOf(q(col.db)) : q(col.db)} AS ${q(col.wire)}`;
 
 /** INSUFFICIENT_SCOPE for a synced table whose scope the credential lacks. */
 function tableScopeMissing(table: SyncedTable, scope: Scope, what: 'read' | 'push to'): Error {
-  return appError('INSUFFICIENT_SCOPE', `This token lacks the scope ${scope} to ${what} ${table.table}`, {
-    detail: { code: 'insufficient_scope', scope, table: table.table },
-  });
+  return appError(
+    'INSUFFICIENT_SCOPE',
+    `This token lacks the scope ${scope} to ${what} ${table.table}`,
+    {
+      detail: { code: 'insufficient_scope', scope, table: table.table },
+    },
+  );
 }
 
 function identityChanged(current: number): Error {
@@ -156,10 +168,19 @@ function decodeCursor(text: string): Cursor {
   }
   const okNum = (n: unknown): boolean => typeof n === 'number' && Number.isFinite(n);
   if (
-    !c || typeof c !== 'object' || !okNum(c.s) || !(c.t === null || okNum(c.t)) || !(c.v === null || okNum(c.v)) ||
-    !okNum(c.iv) || !Array.isArray(c.x) || !c.x.every((x) => typeof x === 'string') || !Number.isInteger(c.i) ||
-    c.i < 0 || !(c.a === null || typeof c.a === 'string')
-  ) throw bad;
+    !c ||
+    typeof c !== 'object' ||
+    !okNum(c.s) ||
+    !(c.t === null || okNum(c.t)) ||
+    !(c.v === null || okNum(c.v)) ||
+    !okNum(c.iv) ||
+    !Array.isArray(c.x) ||
+    !c.x.every((x) => typeof x === 'string') ||
+    !Number.isInteger(c.i) ||
+    c.i < 0 ||
+    !(c.a === null || typeof c.a === 'string')
+  )
+    throw bad;
   return c;
 }
 
@@ -171,20 +192,37 @@ const NUMBER_TEXT = /^\s*-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?\s*$/;
  * the text `null`: WatermelonDB's documented client sends `?last_pulled_at=${lastPulledAt}`, which
  * reads `null` on a first sync. Anything else that is not a sync timestamp is a validation issue.
  */
-function sinceOf(value: unknown, loc: (string | number)[], issues: ValidationIssue[]): number | null {
+function sinceOf(
+  value: unknown,
+  loc: (string | number)[],
+  issues: ValidationIssue[],
+): number | null {
   if (value === null || value === undefined) return null;
   if (typeof value === 'string' && (value.trim() === '' || value.trim() === 'null')) return null;
-  const ms = typeof value === 'number' ? value : typeof value === 'string' && NUMBER_TEXT.test(value) ? Number(value) : NaN;
+  const ms =
+    typeof value === 'number'
+      ? value
+      : typeof value === 'string' && NUMBER_TEXT.test(value)
+        ? Number(value)
+        : NaN;
   if (isSyncTimestamp(ms)) return ms;
   issues.push({ loc, msg: LAST_PULLED_AT_MESSAGE, type: 'int_parsing' });
   return null;
 }
 
 /** The page size of a pull: `limit` (1..PULL_PAGE_SIZE) or PULL_PAGE_SIZE. */
-function pageLimit(limit: number | null | undefined, max: number, issues: ValidationIssue[]): number {
+function pageLimit(
+  limit: number | null | undefined,
+  max: number,
+  issues: ValidationIssue[],
+): number {
   if (limit == null) return max;
   if (!Number.isInteger(limit) || limit < 1 || limit > max) {
-    issues.push({ loc: ['limit'], msg: `Input should be between 1 and ${max}`, type: 'less_than_equal' });
+    issues.push({
+      loc: ['limit'],
+      msg: `Input should be between 1 and ${max}`,
+      type: 'less_than_equal',
+    });
   }
   return limit;
 }
@@ -193,20 +231,33 @@ function pageLimit(limit: number | null | undefined, max: number, issues: Valida
 function pageChars(maxChars: number | null | undefined, issues: ValidationIssue[]): number | null {
   if (maxChars == null) return null;
   if (!Number.isInteger(maxChars) || maxChars < 1) {
-    issues.push({ loc: ['maxChars'], msg: 'Input should be greater than or equal to 1', type: 'greater_than_equal' });
+    issues.push({
+      loc: ['maxChars'],
+      msg: 'Input should be greater than or equal to 1',
+      type: 'greater_than_equal',
+    });
   }
   return maxChars;
 }
 
 /** The first page's parameters, checked. A schema_version above the server's is served as the server's. */
-function checkPullOptions(o: PullOptions): { since: number | null; limit: number; maxChars: number | null } {
+function checkPullOptions(o: PullOptions): {
+  since: number | null;
+  limit: number;
+  maxChars: number | null;
+} {
   const issues: ValidationIssue[] = [];
   const since = sinceOf(o.lastPulledAt, ['lastPulledAt'], issues);
   if (o.schemaVersion != null && o.schemaVersion < 1) {
-    issues.push({ loc: ['schemaVersion'], msg: 'Input should be greater than or equal to 1', type: 'greater_than_equal' });
+    issues.push({
+      loc: ['schemaVersion'],
+      msg: 'Input should be greater than or equal to 1',
+      type: 'greater_than_equal',
+    });
   }
   for (const name of o.exclude ?? []) {
-    if (!syncedTable(name)) issues.push({ loc: ['exclude'], msg: `Unknown synced table: ${name}`, type: 'enum' });
+    if (!syncedTable(name))
+      issues.push({ loc: ['exclude'], msg: `Unknown synced table: ${name}`, type: 'enum' });
   }
   const limit = pageLimit(o.limit, PULL_PAGE_SIZE, issues);
   const maxChars = pageChars(o.maxChars, issues);
@@ -233,7 +284,11 @@ async function readTable(
     params.push(c.t);
     return `server_updated_at > ${msParam(`$${params.length}`)}`;
   };
-  const change = whole ? (c.t === null ? 'deleted_at IS NULL' : `(deleted_at IS NULL OR ${since()})`) : since();
+  const change = whole
+    ? c.t === null
+      ? 'deleted_at IS NULL'
+      : `(deleted_at IS NULL OR ${since()})`
+    : since();
   let afterSql = '';
   if (after !== null) {
     params.push(after);
@@ -297,10 +352,13 @@ export async function pullChanges(ctx: AuthedContext, options: PullOptions): Pro
       a: null,
     };
   }
-  if (options.identityVersion != null && options.identityVersion !== identityVersion) throw identityChanged(identityVersion);
+  if (options.identityVersion != null && options.identityVersion !== identityVersion)
+    throw identityChanged(identityVersion);
 
   // NOTE: a personal token pulls only the tables whose read scope it holds (every page checks it).
-  const omitted = SYNCED_TABLES.filter((t) => !credentialHolds(ctx.principal, t.readScope)).map((t) => t.table);
+  const omitted = SYNCED_TABLES.filter((t) => !credentialHolds(ctx.principal, t.readScope)).map(
+    (t) => t.table,
+  );
   const changes: Changes = {};
   let room = limit;
   let chars = 0;
@@ -360,9 +418,11 @@ interface ParsedTable {
 }
 
 /** True for a list of a push entry that asks for nothing: absent, null or empty. */
-const isEmptyList = (list: unknown): boolean => list == null || (Array.isArray(list) && list.length === 0);
+const isEmptyList = (list: unknown): boolean =>
+  list == null || (Array.isArray(list) && list.length === 0);
 
-const isPlainObject = (v: unknown): v is Record<string, unknown> => !!v && typeof v === 'object' && !Array.isArray(v);
+const isPlainObject = (v: unknown): v is Record<string, unknown> =>
+  !!v && typeof v === 'object' && !Array.isArray(v);
 
 /** A push body's parts: the changes, where they sit, and the wrapped form's own fields. */
 interface PushBody {
@@ -390,7 +450,8 @@ const WRAPPED_KEYS: Record<string, 'lastPulledAt' | 'identityVersion'> = {
  * ignored, as FastAPI ignores undeclared fields.
  */
 function pushBodyOf(raw: unknown): PushBody {
-  if (!isPlainObject(raw) || !Object.hasOwn(raw, 'changes')) return { changes: raw, loc: ['changes'] };
+  if (!isPlainObject(raw) || !Object.hasOwn(raw, 'changes'))
+    return { changes: raw, loc: ['changes'] };
   const body: PushBody = { changes: raw.changes, loc: ['changes', 'changes'] };
   const issues: ValidationIssue[] = [];
   for (const [key, value] of Object.entries(raw)) {
@@ -412,14 +473,20 @@ function pushBodyOf(raw: unknown): PushBody {
 function recordLoc(p: ParsedTable, id: string): (string | number)[] {
   for (const list of ['created', 'updated'] as const) {
     const records = p.entry[list];
-    const i = Array.isArray(records) ? records.findIndex((r) => isPlainObject(r) && r.id === id) : -1;
+    const i = Array.isArray(records)
+      ? records.findIndex((r) => isPlainObject(r) && r.id === id)
+      : -1;
     if (i >= 0) return [...p.loc, list, i];
   }
   return p.loc;
 }
 
 /** The value of a record's column: under its wire name, or as the REST facade camel-cased it. */
-function columnOf(r: Record<string, unknown>, wire: string, camel: string): { present: boolean; value: unknown } {
+function columnOf(
+  r: Record<string, unknown>,
+  wire: string,
+  camel: string,
+): { present: boolean; value: unknown } {
   if (Object.hasOwn(r, wire)) return { present: true, value: r[wire] };
   if (camel !== wire && Object.hasOwn(r, camel)) return { present: true, value: r[camel] };
   return { present: false, value: undefined };
@@ -451,11 +518,19 @@ function parseChanges(body: PushBody, principal: Principal): ParsedTable[] {
   };
   const changes = body.changes;
   if (!isPlainObject(changes)) {
-    throw validationError([{ loc: body.loc, msg: 'Input should be an object of tables', type: 'dict_type' }]);
+    throw validationError([
+      { loc: body.loc, msg: 'Input should be an object of tables', type: 'dict_type' },
+    ]);
   }
   const count = countRecords(changes);
   if (count > PUSH_MAX_RECORDS) {
-    throw validationError([{ loc: body.loc, msg: `At most ${PUSH_MAX_RECORDS} records per push (this one has ${count})`, type: 'too_long' }]);
+    throw validationError([
+      {
+        loc: body.loc,
+        msg: `At most ${PUSH_MAX_RECORDS} records per push (this one has ${count})`,
+        type: 'too_long',
+      },
+    ]);
   }
   const out: ParsedTable[] = [];
   const seenTables = new Set<string>();
@@ -478,8 +553,15 @@ function parseChanges(body: PushBody, principal: Principal): ParsedTable[] {
     // NOTE: records of a table need its write scope, checked before anything of the push is read
     // further; an empty entry writes nothing (WatermelonDB sends every table it knows).
     const writes = ['created', 'updated', 'deleted'].some((k) => !isEmptyList(value[k]));
-    if (writes && !credentialHolds(principal, table.writeScope)) throw tableScopeMissing(table, table.writeScope, 'push to');
-    const parsed: ParsedTable = { table, upserts: [], deleted: [], entry: value, loc: [...body.loc, name] };
+    if (writes && !credentialHolds(principal, table.writeScope))
+      throw tableScopeMissing(table, table.writeScope, 'push to');
+    const parsed: ParsedTable = {
+      table,
+      upserts: [],
+      deleted: [],
+      entry: value,
+      loc: [...body.loc, name],
+    };
     const seen = new Set<string>();
     const checkId = (id: unknown, loc: (string | number)[]): id is string => {
       if (typeof id !== 'string' || id.length === 0 || id.length > MAX_ID_LENGTH) {
@@ -501,32 +583,53 @@ function parseChanges(body: PushBody, principal: Principal): ParsedTable[] {
         continue;
       }
       records.forEach((rec: unknown, i: number) => {
-        if (!isPlainObject(rec)) return push([name, list, i], 'Input should be a record', 'dict_type');
+        if (!isPlainObject(rec))
+          return push([name, list, i], 'Input should be a record', 'dict_type');
         if (!checkId(rec.id, [name, list, i, 'id'])) return;
-        const record: WireRecord = { id: rec.id as string };
+        const record: WireRecord = { id: rec.id };
         for (const { col, camel } of columns) {
           const { present, value: val } = columnOf(rec, col.wire, camel);
           if (!present) continue; // left out: the stored value stays
-          const bad = (msg: string, type: string): void => push([name, list, i, col.wire], msg, type);
-          if (val === null) col.notNull && col.type !== 'text' ? bad('Input should not be null', 'missing') : (record[col.wire] = null);
-          else if (col.type === 'text') typeof val === 'string' ? (record[col.wire] = val) : bad('Input should be a string', 'string_type');
-          else if (col.type === 'bool') typeof val === 'boolean' ? (record[col.wire] = val) : bad('Input should be a boolean', 'bool_type');
-          else if (col.type === 'int') Number.isSafeInteger(val) && Math.abs(val as number) < 2 ** 31 ? (record[col.wire] = val) : bad('Input should be an integer', 'int_type');
-          else if (typeof val === 'number' && Number.isFinite(val) && (col.type === 'float' || Math.abs(val) < 8.64e15)) record[col.wire] = val;
+          const bad = (msg: string, type: string): void =>
+            push([name, list, i, col.wire], msg, type);
+          if (val === null) {
+            if (col.notNull && col.type !== 'text') bad('Input should not be null', 'missing');
+            else record[col.wire] = null;
+          } else if (col.type === 'text') {
+            if (typeof val === 'string') record[col.wire] = val;
+            else bad('Input should be a string', 'string_type');
+          } else if (col.type === 'bool') {
+            if (typeof val === 'boolean') record[col.wire] = val;
+            else bad('Input should be a boolean', 'bool_type');
+          } else if (col.type === 'int') {
+            if (Number.isSafeInteger(val) && Math.abs(val as number) < 2 ** 31)
+              record[col.wire] = val;
+            else bad('Input should be an integer', 'int_type');
+          } else if (
+            typeof val === 'number' &&
+            Number.isFinite(val) &&
+            (col.type === 'float' || Math.abs(val) < 8.64e15)
+          )
+            record[col.wire] = val;
           else bad('Input should be a number', col.type === 'float' ? 'float_type' : 'int_type');
           const stored = record[col.wire];
-          if (typeof stored === 'number' && col.min !== undefined && stored < col.min) bad(`Input should be greater than or equal to ${col.min}`, 'greater_than_equal');
-          if (typeof stored === 'number' && col.max !== undefined && stored > col.max) bad(`Input should be less than or equal to ${col.max}`, 'less_than_equal');
-          if (typeof stored === 'string' && col.oneOf && !col.oneOf.includes(stored)) bad(`Input should be one of: ${col.oneOf.join(', ')}`, 'enum');
+          if (typeof stored === 'number' && col.min !== undefined && stored < col.min)
+            bad(`Input should be greater than or equal to ${col.min}`, 'greater_than_equal');
+          if (typeof stored === 'number' && col.max !== undefined && stored > col.max)
+            bad(`Input should be less than or equal to ${col.max}`, 'less_than_equal');
+          if (typeof stored === 'string' && col.oneOf && !col.oneOf.includes(stored))
+            bad(`Input should be one of: ${col.oneOf.join(', ')}`, 'enum');
         }
         parsed.upserts.push(record);
       });
     }
     const deleted = value.deleted ?? [];
-    if (!Array.isArray(deleted)) push([name, 'deleted'], 'Input should be a list of ids', 'list_type');
-    else deleted.forEach((id: unknown, i: number) => {
-      if (checkId(id, [name, 'deleted', i])) parsed.deleted.push(id);
-    });
+    if (!Array.isArray(deleted))
+      push([name, 'deleted'], 'Input should be a list of ids', 'list_type');
+    else
+      deleted.forEach((id: unknown, i: number) => {
+        if (checkId(id, [name, 'deleted', i])) parsed.deleted.push(id);
+      });
     out.push(parsed);
   }
   if (issues.length) throw validationError(issues);
@@ -568,12 +671,21 @@ function completeNew(p: ParsedTable, record: WireRecord): void {
   }
   if (missing.length) {
     const loc = recordLoc(p, record.id);
-    throw validationError(missing.map((wire) => ({ loc: [...loc, wire], msg: 'Field required', type: 'missing' })));
+    throw validationError(
+      missing.map((wire) => ({ loc: [...loc, wire], msg: 'Field required', type: 'missing' })),
+    );
   }
 }
 
 function isUniqueViolation(e: unknown): boolean {
-  const err = e as { code?: string; meta?: { code?: string; driverAdapterError?: { cause?: { originalCode?: string; kind?: string } } }; message?: string };
+  const err = e as {
+    code?: string;
+    meta?: {
+      code?: string;
+      driverAdapterError?: { cause?: { originalCode?: string; kind?: string } };
+    };
+    message?: string;
+  };
   return (
     err?.code === 'P2002' ||
     err?.meta?.code === '23505' ||
@@ -584,9 +696,13 @@ function isUniqueViolation(e: unknown): boolean {
 }
 
 function duplicateRecord(table: SyncedTable, ids: string[]): Error {
-  return appError('CONFLICT', `Another ${table.table} record already has the same identity: pull, then push again`, {
-    detail: { code: 'duplicate_record', table: table.table, ids: [...ids].sort() },
-  });
+  return appError(
+    'CONFLICT',
+    `Another ${table.table} record already has the same identity: pull, then push again`,
+    {
+      detail: { code: 'duplicate_record', table: table.table, ids: [...ids].sort() },
+    },
+  );
 }
 
 /**
@@ -595,14 +711,26 @@ function duplicateRecord(table: SyncedTable, ids: string[]): Error {
  * (e.g. a second glucose reading for the same sensor and time) is a duplicate. Neither is ever
  * overwritten, and the push fails whole.
  */
-async function refuseCollisions(tx: DbTx, table: SyncedTable, fresh: WireRecord[], inserted: { id: string }[]): Promise<never> {
+async function refuseCollisions(
+  tx: DbTx,
+  table: SyncedTable,
+  fresh: WireRecord[],
+  inserted: { id: string }[],
+): Promise<never> {
   const done = new Set(inserted.map((r) => r.id));
   const left = fresh.map((r) => r.id).filter((id) => !done.has(id));
-  const taken = await tx.$queryRawUnsafe<{ id: string }[]>(`SELECT id FROM ${q(table.sqlTable)} WHERE id = ANY($1::text[])`, left);
+  const taken = await tx.$queryRawUnsafe<{ id: string }[]>(
+    `SELECT id FROM ${q(table.sqlTable)} WHERE id = ANY($1::text[])`,
+    left,
+  );
   if (taken.length) {
-    throw appError('CONFLICT', 'Records changed on the server since your last pull: pull, then push again', {
-      detail: { code: 'sync_conflict', table: table.table, ids: taken.map((r) => r.id).sort() },
-    });
+    throw appError(
+      'CONFLICT',
+      'Records changed on the server since your last pull: pull, then push again',
+      {
+        detail: { code: 'sync_conflict', table: table.table, ids: taken.map((r) => r.id).sort() },
+      },
+    );
   }
   throw duplicateRecord(table, left);
 }
@@ -616,7 +744,13 @@ function* chunksOf<T>(list: T[]): Generator<T[]> {
  * Writes one table's part of a push inside the transaction, PUSH_CHUNK records per statement;
  * throws CONFLICT when it must not apply (the transaction then writes nothing at all).
  */
-async function applyTable(tx: DbTx, p: ParsedTable, userId: number, lastPulledAt: number | null, ts: number): Promise<number> {
+async function applyTable(
+  tx: DbTx,
+  p: ParsedTable,
+  userId: number,
+  lastPulledAt: number | null,
+  ts: number,
+): Promise<number> {
   const { table } = p;
   const ids = [...p.upserts.map((r) => r.id), ...p.deleted];
   if (ids.length === 0) return 0;
@@ -625,20 +759,31 @@ async function applyTable(tx: DbTx, p: ParsedTable, userId: number, lastPulledAt
   const tombstoned = new Map<string, boolean>(); // existing id -> deleted
   const conflicts: string[] = [];
   for (const chunk of chunksOf(ids)) {
-    const existing = await tx.$queryRawUnsafe<{ id: string; user_id: number; changed_ms: number; deleted: boolean }[]>(
+    const existing = await tx.$queryRawUnsafe<
+      { id: string; user_id: number; changed_ms: number; deleted: boolean }[]
+    >(
       `SELECT id, user_id, ${msOf('server_updated_at')} AS changed_ms, deleted_at IS NOT NULL AS deleted
          FROM ${q(table.sqlTable)} WHERE id = ANY($1::text[]) FOR UPDATE`,
       chunk,
     );
     for (const r of existing) {
       tombstoned.set(r.id, r.deleted);
-      if (Number(r.user_id) !== userId || lastPulledAt === null || Number(r.changed_ms) > lastPulledAt) conflicts.push(r.id);
+      if (
+        Number(r.user_id) !== userId ||
+        lastPulledAt === null ||
+        Number(r.changed_ms) > lastPulledAt
+      )
+        conflicts.push(r.id);
     }
   }
   if (conflicts.length) {
-    throw appError('CONFLICT', 'Records changed on the server since your last pull: pull, then push again', {
-      detail: { code: 'sync_conflict', table: table.table, ids: conflicts.sort() },
-    });
+    throw appError(
+      'CONFLICT',
+      'Records changed on the server since your last pull: pull, then push again',
+      {
+        detail: { code: 'sync_conflict', table: table.table, ids: conflicts.sort() },
+      },
+    );
   }
   const fresh = p.upserts.filter((r) => !tombstoned.has(r.id));
   for (const r of fresh) completeNew(p, r);
@@ -646,7 +791,10 @@ async function applyTable(tx: DbTx, p: ParsedTable, userId: number, lastPulledAt
   const changed = p.upserts.filter((r) => tombstoned.get(r.id) === false);
   let written = 0;
 
-  const unnestOf = (records: WireRecord[], withPresence: boolean): { sql: string; params: unknown[] } => {
+  const unnestOf = (
+    records: WireRecord[],
+    withPresence: boolean,
+  ): { sql: string; params: unknown[] } => {
     const params: unknown[] = [records.map((r) => r.id)];
     const names = ['id'];
     const types = ['text[]'];
@@ -698,7 +846,11 @@ async function applyTable(tx: DbTx, p: ParsedTable, userId: number, lastPulledAt
     );
     written += await update.catch((e: unknown) => {
       // an update that moves a record onto another record's identity
-      if (isUniqueViolation(e)) throw duplicateRecord(table, chunk.map((r) => r.id));
+      if (isUniqueViolation(e))
+        throw duplicateRecord(
+          table,
+          chunk.map((r) => r.id),
+        );
       throw e;
     });
   }
@@ -715,9 +867,18 @@ async function applyTable(tx: DbTx, p: ParsedTable, userId: number, lastPulledAt
 }
 
 /** The identity version a push names: a whole number (or its text), or absent. */
-function identityOf(value: unknown, loc: (string | number)[], issues: ValidationIssue[]): number | null {
+function identityOf(
+  value: unknown,
+  loc: (string | number)[],
+  issues: ValidationIssue[],
+): number | null {
   if (value === null || value === undefined) return null;
-  const n = typeof value === 'number' ? value : typeof value === 'string' && NUMBER_TEXT.test(value) ? Number(value) : NaN;
+  const n =
+    typeof value === 'number'
+      ? value
+      : typeof value === 'string' && NUMBER_TEXT.test(value)
+        ? Number(value)
+        : NaN;
   if (Number.isSafeInteger(n)) return n;
   issues.push({ loc, msg: 'Input should be a valid integer', type: 'int_parsing' });
   return null;
@@ -742,7 +903,8 @@ export async function pushChanges(ctx: AuthedContext, options: PushOptions): Pro
       ? sinceOf(options.lastPulledAt, ['lastPulledAt'], issues)
       : sinceOf(body.lastPulledAt, [...body.loc.slice(0, -1), 'last_pulled_at'], issues);
   const identityVersion =
-    options.identityVersion ?? identityOf(body.identityVersion, [...body.loc.slice(0, -1), 'identity_version'], issues);
+    options.identityVersion ??
+    identityOf(body.identityVersion, [...body.loc.slice(0, -1), 'identity_version'], issues);
   if (issues.length) throw validationError(issues);
   const tables = parseChanges(body, ctx.principal);
   const records = tables.reduce((n, t) => n + t.upserts.length + t.deleted.length, 0);
@@ -755,7 +917,10 @@ export async function pushChanges(ctx: AuthedContext, options: PushOptions): Pro
       const ts = await advanceSyncClock(tx, userId, state);
       let accepted = 0;
       for (const p of tables) accepted += await applyTable(tx, p, userId, lastPulledAt, ts);
-      await tx.$executeRawUnsafe('UPDATE users SET phone_last_sync_at = now() WHERE id = $1', userId);
+      await tx.$executeRawUnsafe(
+        'UPDATE users SET phone_last_sync_at = now() WHERE id = $1',
+        userId,
+      );
       return { timestamp: ts, identityVersion: state.identityVersion, accepted };
     },
     { timeout: PUSH_TIMEOUT_MS + records * PUSH_MS_PER_RECORD },
@@ -796,11 +961,18 @@ export interface RecordsPage {
 }
 
 /** Raw rows of one synced table of the reader's data, by id, paged; 403 without the table's read scope. */
-export async function listSyncedRecords(ctx: AuthedContext, options: ListRecordsOptions): Promise<RecordsPage> {
+export async function listSyncedRecords(
+  ctx: AuthedContext,
+  options: ListRecordsOptions,
+): Promise<RecordsPage> {
   const table = syncedTable(options.table);
-  if (!table) throw validationError([{ loc: ['table'], msg: `Unknown synced table: ${options.table}`, type: 'enum' }]);
+  if (!table)
+    throw validationError([
+      { loc: ['table'], msg: `Unknown synced table: ${options.table}`, type: 'enum' },
+    ]);
   // NOTE: the table's own read scope, beyond the field's: the rows its read routes would refuse stay unread.
-  if (!credentialHolds(ctx.principal, table.readScope)) throw tableScopeMissing(table, table.readScope, 'read');
+  if (!credentialHolds(ctx.principal, table.readScope))
+    throw tableScopeMissing(table, table.readScope, 'read');
   const issues: ValidationIssue[] = [];
   const limit = pageLimit(options.limit ?? 100, 500, issues);
   const maxChars = pageChars(options.maxChars, issues);
@@ -835,5 +1007,8 @@ export async function listSyncedRecords(ctx: AuthedContext, options: ListRecords
     }
     page.push(out);
   }
-  return { records: page, nextCursor: rows.length > page.length ? String(page[page.length - 1].id) : null };
+  return {
+    records: page,
+    nextCursor: rows.length > page.length ? String(page[page.length - 1].id) : null,
+  };
 }

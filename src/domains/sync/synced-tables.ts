@@ -17,7 +17,13 @@ import { METRIC_TYPES, SLEEP_STAGES } from '../health/health.service.ts';
  * How a wire value is stored: `timestamp_ms` is a number of ms on the wire, TIMESTAMP(3) (UTC) in the
  * database; `timestamptz_ms` likewise for a TIMESTAMPTZ column.
  */
-export type SyncedColumnType = 'text' | 'int' | 'float' | 'bool' | 'timestamp_ms' | 'timestamptz_ms';
+export type SyncedColumnType =
+  | 'text'
+  | 'int'
+  | 'float'
+  | 'bool'
+  | 'timestamp_ms'
+  | 'timestamptz_ms';
 
 export interface SyncedColumn {
   /** wire name (snake_case, as the phone's WatermelonDB schema names it) */
@@ -60,9 +66,14 @@ export interface SyncedTable {
 export const SYNC_SCHEMA_VERSION = 4;
 
 /** The six amounts a meal (its totals) and a meal item carry, kcal and grams. */
-const MEAL_NUTRIENT_COLUMNS: readonly SyncedColumn[] = ['kcal', 'protein_g', 'carbs_g', 'fat_g', 'fiber_g', 'sugar_g'].map(
-  (name) => ({ wire: name, db: name, type: 'float', notNull: true, default: 0, min: 0 }),
-);
+const MEAL_NUTRIENT_COLUMNS: readonly SyncedColumn[] = [
+  'kcal',
+  'protein_g',
+  'carbs_g',
+  'fat_g',
+  'fiber_g',
+  'sugar_g',
+].map((name) => ({ wire: name, db: name, type: 'float', notNull: true, default: 0, min: 0 }));
 
 /** Every synced table, in pull order. */
 export const SYNCED_TABLES: readonly SyncedTable[] = [
@@ -93,8 +104,23 @@ export const SYNCED_TABLES: readonly SyncedTable[] = [
     columns: [
       { wire: 'sensor_id', db: 'sensor_id', type: 'int', notNull: true, default: 0, min: 0 },
       { wire: 'timestamp', db: 'timestamp', type: 'timestamptz_ms', notNull: true, required: true },
-      { wire: 'value_mg_dl', db: 'value_mg_dl', type: 'float', notNull: true, required: true, min: 10, max: 1000 },
-      { wire: 'source', db: 'source', type: 'text', notNull: true, default: 'manual', oneOf: ['manual', 'cgm', 'sensor'] },
+      {
+        wire: 'value_mg_dl',
+        db: 'value_mg_dl',
+        type: 'float',
+        notNull: true,
+        required: true,
+        min: 10,
+        max: 1000,
+      },
+      {
+        wire: 'source',
+        db: 'source',
+        type: 'text',
+        notNull: true,
+        default: 'manual',
+        oneOf: ['manual', 'cgm', 'sensor'],
+      },
     ],
   },
   {
@@ -122,8 +148,24 @@ export const SYNCED_TABLES: readonly SyncedTable[] = [
     columns: [
       { wire: 'sensor_id', db: 'sensor_id', type: 'int', notNull: true, required: true, min: 1 },
       { wire: 'serial_number', db: 'serial_number', type: 'text' },
-      { wire: 'calibration_slope', db: 'calibration_slope', type: 'float', notNull: true, default: 1, min: 0, max: 1000 },
-      { wire: 'calibration_intercept', db: 'calibration_intercept', type: 'float', notNull: true, default: 0, min: -1000, max: 1000 },
+      {
+        wire: 'calibration_slope',
+        db: 'calibration_slope',
+        type: 'float',
+        notNull: true,
+        default: 1,
+        min: 0,
+        max: 1000,
+      },
+      {
+        wire: 'calibration_intercept',
+        db: 'calibration_intercept',
+        type: 'float',
+        notNull: true,
+        default: 0,
+        min: -1000,
+        max: 1000,
+      },
       { wire: 'started_at', db: 'started_at', type: 'timestamp_ms' },
       { wire: 'last_seen_at', db: 'last_seen_at', type: 'timestamp_ms' },
     ],
@@ -143,7 +185,14 @@ export const SYNCED_TABLES: readonly SyncedTable[] = [
       { wire: 'sensor_type', db: 'sensor_type', type: 'text' },
       { wire: 'started_at', db: 'started_at', type: 'timestamp_ms', notNull: true, required: true },
       { wire: 'expires_at', db: 'expires_at', type: 'timestamp_ms' },
-      { wire: 'status', db: 'status', type: 'text', notNull: true, default: 'active', oneOf: ['active', 'unbound'] },
+      {
+        wire: 'status',
+        db: 'status',
+        type: 'text',
+        notNull: true,
+        default: 'active',
+        oneOf: ['active', 'unbound'],
+      },
       { wire: 'unbound_at', db: 'unbound_at', type: 'timestamp_ms' },
     ],
   },
@@ -156,8 +205,23 @@ export const SYNCED_TABLES: readonly SyncedTable[] = [
     readScope: 'health:metrics:read',
     writeScope: 'health:logs:write',
     columns: [
-      { wire: 'metric_type', db: 'metric_type', type: 'text', notNull: true, required: true, oneOf: METRIC_TYPES },
-      { wire: 'value', db: 'value', type: 'float', notNull: true, required: true, min: 0, max: 1e6 },
+      {
+        wire: 'metric_type',
+        db: 'metric_type',
+        type: 'text',
+        notNull: true,
+        required: true,
+        oneOf: METRIC_TYPES,
+      },
+      {
+        wire: 'value',
+        db: 'value',
+        type: 'float',
+        notNull: true,
+        required: true,
+        min: 0,
+        max: 1e6,
+      },
       { wire: 'unit', db: 'unit', type: 'text', notNull: true },
       { wire: 'timestamp', db: 'timestamp', type: 'timestamp_ms', notNull: true, required: true },
       { wire: 'source', db: 'source', type: 'text', notNull: true },
@@ -171,7 +235,14 @@ export const SYNCED_TABLES: readonly SyncedTable[] = [
     readScope: 'health:sleep:read',
     writeScope: 'health:logs:write',
     columns: [
-      { wire: 'stage', db: 'stage', type: 'text', notNull: true, required: true, oneOf: SLEEP_STAGES },
+      {
+        wire: 'stage',
+        db: 'stage',
+        type: 'text',
+        notNull: true,
+        required: true,
+        oneOf: SLEEP_STAGES,
+      },
       { wire: 'start_at', db: 'start_at', type: 'timestamp_ms', notNull: true, required: true },
       { wire: 'end_at', db: 'end_at', type: 'timestamp_ms', notNull: true, required: true },
       { wire: 'source', db: 'source', type: 'text', notNull: true },
@@ -189,7 +260,14 @@ export const SYNCED_TABLES: readonly SyncedTable[] = [
       { wire: 'activity_type', db: 'activity_type', type: 'text', notNull: true, required: true },
       { wire: 'start_at', db: 'start_at', type: 'timestamp_ms', notNull: true, required: true },
       { wire: 'end_at', db: 'end_at', type: 'timestamp_ms', notNull: true, required: true },
-      { wire: 'duration_minutes', db: 'duration_minutes', type: 'float', notNull: true, required: true, min: 0 },
+      {
+        wire: 'duration_minutes',
+        db: 'duration_minutes',
+        type: 'float',
+        notNull: true,
+        required: true,
+        min: 0,
+      },
       { wire: 'energy_kcal', db: 'energy_kcal', type: 'float', min: 0 },
       { wire: 'distance_m', db: 'distance_m', type: 'float', min: 0 },
       { wire: 'source', db: 'source', type: 'text', notNull: true },
@@ -207,7 +285,12 @@ export const SYNCED_TABLES: readonly SyncedTable[] = [
     writeScope: 'health:nutrition:write',
     columns: [
       { wire: 'meal_name', db: 'meal_name', type: 'text' },
-      { wire: 'meal_type', db: 'meal_type', type: 'text', oneOf: ['breakfast', 'lunch', 'dinner', 'snack'] },
+      {
+        wire: 'meal_type',
+        db: 'meal_type',
+        type: 'text',
+        oneOf: ['breakfast', 'lunch', 'dinner', 'snack'],
+      },
       { wire: 'eaten_at', db: 'eaten_at', type: 'timestamptz_ms', notNull: true, required: true },
       { wire: 'note', db: 'note', type: 'text' },
       { wire: 'source', db: 'source', type: 'text', notNull: true, default: 'phone' },
@@ -225,7 +308,15 @@ export const SYNCED_TABLES: readonly SyncedTable[] = [
       { wire: 'meal_id', db: 'meal_id', type: 'text', notNull: true, required: true },
       { wire: 'food_id', db: 'food_id', type: 'text' },
       { wire: 'name', db: 'name', type: 'text', notNull: true, required: true },
-      { wire: 'grams', db: 'grams', type: 'float', notNull: true, required: true, min: 0, max: 5000 },
+      {
+        wire: 'grams',
+        db: 'grams',
+        type: 'float',
+        notNull: true,
+        required: true,
+        min: 0,
+        max: 5000,
+      },
       { wire: 'portion', db: 'portion', type: 'text' },
       ...MEAL_NUTRIENT_COLUMNS,
     ],

@@ -6,7 +6,6 @@ import { builder } from '../../graphql/builder.ts';
 import type { CreatedPersonalToken, PersonalTokenView } from './tokens.service.ts';
 import { createPersonalToken, listPersonalTokens, revokePersonalToken } from './tokens.service.ts';
 
-
 export const PersonalToken = builder.objectRef<PersonalTokenView>('PersonalToken').implement({
   description: 'A personal access token (its secret is never shown again)',
   fields: (t) => ({
@@ -20,23 +19,30 @@ export const PersonalToken = builder.objectRef<PersonalTokenView>('PersonalToken
   }),
 });
 
-export const CreatedToken = builder.objectRef<CreatedPersonalToken>('CreatedPersonalToken').implement({
-  description: 'A new personal token with its secret, shown this once',
-  fields: (t) => ({
-    id: t.exposeInt('id'),
-    name: t.exposeString('name'),
-    scopes: t.exposeStringList('scopes'),
-    hint: t.exposeString('hint'),
-    expiresAt: t.expose('expiresAt', { type: 'DateTime', nullable: true }),
-    createdAt: t.expose('createdAt', { type: 'DateTime' }),
-    token: t.exposeString('token', { description: 'the secret: send as Authorization: Bearer <token>' }),
-  }),
-});
+export const CreatedToken = builder
+  .objectRef<CreatedPersonalToken>('CreatedPersonalToken')
+  .implement({
+    description: 'A new personal token with its secret, shown this once',
+    fields: (t) => ({
+      id: t.exposeInt('id'),
+      name: t.exposeString('name'),
+      scopes: t.exposeStringList('scopes'),
+      hint: t.exposeString('hint'),
+      expiresAt: t.expose('expiresAt', { type: 'DateTime', nullable: true }),
+      createdAt: t.expose('createdAt', { type: 'DateTime' }),
+      token: t.exposeString('token', {
+        description: 'the secret: send as Authorization: Bearer <token>',
+      }),
+    }),
+  });
 
 const CreatePersonalTokenInput = builder.inputType('CreatePersonalTokenInput', {
   fields: (t) => ({
     name: t.string({ required: true }),
-    scopes: t.stringList({ required: true, description: 'scopes from the catalogue, e.g. profile:read' }),
+    scopes: t.stringList({
+      required: true,
+      description: 'scopes from the catalogue, e.g. profile:read',
+    }),
     expiresAt: t.field({ type: 'DateTime', description: 'optional expiry, in the future' }),
   }),
   validate: z.object({
@@ -44,14 +50,17 @@ const CreatePersonalTokenInput = builder.inputType('CreatePersonalTokenInput', {
     scopes: z
       .array(z.enum(SCOPES, { message: `unknown scope; valid scopes: ${SCOPES.join(', ')}` }))
       .min(1, 'choose at least one scope'),
-    expiresAt: z.date().refine((d) => d.getTime() > Date.now(), 'expires_at must be in the future').nullish(),
+    expiresAt: z
+      .date()
+      .refine((d) => d.getTime() > Date.now(), 'expires_at must be in the future')
+      .nullish(),
   }),
 });
 
 builder.queryFields((t) => ({
   personalTokens: t.withAuth({ loginSession: true }).field({
     type: [PersonalToken],
-    description: 'The caller\'s active personal tokens',
+    description: "The caller's active personal tokens",
     resolve: (_root, _args, ctx) => listPersonalTokens(ctx),
   }),
 }));
@@ -62,11 +71,15 @@ builder.mutationFields((t) => ({
     description: 'Creates a personal token; only from the phone app (a native login)',
     args: { input: t.arg({ type: CreatePersonalTokenInput, required: true }) },
     resolve: (_root, { input }, ctx) =>
-      createPersonalToken(ctx, { name: input.name, scopes: input.scopes as Scope[], expiresAt: input.expiresAt }),
+      createPersonalToken(ctx, {
+        name: input.name,
+        scopes: input.scopes as Scope[],
+        expiresAt: input.expiresAt,
+      }),
   }),
   revokePersonalToken: t.withAuth({ loginSession: true }).field({
     type: PersonalToken,
-    description: 'Revokes one of the caller\'s personal tokens',
+    description: "Revokes one of the caller's personal tokens",
     args: { id: t.arg.int({ required: true }) },
     resolve: (_root, { id }, ctx) => revokePersonalToken(ctx, { id }),
   }),

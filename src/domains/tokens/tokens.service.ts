@@ -37,12 +37,26 @@ export interface CreatedPersonalToken extends PersonalTokenView {
   token: string;
 }
 
-const viewSelect = { id: true, name: true, scopes: true, hint: true, expiresAt: true, lastUsedAt: true, createdAt: true } as const;
+const viewSelect = {
+  id: true,
+  name: true,
+  scopes: true,
+  hint: true,
+  expiresAt: true,
+  lastUsedAt: true,
+  createdAt: true,
+} as const;
 
 /** Creates a token for the caller and returns its secret once. */
-export async function createPersonalToken(ctx: AuthedContext, options: CreatePersonalTokenOptions): Promise<CreatedPersonalToken> {
-  const live = await ctx.prisma.personalToken.count({ where: { userId: ctx.principal.userId, revokedAt: null } });
-  if (live >= MAX_TOKENS_PER_USER) throw appError('CONFLICT', `At most ${MAX_TOKENS_PER_USER} active tokens per account`);
+export async function createPersonalToken(
+  ctx: AuthedContext,
+  options: CreatePersonalTokenOptions,
+): Promise<CreatedPersonalToken> {
+  const live = await ctx.prisma.personalToken.count({
+    where: { userId: ctx.principal.userId, revokedAt: null },
+  });
+  if (live >= MAX_TOKENS_PER_USER)
+    throw appError('CONFLICT', `At most ${MAX_TOKENS_PER_USER} active tokens per account`);
   const token = newPersonalTokenSecret();
   const row = await ctx.prisma.personalToken.create({
     select: viewSelect,
@@ -73,14 +87,20 @@ export interface RevokePersonalTokenOptions {
 }
 
 /** Revokes one of the caller's tokens; another user's id answers 404 like a missing one. */
-export async function revokePersonalToken(ctx: AuthedContext, options: RevokePersonalTokenOptions): Promise<PersonalTokenView> {
+export async function revokePersonalToken(
+  ctx: AuthedContext,
+  options: RevokePersonalTokenOptions,
+): Promise<PersonalTokenView> {
   // NOTE: ownership is part of the filter, so another user's token is indistinguishable from none.
   const { count } = await ctx.prisma.personalToken.updateMany({
     where: { id: options.id, userId: ctx.principal.userId, revokedAt: null },
     data: { revokedAt: new Date() },
   });
   if (count === 0) throw appError('NOT_FOUND', 'Token not found');
-  return ctx.prisma.personalToken.findUniqueOrThrow({ select: viewSelect, where: { id: options.id } });
+  return ctx.prisma.personalToken.findUniqueOrThrow({
+    select: viewSelect,
+    where: { id: options.id },
+  });
 }
 
 export interface RevokeAllPersonalTokensOptions {

@@ -22,7 +22,9 @@ export const READER_VERSION = 1;
 /** Foods per chunk (one transaction and one checkpoint each). */
 export const CHUNK_FOODS = 2000;
 /** The catalogue the repository ships. */
-export const SHIPPED_CATALOGUE_DIR = fileURLToPath(new URL('../../../../data/catalogue', import.meta.url));
+export const SHIPPED_CATALOGUE_DIR = fileURLToPath(
+  new URL('../../../../data/catalogue', import.meta.url),
+);
 
 export interface ImportProgress {
   source: CatalogueSource;
@@ -42,7 +44,7 @@ export interface ImportCatalogueOptions {
   /** the sources to import (default: all, in CATALOGUE_SOURCES order) */
   sources?: readonly CatalogueSource[];
   /** called after each step, for the CLI's progress lines */
-  onProgress?(p: ImportProgress): void;
+  onProgress?: (p: ImportProgress) => void;
   /** stops the import between chunks (a shutting-down server); the next run resumes */
   signal?: AbortSignal;
   /** foods per chunk (default CHUNK_FOODS); part of the checkpoint identity */
@@ -71,7 +73,8 @@ const UPSERT_NUTRIENTS = `
 
 /** search_text and search_vector are derived here, so every writer (import, custom foods) agrees. */
 export const SEARCH_TEXT_SQL = (d: string, b: string) => `lower(${d} || COALESCE(' ' || ${b}, ''))`;
-export const SEARCH_VECTOR_SQL = (d: string, b: string) => `to_tsvector('english', ${d} || COALESCE(' ' || ${b}, ''))`;
+export const SEARCH_VECTOR_SQL = (d: string, b: string) =>
+  `to_tsvector('english', ${d} || COALESCE(' ' || ${b}, ''))`;
 
 const UPSERT_FOODS = `
   INSERT INTO foods (id, source, description, brand, category, gtin, countries, serving_size, serving_unit,
@@ -129,7 +132,11 @@ async function upsertNutrients(db: Tx, defs: readonly NutrientDefinition[]): Pro
 }
 
 /** Writes one chunk of foods with their nutrients and portions (inside the caller's transaction). */
-async function writeFoods(db: Tx, source: CatalogueSource, foods: readonly CatalogueFood[]): Promise<void> {
+async function writeFoods(
+  db: Tx,
+  source: CatalogueSource,
+  foods: readonly CatalogueFood[],
+): Promise<void> {
   const ids = foods.map((f) => f.id);
   await db.$executeRawUnsafe(
     UPSERT_FOODS,
@@ -157,7 +164,11 @@ async function writeFoods(db: Tx, source: CatalogueSource, foods: readonly Catal
   await db.$executeRawUnsafe(DELETE_STALE_NUTRIENTS, ids, nFood, nId);
   if (nFood.length) await db.$executeRawUnsafe(UPSERT_FOOD_NUTRIENTS, nFood, nId, nAmount);
   const portions = foods.flatMap((f) => f.portions.map((p) => ({ foodId: f.id, ...p })));
-  await db.$executeRawUnsafe(DELETE_STALE_PORTIONS, ids, portions.map((p) => `${p.foodId}:${p.seq}`));
+  await db.$executeRawUnsafe(
+    DELETE_STALE_PORTIONS,
+    ids,
+    portions.map((p) => `${p.foodId}:${p.seq}`),
+  );
   if (portions.length) {
     await db.$executeRawUnsafe(
       UPSERT_PORTIONS,
@@ -175,7 +186,11 @@ async function writeFoods(db: Tx, source: CatalogueSource, foods: readonly Catal
 const checkpointKey = (source: string, hash: string, chunk: number) => `${source}:${hash}:${chunk}`;
 
 /** Chunks of this source's files already committed (and how many the import has). */
-async function committedChunks(db: Tx, source: CatalogueSource, hash: string): Promise<{ done: Set<number>; chunks: number | null }> {
+async function committedChunks(
+  db: Tx,
+  source: CatalogueSource,
+  hash: string,
+): Promise<{ done: Set<number>; chunks: number | null }> {
   const rows = await db.$queryRawUnsafe<{ chunk: number; chunks: number }[]>(
     'SELECT chunk, chunks FROM food_import_checkpoints WHERE source = $1 AND file_hash = $2',
     source,
@@ -185,7 +200,12 @@ async function committedChunks(db: Tx, source: CatalogueSource, hash: string): P
 }
 
 /** Imports one source; answers what it did. */
-async function importSource(db: Db, dir: string, source: CatalogueSource, options: ImportCatalogueOptions): Promise<SourceReport> {
+async function importSource(
+  db: Db,
+  dir: string,
+  source: CatalogueSource,
+  options: ImportCatalogueOptions,
+): Promise<SourceReport> {
   const { onProgress, signal } = options;
   const chunkFoods = options.chunkFoods ?? CHUNK_FOODS;
   const started = performance.now();
@@ -194,7 +214,13 @@ async function importSource(db: Db, dir: string, source: CatalogueSource, option
   const before = await committedChunks(db, source, hash);
   if (before.chunks !== null && before.done.size >= before.chunks) {
     onProgress?.({ source, phase: 'skipped', chunks: before.chunks });
-    return { source, upToDate: true, foods: 0, chunksWritten: 0, ms: Math.round(performance.now() - started) };
+    return {
+      source,
+      upToDate: true,
+      foods: 0,
+      chunksWritten: 0,
+      ms: Math.round(performance.now() - started),
+    };
   }
   const data = await SOURCE_READERS[source](dir);
   onProgress?.({ source, phase: 'read', total: data.foods.length, skippedRows: data.skipped });
@@ -213,7 +239,10 @@ async function importSource(db: Db, dir: string, source: CatalogueSource, option
       const didWrite = await db.$transaction(
         async (tx) => {
           await tx.$executeRawUnsafe('SELECT pg_advisory_xact_lock(5105, $1::int)', lockKey);
-          const exists = await tx.$queryRawUnsafe<unknown[]>('SELECT 1 FROM food_import_checkpoints WHERE key = $1', key);
+          const exists = await tx.$queryRawUnsafe<unknown[]>(
+            'SELECT 1 FROM food_import_checkpoints WHERE key = $1',
+            key,
+          );
           if (exists.length) return false; // another process committed it meanwhile
           await writeFoods(tx, source, part);
           await tx.$executeRawUnsafe(
@@ -231,14 +260,30 @@ async function importSource(db: Db, dir: string, source: CatalogueSource, option
       );
       if (didWrite) written++;
     }
-    onProgress?.({ source, phase: 'chunk', chunk: chunk + 1, chunks, foods: foodsDone, total: data.foods.length });
+    onProgress?.({
+      source,
+      phase: 'chunk',
+      chunk: chunk + 1,
+      chunks,
+      foods: foodsDone,
+      total: data.foods.length,
+    });
   }
   onProgress?.({ source, phase: 'done', chunks, total: data.foods.length });
-  return { source, upToDate: false, foods: data.foods.length, chunksWritten: written, ms: Math.round(performance.now() - started) };
+  return {
+    source,
+    upToDate: false,
+    foods: data.foods.length,
+    chunksWritten: written,
+    ms: Math.round(performance.now() - started),
+  };
 }
 
 /** Imports the catalogue, source by source (each resumable and idempotent); answers a report per source. */
-export async function importCatalogue(db: Db, options: ImportCatalogueOptions = {}): Promise<SourceReport[]> {
+export async function importCatalogue(
+  db: Db,
+  options: ImportCatalogueOptions = {},
+): Promise<SourceReport[]> {
   const dir = path.resolve(options.dir ?? SHIPPED_CATALOGUE_DIR);
   const reports: SourceReport[] = [];
   for (const source of options.sources ?? CATALOGUE_SOURCES) {
@@ -246,7 +291,8 @@ export async function importCatalogue(db: Db, options: ImportCatalogueOptions = 
     reports.push(await importSource(db, dir, source, options));
   }
   // fresh planner statistics (PGlite has no autovacuum): the search plans depend on them
-  if (reports.some((r) => r.chunksWritten > 0)) await db.$executeRawUnsafe('ANALYZE foods, food_nutrients, food_portions');
+  if (reports.some((r) => r.chunksWritten > 0))
+    await db.$executeRawUnsafe('ANALYZE foods, food_nutrients, food_portions');
   return reports;
 }
 

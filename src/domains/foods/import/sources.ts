@@ -14,7 +14,11 @@ import { catalogueGtin } from '../foods.gtin.ts';
 export type CatalogueSource = 'usda_foundation' | 'usda_branded' | 'open_food_facts';
 
 /** Import order: the generic foods first (the core bundle only needs them). */
-export const CATALOGUE_SOURCES: readonly CatalogueSource[] = ['usda_foundation', 'usda_branded', 'open_food_facts'];
+export const CATALOGUE_SOURCES: readonly CatalogueSource[] = [
+  'usda_foundation',
+  'usda_branded',
+  'open_food_facts',
+];
 
 export interface CataloguePortion {
   seq: number;
@@ -70,8 +74,15 @@ export const SOURCE_FILES: Record<CatalogueSource, string[]> = {
     'usda_sr_legacy/food_portion.csv.gz',
     'usda_sr_legacy/measure_unit.csv',
   ],
-  usda_branded: ['usda_branded/branded_food.csv.gz', 'usda_branded/food.csv', 'usda_branded/food_nutrient.csv.gz'],
-  open_food_facts: ['open_food_facts/en.openfoodfacts.org.products.sample-1000.csv.gz', 'usda_foundation/nutrient.csv'],
+  usda_branded: [
+    'usda_branded/branded_food.csv.gz',
+    'usda_branded/food.csv',
+    'usda_branded/food_nutrient.csv.gz',
+  ],
+  open_food_facts: [
+    'open_food_facts/en.openfoodfacts.org.products.sample-1000.csv.gz',
+    'usda_foundation/nutrient.csv',
+  ],
 };
 
 /**
@@ -80,8 +91,28 @@ export const SOURCE_FILES: Record<CatalogueSource, string[]> = {
  * vitamins A, C, D); Foundation foods carry the eight minerals and often the B vitamins.
  */
 export const MICRONUTRIENT_IDS: ReadonlySet<number> = new Set([
-  1087, 1089, 1090, 1091, 1092, 1095, 1098, 1101, 1103, // Ca Fe Mg P K Zn Cu Mn Se
-  1104, 1106, 1109, 1110, 1114, 1162, 1165, 1166, 1167, 1175, 1177, 1178, 1185, // vitamins
+  1087,
+  1089,
+  1090,
+  1091,
+  1092,
+  1095,
+  1098,
+  1101,
+  1103, // Ca Fe Mg P K Zn Cu Mn Se
+  1104,
+  1106,
+  1109,
+  1110,
+  1114,
+  1162,
+  1165,
+  1166,
+  1167,
+  1175,
+  1177,
+  1178,
+  1185, // vitamins
 ]);
 export const FULL_NUTRIENTS_MIN = 8;
 
@@ -95,7 +126,10 @@ export function hasFullNutrients(nutrients: Map<number, number>): boolean {
 type Row = Record<string, string>;
 
 /** Streams the rows of a CSV (or TSV) file, gunzipping `.gz`. */
-async function* rows(file: string, options: { delimiter?: string; quote?: string | false } = {}): AsyncGenerator<Row> {
+async function* rows(
+  file: string,
+  options: { delimiter?: string; quote?: string | false } = {},
+): AsyncGenerator<Row> {
   let input: NodeJS.ReadableStream = createReadStream(file);
   if (file.endsWith('.gz')) input = input.pipe(createGunzip());
   yield* input.pipe(
@@ -132,9 +166,33 @@ const nutrientDefinition = (r: Row): NutrientDefinition => ({
 
 let countryCodes: Map<string, string> | null = null;
 /** ICU region codes that are not countries a product is sold in today (groupings, former states) */
-const NOT_COUNTRIES = new Set(['EU', 'EZ', 'UN', 'QO', 'XA', 'XB', 'ZZ', 'DD', 'FX', 'BU', 'CS', 'NT', 'SU', 'TP', 'YU', 'ZR', 'AN']);
+const NOT_COUNTRIES = new Set([
+  'EU',
+  'EZ',
+  'UN',
+  'QO',
+  'XA',
+  'XB',
+  'ZZ',
+  'DD',
+  'FX',
+  'BU',
+  'CS',
+  'NT',
+  'SU',
+  'TP',
+  'YU',
+  'ZR',
+  'AN',
+]);
 /** Open Food Facts names that differ from ICU's English region names */
-const COUNTRY_ALIASES: Record<string, string> = { 'czech republic': 'CZ', 'ivory coast': 'CI', 'macedonia': 'MK', 'swaziland': 'SZ', 'turkey': 'TR' };
+const COUNTRY_ALIASES: Record<string, string> = {
+  'czech republic': 'CZ',
+  'ivory coast': 'CI',
+  macedonia: 'MK',
+  swaziland: 'SZ',
+  turkey: 'TR',
+};
 /** "united-states" / "United States" -> "US", from the ICU region names Node ships. */
 export function countryCode(name: string): string | null {
   if (!countryCodes) {
@@ -144,12 +202,20 @@ export function countryCode(name: string): string | null {
       for (let b = 65; b <= 90; b++) {
         const code = String.fromCharCode(a, b);
         const n = names.of(code);
-        const key = n?.toLowerCase().replace(/[^a-z]+/g, ' ').trim();
-        if (n && n !== code && key && !countryCodes.has(key) && !NOT_COUNTRIES.has(code)) countryCodes.set(key, code);
+        const key = n
+          ?.toLowerCase()
+          .replace(/[^a-z]+/g, ' ')
+          .trim();
+        if (n && n !== code && key && !countryCodes.has(key) && !NOT_COUNTRIES.has(code))
+          countryCodes.set(key, code);
       }
     }
   }
-  const key = name.replace(/^[a-z]{2}:/, '').toLowerCase().replace(/[^a-z]+/g, ' ').trim();
+  const key = name
+    .replace(/^[a-z]{2}:/, '')
+    .toLowerCase()
+    .replace(/[^a-z]+/g, ' ')
+    .trim();
   if (/^[a-z]{2}$/.test(key)) return key.toUpperCase();
   return countryCodes.get(key) ?? COUNTRY_ALIASES[key] ?? null;
 }
@@ -199,7 +265,9 @@ function portionFrom(r: Row, seq: number, units: Map<string, string>): Catalogue
 export async function readFoundation(dir: string): Promise<SourceData> {
   const f = (name: string) => path.join(dir, 'usda_foundation', name);
   const sr = (name: string) => path.join(dir, 'usda_sr_legacy', name);
-  const categories = new Map((await table(f('food_category.csv'))).map((r) => [r.id, r.description]));
+  const categories = new Map(
+    (await table(f('food_category.csv'))).map((r) => [r.id, r.description]),
+  );
   const units = new Map((await table(f('measure_unit.csv'))).map((r) => [r.id, r.name]));
   const srUnits = new Map((await table(sr('measure_unit.csv'))).map((r) => [r.id, r.name]));
   const nutrients = (await table(f('nutrient.csv'))).map(nutrientDefinition);
@@ -210,7 +278,10 @@ export async function readFoundation(dir: string): Promise<SourceData> {
       skipped.analytical_samples++;
       continue;
     }
-    foods.set(r.fdc_id, { ...usdaFood(r.fdc_id, r.description.trim()), category: categories.get(r.food_category_id) ?? null });
+    foods.set(r.fdc_id, {
+      ...usdaFood(r.fdc_id, r.description.trim()),
+      category: categories.get(r.food_category_id) ?? null,
+    });
   }
   for await (const r of rows(f('food_nutrient.csv.gz'))) {
     const food = foods.get(r.fdc_id);
@@ -238,10 +309,14 @@ export async function readFoundation(dir: string): Promise<SourceData> {
   }
   for await (const r of rows(sr('food_portion.csv.gz'))) {
     const food = srToFood.get(r.fdc_id);
-    const portion = food && portionFrom(r, 1000 + (Number(r.seq_num) || food.portions.length + 1), srUnits);
+    const portion =
+      food && portionFrom(r, 1000 + (Number(r.seq_num) || food.portions.length + 1), srUnits);
     if (!food || !portion) continue;
     const same = food.portions.some(
-      (p) => p.gramWeight === portion.gramWeight && p.amount === portion.amount && p.unit === portion.unit,
+      (p) =>
+        p.gramWeight === portion.gramWeight &&
+        p.amount === portion.amount &&
+        p.unit === portion.unit,
     );
     if (!same && !food.portions.some((p) => p.seq === portion.seq)) food.portions.push(portion);
   }
@@ -257,11 +332,13 @@ export async function readFoundation(dir: string): Promise<SourceData> {
 export async function readBranded(dir: string): Promise<SourceData> {
   const f = (name: string) => path.join(dir, 'usda_branded', name);
   const names = new Map<string, string>();
-  for await (const r of rows(f('food.csv'))) if (r.data_type === 'branded_food') names.set(r.fdc_id, r.description.trim());
+  for await (const r of rows(f('food.csv')))
+    if (r.data_type === 'branded_food') names.set(r.fdc_id, r.description.trim());
   const foods = new Map<string, CatalogueFood>();
   const skipped: Record<string, number> = { invalid_barcode: 0, no_name: 0 };
   for await (const r of rows(f('branded_food.csv.gz'))) {
-    const description = names.get(r.fdc_id) ?? text(r.short_description) ?? text(r.branded_food_category);
+    const description =
+      names.get(r.fdc_id) ?? text(r.short_description) ?? text(r.branded_food_category);
     if (!description) {
       skipped.no_name++;
       continue;
@@ -280,7 +357,8 @@ export async function readBranded(dir: string): Promise<SourceData> {
       servingUnit: servingSize === null ? null : text(r.serving_size_unit),
     });
   }
-  for (const [id, description] of names) if (!foods.has(id)) foods.set(id, usdaFood(id, description));
+  for (const [id, description] of names)
+    if (!foods.has(id)) foods.set(id, usdaFood(id, description));
   const nutrients = new Map<number, NutrientDefinition>();
   for await (const r of rows(f('food_nutrient.csv.gz'))) {
     const food = foods.get(r.fdc_id);
@@ -288,7 +366,8 @@ export async function readBranded(dir: string): Promise<SourceData> {
     const id = Number(intText(r.nutrient_id));
     if (!food || amount === null || !Number.isInteger(id)) continue;
     food.nutrients.set(id, amount);
-    if (!nutrients.has(id) && r.name) nutrients.set(id, { id, name: r.name, unit: r.unit_name, number: null, rank: null });
+    if (!nutrients.has(id) && r.name)
+      nutrients.set(id, { id, name: r.name, unit: r.unit_name, number: null, rank: null });
   }
   return { foods: [...foods.values()], nutrients: [...nutrients.values()], skipped };
 }
@@ -341,7 +420,11 @@ const SALT_PER_SODIUM = 2.5;
  * their own source (ODbL share-alike; data/catalogue/README.md).
  */
 export async function readOpenFoodFacts(dir: string): Promise<SourceData> {
-  const file = path.join(dir, 'open_food_facts', 'en.openfoodfacts.org.products.sample-1000.csv.gz');
+  const file = path.join(
+    dir,
+    'open_food_facts',
+    'en.openfoodfacts.org.products.sample-1000.csv.gz',
+  );
   const foods = new Map<string, CatalogueFood>();
   const skipped: Record<string, number> = { no_name: 0, invalid_barcode: 0 };
   for await (const r of rows(file, { delimiter: '\t', quote: false })) {
@@ -359,13 +442,20 @@ export async function readOpenFoodFacts(dir: string): Promise<SourceData> {
     // energy_100g is the older energy field, in kJ whatever unit the label used: 1062 when a product
     // gives neither energy-kcal nor energy-kj (none of the shipped sample does)
     const energy = num(r.energy_100g);
-    if (!nutrients.has(1008) && !nutrients.has(1062) && energy !== null && energy >= 0) nutrients.set(1062, energy);
+    if (!nutrients.has(1008) && !nutrients.has(1062) && energy !== null && energy >= 0)
+      nutrients.set(1062, energy);
     const salt = num(r.salt_100g);
-    if (!nutrients.has(1093) && salt !== null) nutrients.set(1093, Math.round((salt / SALT_PER_SODIUM) * 1e6) / 1000);
+    if (!nutrients.has(1093) && salt !== null)
+      nutrients.set(1093, Math.round((salt / SALT_PER_SODIUM) * 1e6) / 1000);
     const gtin = catalogueGtin(code);
     if (!gtin) skipped.invalid_barcode++;
     const countries = [
-      ...new Set((r.countries_tags ?? '').split(',').map((t) => (t.trim() ? countryCode(t) : null)).filter((c): c is string => !!c)),
+      ...new Set(
+        (r.countries_tags ?? '')
+          .split(',')
+          .map((t) => (t.trim() ? countryCode(t) : null))
+          .filter((c): c is string => !!c),
+      ),
     ];
     const serving = num(r.serving_quantity);
     foods.set(code, {
