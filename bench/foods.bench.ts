@@ -20,7 +20,7 @@ import express from 'express';
 import { createApp } from '../src/app.ts';
 import { loadConfig } from '../src/config.ts';
 import { openDatabase } from '../src/db/database.ts';
-import { importCatalogue } from '../src/domains/foods/import/catalogue-import.ts';
+import { importCatalogue } from '../src/domains/foods/import/foods.catalogue-import.ts';
 import { searchFoodsSql } from '../src/domains/foods/foods.service.ts';
 import { createLogger } from '../src/logger.ts';
 

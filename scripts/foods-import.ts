@@ -2,16 +2,16 @@
  * Imports the food catalogue (USDA FoodData Central Foundation + SR Legacy portions + Branded, and
  * Open Food Facts) from data/catalogue/ (or --dir) into the database:
  *   npm run foods:import [-- --dir data/catalogue] [--source usda_branded ...]
- * Idempotent and resumable (src/domains/foods/import/catalogue-import.ts): a re-run writes nothing,
+ * Idempotent and resumable (src/domains/foods/import/foods.catalogue-import.ts): a re-run writes nothing,
  * a killed run continues from its last committed chunk. Progress lines go to stderr; the summary
  * (JSON, with timings) to stdout. Database: DATABASE_URL or the embedded one in DATA_DIR.
  */
 import { parseArgs } from 'node:util';
 import { loadConfig } from '../src/config.ts';
 import { openDatabase } from '../src/db/database.ts';
-import { importCatalogue } from '../src/domains/foods/import/catalogue-import.ts';
-import { CATALOGUE_SOURCES } from '../src/domains/foods/import/sources.ts';
-import type { CatalogueSource } from '../src/domains/foods/import/sources.ts';
+import { importCatalogue } from '../src/domains/foods/import/foods.catalogue-import.ts';
+import { CATALOGUE_SOURCES } from '../src/domains/foods/import/foods.catalogue-sources.ts';
+import type { CatalogueSource } from '../src/domains/foods/import/foods.catalogue-sources.ts';
 
 const { values } = parseArgs({
   options: { dir: { type: 'string' }, source: { type: 'string', multiple: true } },

@@ -9,7 +9,7 @@ import { parseArgs } from 'node:util';
 import { loadConfig } from '../src/config.ts';
 import { openDatabase } from '../src/db/database.ts';
 import { normaliseEmail } from '../src/domains/account/account.shared.ts';
-import { importAppleHealthFile } from '../src/domains/health/apple-health.import.ts';
+import { importAppleHealthFile } from '../src/domains/health/health.apple-import.ts';
 
 const { values, positionals } = parseArgs({
   allowPositionals: true,

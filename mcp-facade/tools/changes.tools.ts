@@ -2,7 +2,7 @@
  * Changes: what changed in the person's phone data since a time (the sync pull). list_changes has no
  * scope in the spec, so every token sees it listed; the sync field still needs health:summary:read,
  * and a token gets only the tables whose read scope it holds (the answer's omitted_tables names the
- * others; the scopes are the table registry's, src/domains/sync/synced-tables.ts).
+ * others; the scopes are the table registry's, src/domains/sync/sync.tables.ts).
  *
  * Pages: an MCP answer must stay under 100,000 characters (about 25,000 tokens), and a page of
  * 1,000 records can pass that. The rows fix `max_chars`, so a page ends before its records pass

@@ -1,7 +1,7 @@
 /**
  * Records: raw rows of one synced table. list_records has no scope in the spec, so every token sees it
  * listed; the field still needs health:metrics:read, and each table its own read scope from the table
- * registry (src/domains/sync/synced-tables.ts: glucose_readings needs health:glucose:read, ...),
+ * registry (src/domains/sync/sync.tables.ts: glucose_readings needs health:glucose:read, ...),
  * else INSUFFICIENT_SCOPE. Pages end before SYNC_PAGE_CHARS characters of rows (changes.tools.ts);
  * next_cursor, when not null, reads the next page.
  */

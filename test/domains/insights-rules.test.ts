@@ -9,7 +9,7 @@ import {
   suggestions,
 } from '../../src/domains/insights/insights.rules.ts';
 import type { PredictiveAlert } from '../../src/domains/insights/insights.rules.ts';
-import type { DayScores, Score, ScoreKind } from '../../src/domains/insights/scores.ts';
+import type { DayScores, Score, ScoreKind } from '../../src/domains/insights/insights.scores.ts';
 import { hallTrace } from '../factories/insights.ts';
 
 const D = '2026-03-10';

@@ -5,7 +5,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { SYNC_SCHEMA_VERSION } from '../../src/domains/sync/synced-tables.ts';
+import { SYNC_SCHEMA_VERSION } from '../../src/domains/sync/sync.tables.ts';
 import { BANANA, listMeals, logMeal, RICE, seedFood } from '../factories/meals.ts';
 import { seedUser } from '../factories/users.ts';
 import type { SeededUser } from '../factories/users.ts';

@@ -12,7 +12,7 @@ import { gunzipSync } from 'node:zlib';
 import { parse } from 'csv-parse/sync';
 import { describe, expect, it } from 'vitest';
 import { NUTRIENT_SOURCES } from '../../src/domains/foods/foods.nutrients.ts';
-import { SHIPPED_CATALOGUE_DIR } from '../../src/domains/foods/import/catalogue-import.ts';
+import { SHIPPED_CATALOGUE_DIR } from '../../src/domains/foods/import/foods.catalogue-import.ts';
 import { logMeal } from '../factories/meals.ts';
 import { seedUser } from '../factories/users.ts';
 import { startTestApp } from '../harness/app.ts';

@@ -6,7 +6,7 @@ import {
   isLocalDate,
   localDateOf,
   localTime,
-} from '../../src/domains/insights/insights.days.ts';
+} from '../../src/platform/local-dates.ts';
 import { isTimeZone, zoneOrUtc } from '../../src/platform/time-zones.ts';
 import {
   activityScore,
@@ -22,13 +22,13 @@ import {
   scoresOfDays,
   sleepScore,
   unionMinutes,
-} from '../../src/domains/insights/scores.ts';
+} from '../../src/domains/insights/insights.scores.ts';
 import type {
   MetricSample,
   Score,
   ScoreInputs,
   SleepInterval,
-} from '../../src/domains/insights/scores.ts';
+} from '../../src/domains/insights/insights.scores.ts';
 import { hallTrace } from '../factories/insights.ts';
 
 const at = (iso: string): Date => new Date(iso);

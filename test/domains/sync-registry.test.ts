@@ -4,7 +4,7 @@ import {
   SYNC_SCHEMA_VERSION,
   SYNCED_TABLES,
   tableChangedSince,
-} from '../../src/domains/sync/synced-tables.ts';
+} from '../../src/domains/sync/sync.tables.ts';
 import { toCamel, toSnake } from '../../src/wire.ts';
 import { startTestApp } from '../harness/app.ts';
 

@@ -5,7 +5,7 @@
  * (403 otherwise, nothing written); login sessions hold every scope and sync everything.
  */
 import { describe, expect, it } from 'vitest';
-import { SYNCED_TABLES } from '../../src/domains/sync/synced-tables.ts';
+import { SYNCED_TABLES } from '../../src/domains/sync/sync.tables.ts';
 import { seedActiveGrant, switchViewAs } from '../factories/sharing.ts';
 import { seedPersonalToken, seedUser } from '../factories/users.ts';
 import type { SeededUser } from '../factories/users.ts';

@@ -16,7 +16,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { MAX_IMPORT_SAMPLES } from '../../src/domains/health/health.service.ts';
 import { PUSH_MAX_RECORDS } from '../../src/domains/sync/sync.service.ts';
-import { SYNC_SCHEMA_VERSION } from '../../src/domains/sync/synced-tables.ts';
+import { SYNC_SCHEMA_VERSION } from '../../src/domains/sync/sync.tables.ts';
 import { jsonTextTooDeep, MAX_JSON_DEPTH } from '../../src/platform/input-guards.ts';
 import {
   JsonDepthScanner,

@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { PULL_PAGE_SIZE, bumpSyncIdentity } from '../../src/domains/sync/sync.service.ts';
-import { SYNC_SCHEMA_VERSION } from '../../src/domains/sync/synced-tables.ts';
+import { SYNC_SCHEMA_VERSION } from '../../src/domains/sync/sync.tables.ts';
 import { seedActiveGrant, switchViewAs } from '../factories/sharing.ts';
 import { seedPersonalToken, seedUser } from '../factories/users.ts';
 import type { SeededUser } from '../factories/users.ts';

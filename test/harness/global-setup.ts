@@ -9,7 +9,7 @@ import type { TestProject } from 'vitest/node';
 import { openDatabase } from '../../src/db/database.ts';
 import { noFilters, openEngine, readMigrationsList } from '../../src/db/schema-engine.ts';
 import { openPglite } from '../../src/db/target.ts';
-import { importCatalogue } from '../../src/domains/foods/import/catalogue-import.ts';
+import { importCatalogue } from '../../src/domains/foods/import/foods.catalogue-import.ts';
 
 export const TEMPLATE_DUMP = '/tmp/hdp-test/template.tar.gz';
 

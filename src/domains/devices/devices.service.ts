@@ -5,7 +5,7 @@
 import { createHash } from 'node:crypto';
 import { appError } from '../../errors.ts';
 import type { AuthedContext } from '../../graphql/context.ts';
-import { syncedWrite } from '../sync/sync-clock.ts';
+import { syncedWrite } from '../../platform/sync-clock.ts';
 
 export interface RegisterDeviceTokenOptions {
   /** the push token (APNs or FCM) */

@@ -14,7 +14,7 @@ import type { Db } from '../../db/client.ts';
 import { appError } from '../../errors.ts';
 import type { Context } from '../../graphql/context.ts';
 import type { Logger } from '../../logger.ts';
-import { importCatalogue, sourceImported } from './import/catalogue-import.ts';
+import { importCatalogue, sourceImported } from './import/foods.catalogue-import.ts';
 
 export interface CoreBundleView {
   /** strong validator: sha256 of the document's JSON */

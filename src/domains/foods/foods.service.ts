@@ -15,8 +15,8 @@ import type { AuthedContext, Context } from '../../graphql/context.ts';
 import { zoneOrUtc } from '../../platform/time-zones.ts';
 import { normaliseGtin } from './foods.gtin.ts';
 import { NUTRIENT_SOURCES, PER_100G_JOIN } from './foods.nutrients.ts';
-import { SEARCH_TEXT_SQL, SEARCH_VECTOR_SQL } from './import/catalogue-import.ts';
-import type { CatalogueFood, CataloguePortion } from './import/sources.ts';
+import { SEARCH_TEXT_SQL, SEARCH_VECTOR_SQL } from './import/foods.catalogue-import.ts';
+import type { CatalogueFood, CataloguePortion } from './import/foods.catalogue-sources.ts';
 
 /** A food as the catalogue stores it (the importer's fields), with its source and per-100 g macros. */
 export interface FoodSummaryView

@@ -17,9 +17,8 @@ import {
   listSleep,
   listWorkouts,
   MAX_IMPORT_SAMPLES,
-  METRIC_TYPES,
-  SLEEP_STAGES,
 } from './health.service.ts';
+import { METRIC_TYPES, SLEEP_STAGES } from './health.constants.ts';
 
 /** Longest read window, in days (ten years). */
 const MAX_DAYS = 3650;

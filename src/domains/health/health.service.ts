@@ -7,35 +7,10 @@
  */
 import { createHash } from 'node:crypto';
 import { readerUserId } from '../../auth/principal.ts';
-import { msParam, syncedWrite } from '../sync/sync-clock.ts';
+import { msParam, syncedWrite } from '../../platform/sync-clock.ts';
 import type { AuthedContext, Context } from '../../graphql/context.ts';
-
-/** The point-in-time metric types, closed list (the GraphQL enum HealthMetricType). */
-export const METRIC_TYPES = [
-  'hrv',
-  'resting_heart_rate',
-  'steps',
-  'active_energy',
-  'body_weight',
-  'respiratory_rate',
-  'heart_rate',
-] as const;
-export type MetricType = (typeof METRIC_TYPES)[number];
-
-/** The unit each metric type is stored in. */
-export const METRIC_UNITS: Record<MetricType, string> = {
-  hrv: 'ms',
-  resting_heart_rate: 'bpm',
-  steps: 'count',
-  active_energy: 'kcal',
-  body_weight: 'kg',
-  respiratory_rate: 'breaths/min',
-  heart_rate: 'bpm',
-};
-
-/** Sleep stages, closed list (the GraphQL enum SleepStage). */
-export const SLEEP_STAGES = ['in_bed', 'asleep', 'core', 'deep', 'rem', 'awake'] as const;
-export type SleepStage = (typeof SLEEP_STAGES)[number];
+import { METRIC_UNITS } from './health.constants.ts';
+import type { MetricType, SleepStage } from './health.constants.ts';
 
 /** The most samples one import request may carry (larger exports are sent in several batches). */
 export const MAX_IMPORT_SAMPLES = 10_000;

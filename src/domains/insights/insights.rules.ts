@@ -4,8 +4,8 @@
  * docs/scores.md, and a test shows each one firing and not firing.
  */
 import type { StatPoint, TrendStats } from '../glucose/glucose.stats.ts';
-import type { LocalDate } from './insights.days.ts';
-import type { DayScores, Score, ScoreComponent } from './scores.ts';
+import type { LocalDate } from '../../platform/local-dates.ts';
+import type { DayScores, Score, ScoreComponent } from './insights.scores.ts';
 
 export interface Suggestion {
   /** stable rule name, e.g. sleep_more */

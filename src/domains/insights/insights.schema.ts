@@ -1,7 +1,7 @@
 /** Insights: daily scores (docs/scores.md), suggestions, predictive glucose alerts and cards. */
 import { z } from 'zod';
 import { builder } from '../../graphql/builder.ts';
-import { isLocalDate } from './insights.days.ts';
+import { isLocalDate } from '../../platform/local-dates.ts';
 import type {
   InsightCard as InsightCardView,
   PredictiveAlert as PredictiveAlertView,
@@ -17,13 +17,13 @@ import {
   scoresOfKind,
 } from './insights.service.ts';
 import type { PredictiveAlertsView, SuggestionsView } from './insights.service.ts';
-import { SCORE_KINDS } from './scores.ts';
+import { SCORE_KINDS } from './insights.scores.ts';
 import type {
   DayScores as DayScoresView,
   Score as ScoreView,
   ScoreComponent as ScoreComponentView,
   ScoreKind,
-} from './scores.ts';
+} from './insights.scores.ts';
 
 const ScoreComponent = builder.objectRef<ScoreComponentView>('ScoreComponent').implement({
   description: 'One ingredient of a score: the measured value, its points and its weight',

@@ -1,7 +1,7 @@
 /**
  * Insights: daily scores, suggestions, predictive alerts and cards. This file only loads: a range
  * of days costs one query per source (account zone, glucose, sleep, metrics, workouts, meals),
- * whatever its length; every figure is computed by the pure functions of scores.ts and
+ * whatever its length; every figure is computed by the pure functions of insights.scores.ts and
  * insights.rules.ts.
  *
  * NOTE: ownership. Every read is of readerUserId(ctx) (the owner's data while a grantee views as),
@@ -20,8 +20,8 @@ import {
   daysBetween,
   localDateOf,
   localTime,
-} from './insights.days.ts';
-import type { LocalDate } from './insights.days.ts';
+} from '../../platform/local-dates.ts';
+import type { LocalDate } from '../../platform/local-dates.ts';
 import {
   insightCards,
   PREDICTION_WINDOW_MINUTES,
@@ -29,8 +29,8 @@ import {
   suggestions,
 } from './insights.rules.ts';
 import type { InsightCard, PredictiveAlert, Suggestion } from './insights.rules.ts';
-import { RECOVERY_BASELINE_DAYS, scoresOfDays, SLEEP_DAY_CUTOFF_HOUR } from './scores.ts';
-import type { DayScores, Score, ScoreInputs, ScoreKind } from './scores.ts';
+import { RECOVERY_BASELINE_DAYS, scoresOfDays, SLEEP_DAY_CUTOFF_HOUR } from './insights.scores.ts';
+import type { DayScores, Score, ScoreInputs, ScoreKind } from './insights.scores.ts';
 
 /** Longest range of days one read may cover. */
 export const MAX_RANGE_DAYS = 90;

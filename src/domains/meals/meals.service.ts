@@ -15,6 +15,7 @@ import type { Prisma } from '../../generated/prisma/client.ts';
 import type { DbTx } from '../../db/client.ts';
 import type { AuthedContext } from '../../graphql/context.ts';
 import { newStorageKey } from '../../integrations/storage.ts';
+import { datesFrom } from '../../platform/local-dates.ts';
 import { zoneOrUtc } from '../../platform/time-zones.ts';
 import {
   checkedImageType,
@@ -23,7 +24,7 @@ import {
   PHOTO_TYPES,
 } from '../../platform/photos.ts';
 import type { UploadedFile } from '../../platform/photos.ts';
-import { advanceSyncClock } from '../sync/sync-clock.ts';
+import { advanceSyncClock } from '../../platform/sync-clock.ts';
 import { resolveItems, sumNutrients } from './meals.nutrients.ts';
 import type { MealItemInput, Nutrients, ResolvedItem } from './meals.nutrients.ts';
 
@@ -479,19 +480,6 @@ export async function setMealPhoto(
   return meal;
 }
 
-/** The calendar dates from `first` to `last` (YYYY-MM-DD, inclusive). */
-function datesBetween(first: string, last: string): string[] {
-  const out: string[] = [];
-  for (
-    let t = Date.parse(`${first}T00:00:00Z`);
-    t <= Date.parse(`${last}T00:00:00Z`);
-    t += DAY_MS
-  ) {
-    out.push(new Date(t).toISOString().slice(0, 10));
-  }
-  return out;
-}
-
 /**
  * Totals of the person's meals eaten in [startMs, endMs), per local calendar day of the person
  * (users.timezone; UTC when unset or unknown): every day the range touches, empty days included.
@@ -541,7 +529,7 @@ export async function dailyNutrition(
   });
   const dayOf = (ms: number): string => localDate.format(new Date(ms));
   const byDay = new Map<string, Nutrients[]>(
-    datesBetween(dayOf(startMs), dayOf(endMs - 1)).map((d) => [d, []]),
+    datesFrom(dayOf(startMs), dayOf(endMs - 1)).map((d) => [d, []]),
   );
   for (const m of meals) byDay.get(dayOf(m.eatenAt.getTime()))?.push(nutrientsOf(m));
   const days = [...byDay].map(([date, list]) => ({

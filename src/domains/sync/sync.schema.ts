@@ -1,9 +1,9 @@
-/** Sync: the WatermelonDB pull and push of the phone's offline database (synced-tables.ts). */
+/** Sync: the WatermelonDB pull and push of the phone's offline database (sync.tables.ts). */
 import { z } from 'zod';
 import { builder } from '../../graphql/builder.ts';
 import type { PullPage, PushResult, RecordsPage } from './sync.service.ts';
 import { listSyncedRecords, PULL_PAGE_SIZE, pullChanges, pushChanges } from './sync.service.ts';
-import { SYNCED_TABLES } from './synced-tables.ts';
+import { SYNCED_TABLES } from './sync.tables.ts';
 
 /** Most rows of one page of raw rows. */
 const RECORDS_PAGE_MAX = 500;

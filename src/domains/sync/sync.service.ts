@@ -1,7 +1,7 @@
 /**
  * The WatermelonDB sync protocol: pull (changes since a time, paged over one consistent snapshot)
  * and push (a client's changes, applied atomically or not at all). Bulk SQL through unnest(), the
- * same text on PGlite and PostgreSQL; the synced tables come from synced-tables.ts.
+ * same text on PGlite and PostgreSQL; the synced tables come from sync.tables.ts.
  *
  * Change times: every write stamps `server_updated_at` with a per-account clock (sync_state.clock_ms)
  * that only grows, taken under a row lock of sync_state. A push holds that lock FOR UPDATE until it
@@ -18,15 +18,21 @@ import type { ValidationIssue } from '../../errors.ts';
 import type { AuthedContext } from '../../graphql/context.ts';
 import { isStorableDate } from '../../platform/input-guards.ts';
 import { toCamel, toSnake } from '../../wire.ts';
-import type { SyncedColumn, SyncedTable } from './synced-tables.ts';
-import { advanceSyncClock, lockSyncState, msOf, msParam, msParamTz } from './sync-clock.ts';
-import type { SqlRunner } from './sync-clock.ts';
+import type { SyncedColumn, SyncedTable } from './sync.tables.ts';
+import {
+  advanceSyncClock,
+  lockSyncState,
+  msOf,
+  msParam,
+  msParamTz,
+} from '../../platform/sync-clock.ts';
+import type { SqlRunner } from '../../platform/sync-clock.ts';
 import {
   SYNC_SCHEMA_VERSION,
   SYNCED_TABLES,
   syncedTable,
   tableChangedSince,
-} from './synced-tables.ts';
+} from './sync.tables.ts';
 
 /** Records per pull page, across all tables, unless `limit` asks for fewer (the last page may be shorter). */
 export const PULL_PAGE_SIZE = 1000;
@@ -91,7 +97,7 @@ export interface PushOptions {
   /**
    * the client's changes per wire table, `{table: {created, updated, deleted}}` (WatermelonDB's
    * documented body); or the wrapped form `{changes, last_pulled_at, identity_version}`, read when
-   * it has a key `changes` (no synced table is named so: synced-tables.ts)
+   * it has a key `changes` (no synced table is named so: sync.tables.ts)
    */
   changes?: unknown;
   /** the `timestamp` of the client's last complete pull (ms); a record changed later makes the push fail */

@@ -4,8 +4,8 @@
  * an export twice, or an export overlapping what the phone already sent, stores nothing twice).
  */
 import type { Context } from '../../graphql/context.ts';
-import { openExport, parseAppleHealth } from './apple-health.parser.ts';
-import type { ParseProgress } from './apple-health.parser.ts';
+import { openExport, parseAppleHealth } from './health.apple-parser.ts';
+import type { ParseProgress } from './health.apple-parser.ts';
 import { importIntervalsFor, importMetricsFor, MAX_IMPORT_SAMPLES } from './health.service.ts';
 import type { ImportResult } from './health.service.ts';
 

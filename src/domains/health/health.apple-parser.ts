@@ -10,13 +10,8 @@ import { createReadStream } from 'node:fs';
 import type { Readable } from 'node:stream';
 import { SaxesParser } from 'saxes';
 import yauzl from 'yauzl';
-import type {
-  MetricSampleIn,
-  MetricType,
-  SleepSampleIn,
-  SleepStage,
-  WorkoutSampleIn,
-} from './health.service.ts';
+import type { MetricSampleIn, SleepSampleIn, WorkoutSampleIn } from './health.service.ts';
+import type { MetricType, SleepStage } from './health.constants.ts';
 
 /** HealthKit quantity types we import, and our metric type for each. */
 export const HK_METRIC_TYPES: Readonly<Record<string, MetricType>> = {

@@ -1,6 +1,6 @@
 /**
  * The catalogue import (`npm run foods:import`, and the background autoload of a first start):
- * reads each source (sources.ts) and writes it in chunks of foods, one transaction per chunk with
+ * reads each source (foods.catalogue-sources.ts) and writes it in chunks of foods, one transaction per chunk with
  * its checkpoint row, using bulk parameterised SQL (unnest), the same on PGlite and PostgreSQL.
  *
  * - Idempotent: rows are upserted only where a value differs (IS DISTINCT FROM), so a re-run of
@@ -14,8 +14,8 @@
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Db } from '../../../db/client.ts';
-import { CATALOGUE_SOURCES, hasFullNutrients, SOURCE_READERS, sourceHash } from './sources.ts';
-import type { CatalogueFood, CatalogueSource, NutrientDefinition } from './sources.ts';
+import { CATALOGUE_SOURCES, hasFullNutrients, SOURCE_READERS, sourceHash } from './foods.catalogue-sources.ts';
+import type { CatalogueFood, CatalogueSource, NutrientDefinition } from './foods.catalogue-sources.ts';
 
 /** Bump when a reader's output changes: every source then re-imports once. */
 export const READER_VERSION = 1;

@@ -1,6 +1,9 @@
 /**
- * Local calendar days of a person (pure, no I/O). Scores are per local day in the account's IANA
- * time zone; a missing or unknown zone counts as UTC (src/platform/time-zones.ts).
+ * Local calendar days (pure, no I/O): the date of an instant in an IANA zone, day arithmetic, the
+ * bounds of a local day (DST-aware) and the dates of a range. Shared by the domains that answer per
+ * local day (insights' scores, meals' daily nutrition), so there is one way to count days; the zone
+ * itself comes from zoneOrUtc (src/platform/time-zones.ts): a missing or unknown zone counts as UTC.
+ * Never reads the clock or the database.
  */
 
 /** A local calendar date, `YYYY-MM-DD`. */

@@ -9,7 +9,7 @@
  * The clock row stays locked until the transaction commits, so a pull (which locks it FOR SHARE to
  * fix its snapshot time) never misses a write stamped before its snapshot.
  */
-import type { Db, DbTx } from '../../db/client.ts';
+import type { Db, DbTx } from '../db/client.ts';
 
 export type SqlRunner = Pick<Db, '$queryRawUnsafe' | '$executeRawUnsafe'>;
 

@@ -7,8 +7,8 @@
 import { trendStats } from '../glucose/glucose.stats.ts';
 import type { StatPoint, TrendStats } from '../glucose/glucose.stats.ts';
 import type { Nutrients } from '../meals/meals.nutrients.ts';
-import { addDays, dayBounds, localDateOf, localTime } from './insights.days.ts';
-import type { LocalDate } from './insights.days.ts';
+import { addDays, dayBounds, localDateOf, localTime } from '../../platform/local-dates.ts';
+import type { LocalDate } from '../../platform/local-dates.ts';
 
 export const SCORE_KINDS = [
   'overall',
