@@ -14,8 +14,17 @@
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Db } from '../../../db/client.ts';
-import { CATALOGUE_SOURCES, hasFullNutrients, SOURCE_READERS, sourceHash } from './foods.catalogue-sources.ts';
-import type { CatalogueFood, CatalogueSource, NutrientDefinition } from './foods.catalogue-sources.ts';
+import {
+  CATALOGUE_SOURCES,
+  hasFullNutrients,
+  SOURCE_READERS,
+  sourceHash,
+} from './foods.catalogue-sources.ts';
+import type {
+  CatalogueFood,
+  CatalogueSource,
+  NutrientDefinition,
+} from './foods.catalogue-sources.ts';
 
 /** Bump when a reader's output changes: every source then re-imports once. */
 export const READER_VERSION = 1;
