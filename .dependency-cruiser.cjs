@@ -5,6 +5,7 @@
  * - nothing imports a facade but the composition root (src/app.ts), and no facade imports another;
  * - src/db knows no domain and no HTTP or GraphQL library;
  * - src/platform knows no domain and no facade (shared machinery serves every domain);
+ * - a domain reaches another domain only through that domain's index.ts (its public surface);
  * - no import cycles.
  */
 /** @type {import('dependency-cruiser').IConfiguration} */
@@ -58,6 +59,17 @@ module.exports = {
       comment: 'Shared machinery serves every domain, so it imports none (pass what it needs in).',
       from: { path: '^src/platform/' },
       to: { path: '^src/domains/|^(rest-facade|mcp-facade|web-pages)/' },
+    },
+    {
+      name: 'domain-reaches-another-through-its-index',
+      severity: 'error',
+      comment:
+        "A domain uses another domain only through that domain's index.ts; export what it needs there.",
+      from: { path: '^src/domains/([^/]+)/' },
+      to: {
+        path: '^src/domains/[^/]+/',
+        pathNot: ['^src/domains/$1/', '^src/domains/[^/]+/index\\.ts$'],
+      },
     },
   ],
   options: {

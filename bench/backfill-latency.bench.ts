@@ -9,29 +9,19 @@
  * BENCH_DATABASE_URL). SMALL (default 200) small requests idle; under load, small requests until
  * at least SMALL of them and BACKFILLS (default 3) whole backfills are done. Prints one JSON line.
  */
-import { startBenchServer } from './server.ts';
+import { fetchJson, signUp, startBenchServer } from './server.ts';
 
 const SMALL = Number(process.env.SMALL ?? 200);
 const BACKFILLS = Number(process.env.BACKFILLS ?? 3);
 const BIG = 50_000;
 const server = await startBenchServer();
 
-async function json(pathname: string, init: RequestInit = {}): Promise<any> {
-  const res = await fetch(server.base + pathname, init);
-  if (!res.ok) throw new Error(`${pathname}: ${res.status} ${(await res.text()).slice(0, 300)}`);
-  return res.json();
-}
+const json = (pathname: string, init: RequestInit = {}): Promise<any> =>
+  fetchJson(server.base, pathname, init);
 
 async function newUser(name: string): Promise<Record<string, string>> {
-  const creds = { email: `${name}.${Date.now()}@example.com`, password: 'benchmark password' };
-  const headers = { 'content-type': 'application/json' };
-  await json('/api/auth/register', { method: 'POST', headers, body: JSON.stringify(creds) });
-  const { access_token: token } = await json('/api/auth/login', {
-    method: 'POST',
-    headers,
-    body: JSON.stringify(creds),
-  });
-  return { ...headers, authorization: `Bearer ${token}` };
+  const token = await signUp(server.base, `${name}.${Date.now()}@example.com`);
+  return { 'content-type': 'application/json', authorization: `Bearer ${token}` };
 }
 
 /** `n` five-minute readings of one sensor ending at `end`, as a request body. */

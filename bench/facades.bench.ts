@@ -10,7 +10,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import autocannon from 'autocannon';
-import { startBenchServer } from './server.ts';
+import { fetchJson, signUp, startBenchServer } from './server.ts';
 
 const root = path.resolve(import.meta.dirname, '..');
 const seconds = Number(process.env.DURATION ?? 10);
@@ -21,11 +21,7 @@ const server = await startBenchServer({
 });
 const base = server.base;
 
-async function json(pathname: string, init: RequestInit): Promise<any> {
-  const res = await fetch(base + pathname, init);
-  if (!res.ok) throw new Error(`${pathname}: ${res.status} ${await res.text()}`);
-  return res.json();
-}
+const json = (pathname: string, init: RequestInit): Promise<any> => fetchJson(base, pathname, init);
 
 interface Figures {
   p50_ms: number;
@@ -58,18 +54,8 @@ async function load(
 }
 
 try {
-  const creds = { email: 'bench@example.com', password: 'benchmark password' };
   const jsonHeaders = { 'content-type': 'application/json' };
-  await json('/api/auth/register', {
-    method: 'POST',
-    headers: jsonHeaders,
-    body: JSON.stringify(creds),
-  });
-  const { access_token: token } = await json('/api/auth/login', {
-    method: 'POST',
-    headers: jsonHeaders,
-    body: JSON.stringify(creds),
-  });
+  const token = await signUp(base, 'bench@example.com');
   const bearer = { authorization: `Bearer ${token}` };
   const pat = await json('/api/v1/tokens', {
     method: 'POST',

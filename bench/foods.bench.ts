@@ -107,7 +107,8 @@ try {
   const base = await listen(app);
 
   // search: REST vs the same SQL through the same client
-  const sql = searchFoodsSql();
+  const sql = (q: string) =>
+    searchFoodsSql({ q, viewer: null, country: null, limit: 20, offset: 0 });
   const q = (i: number) => QUERIES[i % QUERIES.length];
   await load((i) => get(`${base}/api/foods/search?q=${encodeURIComponent(q(i))}`), 1);
   const rest = await load(
@@ -115,7 +116,7 @@ try {
     DURATION_S,
   );
   const direct = await load(async (i) => {
-    const rows = await db.prisma.$queryRawUnsafe(sql, q(i), null, 20, 0);
+    const rows = await db.prisma.$queryRaw(sql(q(i)));
     JSON.stringify(rows);
   }, DURATION_S);
 

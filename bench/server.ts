@@ -76,3 +76,28 @@ export async function startBenchServer(
   }
   return { base, dataDir, pid: child.pid!, stop };
 }
+
+/** Sends a request to `base` + `pathname` and parses the JSON answer; a non-2xx answer throws. */
+export async function fetchJson(
+  base: string,
+  pathname: string,
+  init: RequestInit = {},
+): Promise<any> {
+  const res = await fetch(base + pathname, init);
+  if (!res.ok) throw new Error(`${pathname}: ${res.status} ${(await res.text()).slice(0, 300)}`);
+  return res.json();
+}
+
+/** Registers `email` through the API (password "benchmark password"), signs in, returns the bearer token. */
+export async function signUp(base: string, email: string): Promise<string> {
+  const init = {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ email, password: 'benchmark password' }),
+  };
+  await fetchJson(base, '/api/auth/register', init);
+  const { access_token: token } = (await fetchJson(base, '/api/auth/login', init)) as {
+    access_token: string;
+  };
+  return token;
+}

@@ -14,7 +14,7 @@ import { readFileSync, rmSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { openDatabase } from '../src/db/database.ts';
-import { startBenchServer } from './server.ts';
+import { fetchJson as json, signUp, startBenchServer } from './server.ts';
 import type { BenchServer } from './server.ts';
 
 const N = Number(process.env.RECORDS ?? 100_000);
@@ -30,29 +30,12 @@ function memoryOf(pid: number): { rss: number; hwm: number } {
   return { rss: kb('VmRSS') / 1024, hwm: kb('VmHWM') / 1024 };
 }
 
-async function json(base: string, pathname: string, init: RequestInit = {}): Promise<any> {
-  const res = await fetch(base + pathname, init);
-  if (!res.ok) throw new Error(`${pathname}: ${res.status} ${(await res.text()).slice(0, 300)}`);
-  return res.json();
-}
-
 const round = (x: number): number => Math.round(x * 10) / 10;
 let server: BenchServer | null = null;
 try {
   // 1. an account (through the API), then the server stops
   server = await startBenchServer({}, { dataDir });
-  const creds = { email: `sync-memory.${Date.now()}@example.com`, password: 'benchmark password' };
-  const jsonHeaders = { 'content-type': 'application/json' };
-  await json(server.base, '/api/auth/register', {
-    method: 'POST',
-    headers: jsonHeaders,
-    body: JSON.stringify(creds),
-  });
-  const { access_token: token } = await json(server.base, '/api/auth/login', {
-    method: 'POST',
-    headers: jsonHeaders,
-    body: JSON.stringify(creds),
-  });
+  const token = await signUp(server.base, `sync-memory.${Date.now()}@example.com`);
   const headers = { authorization: `Bearer ${token}` };
   const me = await json(server.base, '/api/auth/me', { headers });
   await server.stop();

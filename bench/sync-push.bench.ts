@@ -17,7 +17,7 @@ import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { openDatabase } from '../src/db/database.ts';
-import { startBenchServer } from './server.ts';
+import { fetchJson as json, signUp, startBenchServer } from './server.ts';
 import type { BenchServer } from './server.ts';
 
 const N = Number(process.env.RECORDS ?? 100_000);
@@ -174,12 +174,6 @@ function postPush(
   });
 }
 
-async function json(base: string, pathname: string, init: RequestInit = {}): Promise<any> {
-  const res = await fetch(base + pathname, init);
-  if (!res.ok) throw new Error(`${pathname}: ${res.status} ${(await res.text()).slice(0, 300)}`);
-  return res.json();
-}
-
 async function main(): Promise<void> {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'hdp-bench-sync-push-'));
   const run = Date.now().toString(36);
@@ -187,26 +181,12 @@ async function main(): Promise<void> {
   try {
     // 1. two accounts through the API (the push's and the baseline's), then the server stops
     server = await startBenchServer({}, { dataDir });
-    const jsonHeaders = { 'content-type': 'application/json' };
     const account = async (name: string) => {
-      const creds = {
-        email: `sync-push-${name}.${run}@example.com`,
-        password: 'benchmark password',
-      };
-      await json(server!.base, '/api/auth/register', {
-        method: 'POST',
-        headers: jsonHeaders,
-        body: JSON.stringify(creds),
-      });
-      const { access_token: token } = await json(server!.base, '/api/auth/login', {
-        method: 'POST',
-        headers: jsonHeaders,
-        body: JSON.stringify(creds),
-      });
+      const token = await signUp(server!.base, `sync-push-${name}.${run}@example.com`);
       const me = await json(server!.base, '/api/auth/me', {
         headers: { authorization: `Bearer ${token}` },
       });
-      return { token: token as string, id: me.id as number };
+      return { token, id: me.id as number };
     };
     const pusher = await account('push');
     const floor = await account('baseline');

@@ -4,32 +4,18 @@
  * changes. The server runs as `npm start` runs it (embedded database, or BENCH_DATABASE_URL).
  * Prints one JSON line of figures (ms and records/s).
  */
-import { startBenchServer } from './server.ts';
+import { fetchJson, signUp, startBenchServer } from './server.ts';
 
 const N = Number(process.env.RECORDS ?? 10_000);
 const server = await startBenchServer();
 const base = server.base;
 
-async function json(pathname: string, init: RequestInit = {}): Promise<any> {
-  const res = await fetch(base + pathname, init);
-  if (!res.ok) throw new Error(`${pathname}: ${res.status} ${(await res.text()).slice(0, 300)}`);
-  return res.json();
-}
+const json = (pathname: string, init: RequestInit = {}): Promise<any> =>
+  fetchJson(base, pathname, init);
 
 try {
-  const creds = { email: 'sync-bench@example.com', password: 'benchmark password' };
-  const jsonHeaders = { 'content-type': 'application/json' };
-  await json('/api/auth/register', {
-    method: 'POST',
-    headers: jsonHeaders,
-    body: JSON.stringify(creds),
-  });
-  const { access_token: token } = await json('/api/auth/login', {
-    method: 'POST',
-    headers: jsonHeaders,
-    body: JSON.stringify(creds),
-  });
-  const headers = { ...jsonHeaders, authorization: `Bearer ${token}` };
+  const token = await signUp(base, 'sync-bench@example.com');
+  const headers = { 'content-type': 'application/json', authorization: `Bearer ${token}` };
   const records = Array.from({ length: N }, (_, i) => ({
     id: `bench${String(i).padStart(8, '0')}`,
     body: `entry ${i}`,

@@ -7,7 +7,7 @@
  * auth and limits all happen behind the GraphQL fields.
  */
 import express from 'express';
-import type { NextFunction, Request, Response, Router } from 'express';
+import type { NextFunction, Request, RequestHandler, Response, Router } from 'express';
 import { GraphQLError, Kind, typeFromAST } from 'graphql';
 import type { GraphQLInputType, GraphQLSchema, OperationDefinitionNode } from 'graphql';
 import {
@@ -199,6 +199,18 @@ function handlerFor(route: RestRoute, options: RestFacadeOptions) {
   };
 }
 
+/** Mounts `handlers` on `router` at a row's method and path. */
+function mount(router: Router, route: RestRoute, ...handlers: RequestHandler[]): void {
+  const method = route.method.toLowerCase() as
+    | 'get'
+    | 'post'
+    | 'put'
+    | 'patch'
+    | 'delete'
+    | 'options';
+  router[method](expressPath(route.path), ...handlers);
+}
+
 /**
  * JSON body parsers for the rows with their own `bodyLimit` (bulk routes). Mount it before the
  * global express.json(): a body it has read is not read again. The caller is authenticated first,
@@ -216,13 +228,6 @@ export function createRouteBodyParsers(
     const op = options.operations.byName.get(route.operation);
     if (!op)
       throw new Error(`route ${route.method} ${route.path}: unknown operation ${route.operation}`);
-    const method = route.method.toLowerCase() as
-      | 'get'
-      | 'post'
-      | 'put'
-      | 'patch'
-      | 'delete'
-      | 'options';
     const authenticateFirst = async (
       req: Request,
       res: Response,
@@ -233,11 +238,7 @@ export function createRouteBodyParsers(
       res.locals[AUTHENTICATED] = ctx;
       next();
     };
-    router[method](
-      expressPath(route.path),
-      authenticateFirst,
-      jsonStreamBodyParser(route.bodyLimit),
-    );
+    mount(router, route, authenticateFirst, jsonStreamBodyParser(route.bodyLimit));
   }
   return router;
 }
@@ -260,16 +261,10 @@ export function createRestRouter(options: RestFacadeOptions): Router {
   for (const route of options.routes)
     methodsByPath.set(route.path, [...(methodsByPath.get(route.path) ?? []), route.method]);
   for (const route of options.routes) {
-    const method = route.method.toLowerCase() as
-      | 'get'
-      | 'post'
-      | 'put'
-      | 'patch'
-      | 'delete'
-      | 'options';
     const methods = methodsByPath.get(route.path)!;
-    router[method](
-      expressPath(route.path),
+    mount(
+      router,
+      route,
       route.responder === 'preflight' ? preflightResponder(methods) : handlerFor(route, options),
     );
   }

@@ -14,7 +14,11 @@ export interface RestRoute {
   operation: string;
   /** root field of `data` to answer (defaults to the operation's only root field) */
   result?: string;
-  /** the variable that receives the whole JSON body; without it body fields become variables */
+  /**
+   * the variable that receives the whole JSON body; without it body fields become variables. A
+   * `JSON` variable receives the body exactly as sent, keys and all (wire-input.ts): the sync push
+   * reads WatermelonDB's own table and column names, never a camelCase copy
+   */
   body?: string;
   /**
    * 'query' for a POST documented with query parameters and no body (sensor/unbind): its variables

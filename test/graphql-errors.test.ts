@@ -4,7 +4,7 @@ import { createIdentityProviders } from '../src/integrations/idp.ts';
 import { createMailer } from '../src/integrations/mailer.ts';
 import { createStorage } from '../src/integrations/storage.ts';
 import { createLogger } from '../src/logger.ts';
-import type { Context } from '../src/graphql/context.ts';
+import { createContextAs } from '../src/graphql/context.ts';
 import { ALL_SCOPES } from '../src/auth/scopes.ts';
 import { startTestApp } from './harness/app.ts';
 
@@ -18,28 +18,29 @@ describe('error masking', () => {
           ? { findUniqueOrThrow: () => Promise.reject(new Error('db password is hunter2')) }
           : Reflect.get(target, prop),
     });
-    const ctx: Context = {
+    const deps = {
       prisma: broken,
       config: app.config,
       mailer: createMailer(app.config, createLogger('silent')),
       storage: createStorage(app.config),
       idp: createIdentityProviders(app.config),
       limits: app.limits,
-      principal: {
-        kind: 'session',
-        userId: 1,
-        sessionId: 's',
-        sessionKind: 'native',
-        isAdmin: false,
-        scopes: ALL_SCOPES,
-      },
+    };
+    const request = {
       requestId: 'req-123',
       log: createLogger('silent'),
       ip: null,
       userAgent: null,
-      via: 'rest',
-      responseCookies: [],
+      via: 'rest' as const,
     };
+    const ctx = createContextAs(deps, request, {
+      kind: 'session' as const,
+      userId: 1,
+      sessionId: 's',
+      sessionKind: 'native' as const,
+      isAdmin: false,
+      scopes: ALL_SCOPES,
+    });
     const result = await app.operations.execute('GetProfile', {}, ctx);
     expect(result.errors).toHaveLength(1);
     expect(result.errors[0].message).toBe('Internal Server Error');

@@ -10,7 +10,8 @@ const PUSH_BODY_LIMIT = '128mb';
 
 export const syncRoutes: RestRoute[] = [
   { method: 'GET', path: '/api/sync/pull', operation: 'PullSyncChanges', tag: 'sync' },
-  // the whole body is `changes`: WatermelonDB's documented body, or the wrapped {changes, last_pulled_at}
+  // the whole body is `changes` (a JSON variable, so handed over as sent): WatermelonDB's documented
+  // body, or the wrapped {changes, last_pulled_at}
   {
     method: 'POST',
     path: '/api/sync/push',

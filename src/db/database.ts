@@ -35,6 +35,9 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
   if (options.url) {
     const target: DbTarget = { kind: 'pg', url: options.url };
     const prisma = createPrismaClient(target);
+    // NOTE: Unsafe on purpose: the migration runner hands its one read (of _prisma_migrations) as
+    // text, the same text the embedded path gives pglite.query; it has no parameters and never
+    // carries a request's value.
     const applied = await deployMigrations(target, (sql) =>
       prisma.$queryRawUnsafe<AppliedRow[]>(sql),
     );
@@ -42,7 +45,7 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
       prisma,
       target,
       applied,
-      ping: async () => void (await prisma.$queryRawUnsafe('SELECT 1')),
+      ping: async () => void (await prisma.$queryRaw`SELECT 1`),
       close: () => prisma.$disconnect(),
     };
   }

@@ -16,6 +16,7 @@ import type { Mailer } from '../integrations/mailer.ts';
 import type { Storage } from '../integrations/storage.ts';
 import type { Logger } from '../logger.ts';
 import type { Limits } from '../platform/limits.ts';
+import { RequestLoaders } from './loaders.ts';
 
 /** The app's long-lived parts every context carries: built once by createApp(). */
 export interface ContextDeps {
@@ -43,6 +44,8 @@ export interface Context extends ContextDeps {
   via: Via;
   /** Set-Cookie values for the HTTP answer (src/auth/cookies.ts); facades and yoga send them */
   responseCookies: string[];
+  /** this request's DataLoaders (src/graphql/loaders.ts), made on first use */
+  loaders: RequestLoaders;
 }
 
 /** The context inside a field whose auth scopes passed: the caller is known. */
@@ -99,6 +102,7 @@ export function createContextAs<P extends Principal | null>(
     userAgent: request.userAgent,
     via: request.via,
     responseCookies: request.responseCookies ?? [],
+    loaders: new RequestLoaders(),
   };
 }
 

@@ -13,5 +13,14 @@ import '../domains/sync/sync.schema.ts';
 import '../domains/meals/meals.schema.ts';
 import '../domains/foods/foods.schema.ts';
 import '../domains/insights/insights.schema.ts';
+// the dashboard graph: the person's data as fields of `me` (docs/graphql.md)
+import '../domains/meals/meals.graph.ts';
+import '../domains/glucose/glucose.graph.ts';
+import '../domains/health/health.graph.ts';
+import '../domains/sharing/sharing.graph.ts';
+import '../domains/account/account.graph.ts';
+import '../domains/tokens/tokens.graph.ts';
+import '../domains/consents/consents.graph.ts';
+import './references.ts';
 
 export const schema = builder.toSchema({ sortSchema: true });

@@ -4,16 +4,30 @@
  * stamps `server_updated_at` with a time taken here, inside the same transaction:
  *
  *   await syncedWrite(ctx.prisma, userId, (tx, ts) =>
- *     tx.$executeRawUnsafe(`INSERT ... server_updated_at = ${msParam('$9')}`, ..., ts));
+ *     tx.$executeRaw`INSERT ... server_updated_at = ${msValue(ts)}`);
  *
  * The clock row stays locked until the transaction commits, so a pull (which locks it FOR SHARE to
  * fix its snapshot time) never misses a write stamped before its snapshot.
  */
 import type { Db, DbTx } from '../db/client.ts';
+import { Prisma } from '../generated/prisma/client.ts';
 
-export type SqlRunner = Pick<Db, '$queryRawUnsafe' | '$executeRawUnsafe'>;
+/**
+ * A client or transaction that runs SQL: tagged templates (`$queryRaw`, fixed statements) and the
+ * Unsafe forms (statements whose identifiers come from a registry, such as sync's tables).
+ */
+export type SqlRunner = Pick<
+  Db,
+  '$queryRaw' | '$executeRaw' | '$queryRawUnsafe' | '$executeRawUnsafe'
+>;
 
-/** SQL for a `timestamp(3)` (UTC, no time zone) from a parameter holding ms since the epoch. */
+/** SQL for a `timestamp(3)` (UTC, no time zone) from ms since the epoch, bound as a parameter. */
+export const msValue = (ms: number): Prisma.Sql =>
+  Prisma.sql`(to_timestamp(${ms}::float8 / 1000.0) AT TIME ZONE 'UTC')`;
+/**
+ * The same from a positional parameter (`$3`), for statements built from a registry of tables
+ * (sync): fixed statements use msValue.
+ */
 export const msParam = (n: string): string =>
   `(to_timestamp(${n}::float8 / 1000.0) AT TIME ZONE 'UTC')`;
 /** SQL for a `timestamptz` from a parameter holding ms since the epoch. */
@@ -33,17 +47,13 @@ export async function lockSyncState(
   userId: number,
   mode: 'SHARE' | 'UPDATE',
 ): Promise<SyncClockState> {
-  await tx.$executeRawUnsafe(
-    'INSERT INTO sync_state (user_id, updated_at) VALUES ($1, now()) ON CONFLICT (user_id) DO NOTHING',
-    userId,
-  );
-  const rows = await tx.$queryRawUnsafe<
+  await tx.$executeRaw`INSERT INTO sync_state (user_id, updated_at) VALUES (${userId}::int, now())
+    ON CONFLICT (user_id) DO NOTHING`;
+  const lock = mode === 'SHARE' ? Prisma.sql`FOR SHARE` : Prisma.sql`FOR UPDATE`;
+  const rows = await tx.$queryRaw<
     { identity_version: number; clock_ms: bigint | number; now_ms: number }[]
-  >(
-    `SELECT identity_version, clock_ms, floor(extract(epoch from clock_timestamp()) * 1000)::float8 AS now_ms
-       FROM sync_state WHERE user_id = $1 FOR ${mode}`,
-    userId,
-  );
+  >`SELECT identity_version, clock_ms, floor(extract(epoch from clock_timestamp()) * 1000)::float8 AS now_ms
+      FROM sync_state WHERE user_id = ${userId}::int ${lock}`;
   const row = rows[0];
   return {
     identityVersion: Number(row.identity_version),
@@ -52,23 +62,25 @@ export async function lockSyncState(
   };
 }
 
-/** The upsert that takes the account's clock row (param `user`) and advances it; RETURNING clock_ms. */
-const advanceClockSql = (user: string): string => `
+/** The upsert that takes the account's clock row and advances it; RETURNING clock_ms. */
+const advanceClockSql = (userId: number): Prisma.Sql => Prisma.sql`
   INSERT INTO sync_state (user_id, clock_ms, updated_at)
-  VALUES (${user}, floor(extract(epoch from clock_timestamp()) * 1000)::bigint + 1, now())
+  VALUES (${userId}::int, floor(extract(epoch from clock_timestamp()) * 1000)::bigint + 1, now())
   ON CONFLICT (user_id) DO UPDATE
     SET clock_ms = greatest(sync_state.clock_ms, floor(extract(epoch from clock_timestamp()) * 1000)::bigint) + 1,
         updated_at = now()
   RETURNING clock_ms`;
 
 /**
- * CTEs ending in `sync_clock(at)` for a bulk statement that writes synced rows of the account in `user`:
+ * CTEs ending in `sync_clock(at)` for a bulk statement that writes synced rows of account `userId`:
  * it advances the clock in the same statement, and `(SELECT at FROM sync_clock)` is the
  * `server_updated_at` to stamp. One statement is one round trip and its own transaction, so the
  * clock row stays locked until the rows it stamped are committed, as with syncedWrite().
+ * NOTE: Prisma.raw of msParam over the constant column name clock_ms.
  */
-export const syncClockCte = (user: string): string =>
-  `sync_clock_row AS (${advanceClockSql(user)}), sync_clock AS (SELECT ${msParam('clock_ms')} AS at FROM sync_clock_row)`;
+export const syncClockCte = (userId: number): Prisma.Sql =>
+  Prisma.sql`sync_clock_row AS (${advanceClockSql(userId)}),
+  sync_clock AS (SELECT ${Prisma.raw(msParam('clock_ms'))} AS at FROM sync_clock_row)`;
 
 /**
  * Takes the next change time of the account (ms, strictly after every earlier one) and holds the
@@ -81,19 +93,13 @@ export async function advanceSyncClock(
 ): Promise<number> {
   if (state) {
     const ts = Math.max(state.nowMs + 1, state.clockMs + 1);
-    await tx.$executeRawUnsafe(
-      'UPDATE sync_state SET clock_ms = $2, updated_at = now() WHERE user_id = $1',
-      userId,
-      ts,
-    );
+    await tx.$executeRaw`UPDATE sync_state SET clock_ms = ${ts}::bigint, updated_at = now()
+      WHERE user_id = ${userId}::int`;
     return ts;
   }
   // NOTE: one statement (upsert) takes the row lock and advances the clock: on the embedded
   // database every round trip holds its only connection.
-  const rows = await tx.$queryRawUnsafe<{ clock_ms: bigint | number }[]>(
-    advanceClockSql('$1'),
-    userId,
-  );
+  const rows = await tx.$queryRaw<{ clock_ms: bigint | number }[]>(advanceClockSql(userId));
   return Number(rows[0].clock_ms);
 }
 
@@ -107,4 +113,13 @@ export function syncedWrite<T>(
   fn: (tx: DbTx, ts: number) => Promise<T>,
 ): Promise<T> {
   return prisma.$transaction(async (tx) => fn(tx, await advanceSyncClock(tx, userId)));
+}
+
+/**
+ * Marks the account's phone as synced now. Every way the phone sends its data is a sync of it: a
+ * sync push, glucose batches and sensor payloads, health-store imports; health answers carry the
+ * time as meta.phone_last_sync_at. The one writer of `users.phone_last_sync_at`.
+ */
+export async function markPhoneSynced(db: SqlRunner, userId: number): Promise<void> {
+  await db.$executeRaw`UPDATE users SET phone_last_sync_at = now() WHERE id = ${userId}::int`;
 }

@@ -42,12 +42,18 @@ describe('the layering rule', () => {
     const rules = new Set(found.map((v) => v.slice(0, v.indexOf(':'))));
     expect([...rules].sort()).toEqual([
       'db-knows-no-domain-and-no-http',
+      'domain-reaches-another-through-its-index',
       'facade-reaches-core-only-through-graphql-auth-platform',
       'no-circular',
       'no-facade-imports-another',
       'nothing-imports-a-facade',
       'platform-knows-no-domain',
     ]);
+    expect(found).toContain(
+      'domain-reaches-another-through-its-index: src/domains/insights/insights.service.ts -> src/domains/meals/meals.service.ts',
+    );
+    // the index itself is the allowed way in
+    expect(found.filter((v) => v.includes('-> src/domains/meals/index.ts'))).toEqual([]);
     expect(found).toContain(
       'facade-reaches-core-only-through-graphql-auth-platform: rest-facade/planted.ts -> src/domains/meals/meals.service.ts',
     );

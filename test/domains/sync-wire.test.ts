@@ -27,6 +27,7 @@ import { ROUTES } from '../../rest-facade/routes.ts';
 import { seedUser } from '../factories/users.ts';
 import type { SeededUser } from '../factories/users.ts';
 import { startTestApp } from '../harness/app.ts';
+import { journal, journalEntries, recordIds } from '../factories/sync.ts';
 import { rest } from '../harness/clients.ts';
 import { Phone } from './sync-watermelon.helpers.ts';
 
@@ -39,19 +40,8 @@ const app = await startTestApp({
   DATA_DIR: `/tmp/hdp-test/sync-wire-${process.pid}-${Math.random().toString(36).slice(2, 8)}`,
 });
 
-let n = 0;
-const newId = (): string =>
-  `w${String(++n).padStart(6, '0')}${Math.random().toString(36).slice(2, 8)}`;
-const entry = (over: Record<string, unknown> = {}) => ({
-  id: newId(),
-  body: 'slept well',
-  happened_at: 1_763_000_000_000,
-  mood: 4,
-  ...over,
-});
-const journal = (c: { created?: unknown[]; updated?: unknown[]; deleted?: string[] }) => ({
-  journal_entries: { created: c.created ?? [], updated: c.updated ?? [], deleted: c.deleted ?? [] },
-});
+const newId = recordIds('w');
+const entry = journalEntries(newId);
 
 /** A push as WatermelonDB's documented client sends it: the changes as the body, a string (text/plain). */
 async function documentedPush(u: SeededUser, changes: unknown, query = '') {

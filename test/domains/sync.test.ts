@@ -10,22 +10,15 @@ import { seedActiveGrant, switchViewAs } from '../factories/sharing.ts';
 import { seedPersonalToken, seedUser } from '../factories/users.ts';
 import type { SeededUser } from '../factories/users.ts';
 import { startTestApp } from '../harness/app.ts';
+import { journal, journalEntries, recordIds } from '../factories/sync.ts';
 import { rest } from '../harness/clients.ts';
 
 const app = await startTestApp({
   DATA_DIR: `/tmp/hdp-test/sync-${process.pid}-${Math.random().toString(36).slice(2, 8)}`,
 });
 
-let n = 0;
-const newId = (): string =>
-  `rec${String(++n).padStart(6, '0')}${Math.random().toString(36).slice(2, 8)}`;
-const entry = (over: Record<string, unknown> = {}) => ({
-  id: newId(),
-  body: 'slept well',
-  happened_at: 1_763_000_000_000,
-  mood: 4,
-  ...over,
-});
+const newId = recordIds('rec');
+const entry = journalEntries(newId);
 
 async function pull(u: SeededUser, query = '') {
   return rest(app, 'GET', `/api/sync/pull${query ? `?${query}` : ''}`, { token: u.token });
@@ -37,10 +30,6 @@ async function push(u: SeededUser, changes: unknown, lastPulledAt: number | null
     body: { changes, last_pulled_at: lastPulledAt },
   });
 }
-
-const journal = (c: { created?: unknown[]; updated?: unknown[]; deleted?: string[] }) => ({
-  journal_entries: { created: c.created ?? [], updated: c.updated ?? [], deleted: c.deleted ?? [] },
-});
 
 describe('GET /api/sync/pull', () => {
   it('answers 401 without a token', async () => {

@@ -164,7 +164,7 @@ describe('compiled persisted operations (issue 4)', () => {
       ...contextOf(user.id),
       prisma: new Proxy(app.db.prisma, {
         get: (target, prop) =>
-          prop === '$queryRawUnsafe'
+          prop === '$queryRawUnsafe' || prop === '$queryRaw'
             ? () => Promise.reject(new Error('db password is hunter2'))
             : Reflect.get(target, prop),
       }),

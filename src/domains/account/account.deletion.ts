@@ -15,7 +15,7 @@ import { appError } from '../../errors.ts';
 import type { Prisma } from '../../generated/prisma/client.ts';
 import { getDatamodel } from '../../generated/pothos-types.ts';
 import type { AuthedContext } from '../../graphql/context.ts';
-import { mealPhotoKeys } from '../meals/meals.service.ts';
+import { mealPhotoKeys } from '../meals/index.ts';
 import { clearCookiesOfWebCaller } from './account.sessions.ts';
 
 /** Sweeps of the user's rows; the last one also deletes the user. */

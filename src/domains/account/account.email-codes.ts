@@ -10,7 +10,14 @@ import { appError } from '../../errors.ts';
 import type { Context } from '../../graphql/context.ts';
 import { createSession, startWebSession } from './account.sessions.ts';
 import type { IssuedSession, WebSessionStart } from './account.sessions.ts';
-import { ACK, clientIp, normaliseEmail, rateLimited, rules, spend } from './account.shared.ts';
+import {
+  ACK,
+  normaliseEmail,
+  rateLimited,
+  rules,
+  spend,
+  spendIpAndAddress,
+} from './account.shared.ts';
 import type { Ack } from './account.shared.ts';
 
 /** Wrong guesses allowed on one emailed code (the spec's number); then 429 until a new code. */
@@ -29,15 +36,9 @@ export interface StartEmailCodeOptions {
 export async function startEmailCode(ctx: Context, options: StartEmailCodeOptions): Promise<Ack> {
   const email = normaliseEmail(options.email);
   const limits = rules(ctx.config);
-  await spend(
+  await spendIpAndAddress(
     ctx,
-    limits.codesPerIp,
-    clientIp(ctx),
-    'Too many sign-in codes requested; try again later',
-  );
-  await spend(
-    ctx,
-    limits.codesPerAddress,
+    { perIp: limits.codesPerIp, perAddress: limits.codesPerAddress },
     email,
     'Too many sign-in codes requested; try again later',
   );

@@ -8,7 +8,7 @@ import { hashPassword, newResetToken, sha256 } from '../../auth/credentials.ts';
 import { appError } from '../../errors.ts';
 import type { Context } from '../../graphql/context.ts';
 import { revokeAllCredentials } from './account.sessions.ts';
-import { ACK, clientIp, normaliseEmail, rules, spend } from './account.shared.ts';
+import { ACK, normaliseEmail, rules, spendIpAndAddress } from './account.shared.ts';
 import type { Ack } from './account.shared.ts';
 
 export interface ForgotPasswordOptions {
@@ -25,15 +25,9 @@ export interface ForgotPasswordOptions {
 export async function forgotPassword(ctx: Context, options: ForgotPasswordOptions): Promise<Ack> {
   const email = normaliseEmail(options.email);
   const limits = rules(ctx.config);
-  await spend(
+  await spendIpAndAddress(
     ctx,
-    limits.resetsPerIp,
-    clientIp(ctx),
-    'Too many password resets requested; try again later',
-  );
-  await spend(
-    ctx,
-    limits.resetsPerAddress,
+    { perIp: limits.resetsPerIp, perAddress: limits.resetsPerAddress },
     email,
     'Too many password resets requested; try again later',
   );

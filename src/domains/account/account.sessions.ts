@@ -9,7 +9,7 @@ import { csrfTokenFor, newSessionId, signAccessToken } from '../../auth/credenti
 import type { DbTx } from '../../db/client.ts';
 import { appError } from '../../errors.ts';
 import type { AuthedContext, Context } from '../../graphql/context.ts';
-import { revokeAllPersonalTokens } from '../tokens/tokens.service.ts';
+import { revokeAllPersonalTokens } from '../tokens/index.ts';
 import { ACK } from './account.shared.ts';
 import type { Ack } from './account.shared.ts';
 

@@ -78,6 +78,20 @@ export async function spend(
   if (!decision.allowed) throw rateLimited(message, decision.retryAfterSeconds);
 }
 
+/**
+ * Counts a mailing request once per client IP and once per address (the IP first, so one client
+ * cannot spend another's address allowance); RATE_LIMITED when either is spent.
+ */
+export async function spendIpAndAddress(
+  ctx: Context,
+  rule: { perIp: LimitRule; perAddress: LimitRule },
+  email: string,
+  message: string,
+): Promise<void> {
+  await spend(ctx, rule.perIp, clientIp(ctx), message);
+  await spend(ctx, rule.perAddress, email, message);
+}
+
 /** The client's IP as a limit key ('unknown' when there is none). */
 export function clientIp(ctx: Context): string {
   return ctx.ip ?? 'unknown';

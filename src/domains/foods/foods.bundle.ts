@@ -44,17 +44,15 @@ export const BUNDLE_RETRY_AFTER_S = 10;
 export const BUNDLE_VERSION = 1;
 
 async function buildBundle(db: Db): Promise<CoreBundleView> {
-  const foods = await db.$queryRawUnsafe<
+  const foods = await db.$queryRaw<
     { id: string; description: string; category: string | null }[]
-  >(
-    `SELECT id, description, category FROM foods WHERE source = 'usda_foundation' AND owner_user_id IS NULL ORDER BY id`,
-  );
+  >`SELECT id, description, category FROM foods
+     WHERE source = 'usda_foundation' AND owner_user_id IS NULL ORDER BY id`;
   const [amounts, portions, nutrients] = await Promise.all([
-    db.$queryRawUnsafe<{ food_id: string; nutrient_id: number; amount: number }[]>(
-      `SELECT fn.food_id, fn.nutrient_id, fn.amount FROM food_nutrients fn JOIN foods f ON f.id = fn.food_id
+    db.$queryRaw<{ food_id: string; nutrient_id: number; amount: number }[]>`
+      SELECT fn.food_id, fn.nutrient_id, fn.amount FROM food_nutrients fn JOIN foods f ON f.id = fn.food_id
        WHERE f.source = 'usda_foundation' AND f.owner_user_id IS NULL ORDER BY fn.food_id, fn.nutrient_id`,
-    ),
-    db.$queryRawUnsafe<
+    db.$queryRaw<
       {
         food_id: string;
         amount: number;
@@ -63,14 +61,13 @@ async function buildBundle(db: Db): Promise<CoreBundleView> {
         modifier: string | null;
         gram_weight: number;
       }[]
-    >(
-      `SELECT p.food_id, p.amount, p.unit, p.description, p.modifier, p.gram_weight FROM food_portions p JOIN foods f ON f.id = p.food_id
+    >`SELECT p.food_id, p.amount, p.unit, p.description, p.modifier, p.gram_weight
+        FROM food_portions p JOIN foods f ON f.id = p.food_id
        WHERE f.source = 'usda_foundation' AND f.owner_user_id IS NULL ORDER BY p.food_id, p.seq`,
-    ),
-    db.$queryRawUnsafe<{ id: number; name: string; unit: string }[]>(
-      `SELECT DISTINCT n.id, n.name, n.unit, n.rank FROM nutrients n JOIN food_nutrients fn ON fn.nutrient_id = n.id
-       JOIN foods f ON f.id = fn.food_id WHERE f.source = 'usda_foundation' AND f.owner_user_id IS NULL ORDER BY n.rank NULLS LAST, n.id`,
-    ),
+    db.$queryRaw<{ id: number; name: string; unit: string }[]>`
+      SELECT DISTINCT n.id, n.name, n.unit, n.rank FROM nutrients n JOIN food_nutrients fn ON fn.nutrient_id = n.id
+        JOIN foods f ON f.id = fn.food_id
+       WHERE f.source = 'usda_foundation' AND f.owner_user_id IS NULL ORDER BY n.rank NULLS LAST, n.id`,
   ]);
   const byFood = new Map(
     foods.map((f) => [

@@ -1,8 +1,8 @@
 /**
  * Which FoodData Central nutrient ids carry each per-100 g amount the app reads, in preference
  * order (the first id a food has wins), and the SQL that selects them. The one table both readers
- * use: the catalogue summary (foods.service.ts: search, detail, barcode, history) and the meal
- * arithmetic (meals.nutrients.ts) select a food's amounts with PER_100G_JOIN, so a food's summary
+ * use: the catalogue summary (foods.service.ts: search, detail, barcode, history) and the foods of
+ * meal items (foods.item-lookup.ts) select a food's amounts with PER_100G_JOIN, so a food's summary
  * and the items logged from it can never disagree (issue 11). Rules: docs/foods.md, "Amounts per
  * 100 g".
  *
@@ -10,9 +10,21 @@
  * 2024-10-31 and SR Legacy 2018-04; Branded and Open Food Facts use the same ids); the counts are
  * of the shipped data. A new id goes at the end of its list, so no food's amount changes.
  */
+import { Prisma } from '../../generated/prisma/client.ts';
 
 /** The amounts of a catalogue summary; a meal item carries the first six. */
 export type Amount = 'kcal' | 'proteinG' | 'carbsG' | 'fatG' | 'fiberG' | 'sugarG' | 'sodiumMg';
+
+/** Every amount, in the order of a summary. */
+export const AMOUNTS: readonly Amount[] = [
+  'kcal',
+  'proteinG',
+  'carbsG',
+  'fatG',
+  'fiberG',
+  'sugarG',
+  'sodiumMg',
+];
 
 export const NUTRIENT_SOURCES = {
   // 1008 Energy (KCAL): labels (Branded), SR Legacy and older Foundation foods (135). Newer
@@ -66,13 +78,35 @@ const ALL_IDS = [...new Set(Object.values(NUTRIENT_SOURCES).flat())];
 /**
  * Per-100 g amounts of food `f` as m.kcal, m.protein_g, ... m.sodium_mg (null when the food has
  * none of the amount's ids): one indexed lookup of its few summary nutrients.
+ *
+ * NOTE: Prisma.raw: a constant fragment, built once from the nutrient-id table above (numbers and
+ * column names of this file), never from a request.
  */
-export const PER_100G_JOIN = `
+export const PER_100G_JOIN: Prisma.Sql = Prisma.raw(`
   LEFT JOIN LATERAL (
-    SELECT ${(Object.keys(NUTRIENT_SOURCES) as Amount[])
-      .map(
-        (k) => `COALESCE(${NUTRIENT_SOURCES[k].map(amountOf).join(', ')}) AS ${AMOUNT_COLUMNS[k]}`,
-      )
-      .join(',\n           ')}
+    SELECT ${AMOUNTS.map(
+      (k) => `COALESCE(${NUTRIENT_SOURCES[k].map(amountOf).join(', ')}) AS ${AMOUNT_COLUMNS[k]}`,
+    ).join(',\n           ')}
     FROM food_nutrients n WHERE n.food_id = f.id AND n.nutrient_id IN (${ALL_IDS.join(',')})
-  ) m ON true`;
+  ) m ON true`);
+
+/**
+ * The select list of `amounts` from PER_100G_JOIN, each under its own name (`m.protein_g AS
+ * "proteinG"`), for per100gOf. NOTE: Prisma.raw of this file's constant column names.
+ */
+export const per100gColumns = (amounts: readonly Amount[] = AMOUNTS): Prisma.Sql =>
+  Prisma.raw(amounts.map((k) => `m.${AMOUNT_COLUMNS[k]} AS "${k}"`).join(', '));
+
+/**
+ * The per-100 g amounts of a row selected with per100gColumns (null: the food has none of the
+ * amount's nutrient ids). The one mapping of PER_100G_JOIN's rows: catalogue summaries
+ * (foods.service.ts) and the foods of meal items (foods.item-lookup.ts).
+ */
+export function per100gOf<K extends Amount>(
+  row: Readonly<Record<K, unknown>>,
+  amounts: readonly K[],
+): Record<K, number | null> {
+  const out = {} as Record<K, number | null>;
+  for (const k of amounts) out[k] = row[k] === null || row[k] === undefined ? null : Number(row[k]);
+  return out;
+}

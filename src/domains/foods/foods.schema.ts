@@ -55,7 +55,7 @@ const CatalogueFood = builder.interfaceRef<FoodSummaryView>('CatalogueFood').imp
   }),
 });
 
-const FoodSummary = builder.objectRef<FoodSummaryView>('FoodSearchResult').implement({
+export const FoodSummary = builder.objectRef<FoodSummaryView>('FoodSearchResult').implement({
   description: 'A catalogue food with its macronutrients per 100 g (FoodSearchResult)',
   interfaces: [CatalogueFood],
   fields: (t) => ({

@@ -1,8 +1,10 @@
 /**
  * The food catalogue: search (full-text + trigram, personalised ranking), barcode lookup, stats,
  * recommendations, detail, full-match of label-only products, custom foods and the person's food
- * history. Formulas and rules: docs/foods.md. Reads are parameterised SQL, the same on PGlite and
- * PostgreSQL.
+ * history. Formulas and rules: docs/foods.md. Reads are parameterised SQL (Prisma.sql tagged
+ * templates), the same on PGlite and PostgreSQL. What the person logged comes from the meals domain
+ * as SQL (foodLogSql, foodLoggersSql) composed into each ranking statement; their country and zone
+ * from the profile domain (personLocale, personZone).
  *
  * NOTE: visibility. Catalogue rows (owner_user_id IS NULL) are public; a custom food is visible
  * only to its owner (readerUserId: the owner's, while a grantee views as). Every query that returns
@@ -11,10 +13,19 @@
 import { randomUUID } from 'node:crypto';
 import { readerUserId } from '../../auth/principal.ts';
 import { appError } from '../../errors.ts';
+import { Prisma } from '../../generated/prisma/client.ts';
 import type { AuthedContext, Context } from '../../graphql/context.ts';
-import { zoneOrUtc } from '../../platform/time-zones.ts';
+import { foodLoggersSql, foodLogSql } from '../meals/index.ts';
+import { personLocale, personZone } from '../profile/index.ts';
 import { normaliseGtin } from './foods.gtin.ts';
-import { NUTRIENT_SOURCES, PER_100G_JOIN } from './foods.nutrients.ts';
+import {
+  AMOUNTS,
+  NUTRIENT_SOURCES,
+  PER_100G_JOIN,
+  per100gColumns,
+  per100gOf,
+} from './foods.nutrients.ts';
+import type { Amount } from './foods.nutrients.ts';
 import { SEARCH_TEXT_SQL, SEARCH_VECTOR_SQL } from './import/foods.catalogue-import.ts';
 import type { CatalogueFood, CataloguePortion } from './import/foods.catalogue-sources.ts';
 
@@ -149,13 +160,32 @@ export const NUTRIENT = {
 /** Per-100 g macros of food `f` (m.kcal ... m.sodium_mg), from the one table of nutrient ids. */
 const MACROS_JOIN = PER_100G_JOIN;
 
-const SUMMARY_COLUMNS = `f.id, f.source, f.description, f.brand, f.category, f.gtin, f.countries, f.serving_size, f.serving_unit,
-  f.has_full_nutrients, m.kcal, m.protein_g, m.carbs_g, m.fat_g, m.fiber_g, m.sugar_g, m.sodium_mg`;
+/**
+ * A number of this file (a ranking weight) written into the SQL text, not bound: NOTE: Prisma.raw
+ * of module constants only, never of a request's value.
+ */
+const num = (n: number): Prisma.Sql => Prisma.raw(String(n));
 
-/** NOTE: catalogue rows, or the reader's own custom foods ($viewer may be null: catalogue only). */
-const visible = (param: string) => `(f.owner_user_id IS NULL OR f.owner_user_id = ${param}::int)`;
+/** The summary's columns; its amounts under their own names (per100gColumns, read by per100gOf). */
+const SUMMARY_COLUMNS = Prisma.sql`f.id, f.source, f.description, f.brand, f.category, f.gtin, f.countries,
+  f.serving_size, f.serving_unit, f.has_full_nutrients, ${per100gColumns(AMOUNTS)}`;
 
-interface SummaryRow {
+/** NOTE: catalogue rows, or the reader's own custom foods (viewer null: catalogue only). */
+const visible = (viewer: number | null): Prisma.Sql =>
+  Prisma.sql`(f.owner_user_id IS NULL OR f.owner_user_id = ${viewer}::int)`;
+
+/**
+ * `CASE f.source WHEN ... END`: each source's SOURCE_PRIORITY weight (times `sign`). NOTE:
+ * Prisma.raw of this file's constant table.
+ */
+const sourcePriority = (sign: 1 | -1): Prisma.Sql =>
+  Prisma.raw(
+    `CASE f.source ${Object.entries(SOURCE_PRIORITY)
+      .map(([s, w]) => `WHEN '${s}' THEN ${sign * w}`)
+      .join(' ')} ELSE 0 END`,
+  );
+
+interface SummaryRow extends Record<Amount, number | null> {
   id: string;
   source: string;
   description: string;
@@ -166,13 +196,6 @@ interface SummaryRow {
   serving_size: number | null;
   serving_unit: string | null;
   has_full_nutrients: boolean;
-  kcal: number | null;
-  protein_g: number | null;
-  carbs_g: number | null;
-  fat_g: number | null;
-  fiber_g: number | null;
-  sugar_g: number | null;
-  sodium_mg: number | null;
   score?: number | null;
 }
 
@@ -191,13 +214,7 @@ function toSummary(r: SummaryRow): FoodSummaryView {
     servingSize: r.serving_size,
     servingUnit: r.serving_unit,
     hasFullNutrients: r.has_full_nutrients,
-    kcal: r.kcal,
-    proteinG: r.protein_g,
-    carbsG: r.carbs_g,
-    fatG: r.fat_g,
-    fiberG: r.fiber_g,
-    sugarG: r.sugar_g,
-    sodiumMg: r.sodium_mg,
+    ...per100gOf(r, AMOUNTS),
     score: round(r.score),
   };
 }
@@ -206,67 +223,76 @@ function toSummary(r: SummaryRow): FoodSummaryView {
 const viewerOf = (ctx: Context): number | null =>
   ctx.principal ? readerUserId(ctx as AuthedContext) : null;
 
+export interface SearchFoodsSqlOptions {
+  /** the query text, trimmed */
+  q: string;
+  /** the reader of custom foods and history (null: anonymous, catalogue only) */
+  viewer: number | null;
+  /** the reader's country (ISO 3166-1 alpha-2), or null */
+  country: string | null;
+  /** rows of the page */
+  limit: number;
+  /** rows before the page */
+  offset: number;
+}
+
 /**
  * Ranked search: full-text matches (websearch syntax, English stemming; GIN index), or when there
  * are none, trigram word-similarity matches (typos; GIN trigram index), scored by text relevance +
  * source priority, and for a signed-in person + country + their recently logged foods
- * (docs/foods.md). Trigram similarity is costly per row, so it only runs when full text finds nothing.
+ * (docs/foods.md; the log is the meals domain's foodLogSql). Trigram similarity is costly per row,
+ * so it only runs when full text finds nothing.
  */
-export function searchFoodsSql(): string {
-  return `
-  WITH me AS (SELECT country FROM users WHERE id = $2::int),
-  recent AS (
-    SELECT mi.food_id, max(mi.created_at) AS last_at FROM meal_items mi
-    WHERE mi.user_id = $2::int AND mi.food_id IS NOT NULL AND mi.deleted_at IS NULL GROUP BY mi.food_id
-  ),
+export function searchFoodsSql(options: SearchFoodsSqlOptions): Prisma.Sql {
+  const { q, viewer } = options;
+  return Prisma.sql`
+  WITH recent AS (${foodLogSql({ userId: viewer })}),
   fts AS (
-    SELECT f.id, ${FULL_TEXT_BASE} + ts_rank(f.search_vector, websearch_to_tsquery('english', $1), 1) AS relevance
-    FROM foods f WHERE f.search_vector @@ websearch_to_tsquery('english', $1) AND ${visible('$2')}
+    SELECT f.id, ${num(FULL_TEXT_BASE)} + ts_rank(f.search_vector, websearch_to_tsquery('english', ${q}::text), 1) AS relevance
+    FROM foods f WHERE f.search_vector @@ websearch_to_tsquery('english', ${q}::text) AND ${visible(viewer)}
   ),
   typo AS (
-    SELECT f.id, word_similarity(lower($1), f.search_text) AS relevance
-    FROM foods f WHERE NOT EXISTS (SELECT 1 FROM fts) AND lower($1) <% f.search_text AND ${visible('$2')}
+    SELECT f.id, word_similarity(lower(${q}::text), f.search_text) AS relevance
+    FROM foods f WHERE NOT EXISTS (SELECT 1 FROM fts) AND lower(${q}::text) <% f.search_text AND ${visible(viewer)}
   ),
   hits AS (
     SELECT h.id,
       h.relevance
-        + CASE f.source ${Object.entries(SOURCE_PRIORITY)
-          .map(([s, w]) => `WHEN '${s}' THEN ${w}`)
-          .join(' ')} ELSE 0 END
-        + CASE WHEN (SELECT country FROM me) = ANY(f.countries) THEN ${COUNTRY_BOOST} ELSE 0 END
-        + COALESCE((SELECT ${HISTORY_BASE} + ${HISTORY_RECENT} * exp(-extract(epoch FROM now() - r.last_at) / ${HISTORY_DAYS * 86_400})
+        + ${sourcePriority(1)}
+        + CASE WHEN ${options.country}::text = ANY(f.countries) THEN ${num(COUNTRY_BOOST)} ELSE 0 END
+        + COALESCE((SELECT ${num(HISTORY_BASE)} + ${num(HISTORY_RECENT)} * exp(-extract(epoch FROM now() - r.last_logged_at) / ${num(HISTORY_DAYS * 86_400)})
                     FROM recent r WHERE r.food_id = f.id), 0) AS score
     FROM (SELECT * FROM fts UNION ALL SELECT * FROM typo) h JOIN foods f ON f.id = h.id
     ORDER BY score DESC, f.id
-    LIMIT $3 OFFSET $4
+    LIMIT ${options.limit}::int OFFSET ${options.offset}::int
   )
   SELECT ${SUMMARY_COLUMNS}, h.score FROM hits h JOIN foods f ON f.id = h.id ${MACROS_JOIN}
   ORDER BY h.score DESC, f.id`;
 }
-
-const SEARCH_SQL = searchFoodsSql();
 
 /** One page of ranked search results. */
 export async function searchFoods(
   ctx: Context,
   options: SearchFoodsOptions,
 ): Promise<FoodSummaryView[]> {
-  const offset = (options.page - 1) * options.limit;
-  const rows = await ctx.prisma.$queryRawUnsafe<SummaryRow[]>(
-    SEARCH_SQL,
-    options.q.trim(),
-    viewerOf(ctx),
-    options.limit,
-    offset,
+  const viewer = viewerOf(ctx);
+  const country = ctx.principal ? (await personLocale(ctx as AuthedContext)).country : null;
+  const rows = await ctx.prisma.$queryRaw<SummaryRow[]>(
+    searchFoodsSql({
+      q: options.q.trim(),
+      viewer,
+      country,
+      limit: options.limit,
+      offset: (options.page - 1) * options.limit,
+    }),
   );
   return rows.map(toSummary);
 }
 
 /** Catalogue size: all catalogue foods and per source (custom foods are private and not counted). */
 export async function foodStats(ctx: Context): Promise<FoodStatsView> {
-  const rows = await ctx.prisma.$queryRawUnsafe<{ source: string; count: number }[]>(
-    'SELECT source, count(*)::int AS count FROM foods WHERE owner_user_id IS NULL GROUP BY source ORDER BY source',
-  );
+  const rows = await ctx.prisma.$queryRaw<{ source: string; count: number }[]>`
+    SELECT source, count(*)::int AS count FROM foods WHERE owner_user_id IS NULL GROUP BY source ORDER BY source`;
   return { total: rows.reduce((a, r) => a + r.count, 0), sources: rows };
 }
 
@@ -284,23 +310,16 @@ export async function foodsByBarcode(ctx: Context, code: string): Promise<FoodSu
       ],
     });
   }
-  const rows = await ctx.prisma.$queryRawUnsafe<SummaryRow[]>(
-    `SELECT ${SUMMARY_COLUMNS} FROM foods f ${MACROS_JOIN} WHERE f.gtin = $1 AND ${visible('$2')}
-     ORDER BY CASE f.source ${Object.entries(SOURCE_PRIORITY)
-       .map(([s, w]) => `WHEN '${s}' THEN ${-w}`)
-       .join(' ')} ELSE 0 END, f.id`,
-    gtin,
-    viewerOf(ctx),
-  );
+  const rows = await ctx.prisma.$queryRaw<SummaryRow[]>`
+    SELECT ${SUMMARY_COLUMNS} FROM foods f ${MACROS_JOIN}
+     WHERE f.gtin = ${gtin}::text AND ${visible(viewerOf(ctx))}
+     ORDER BY ${sourcePriority(-1)}, f.id`;
   return rows.map(toSummary);
 }
 
 async function summaryOf(ctx: Context, id: string): Promise<FoodSummaryView> {
-  const [row] = await ctx.prisma.$queryRawUnsafe<SummaryRow[]>(
-    `SELECT ${SUMMARY_COLUMNS} FROM foods f ${MACROS_JOIN} WHERE f.id = $1 AND ${visible('$2')}`,
-    id,
-    viewerOf(ctx),
-  );
+  const [row] = await ctx.prisma.$queryRaw<SummaryRow[]>`
+    SELECT ${SUMMARY_COLUMNS} FROM foods f ${MACROS_JOIN} WHERE f.id = ${id}::text AND ${visible(viewerOf(ctx))}`;
   if (!row) throw appError('NOT_FOUND', 'Food not found');
   return toSummary(row);
 }
@@ -309,13 +328,9 @@ async function summaryOf(ctx: Context, id: string): Promise<FoodSummaryView> {
 export async function foodDetail(ctx: Context, id: string): Promise<FoodDetailView> {
   const summary = await summaryOf(ctx, id);
   const [nutrients, portions] = await Promise.all([
-    ctx.prisma.$queryRawUnsafe<
-      { nutrient_id: number; name: string; unit: string; amount: number }[]
-    >(
-      `SELECT fn.nutrient_id, n.name, n.unit, fn.amount FROM food_nutrients fn JOIN nutrients n ON n.id = fn.nutrient_id
-       WHERE fn.food_id = $1 ORDER BY n.rank NULLS LAST, n.id`,
-      id,
-    ),
+    ctx.prisma.$queryRaw<{ nutrient_id: number; name: string; unit: string; amount: number }[]>`
+      SELECT fn.nutrient_id, n.name, n.unit, fn.amount FROM food_nutrients fn JOIN nutrients n ON n.id = fn.nutrient_id
+       WHERE fn.food_id = ${id}::text ORDER BY n.rank NULLS LAST, n.id`,
     ctx.prisma.foodPortion.findMany({ where: { foodId: id }, orderBy: { seq: 'asc' } }),
   ]);
   return {
@@ -356,28 +371,24 @@ export async function fullMatch(ctx: Context, id: string): Promise<FullMatchView
   const product = await summaryOf(ctx, id);
   if (product.hasFullNutrients) return { match: null, score: null };
   const hasMacros = product.proteinG !== null && product.fatG !== null && product.carbsG !== null;
-  const [row] = await ctx.prisma.$queryRawUnsafe<SummaryRow[]>(
-    `WITH p AS (SELECT search_text FROM foods WHERE id = $1),
+  const [row] = await ctx.prisma.$queryRaw<SummaryRow[]>`
+    WITH p AS (SELECT search_text FROM foods WHERE id = ${id}::text),
      cand AS (
        SELECT f.id, word_similarity(lower(split_part(f.description, ',', 1)), p.search_text) AS head_sim,
               similarity(f.search_text, p.search_text) AS full_sim
-       FROM foods f, p WHERE f.has_full_nutrients AND f.owner_user_id IS NULL AND f.id <> $1
+       FROM foods f, p WHERE f.has_full_nutrients AND f.owner_user_id IS NULL AND f.id <> ${id}::text
      ),
-     named AS (SELECT id, head_sim, ${FULL_MATCH.headWeight} * head_sim + ${1 - FULL_MATCH.headWeight} * full_sim AS name_sim FROM cand)
+     named AS (SELECT id, head_sim, ${num(FULL_MATCH.headWeight)} * head_sim + ${num(1 - FULL_MATCH.headWeight)} * full_sim AS name_sim FROM cand)
      SELECT ${SUMMARY_COLUMNS},
-       CASE WHEN $2::bool THEN
-         ${FULL_MATCH.nameWeight} * c.name_sim + ${FULL_MATCH.macroWeight} * greatest(0, 1 - (
-           abs(COALESCE(m.protein_g, 0) - $3) + abs(COALESCE(m.fat_g, 0) - $4) + abs(COALESCE(m.carbs_g, 0) - $5)) / 100.0)
+       CASE WHEN ${hasMacros}::bool THEN
+         ${num(FULL_MATCH.nameWeight)} * c.name_sim + ${num(FULL_MATCH.macroWeight)} * greatest(0, 1 - (
+           abs(COALESCE(m.protein_g, 0) - ${product.proteinG ?? 0}::float8)
+           + abs(COALESCE(m.fat_g, 0) - ${product.fatG ?? 0}::float8)
+           + abs(COALESCE(m.carbs_g, 0) - ${product.carbsG ?? 0}::float8)) / 100.0)
        ELSE c.name_sim END AS score
      FROM named c JOIN foods f ON f.id = c.id ${MACROS_JOIN}
-     WHERE c.head_sim >= ${FULL_MATCH.minName}
-     ORDER BY score DESC, f.id LIMIT 1`,
-    id,
-    hasMacros,
-    product.proteinG ?? 0,
-    product.fatG ?? 0,
-    product.carbsG ?? 0,
-  );
+     WHERE c.head_sim >= ${num(FULL_MATCH.minName)}
+     ORDER BY score DESC, f.id LIMIT 1`;
   if (!row || Number(row.score) < FULL_MATCH.minScore) return { match: null, score: null };
   return { match: toSummary(row), score: round(row.score) };
 }
@@ -394,41 +405,22 @@ export async function foodRecommendations(
   options: RecommendationsOptions,
 ): Promise<FoodSummaryView[]> {
   const userId = readerUserId(ctx);
-  const user = await ctx.prisma.user.findUnique({
-    where: { id: userId },
-    select: { timezone: true },
-  });
-  const rows = await ctx.prisma.$queryRawUnsafe<SummaryRow[]>(
-    `WITH mine AS (
-       SELECT mi.food_id, count(*) AS n,
-         count(*) FILTER (WHERE least(abs(h.hour - h.now_hour), 24 - abs(h.hour - h.now_hour)) <= ${RECOMMEND.hourWindow}) AS near
-       FROM meal_items mi
-       LEFT JOIN meals ml ON ml.id = mi.meal_id AND ml.user_id = mi.user_id
-       CROSS JOIN LATERAL (SELECT extract(hour FROM COALESCE(ml.eaten_at, mi.created_at AT TIME ZONE 'UTC') AT TIME ZONE $2) AS hour,
-                                  extract(hour FROM now() AT TIME ZONE $2) AS now_hour) h
-       WHERE mi.user_id = $1 AND mi.food_id IS NOT NULL AND mi.deleted_at IS NULL
-       GROUP BY mi.food_id
-     ),
-     popular AS (
-       SELECT food_id, count(DISTINCT user_id) AS users FROM meal_items
-       WHERE food_id IS NOT NULL AND deleted_at IS NULL GROUP BY food_id
-     ),
+  const zone = await personZone(ctx);
+  const rows = await ctx.prisma.$queryRaw<SummaryRow[]>`
+    WITH mine AS (${foodLogSql({ userId, near: { zone, hourWindow: RECOMMEND.hourWindow } })}),
+     popular AS (${foodLoggersSql()}),
      scored AS (
        SELECT c.food_id,
-         ${RECOMMEND.history} * COALESCE(ln(1 + mine.n) / ln(1 + (SELECT max(n) FROM mine)), 0)
-         + ${RECOMMEND.timeOfDay} * COALESCE(mine.near::float8 / mine.n, 0)
-         + ${RECOMMEND.popularity} * COALESCE(popular.users::float8 / (SELECT max(users) FROM popular), 0) AS score
+         ${num(RECOMMEND.history)} * COALESCE(ln(1 + mine.times_logged) / ln(1 + (SELECT max(times_logged) FROM mine)), 0)
+         + ${num(RECOMMEND.timeOfDay)} * COALESCE(mine.near_now::float8 / mine.times_logged, 0)
+         + ${num(RECOMMEND.popularity)} * COALESCE(popular.people::float8 / (SELECT max(people) FROM popular), 0) AS score
        FROM (SELECT food_id FROM mine UNION SELECT food_id FROM popular) c
        LEFT JOIN mine ON mine.food_id = c.food_id
        LEFT JOIN popular ON popular.food_id = c.food_id
      )
      SELECT ${SUMMARY_COLUMNS}, s.score FROM scored s JOIN foods f ON f.id = s.food_id ${MACROS_JOIN}
-     WHERE ${visible('$1')}
-     ORDER BY s.score DESC, f.id LIMIT $3`,
-    userId,
-    zoneOrUtc(user?.timezone),
-    options.limit,
-  );
+     WHERE ${visible(userId)}
+     ORDER BY s.score DESC, f.id LIMIT ${options.limit}::int`;
   return rows.map(toSummary);
 }
 
@@ -437,20 +429,14 @@ export async function foodHistory(
   ctx: AuthedContext,
   options: FoodHistoryOptions,
 ): Promise<FoodHistoryView[]> {
-  const rows = await ctx.prisma.$queryRawUnsafe<
+  const userId = readerUserId(ctx);
+  const rows = await ctx.prisma.$queryRaw<
     (SummaryRow & { times_logged: number; last_logged_at: Date })[]
-  >(
-    `WITH mine AS (
-       SELECT food_id, count(*)::int AS times_logged, max(created_at) AS last_logged_at FROM meal_items
-       WHERE user_id = $1 AND food_id IS NOT NULL AND deleted_at IS NULL GROUP BY food_id
-     )
+  >`WITH mine AS (${foodLogSql({ userId })})
      SELECT ${SUMMARY_COLUMNS}, mine.times_logged, mine.last_logged_at
      FROM mine JOIN foods f ON f.id = mine.food_id ${MACROS_JOIN}
-     WHERE ${visible('$1')}
-     ORDER BY mine.last_logged_at DESC, f.id LIMIT $2`,
-    readerUserId(ctx),
-    options.limit,
-  );
+     WHERE ${visible(userId)}
+     ORDER BY mine.last_logged_at DESC, f.id LIMIT ${options.limit}::int`;
   return rows.map((r) => ({
     food: toSummary(r),
     timesLogged: r.times_logged,
@@ -504,29 +490,24 @@ export async function createCustomFood(
   const defs = CUSTOM_NUTRIENTS.filter((d) => given.some(([id]) => id === d[0]));
   const portions = input.portions ?? [];
   await ctx.prisma.$transaction(async (tx) => {
-    await tx.$executeRawUnsafe(
-      `INSERT INTO foods (id, source, description, brand, gtin, serving_size, serving_unit, owner_user_id, search_text, search_vector, updated_at)
-       VALUES ($1, 'custom', $2, $3, $4, $5, $6, $7, ${SEARCH_TEXT_SQL('$2', '$3')}, ${SEARCH_VECTOR_SQL('$2', '$3')}, now())`,
-      id,
-      input.description.trim(),
-      input.brand?.trim() || null,
-      gtin,
-      input.servingSize ?? null,
-      input.servingUnit ?? null,
-      userId,
-    );
+    const description = Prisma.sql`${input.description.trim()}::text`;
+    const brand = Prisma.sql`${input.brand?.trim() || null}::text`;
+    await tx.$executeRaw`
+      INSERT INTO foods (id, source, description, brand, gtin, serving_size, serving_unit, owner_user_id,
+                         search_text, search_vector, updated_at)
+      VALUES (${id}::text, 'custom', ${description}, ${brand}, ${gtin}::text, ${input.servingSize ?? null}::float8,
+              ${input.servingUnit ?? null}::text, ${userId}::int, ${SEARCH_TEXT_SQL(description, brand)},
+              ${SEARCH_VECTOR_SQL(description, brand)}, now())`;
     // the catalogue may not be imported yet: the definitions a custom food uses must exist
-    await tx.$executeRawUnsafe(
-      `INSERT INTO nutrients (id, name, unit, number, rank) SELECT * FROM unnest($1::int[], $2::text[], $3::text[], $4::text[], $5::int[])
-       ON CONFLICT (id) DO NOTHING`,
-      ...[0, 1, 2, 3, 4].map((i) => defs.map((d) => d[i])),
-    );
-    await tx.$executeRawUnsafe(
-      'INSERT INTO food_nutrients (food_id, nutrient_id, amount) SELECT $1, * FROM unnest($2::int[], $3::float8[])',
-      id,
-      given.map((n) => n[0]),
-      given.map((n) => n[1]),
-    );
+    const column = (i: number) => defs.map((d) => d[i]);
+    await tx.$executeRaw`
+      INSERT INTO nutrients (id, name, unit, number, rank)
+      SELECT * FROM unnest(${column(0)}::int[], ${column(1)}::text[], ${column(2)}::text[], ${column(3)}::text[],
+                           ${column(4)}::int[])
+      ON CONFLICT (id) DO NOTHING`;
+    await tx.$executeRaw`
+      INSERT INTO food_nutrients (food_id, nutrient_id, amount)
+      SELECT ${id}::text, * FROM unnest(${given.map((n) => n[0])}::int[], ${given.map((n) => n[1])}::float8[])`;
     if (portions.length) {
       await tx.foodPortion.createMany({
         data: portions.map((p, i) => ({
@@ -541,4 +522,21 @@ export async function createCustomFood(
     }
   });
   return foodDetail(ctx, id);
+}
+
+/**
+ * The summaries of foods by id, one value per id in the order given (null: unknown, or another
+ * person's custom food): one query, for the foods loader of the dashboard graph (meal item -> food).
+ */
+export async function foodSummariesByIds(
+  ctx: Context,
+  ids: readonly string[],
+): Promise<(FoodSummaryView | null)[]> {
+  const rows = ids.length
+    ? await ctx.prisma.$queryRaw<SummaryRow[]>`
+        SELECT ${SUMMARY_COLUMNS} FROM foods f ${MACROS_JOIN}
+         WHERE f.id = ANY(${[...new Set(ids)]}::text[]) AND ${visible(viewerOf(ctx))}`
+    : [];
+  const byId = new Map(rows.map((r) => [r.id, toSummary(r)]));
+  return ids.map((id) => byId.get(id) ?? null);
 }

@@ -27,7 +27,7 @@ import type {
 import type { HourlyPercentiles } from './glucose.stats.ts';
 
 /** Hours a read may look back: 5 years. */
-const MAX_SINCE_HOURS = 43_800;
+export const MAX_SINCE_HOURS = 43_800;
 
 export const GlucoseReading = builder.objectRef<GlucoseReadingView>('GlucoseReading').implement({
   description: 'One glucose reading, canonical mg/dL',
@@ -74,7 +74,7 @@ const HourlyGlucose = builder.objectRef<HourlyPercentiles>('HourlyGlucose').impl
   }),
 });
 
-const GlucoseTrend = builder.objectRef<TrendView>('GlucoseTrend').implement({
+export const GlucoseTrend = builder.objectRef<TrendView>('GlucoseTrend').implement({
   description: 'Glucose statistics of a window (formulas: docs/glucose.md)',
   fields: (t) => ({
     start: t.expose('start', { type: 'DateTime' }),
@@ -215,13 +215,24 @@ const SensorRebuildFromRawInput = builder.inputType('SensorRebuildFromRawInput',
   validate: z.object({ sensorId: sensorId.min(1) }),
 });
 
-const dateText = z.string().refine((s) => isStorableDate(new Date(s)), {
+export const dateText = z.string().refine((s) => isStorableDate(new Date(s)), {
   message: 'not an ISO date or date-time of the years 0001..9999',
 });
-const toDate = (s: string | null | undefined): Date | null => (s ? new Date(s) : null);
+export const toDate = (s: string | null | undefined): Date | null => (s ? new Date(s) : null);
+
+/** The window of glucose trends: the last sinceHours, or [startDate, endDate). */
+export const trendArgs = {
+  sinceHours: {
+    defaultValue: 6,
+    required: true,
+    validate: z.number().int().min(1).max(MAX_SINCE_HOURS),
+  },
+  startDate: { validate: dateText.nullish() },
+  endDate: { validate: dateText.nullish() },
+} as const;
 
 /** The arguments of a read of readings: window, sensor and order (the page adds limit and cursor). */
-const readingArgs = {
+export const readingArgs = {
   sinceHours: {
     defaultValue: 24,
     required: true,
@@ -284,13 +295,9 @@ builder.queryFields((t) => ({
     type: GlucoseTrend,
     description: 'Glucose statistics and hourly percentiles of a window',
     args: {
-      sinceHours: t.arg.int({
-        defaultValue: 6,
-        required: true,
-        validate: z.number().int().min(1).max(MAX_SINCE_HOURS),
-      }),
-      startDate: t.arg.string({ validate: dateText.nullish() }),
-      endDate: t.arg.string({ validate: dateText.nullish() }),
+      sinceHours: t.arg.int(trendArgs.sinceHours),
+      startDate: t.arg.string(trendArgs.startDate),
+      endDate: t.arg.string(trendArgs.endDate),
     },
     resolve: (_root, args, ctx) =>
       glucoseTrends(ctx, {

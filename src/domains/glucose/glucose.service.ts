@@ -10,13 +10,14 @@ import { readerUserId } from '../../auth/principal.ts';
 import { writeInSlices } from '../../db/bulk.ts';
 import type { DbTx } from '../../db/client.ts';
 import { appError } from '../../errors.ts';
+import { Prisma } from '../../generated/prisma/client.ts';
 import type { AuthedContext } from '../../graphql/context.ts';
-import { msParam, syncClockCte, syncedWrite } from '../../platform/sync-clock.ts';
+import { markPhoneSynced, msValue, syncClockCte, syncedWrite } from '../../platform/sync-clock.ts';
 import type { SqlRunner } from '../../platform/sync-clock.ts';
 import { PROCESSING_VERSION, processRaw } from './glucose.processing.ts';
 import type { Calibration, RawSample } from './glucose.processing.ts';
 import { trendStats } from './glucose.stats.ts';
-import type { TrendStats } from './glucose.stats.ts';
+import type { StatPoint, TrendStats } from './glucose.stats.ts';
 
 /** Largest batch (readings or raw samples) and largest read. */
 export const GLUCOSE_BATCH_MAX = 50_000;
@@ -123,51 +124,15 @@ const rawId = (userId: number, sensorId: number, t: Date): string =>
   `r:${userId}:${sensorId}:${t.getTime()}`;
 const sensorRowId = (userId: number, sensorId: number): string => `s:${userId}:${sensorId}`;
 
-// One statement per call (a slice of a batch): advance the account's sync clock, revive deleted
-// readings posted again, insert the rest. ON CONFLICT without a target: a reading already stored for
-// the same (sensor, timestamp), or an id taken by any row, is skipped, which makes batches idempotent.
-// A reading posted again after it was deleted comes back (the posting is the newer fact), stamped as
-// a change so that phones learn of it; see docs/glucose.md.
-const STORE_READINGS = `
-  WITH ${syncClockCte('$5')},
-  input AS (
-    SELECT * FROM unnest($1::text[], $2::int[], $3::timestamptz[], $4::double precision[]) AS r(id, sensor_id, ts, v)
-  ),
-  revived AS (
-    UPDATE glucose_readings AS g
-       SET value_mg_dl = r.v, source = $6, processing_version = $7, deleted_at = NULL,
-           server_updated_at = (SELECT at FROM sync_clock)
-      FROM input AS r
-     WHERE g.user_id = $5 AND g.sensor_id = r.sensor_id AND g."timestamp" = r.ts AND g.deleted_at IS NOT NULL
-       -- NOTE: evaluated once (a one-time filter): the join runs only when the slice's time range
-       -- holds a deleted reading, one index range probe otherwise
-       AND EXISTS (SELECT 1 FROM glucose_readings WHERE user_id = $5 AND deleted_at IS NOT NULL
-                     AND "timestamp" BETWEEN $8::timestamptz AND $9::timestamptz)
-    RETURNING 1
-  ),
-  inserted AS (
-    INSERT INTO glucose_readings (id, user_id, sensor_id, "timestamp", value_mg_dl, source, processing_version, server_updated_at)
-    SELECT r.id, $5, r.sensor_id, r.ts, r.v, $6, $7, (SELECT at FROM sync_clock) FROM input AS r
-    ON CONFLICT DO NOTHING
-    RETURNING 1
-  )
-  SELECT (SELECT count(*) FROM revived)::int + (SELECT count(*) FROM inserted)::int AS stored`;
-
-const STORE_RAW = `
-  WITH ${syncClockCte('$6')},
-  inserted AS (
-    INSERT INTO raw_sensor_data (id, user_id, sensor_id, "timestamp", raw_value, temperature_c, server_updated_at)
-    SELECT r.id, $6, r.sensor_id, r.ts, r.v, r.t, (SELECT at FROM sync_clock)
-    FROM unnest($1::text[], $2::int[], $3::timestamptz[], $4::double precision[], $5::double precision[])
-      AS r(id, sensor_id, ts, v, t)
-    ON CONFLICT DO NOTHING
-    RETURNING 1
-  )
-  SELECT count(*)::int AS stored FROM inserted`;
-
 /**
  * Stores readings in one statement, stamped from the account's sync clock (reviving deleted ones
  * posted again); answers how many were new. Runs on the client or inside a caller's transaction.
+ *
+ * One statement per call (a slice of a batch): advance the account's sync clock, revive deleted
+ * readings posted again, insert the rest. ON CONFLICT without a target: a reading already stored for
+ * the same (sensor, timestamp), or an id taken by any row, is skipped, which makes batches idempotent.
+ * A reading posted again after it was deleted comes back (the posting is the newer fact), stamped as
+ * a change so that phones learn of it; see docs/glucose.md.
  */
 async function insertReadings(
   db: SqlRunner,
@@ -192,18 +157,35 @@ async function insertReadings(
     first = Math.min(first, r.timestamp.getTime());
     last = Math.max(last, r.timestamp.getTime());
   }
-  const [{ stored }] = await db.$queryRawUnsafe<{ stored: number }[]>(
-    STORE_READINGS,
-    ids,
-    sensors,
-    times,
-    values,
-    userId,
-    source,
-    processingVersion,
-    new Date(first).toISOString(),
-    new Date(last).toISOString(),
-  );
+  const [{ stored }] = await db.$queryRaw<{ stored: number }[]>`
+    WITH ${syncClockCte(userId)},
+    input AS (
+      SELECT * FROM unnest(${ids}::text[], ${sensors}::int[], ${times}::timestamptz[], ${values}::double precision[])
+        AS r(id, sensor_id, ts, v)
+    ),
+    revived AS (
+      UPDATE glucose_readings AS g
+         SET value_mg_dl = r.v, source = ${source}::text, processing_version = ${processingVersion}::int,
+             deleted_at = NULL, server_updated_at = (SELECT at FROM sync_clock)
+        FROM input AS r
+       WHERE g.user_id = ${userId}::int AND g.sensor_id = r.sensor_id AND g."timestamp" = r.ts
+         AND g.deleted_at IS NOT NULL
+         -- NOTE: evaluated once (a one-time filter): the join runs only when the slice's time range
+         -- holds a deleted reading, one index range probe otherwise
+         AND EXISTS (SELECT 1 FROM glucose_readings WHERE user_id = ${userId}::int AND deleted_at IS NOT NULL
+                       AND "timestamp" BETWEEN ${new Date(first).toISOString()}::timestamptz
+                                           AND ${new Date(last).toISOString()}::timestamptz)
+      RETURNING 1
+    ),
+    inserted AS (
+      INSERT INTO glucose_readings (id, user_id, sensor_id, "timestamp", value_mg_dl, source, processing_version, server_updated_at)
+      SELECT r.id, ${userId}::int, r.sensor_id, r.ts, r.v, ${source}::text, ${processingVersion}::int,
+             (SELECT at FROM sync_clock)
+        FROM input AS r
+      ON CONFLICT DO NOTHING
+      RETURNING 1
+    )
+    SELECT (SELECT count(*) FROM revived)::int + (SELECT count(*) FROM inserted)::int AS stored`;
   return stored;
 }
 
@@ -217,15 +199,6 @@ function toReadingRows(userId: number, input: readonly GlucoseReadingInput[]) {
       valueMgDl: r.valueMgDl,
     };
   });
-}
-
-/**
- * Marks the account's phone as synced now, as a sync push does: every ingest path of the phone
- * (reading batches, raw batches, sensor payloads) is a sync of its data, and health answers carry
- * the time as meta.phone_last_sync_at.
- */
-async function markPhoneSynced(db: SqlRunner, userId: number): Promise<void> {
-  await db.$executeRawUnsafe('UPDATE users SET phone_last_sync_at = now() WHERE id = $1', userId);
 }
 
 /** Stores one reading (idempotent on (sensor, timestamp)); answers the stored reading. */
@@ -319,24 +292,23 @@ async function selectReadings(
   options: ListReadingsOptions & { since: Date; after?: { at: number; sensor: number } },
   limit: number,
 ): Promise<GlucoseReadingView[]> {
-  const params: unknown[] = [readerUserId(ctx), options.since.toISOString(), limit];
-  let filters = '';
-  if (options.sensorId !== null && options.sensorId !== undefined) {
-    params.push(options.sensorId);
-    filters += ` AND sensor_id = $${params.length}`;
-  }
-  const order = options.sort === 'asc' ? 'ASC' : 'DESC';
+  const asc = options.sort === 'asc';
+  const sensorFilter =
+    options.sensorId !== null && options.sensorId !== undefined
+      ? Prisma.sql`AND sensor_id = ${options.sensorId}::int`
+      : Prisma.empty;
+  let afterFilter = Prisma.empty;
   if (options.after) {
-    params.push(new Date(options.after.at).toISOString(), options.after.sensor);
-    const [at, sensor] = [`$${params.length - 1}::timestamptz`, `$${params.length}`];
-    filters += ` AND ("timestamp" ${order === 'ASC' ? '>' : '<'} ${at} OR ("timestamp" = ${at} AND sensor_id > ${sensor}))`;
+    const at = new Date(options.after.at).toISOString();
+    const beyond = asc ? Prisma.sql`>` : Prisma.sql`<`;
+    afterFilter = Prisma.sql`AND ("timestamp" ${beyond} ${at}::timestamptz
+      OR ("timestamp" = ${at}::timestamptz AND sensor_id > ${options.after.sensor}::int))`;
   }
-  const rows = await ctx.prisma.$queryRawUnsafe<ReadingRow[]>(
-    `SELECT id, sensor_id, "timestamp", value_mg_dl, source, processing_version FROM glucose_readings
-     WHERE user_id = $1 AND "timestamp" >= $2::timestamptz AND deleted_at IS NULL${filters}
-     ORDER BY "timestamp" ${order}, sensor_id LIMIT $3`,
-    ...params,
-  );
+  const rows = await ctx.prisma.$queryRaw<ReadingRow[]>`
+    SELECT id, sensor_id, "timestamp", value_mg_dl, source, processing_version FROM glucose_readings
+     WHERE user_id = ${readerUserId(ctx)}::int AND "timestamp" >= ${options.since.toISOString()}::timestamptz
+       AND deleted_at IS NULL ${sensorFilter} ${afterFilter}
+     ORDER BY "timestamp" ${asc ? Prisma.sql`ASC` : Prisma.sql`DESC`}, sensor_id LIMIT ${limit}::int`;
   return rows.map((r) => ({
     id: r.id,
     sensorId: r.sensor_id,
@@ -393,13 +365,12 @@ export async function listReadingPage(
 export async function deleteAllReadings(ctx: AuthedContext): Promise<number> {
   // NOTE: the caller's own rows only.
   const userId = ctx.principal.userId;
-  return syncedWrite(ctx.prisma, userId, (tx, ts) =>
-    tx.$executeRawUnsafe(
-      `UPDATE glucose_readings SET deleted_at = ${msParam('$2')}, server_updated_at = ${msParam('$2')}
-        WHERE user_id = $1 AND deleted_at IS NULL`,
-      userId,
-      ts,
-    ),
+  return syncedWrite(
+    ctx.prisma,
+    userId,
+    (tx, ts) =>
+      tx.$executeRaw`UPDATE glucose_readings SET deleted_at = ${msValue(ts)}, server_updated_at = ${msValue(ts)}
+      WHERE user_id = ${userId}::int AND deleted_at IS NULL`,
   );
 }
 
@@ -424,15 +395,18 @@ async function insertRaw(
     values[i] = r.rawValue;
     temps[i] = r.temperatureC ?? null;
   }
-  const [{ stored }] = await db.$queryRawUnsafe<{ stored: number }[]>(
-    STORE_RAW,
-    ids,
-    sensors,
-    times,
-    values,
-    temps,
-    userId,
-  );
+  const [{ stored }] = await db.$queryRaw<{ stored: number }[]>`
+    WITH ${syncClockCte(userId)},
+    inserted AS (
+      INSERT INTO raw_sensor_data (id, user_id, sensor_id, "timestamp", raw_value, temperature_c, server_updated_at)
+      SELECT r.id, ${userId}::int, r.sensor_id, r.ts, r.v, r.t, (SELECT at FROM sync_clock)
+      FROM unnest(${ids}::text[], ${sensors}::int[], ${times}::timestamptz[], ${values}::double precision[],
+                  ${temps}::double precision[])
+        AS r(id, sensor_id, ts, v, t)
+      ON CONFLICT DO NOTHING
+      RETURNING 1
+    )
+    SELECT count(*)::int AS stored FROM inserted`;
   return stored;
 }
 
@@ -558,13 +532,9 @@ export async function rebuildSensorFromRaw(
   const userId = ctx.principal.userId;
   const { sensorId } = options;
   return syncedWrite(ctx.prisma, userId, async (tx, ts) => {
-    const deleted = await tx.$executeRawUnsafe(
-      `UPDATE glucose_readings SET deleted_at = ${msParam('$3')}, server_updated_at = ${msParam('$3')}
-        WHERE user_id = $1 AND sensor_id = $2 AND deleted_at IS NULL`,
-      userId,
-      sensorId,
-      ts,
-    );
+    const deleted = await tx.$executeRaw`
+      UPDATE glucose_readings SET deleted_at = ${msValue(ts)}, server_updated_at = ${msValue(ts)}
+       WHERE user_id = ${userId}::int AND sensor_id = ${sensorId}::int AND deleted_at IS NULL`;
     const readings = processRaw(
       await storedRaw(tx, userId, sensorId),
       await calibrationOf(tx, userId, sensorId),
@@ -593,20 +563,37 @@ export async function glucoseTrends(
       ],
     });
   }
-  const rows = await ctx.prisma.$queryRawUnsafe<{ timestamp: Date; value_mg_dl: number }[]>(
-    `SELECT "timestamp", value_mg_dl FROM glucose_readings
-     WHERE user_id = $1 AND "timestamp" >= $2::timestamptz AND "timestamp" < $3::timestamptz AND deleted_at IS NULL`,
-    readerUserId(ctx),
-    start.toISOString(),
-    end.toISOString(),
-  );
-  const points = rows.map((r) => ({ timestamp: r.timestamp, valueMgDl: r.value_mg_dl }));
+  const points = await glucosePoints(ctx, { start, end });
   return { ...trendStats(points, start, end), start, end };
+}
+
+export interface GlucosePointsOptions {
+  /** first instant of the window (inclusive) */
+  start: Date;
+  /** end of the window (exclusive) */
+  end: Date;
+}
+
+/**
+ * The person's live readings in [start, end), unordered, as statistics points: one SELECT. Trends
+ * read them, and so does every other domain that needs glucose (insights' scores and alerts).
+ */
+export async function glucosePoints(
+  ctx: AuthedContext,
+  options: GlucosePointsOptions,
+): Promise<StatPoint[]> {
+  // NOTE: the person's data: the owner's rows while viewing as a grantee.
+  const rows = await ctx.prisma.$queryRaw<{ timestamp: Date; value_mg_dl: number }[]>`
+    SELECT "timestamp", value_mg_dl FROM glucose_readings
+     WHERE user_id = ${readerUserId(ctx)}::int AND "timestamp" >= ${options.start.toISOString()}::timestamptz
+       AND "timestamp" < ${options.end.toISOString()}::timestamptz AND deleted_at IS NULL`;
+  return rows.map((r) => ({ timestamp: r.timestamp, valueMgDl: r.value_mg_dl }));
 }
 
 /** Every CGM sensor of the person with its wear and latest reading. */
 export async function cgmSensorStatus(ctx: AuthedContext): Promise<SensorStatusView[]> {
-  const rows = await ctx.prisma.$queryRawUnsafe<
+  const me = readerUserId(ctx);
+  const rows = await ctx.prisma.$queryRaw<
     {
       sensor_id: number;
       serial_number: string | null;
@@ -616,22 +603,21 @@ export async function cgmSensorStatus(ctx: AuthedContext): Promise<SensorStatusV
       last_reading_at: Date | null;
       last_value: number | null;
     }[]
-  >(
-    `WITH r AS (
+  >`WITH r AS (
        SELECT sensor_id, count(*) AS reading_count, max("timestamp") AS last_reading_at
-       FROM glucose_readings WHERE user_id = $1 AND deleted_at IS NULL AND sensor_id <> 0 GROUP BY sensor_id
+       FROM glucose_readings WHERE user_id = ${me}::int AND deleted_at IS NULL AND sensor_id <> 0 GROUP BY sensor_id
      ), ids AS (
-       SELECT sensor_id FROM r UNION SELECT sensor_id FROM glucose_sensors WHERE user_id = $1 AND deleted_at IS NULL
+       SELECT sensor_id FROM r
+       UNION SELECT sensor_id FROM glucose_sensors WHERE user_id = ${me}::int AND deleted_at IS NULL
      )
      SELECT ids.sensor_id, s.serial_number, s.started_at, s.last_seen_at,
             coalesce(r.reading_count, 0) AS reading_count, r.last_reading_at,
             (SELECT g.value_mg_dl FROM glucose_readings g
-              WHERE g.user_id = $1 AND g.sensor_id = ids.sensor_id AND g."timestamp" = r.last_reading_at LIMIT 1) AS last_value
+              WHERE g.user_id = ${me}::int AND g.sensor_id = ids.sensor_id AND g."timestamp" = r.last_reading_at
+              LIMIT 1) AS last_value
      FROM ids LEFT JOIN r ON r.sensor_id = ids.sensor_id
-     LEFT JOIN glucose_sensors s ON s.user_id = $1 AND s.sensor_id = ids.sensor_id
-     ORDER BY ids.sensor_id`,
-    readerUserId(ctx),
-  );
+     LEFT JOIN glucose_sensors s ON s.user_id = ${me}::int AND s.sensor_id = ids.sensor_id
+     ORDER BY ids.sensor_id`;
   return rows.map((r) => ({
     sensorId: r.sensor_id,
     serialNumber: r.serial_number,

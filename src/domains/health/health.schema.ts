@@ -22,7 +22,7 @@ import { METRIC_TYPES, SLEEP_STAGES } from './health.constants.ts';
 
 /** Longest read window, in days (ten years). */
 const MAX_DAYS = 3650;
-const daysArg = z
+export const daysArg = z
   .number()
   .int()
   .min(1, 'days must be at least 1')

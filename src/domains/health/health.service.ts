@@ -7,7 +7,8 @@
  */
 import { createHash } from 'node:crypto';
 import { readerUserId } from '../../auth/principal.ts';
-import { msParam, syncedWrite } from '../../platform/sync-clock.ts';
+import { Prisma } from '../../generated/prisma/client.ts';
+import { markPhoneSynced, msValue, syncedWrite } from '../../platform/sync-clock.ts';
 import type { AuthedContext, Context } from '../../graphql/context.ts';
 import { METRIC_UNITS } from './health.constants.ts';
 import type { MetricType, SleepStage } from './health.constants.ts';
@@ -66,16 +67,6 @@ export interface BatchImportResult {
   workouts: ImportResult;
 }
 
-export interface WindowOptions {
-  /** how many days back from now */
-  days: number;
-}
-
-export interface MetricsWindowOptions extends WindowOptions {
-  /** which metric to read */
-  metricType: MetricType;
-}
-
 export interface HealthMetricView {
   id: string;
   metricType: string;
@@ -115,11 +106,17 @@ function rowId(prefix: string, ...parts: (string | number)[]): string {
 // NOTE: ON CONFLICT DO NOTHING without a target: the primary key (deterministic id) and every
 // UNIQUE index (user, timestamp, metric_type, source) absorb duplicates, including those of a
 // concurrent transaction, which waits on the index entry and then skips.
-const INSERT_METRICS = `
+const insertMetricsSql = (
+  userId: number,
+  cols: [string[], string[], number[], string[], string[], string[]],
+  ts: number,
+): Prisma.Sql => Prisma.sql`
 WITH ins AS (
   INSERT INTO health_metrics (id, user_id, metric_type, value, unit, "timestamp", source, server_updated_at)
-  SELECT u.id, $1::int, u.metric_type, u.value, u.unit, (u.ts::timestamptz AT TIME ZONE 'UTC'), u.source, ${msParam('$8')}
-  FROM unnest($2::text[], $3::text[], $4::float8[], $5::text[], $6::text[], $7::text[])
+  SELECT u.id, ${userId}::int, u.metric_type, u.value, u.unit, (u.ts::timestamptz AT TIME ZONE 'UTC'), u.source,
+         ${msValue(ts)}
+  FROM unnest(${cols[0]}::text[], ${cols[1]}::text[], ${cols[2]}::float8[], ${cols[3]}::text[],
+              ${cols[4]}::text[], ${cols[5]}::text[])
     AS u(id, metric_type, value, unit, ts, source)
   ON CONFLICT DO NOTHING
   RETURNING 1
@@ -154,42 +151,44 @@ export async function importMetricsFor(
     sources.push(source);
   }
   const rows = await syncedWrite(db.prisma, userId, (tx, ts) =>
-    tx.$queryRawUnsafe<{ inserted: number }[]>(
-      INSERT_METRICS,
-      userId,
-      ids,
-      types,
-      values,
-      units,
-      times,
-      sources,
-      ts,
+    tx.$queryRaw<{ inserted: number }[]>(
+      insertMetricsSql(userId, [ids, types, values, units, times, sources], ts),
     ),
   );
   const inserted = Number(rows[0]?.inserted ?? 0);
   return { inserted, skipped: samples.length - inserted };
 }
 
-const INSERT_SLEEP = `
+const insertSleepSql = (userId: number, cols: (string | null)[][], ts: number): Prisma.Sql =>
+  Prisma.sql`
 WITH ins AS (
   INSERT INTO sleep_samples (id, user_id, stage, start_at, end_at, source, source_id, server_updated_at)
-  SELECT u.id, $1::int, u.stage, (u.s::timestamptz AT TIME ZONE 'UTC'), (u.e::timestamptz AT TIME ZONE 'UTC'),
-         u.source, u.source_id, ${msParam('$8')}
-  FROM unnest($2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[])
+  SELECT u.id, ${userId}::int, u.stage, (u.s::timestamptz AT TIME ZONE 'UTC'), (u.e::timestamptz AT TIME ZONE 'UTC'),
+         u.source, u.source_id, ${msValue(ts)}
+  FROM unnest(${cols[0]}::text[], ${cols[1]}::text[], ${cols[2]}::text[], ${cols[3]}::text[],
+              ${cols[4]}::text[], ${cols[5]}::text[])
     AS u(id, stage, s, e, source, source_id)
   ON CONFLICT DO NOTHING
   RETURNING 1
 )
 SELECT count(*)::int AS inserted FROM ins`;
 
-const INSERT_WORKOUTS = `
+const insertWorkoutsSql = (
+  userId: number,
+  text: string[][],
+  nums: (number | null)[][],
+  tail: (string | null)[][],
+  ts: number,
+): Prisma.Sql => Prisma.sql`
 WITH ins AS (
   INSERT INTO workout_samples (id, user_id, activity_type, start_at, end_at, duration_minutes,
                                energy_kcal, distance_m, source, source_id, server_updated_at)
-  SELECT u.id, $1::int, u.activity_type, (u.s::timestamptz AT TIME ZONE 'UTC'),
-         (u.e::timestamptz AT TIME ZONE 'UTC'), u.minutes, u.kcal, u.meters, u.source, u.source_id, ${msParam('$11')}
-  FROM unnest($2::text[], $3::text[], $4::text[], $5::text[], $6::float8[], $7::float8[], $8::float8[],
-              $9::text[], $10::text[])
+  SELECT u.id, ${userId}::int, u.activity_type, (u.s::timestamptz AT TIME ZONE 'UTC'),
+         (u.e::timestamptz AT TIME ZONE 'UTC'), u.minutes, u.kcal, u.meters, u.source, u.source_id,
+         ${msValue(ts)}
+  FROM unnest(${text[0]}::text[], ${text[1]}::text[], ${text[2]}::text[], ${text[3]}::text[],
+              ${nums[0]}::float8[], ${nums[1]}::float8[], ${nums[2]}::float8[],
+              ${tail[0]}::text[], ${tail[1]}::text[])
     AS u(id, activity_type, s, e, minutes, kcal, meters, source, source_id)
   ON CONFLICT DO NOTHING
   RETURNING 1
@@ -220,7 +219,7 @@ export async function importIntervalsFor(
       );
     }
     const rows = await syncedWrite(db.prisma, userId, (tx, ts) =>
-      tx.$queryRawUnsafe<{ inserted: number }[]>(INSERT_SLEEP, userId, ...cols, ts),
+      tx.$queryRaw<{ inserted: number }[]>(insertSleepSql(userId, cols, ts)),
     );
     const inserted = Number(rows[0]?.inserted ?? 0);
     result.sleep = { inserted, skipped: options.sleep.length - inserted };
@@ -245,30 +244,12 @@ export async function importIntervalsFor(
       [source, w.sourceId ?? null].forEach((v, i) => tail[i].push(v));
     }
     const rows = await syncedWrite(db.prisma, userId, (tx, ts) =>
-      tx.$queryRawUnsafe<{ inserted: number }[]>(
-        INSERT_WORKOUTS,
-        userId,
-        ...text,
-        ...nums,
-        ...tail,
-        ts,
-      ),
+      tx.$queryRaw<{ inserted: number }[]>(insertWorkoutsSql(userId, text, nums, tail, ts)),
     );
     const inserted = Number(rows[0]?.inserted ?? 0);
     result.workouts = { inserted, skipped: options.workouts.length - inserted };
   }
   return result;
-}
-
-/**
- * Marks the account's phone as synced now, as a sync push does: an import from the phone's health
- * store is a sync of its data, and health answers carry the time as meta.phone_last_sync_at.
- */
-async function markPhoneSynced(ctx: AuthedContext): Promise<void> {
-  await ctx.prisma.$executeRawUnsafe(
-    'UPDATE users SET phone_last_sync_at = now() WHERE id = $1',
-    ctx.principal.userId,
-  );
 }
 
 /** Imports point-in-time metrics for the caller (the phone's health store); marks the phone synced. */
@@ -277,7 +258,7 @@ export async function importMetrics(
   options: ImportMetricsOptions,
 ): Promise<ImportResult> {
   const result = await importMetricsFor(ctx, ctx.principal.userId, options);
-  await markPhoneSynced(ctx);
+  await markPhoneSynced(ctx.prisma, ctx.principal.userId);
   return result;
 }
 
@@ -287,7 +268,7 @@ export async function importIntervals(
   options: ImportIntervalsOptions,
 ): Promise<BatchImportResult> {
   const result = await importIntervalsFor(ctx, ctx.principal.userId, options);
-  await markPhoneSynced(ctx);
+  await markPhoneSynced(ctx.prisma, ctx.principal.userId);
   return result;
 }
 
@@ -324,15 +305,115 @@ function since(days: number): Date {
   return new Date(Date.now() - days * 86_400_000);
 }
 
-/** Sleep intervals that ended within the last `days` days, oldest first. */
+export interface SamplesBetweenOptions {
+  /** first instant (inclusive) */
+  start: Date;
+  /** end instant (exclusive) */
+  end: Date;
+}
+
+export interface MetricSamplesBetweenOptions extends SamplesBetweenOptions {
+  /** the metric types to read */
+  metricTypes: readonly MetricType[];
+}
+
+/** Live sleep intervals of the person that ended in [start, end), unordered. */
+export async function sleepEndingBetween(
+  ctx: AuthedContext,
+  options: SamplesBetweenOptions,
+): Promise<{ stage: string; startAt: Date; endAt: Date }[]> {
+  // NOTE: the person's data: the owner's rows while viewing as a grantee.
+  return ctx.prisma.sleepSample.findMany({
+    where: {
+      userId: readerUserId(ctx),
+      deletedAt: null,
+      endAt: { gte: options.start, lt: options.end },
+    },
+    select: { stage: true, startAt: true, endAt: true },
+  });
+}
+
+/** Live samples of the given metric types taken in [start, end), unordered. */
+export async function metricSamplesBetween(
+  ctx: AuthedContext,
+  options: MetricSamplesBetweenOptions,
+): Promise<{ metricType: string; value: number; timestamp: Date; source: string }[]> {
+  // NOTE: the person's data: the owner's rows while viewing as a grantee.
+  return ctx.prisma.healthMetric.findMany({
+    where: {
+      userId: readerUserId(ctx),
+      deletedAt: null,
+      metricType: { in: [...options.metricTypes] },
+      timestamp: { gte: options.start, lt: options.end },
+    },
+    select: { metricType: true, value: true, timestamp: true, source: true },
+  });
+}
+
+/** Live workouts of the person that started in [start, end), unordered. */
+export async function workoutsStartingBetween(
+  ctx: AuthedContext,
+  options: SamplesBetweenOptions,
+): Promise<{ startAt: Date; durationMinutes: number }[]> {
+  // NOTE: the person's data: the owner's rows while viewing as a grantee.
+  return ctx.prisma.workoutSample.findMany({
+    where: {
+      userId: readerUserId(ctx),
+      deletedAt: null,
+      startAt: { gte: options.start, lt: options.end },
+    },
+    select: { startAt: true, durationMinutes: true },
+  });
+}
+
+export interface SamplePageOptions {
+  /** how many days back from now */
+  days: number;
+  /** at most this many samples (a connection asks one more, to learn whether a next page follows); absent: all */
+  limit?: number;
+  /** the position to start after: the sort time (ms) and id of the previous page's last sample */
+  after?: { at: number; id: string } | null;
+}
+
+export interface MetricPageOptions extends SamplePageOptions {
+  /** only this metric; null or absent: every metric */
+  metricType?: MetricType | null;
+}
+
+/** The keyset condition "after (at, id)" on a time column, in the order `dir` (id ascending within a time). */
+function afterPosition<F extends string>(
+  field: F,
+  dir: 'asc' | 'desc',
+  after: { at: number; id: string } | null | undefined,
+): { OR?: Record<string, unknown>[] } {
+  if (!after) return {};
+  const at = new Date(after.at);
+  return {
+    OR: [
+      { [field]: dir === 'asc' ? { gt: at } : { lt: at } },
+      { [field]: at, id: { gt: after.id } },
+    ],
+  };
+}
+
+/**
+ * Sleep intervals that ended in the last `days` days, oldest first (start, id): all of them (the
+ * root field), or a page after a position (keyset; the dashboard graph's `sleep` connection). One query.
+ */
 export async function listSleep(
   ctx: AuthedContext,
-  options: WindowOptions,
+  options: SamplePageOptions,
 ): Promise<SleepSampleView[]> {
   // NOTE: the person's data: the owner's rows while viewing as a grantee.
   const rows = await ctx.prisma.sleepSample.findMany({
-    where: { userId: readerUserId(ctx), deletedAt: null, endAt: { gte: since(options.days) } },
+    where: {
+      userId: readerUserId(ctx),
+      deletedAt: null,
+      endAt: { gte: since(options.days) },
+      ...afterPosition('startAt', 'asc', options.after),
+    },
     orderBy: [{ startAt: 'asc' }, { id: 'asc' }],
+    take: options.limit,
   });
   return rows.map((r) => ({
     id: r.id,
@@ -344,15 +425,24 @@ export async function listSleep(
   }));
 }
 
-/** Workouts that started within the last `days` days, newest first. */
+/**
+ * Workouts that started in the last `days` days, newest first (start desc, id): all of them (the
+ * root field), or a page after a position (keyset; the graph's `workouts` connection). One query.
+ */
 export async function listWorkouts(
   ctx: AuthedContext,
-  options: WindowOptions,
+  options: SamplePageOptions,
 ): Promise<WorkoutSampleView[]> {
   // NOTE: the person's data: the owner's rows while viewing as a grantee.
   const rows = await ctx.prisma.workoutSample.findMany({
-    where: { userId: readerUserId(ctx), deletedAt: null, startAt: { gte: since(options.days) } },
+    where: {
+      userId: readerUserId(ctx),
+      deletedAt: null,
+      startAt: { gte: since(options.days) },
+      ...afterPosition('startAt', 'desc', options.after),
+    },
     orderBy: [{ startAt: 'desc' }, { id: 'asc' }],
+    take: options.limit,
   });
   return rows.map((r) => ({
     id: r.id,
@@ -366,20 +456,25 @@ export async function listWorkouts(
   }));
 }
 
-/** Samples of one metric within the last `days` days, oldest first. */
+/**
+ * Metric samples of the last `days` days (one metric, or all), oldest first (timestamp, id): all of
+ * them (the root field), or a page after a position (keyset; the graph's `metrics` connection).
+ */
 export async function listMetrics(
   ctx: AuthedContext,
-  options: MetricsWindowOptions,
+  options: MetricPageOptions,
 ): Promise<HealthMetricView[]> {
   // NOTE: the person's data: the owner's rows while viewing as a grantee.
   return ctx.prisma.healthMetric.findMany({
     where: {
       userId: readerUserId(ctx),
       deletedAt: null,
-      metricType: options.metricType,
+      ...(options.metricType ? { metricType: options.metricType } : {}),
       timestamp: { gte: since(options.days) },
+      ...afterPosition('timestamp', 'asc', options.after),
     },
     orderBy: [{ timestamp: 'asc' }, { id: 'asc' }],
+    take: options.limit,
     select: { id: true, metricType: true, value: true, unit: true, timestamp: true, source: true },
   });
 }

@@ -1,7 +1,7 @@
 /** Identity-provider sign-in (Apple, Google, ...): native (bearer token) and web (cookie). */
 import { z } from 'zod';
 import { builder } from '../../graphql/builder.ts';
-import { SignInToken, SignInWebSession } from '../account/account.schema.ts';
+import { SignInToken, SignInWebSession } from '../account/index.ts';
 import { signInWithIdp, webSignInWithIdp } from './identity.service.ts';
 
 const IdpLoginInput = builder.inputType('IdpLoginInput', {

@@ -8,9 +8,9 @@
  * with that address, or a new account is created for it. An unverified or missing address never
  * creates or links anything (400), so nobody can claim an address they do not control.
  */
-import { createSession, startWebSession } from '../account/account.sessions.ts';
-import type { IssuedSession, WebSessionStart } from '../account/account.sessions.ts';
-import { normaliseEmail } from '../account/account.shared.ts';
+import { createSession, startWebSession } from '../account/index.ts';
+import type { IssuedSession, WebSessionStart } from '../account/index.ts';
+import { normaliseEmail } from '../account/index.ts';
 import { appError, validationError } from '../../errors.ts';
 import type { Context } from '../../graphql/context.ts';
 

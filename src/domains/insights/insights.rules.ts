@@ -3,7 +3,7 @@
  * over the same inputs as the scores. Each rule, its threshold and its wording are documented in
  * docs/scores.md, and a test shows each one firing and not firing.
  */
-import type { StatPoint, TrendStats } from '../glucose/glucose.stats.ts';
+import type { StatPoint, TrendStats } from '../glucose/index.ts';
 import type { LocalDate } from '../../platform/local-dates.ts';
 import type { DayScores, Score, ScoreComponent } from './insights.scores.ts';
 

@@ -4,9 +4,9 @@
  * documented in docs/scores.md; a test pins each one. Missing data gives a null score with a
  * reason, never a number made up from defaults.
  */
-import { trendStats } from '../glucose/glucose.stats.ts';
-import type { StatPoint, TrendStats } from '../glucose/glucose.stats.ts';
-import type { Nutrients } from '../meals/meals.nutrients.ts';
+import { trendStats } from '../glucose/index.ts';
+import type { StatPoint, TrendStats } from '../glucose/index.ts';
+import type { Nutrients } from '../meals/index.ts';
 import { addDays, dayBounds, localDateOf, localTime } from '../../platform/local-dates.ts';
 import type { LocalDate } from '../../platform/local-dates.ts';
 

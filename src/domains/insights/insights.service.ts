@@ -1,18 +1,27 @@
 /**
  * Insights: daily scores, suggestions, predictive alerts and cards. This file only loads: a range
- * of days costs one query per source (account zone, glucose, sleep, metrics, workouts, meals),
+ * of days costs one query per source (the person's zone, glucose, sleep, metrics, workouts, meals),
  * whatever its length; every figure is computed by the pure functions of insights.scores.ts and
- * insights.rules.ts.
+ * insights.rules.ts. Insights owns no table: it reads the other domains' rows through their
+ * exported services (personZone, glucosePoints, sleepEndingBetween, metricSamplesBetween,
+ * workoutsStartingBetween, mealTotalsBetween), never with its own SQL.
  *
  * NOTE: ownership. Every read is of readerUserId(ctx) (the owner's data while a grantee views as),
  * a bound parameter, never from the request.
  */
-import { readerUserId } from '../../auth/principal.ts';
 import { appError } from '../../errors.ts';
 import type { AuthedContext } from '../../graphql/context.ts';
-import { zoneOrUtc } from '../../platform/time-zones.ts';
-import { trendStats } from '../glucose/glucose.stats.ts';
-import type { StatPoint, TrendStats } from '../glucose/glucose.stats.ts';
+import { glucosePoints } from '../glucose/index.ts';
+import { trendStats } from '../glucose/index.ts';
+import type { TrendStats } from '../glucose/index.ts';
+import type { MetricType } from '../health/index.ts';
+import {
+  metricSamplesBetween,
+  sleepEndingBetween,
+  workoutsStartingBetween,
+} from '../health/index.ts';
+import { mealTotalsBetween } from '../meals/index.ts';
+import { personZone } from '../profile/index.ts';
 import {
   addDays,
   datesFrom,
@@ -35,7 +44,12 @@ import type { DayScores, Score, ScoreInputs, ScoreKind } from './insights.scores
 /** Longest range of days one read may cover. */
 export const MAX_RANGE_DAYS = 90;
 /** Metric types the scores read (others, such as heart rate, can be numerous and are not needed). */
-const SCORED_METRICS = ['steps', 'active_energy', 'hrv', 'resting_heart_rate'];
+const SCORED_METRICS: readonly MetricType[] = [
+  'steps',
+  'active_energy',
+  'hrv',
+  'resting_heart_rate',
+];
 
 export interface DayScoresOptions {
   /** local date YYYY-MM-DD; default today in the account's zone */
@@ -71,37 +85,15 @@ export interface PredictiveAlertsView {
 }
 
 interface Person {
-  userId: number;
   zone: string;
   now: Date;
   today: LocalDate;
 }
 
 async function personOf(ctx: AuthedContext): Promise<Person> {
-  const userId = readerUserId(ctx);
-  const user = await ctx.prisma.user.findUnique({
-    where: { id: userId },
-    select: { timezone: true },
-  });
-  const zone = zoneOrUtc(user?.timezone);
+  const zone = await personZone(ctx);
   const now = new Date();
-  return { userId, zone, now, today: localDateOf(now, zone) };
-}
-
-async function glucoseBetween(
-  ctx: AuthedContext,
-  userId: number,
-  start: Date,
-  end: Date,
-): Promise<StatPoint[]> {
-  const rows = await ctx.prisma.$queryRawUnsafe<{ timestamp: Date; value_mg_dl: number }[]>(
-    `SELECT "timestamp", value_mg_dl FROM glucose_readings
-     WHERE user_id = $1 AND "timestamp" >= $2::timestamptz AND "timestamp" < $3::timestamptz AND deleted_at IS NULL`,
-    userId,
-    start.toISOString(),
-    end.toISOString(),
-  );
-  return rows.map((r) => ({ timestamp: r.timestamp, valueMgDl: r.value_mg_dl }));
+  return { zone, now, today: localDateOf(now, zone) };
 }
 
 /** Everything the scores of the days from..to need: one query per source. */
@@ -111,46 +103,22 @@ async function loadInputs(
   from: LocalDate,
   to: LocalDate,
 ): Promise<ScoreInputs> {
-  const { userId, zone } = person;
+  const { zone } = person;
   const start = dayBounds(from, zone).start;
   const end = dayBounds(to, zone).end;
-  const live = { userId, deletedAt: null };
   const [glucose, sleep, metrics, workouts, meals] = await Promise.all([
-    glucoseBetween(ctx, userId, start, end),
-    ctx.prisma.sleepSample.findMany({
-      where: {
-        ...live,
-        endAt: {
-          gte: localTime(addDays(from, -1), SLEEP_DAY_CUTOFF_HOUR, zone),
-          lt: localTime(to, SLEEP_DAY_CUTOFF_HOUR, zone),
-        },
-      },
-      select: { stage: true, startAt: true, endAt: true },
+    glucosePoints(ctx, { start, end }),
+    sleepEndingBetween(ctx, {
+      start: localTime(addDays(from, -1), SLEEP_DAY_CUTOFF_HOUR, zone),
+      end: localTime(to, SLEEP_DAY_CUTOFF_HOUR, zone),
     }),
-    ctx.prisma.healthMetric.findMany({
-      where: {
-        ...live,
-        metricType: { in: SCORED_METRICS },
-        timestamp: { gte: dayBounds(addDays(from, -RECOVERY_BASELINE_DAYS), zone).start, lt: end },
-      },
-      select: { metricType: true, value: true, timestamp: true, source: true },
+    metricSamplesBetween(ctx, {
+      metricTypes: SCORED_METRICS,
+      start: dayBounds(addDays(from, -RECOVERY_BASELINE_DAYS), zone).start,
+      end,
     }),
-    ctx.prisma.workoutSample.findMany({
-      where: { ...live, startAt: { gte: start, lt: end } },
-      select: { startAt: true, durationMinutes: true },
-    }),
-    ctx.prisma.meal.findMany({
-      where: { ...live, eatenAt: { gte: start, lt: end } },
-      select: {
-        eatenAt: true,
-        kcal: true,
-        proteinG: true,
-        carbsG: true,
-        fatG: true,
-        fiberG: true,
-        sugarG: true,
-      },
-    }),
+    workoutsStartingBetween(ctx, { start, end }),
+    mealTotalsBetween(ctx, { start, end }),
   ]);
   return { timezone: zone, now: person.now, glucose, sleep, metrics, workouts, meals };
 }
@@ -231,9 +199,8 @@ export async function insightSuggestions(ctx: AuthedContext): Promise<Suggestion
 /** Predicted lows and highs from the readings of the last 30 minutes. */
 export async function glucosePredictiveAlerts(ctx: AuthedContext): Promise<PredictiveAlertsView> {
   const now = new Date();
-  const userId = readerUserId(ctx);
   const since = new Date(now.getTime() - PREDICTION_WINDOW_MINUTES * 60_000);
-  const readings = await glucoseBetween(ctx, userId, since, new Date(now.getTime() + 1));
+  const readings = await glucosePoints(ctx, { start: since, end: new Date(now.getTime() + 1) });
   return { generatedAt: now, alerts: predictiveAlerts(readings, now) };
 }
 

@@ -1,15 +1,16 @@
 /**
  * Nutrients of meal items from the food catalogue: per-100 g amounts (food_nutrients, keyed by USDA
  * nutrient id) scaled to the item's grams, and a meal's totals as the sum of its items. Formulas and
- * rounding: docs/meals.md. Which nutrient ids carry each amount is the catalogue's table
- * (foods/foods.nutrients.ts): an item never disagrees with its food's summary.
+ * rounding: docs/meals.md. The foods and their per-100 g amounts come from the foods domain
+ * (loadCatalogueFoods, foods/foods.item-lookup.ts, which selects them with the catalogue's own
+ * PER_100G_JOIN): an item never disagrees with its food's summary.
  */
 import type { Db } from '../../db/client.ts';
-import { AMOUNT_COLUMNS, PER_100G_JOIN } from '../foods/foods.nutrients.ts';
+import { loadCatalogueFoods } from '../foods/index.ts';
 import { validationError } from '../../errors.ts';
 import type { ValidationIssue } from '../../errors.ts';
 
-type Runner = Pick<Db, '$queryRawUnsafe'>;
+type Runner = Pick<Db, '$queryRaw'>;
 
 /** The six amounts a meal and an item carry (kcal and grams). */
 export interface Nutrients {
@@ -39,69 +40,11 @@ export function sumNutrients(items: readonly Nutrients[]): Nutrients {
   return out;
 }
 
-/** A catalogue food as an item needs it: name, per-100 g amounts, portions by id. */
-export interface CatalogueFood {
-  description: string;
-  per100g: Nutrients;
-  portions: Map<string, { gramWeight: number; label: string }>;
-}
-
 /** Amounts of `grams` of a food given per 100 g. */
 export function scaleNutrients(per100g: Nutrients, grams: number): Nutrients {
   const out = { ...ZERO };
   for (const k of NUTRIENT_KEYS) out[k] = round2((per100g[k] * grams) / 100);
   return out;
-}
-
-/**
- * The catalogue foods of `foodIds` that `userId` may log (catalogue rows and the person's own custom
- * foods), with their nutrients and portions: two queries, whatever the number of foods.
- */
-export async function loadCatalogueFoods(
-  db: Runner,
-  userId: number,
-  foodIds: readonly string[],
-): Promise<Map<string, CatalogueFood>> {
-  const foods = new Map<string, CatalogueFood>();
-  if (foodIds.length === 0) return foods;
-  // NOTE: a custom food is visible to its owner only; another person's answers as unknown.
-  const rows = await db.$queryRawUnsafe<
-    ({ id: string; description: string } & Record<keyof Nutrients, number | null>)[]
-  >(
-    `SELECT f.id, f.description, ${NUTRIENT_KEYS.map((k) => `m.${AMOUNT_COLUMNS[k]} AS "${k}"`).join(', ')}
-       FROM foods f ${PER_100G_JOIN}
-      WHERE f.id = ANY($1::text[]) AND (f.owner_user_id IS NULL OR f.owner_user_id = $2)`,
-    [...new Set(foodIds)],
-    userId,
-  );
-  for (const r of rows) {
-    // a food without any of an amount's nutrient ids counts 0
-    const per100g = { ...ZERO };
-    for (const k of NUTRIENT_KEYS) per100g[k] = Number(r[k] ?? 0);
-    foods.set(r.id, { description: r.description, per100g, portions: new Map() });
-  }
-  if (foods.size === 0) return foods;
-  const portions = await db.$queryRawUnsafe<
-    {
-      id: string;
-      food_id: string;
-      amount: number;
-      unit: string | null;
-      description: string | null;
-      modifier: string | null;
-      gram_weight: number;
-    }[]
-  >(
-    'SELECT id, food_id, amount, unit, description, modifier, gram_weight FROM food_portions WHERE food_id = ANY($1::text[])',
-    [...foods.keys()],
-  );
-  for (const p of portions) {
-    const label = [`${Number(p.amount)}${p.unit ? ` ${p.unit}` : ''}`, p.description ?? p.modifier]
-      .filter(Boolean)
-      .join(', ');
-    foods.get(p.food_id)!.portions.set(p.id, { gramWeight: Number(p.gram_weight), label });
-  }
-  return foods;
 }
 
 /** An item as logged (REST, GraphQL, MCP): a catalogue food with grams or a portion, or free text. */

@@ -266,7 +266,11 @@ const MealLogUpdateInput = builder.inputType('MealLogUpdateInput', {
 
 const mealId = z.uuid({ message: 'Input should be a valid UUID' });
 const mealIdDescription = "the meal's id (a uuid, from a meal list)";
-const epochMs = z.number().int({ message: 'Input should be an integer (ms)' }).min(0).max(8.64e15);
+export const epochMs = z
+  .number()
+  .int({ message: 'Input should be an integer (ms)' })
+  .min(0)
+  .max(8.64e15);
 
 builder.queryFields((t) => ({
   meals: t.withAuth({ scope: 'health:nutrition:read' }).field({

@@ -16,7 +16,6 @@ import type { DbTx } from '../../db/client.ts';
 import type { AuthedContext } from '../../graphql/context.ts';
 import { newStorageKey } from '../../integrations/storage.ts';
 import { datesFrom } from '../../platform/local-dates.ts';
-import { zoneOrUtc } from '../../platform/time-zones.ts';
 import {
   checkedImageType,
   MEAL_PHOTO_FOLDER,
@@ -25,6 +24,7 @@ import {
 } from '../../platform/photos.ts';
 import type { UploadedFile } from '../../platform/photos.ts';
 import { advanceSyncClock } from '../../platform/sync-clock.ts';
+import { personZone } from '../profile/index.ts';
 import { resolveItems, sumNutrients } from './meals.nutrients.ts';
 import type { MealItemInput, Nutrients, ResolvedItem } from './meals.nutrients.ts';
 
@@ -62,8 +62,10 @@ export interface MealView {
 }
 
 export interface ListMealsOptions {
-  /** at most this many meals, newest first (1..MEALS_LIST_MAX) */
+  /** at most this many meals, newest first (1..MEALS_LIST_MAX; a connection asks one more) */
   limit: number;
+  /** the position to start after (keyset): eaten_at and id of the previous page's last meal */
+  after?: { eatenAt: Date; id: string } | null;
   /** only meals eaten at or after this time (ms since the epoch) */
   startMs?: number | null;
   /** only meals eaten before this time (ms since the epoch) */
@@ -106,7 +108,7 @@ export interface DailyNutritionDay {
 }
 
 export interface DailyNutritionView {
-  /** the IANA time zone the days are counted in (users.timezone, UTC when unset or unknown) */
+  /** the IANA time zone the days are counted in (the person's profile; UTC when unset or unknown) */
   timezone: string;
   startMs: number;
   endMs: number;
@@ -184,12 +186,15 @@ async function withItems(
   }));
 }
 
-/** The person's meals, newest first, optionally within [startMs, endMs). */
+/**
+ * The person's meals with their items, newest first (eaten_at desc, id), optionally within
+ * [startMs, endMs) and after a position (the dashboard graph's `meals` connection). Two queries.
+ */
 export async function listMeals(
   ctx: AuthedContext,
   options: ListMealsOptions,
 ): Promise<MealView[]> {
-  const { startMs, endMs } = options;
+  const { startMs, endMs, after } = options;
   if (startMs != null && endMs != null && endMs < startMs) {
     throw validationError([
       { loc: ['endMs'], msg: 'end_ms must not be before start_ms', type: 'value_error' },
@@ -204,6 +209,14 @@ export async function listMeals(
         ...(startMs != null ? { gte: new Date(startMs) } : {}),
         ...(endMs != null ? { lt: new Date(endMs) } : {}),
       },
+      ...(after
+        ? {
+            OR: [
+              { eatenAt: { lt: after.eatenAt } },
+              { eatenAt: after.eatenAt, id: { gt: after.id } },
+            ],
+          }
+        : {}),
     },
     orderBy: [{ eatenAt: 'desc' }, { id: 'asc' }],
     take: options.limit,
@@ -228,17 +241,13 @@ export async function recentMeals(
   options: { limit: number },
 ): Promise<MealView[]> {
   const userId = readerUserId(ctx);
-  const ids = await ctx.prisma.$queryRawUnsafe<{ id: string }[]>(
-    `SELECT id FROM (
+  const ids = await ctx.prisma.$queryRaw<{ id: string }[]>`
+    SELECT id FROM (
        SELECT DISTINCT ON (lower(btrim(meal_name))) id, eaten_at FROM meals
-        WHERE user_id = $1 AND deleted_at IS NULL AND btrim(coalesce(meal_name, '')) <> ''
-          AND eaten_at >= now() - make_interval(days => $3)
+        WHERE user_id = ${userId}::int AND deleted_at IS NULL AND btrim(coalesce(meal_name, '')) <> ''
+          AND eaten_at >= now() - make_interval(days => ${RECENT_MEALS_DAYS}::int)
         ORDER BY lower(btrim(meal_name)), eaten_at DESC, id
-     ) latest ORDER BY eaten_at DESC, id LIMIT $2`,
-    userId,
-    options.limit,
-    RECENT_MEALS_DAYS,
-  );
+     ) latest ORDER BY eaten_at DESC, id LIMIT ${options.limit}::int`;
   const meals = await ctx.prisma.meal.findMany({
     where: { userId, id: { in: ids.map((r) => r.id) } },
   });
@@ -317,11 +326,9 @@ export async function logMeal(ctx: AuthedContext, options: LogMealOptions): Prom
 /** The caller's live meal, locked until the transaction ends; NOT_FOUND otherwise. */
 async function lockMeal(tx: DbTx, userId: number, mealId: string): Promise<void> {
   // NOTE: the caller's own live meal only.
-  const rows = await tx.$queryRawUnsafe<{ id: string }[]>(
-    'SELECT id FROM meals WHERE id = $1 AND user_id = $2 AND deleted_at IS NULL FOR UPDATE',
-    mealId,
-    userId,
-  );
+  const rows = await tx.$queryRaw<{ id: string }[]>`
+    SELECT id FROM meals WHERE id = ${mealId}::text AND user_id = ${userId}::int AND deleted_at IS NULL
+       FOR UPDATE`;
   if (!rows.length) throw mealNotFound();
 }
 
@@ -482,7 +489,8 @@ export async function setMealPhoto(
 
 /**
  * Totals of the person's meals eaten in [startMs, endMs), per local calendar day of the person
- * (users.timezone; UTC when unset or unknown): every day the range touches, empty days included.
+ * (personZone of the profile domain; UTC when unset or unknown): every day the range touches, empty
+ * days included.
  */
 export async function dailyNutrition(
   ctx: AuthedContext,
@@ -502,24 +510,8 @@ export async function dailyNutrition(
       },
     ]);
   }
-  const userId = readerUserId(ctx);
-  const user = await ctx.prisma.user.findUnique({
-    where: { id: userId },
-    select: { timezone: true },
-  });
-  const timezone = zoneOrUtc(user?.timezone);
-  const meals = await ctx.prisma.meal.findMany({
-    where: { userId, deletedAt: null, eatenAt: { gte: new Date(startMs), lt: new Date(endMs) } },
-    select: {
-      eatenAt: true,
-      kcal: true,
-      proteinG: true,
-      carbsG: true,
-      fatG: true,
-      fiberG: true,
-      sugarG: true,
-    },
-  });
+  const timezone = await personZone(ctx);
+  const meals = await mealTotalsBetween(ctx, { start: new Date(startMs), end: new Date(endMs) });
   // en-CA formats a date as YYYY-MM-DD
   const localDate = new Intl.DateTimeFormat('en-CA', {
     timeZone: timezone,
@@ -545,6 +537,45 @@ export async function dailyNutrition(
     totals: sumNutrients(meals.map(nutrientsOf)),
     days,
   };
+}
+
+export interface MealTotalsBetweenOptions {
+  /** first instant (inclusive) */
+  start: Date;
+  /** end instant (exclusive) */
+  end: Date;
+}
+
+/** A meal's stored totals and when it was eaten. */
+export interface MealTotalsView extends Nutrients {
+  eatenAt: Date;
+}
+
+/**
+ * The totals of the person's live meals eaten in [start, end), unordered: one query. Daily
+ * nutrition reads them, and so do other domains that need meals (insights' nutrition score).
+ */
+export async function mealTotalsBetween(
+  ctx: AuthedContext,
+  options: MealTotalsBetweenOptions,
+): Promise<MealTotalsView[]> {
+  // NOTE: the person's data: the owner's rows while viewing as a grantee.
+  return ctx.prisma.meal.findMany({
+    where: {
+      userId: readerUserId(ctx),
+      deletedAt: null,
+      eatenAt: { gte: options.start, lt: options.end },
+    },
+    select: {
+      eatenAt: true,
+      kcal: true,
+      proteinG: true,
+      carbsG: true,
+      fatG: true,
+      fiberG: true,
+      sugarG: true,
+    },
+  });
 }
 
 /** Storage keys of every meal photo of a person (account deletion removes the files). */

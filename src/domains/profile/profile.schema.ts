@@ -110,7 +110,8 @@ const ProfilePhotoDataInput = builder.inputType('ProfilePhotoDataInput', {
 builder.queryFields((t) => ({
   me: t.withAuth({ scope: 'profile:read' }).prismaField({
     type: 'User',
-    description: "The caller's profile",
+    description:
+      "The caller's profile, and the dashboard graph: the person's data as connections on it (meals, glucoseReadings, ...), each with its root field's scope; while viewing as, the data is the owner's and the account lists the caller's own (docs/graphql.md)",
     resolve: (query, _root, _args, ctx) =>
       ctx.prisma.user.findUniqueOrThrow({ ...query, where: { id: ctx.principal.userId } }),
   }),

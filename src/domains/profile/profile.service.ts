@@ -1,10 +1,12 @@
 /**
- * The person's profile: updates of its fields and onboarding progress, and profile photos.
+ * The person's profile: updates of its fields and onboarding progress, profile photos, and for
+ * other domains the person's time zone and country (personLocale, personZone).
  * Profile photos: checked (size, and the image type from the file's own bytes, not only the
  * declared type, src/platform/photos.ts), stored under a new random key, the user row pointed at
  * it, the old photo removed. Photos are served at /media/<key> (src/platform/media.router.ts): the
  * key is the capability, 128 random bits.
  */
+import { readerUserId } from '../../auth/principal.ts';
 import { appError } from '../../errors.ts';
 import type { Prisma } from '../../generated/prisma/client.ts';
 import type { AuthedContext } from '../../graphql/context.ts';
@@ -16,6 +18,7 @@ import {
   PROFILE_PHOTO_FOLDER,
 } from '../../platform/photos.ts';
 import type { UploadedFile } from '../../platform/photos.ts';
+import { zoneOrUtc } from '../../platform/time-zones.ts';
 
 /** Profile changes as they arrive: absent means unchanged, null clears a nullable field. */
 export interface ProfileChanges {
@@ -105,4 +108,31 @@ export async function setProfilePhoto(
       );
   }
   return user;
+}
+
+/** Where the person lives, as other domains compute with it. */
+export interface PersonLocaleView {
+  /** the IANA time zone days are counted in (UTC when unset or unknown to the runtime) */
+  timezone: string;
+  /** ISO 3166-1 alpha-2 country code, or null when unset */
+  country: string | null;
+}
+
+/**
+ * The time zone and country of the person whose data the credential reads (the owner's while a
+ * grantee views as): one read of the profile. Other domains call this (or personZone) instead of
+ * reading the profile columns of `users` themselves.
+ */
+export async function personLocale(ctx: AuthedContext): Promise<PersonLocaleView> {
+  // NOTE: the person's data: the owner's row while viewing as a grantee.
+  const user = await ctx.prisma.user.findUnique({
+    where: { id: readerUserId(ctx) },
+    select: { timezone: true, country: true },
+  });
+  return { timezone: zoneOrUtc(user?.timezone), country: user?.country ?? null };
+}
+
+/** The person's time zone (personLocale): UTC when unset or unknown. */
+export async function personZone(ctx: AuthedContext): Promise<string> {
+  return (await personLocale(ctx)).timezone;
 }

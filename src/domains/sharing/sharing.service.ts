@@ -13,7 +13,7 @@ import { grantPermitsViewAs } from '../../auth/view-as.ts';
 import { appError, validationError } from '../../errors.ts';
 import type { Prisma } from '../../generated/prisma/client.ts';
 import type { AuthedContext } from '../../graphql/context.ts';
-import { normaliseEmail } from '../account/account.shared.ts';
+import { normaliseEmail } from '../account/index.ts';
 
 /** A grant lasts this long from its creation; renewing sets it to this long from the renewal. */
 export const GRANT_LIFETIME_DAYS = 30;

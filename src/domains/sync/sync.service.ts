@@ -1,7 +1,8 @@
 /**
  * The WatermelonDB sync protocol: pull (changes since a time, paged over one consistent snapshot)
  * and push (a client's changes, applied atomically or not at all). Bulk SQL through unnest(), the
- * same text on PGlite and PostgreSQL; the synced tables come from sync.tables.ts.
+ * same text on PGlite and PostgreSQL; the synced tables come from sync.tables.ts, and a push's
+ * records are validated by the schemas sync.push-schema.ts derives from them.
  *
  * Change times: every write stamps `server_updated_at` with a per-account clock (sync_state.clock_ms)
  * that only grows, taken under a row lock of sync_state. A push holds that lock FOR UPDATE until it
@@ -17,11 +18,13 @@ import { appError, validationError } from '../../errors.ts';
 import type { ValidationIssue } from '../../errors.ts';
 import type { AuthedContext } from '../../graphql/context.ts';
 import { isStorableDate } from '../../platform/input-guards.ts';
-import { toCamel, toSnake } from '../../wire.ts';
+import { issuesAt, PUSH_ENTRY_SCHEMAS } from './sync.push-schema.ts';
+import type { TableChanges, WireRecord } from './sync.push-schema.ts';
 import type { SyncedColumn, SyncedTable } from './sync.tables.ts';
 import {
   advanceSyncClock,
   lockSyncState,
+  markPhoneSynced,
   msOf,
   msParam,
   msParamTz,
@@ -47,18 +50,6 @@ const PUSH_CHUNK = 5_000;
 /** A push's transaction may take this long, plus PUSH_MS_PER_RECORD per record (Prisma's default is 5 s). */
 const PUSH_TIMEOUT_MS = 30_000;
 const PUSH_MS_PER_RECORD = 2;
-/** The longest record id accepted (WatermelonDB ids are 16 characters). */
-export const MAX_ID_LENGTH = 64;
-
-/** A wire record: `id` plus the table's wire columns. */
-export type WireRecord = Record<string, unknown> & { id: string };
-
-export interface TableChanges {
-  created: WireRecord[];
-  updated: WireRecord[];
-  deleted: string[];
-}
-
 export type Changes = Record<string, TableChanges>;
 
 export interface PullOptions {
@@ -302,6 +293,7 @@ async function readTable(
   }
   params.push(limit);
   const cols = table.columns.map(selectColumn).join(', ');
+  // NOTE: Unsafe only because its identifiers come from the SYNCED_TABLES registry.
   const rows = await db.$queryRawUnsafe<Record<string, unknown>[]>(
     `SELECT id, deleted_at IS NOT NULL AS sync_deleted, ${cols}
        FROM ${q(table.sqlTable)}
@@ -423,10 +415,6 @@ interface ParsedTable {
   loc: (string | number)[];
 }
 
-/** True for a list of a push entry that asks for nothing: absent, null or empty. */
-const isEmptyList = (list: unknown): boolean =>
-  list == null || (Array.isArray(list) && list.length === 0);
-
 const isPlainObject = (v: unknown): v is Record<string, unknown> =>
   !!v && typeof v === 'object' && !Array.isArray(v);
 
@@ -439,14 +427,6 @@ interface PushBody {
   identityVersion?: unknown;
 }
 
-/** Body keys of the wrapped form besides `changes` (the REST facade camel-cases body keys). */
-const WRAPPED_KEYS: Record<string, 'lastPulledAt' | 'identityVersion'> = {
-  last_pulled_at: 'lastPulledAt',
-  lastPulledAt: 'lastPulledAt',
-  identity_version: 'identityVersion',
-  identityVersion: 'identityVersion',
-};
-
 /**
  * Which form a push body has. WatermelonDB's documented client sends the changes object itself,
  * `{table: {created, updated, deleted}}`; older builds wrap it, `{changes, last_pulled_at}`. The
@@ -458,21 +438,23 @@ const WRAPPED_KEYS: Record<string, 'lastPulledAt' | 'identityVersion'> = {
 function pushBodyOf(raw: unknown): PushBody {
   if (!isPlainObject(raw) || !Object.hasOwn(raw, 'changes'))
     return { changes: raw, loc: ['changes'] };
-  const body: PushBody = { changes: raw.changes, loc: ['changes', 'changes'] };
-  const issues: ValidationIssue[] = [];
-  for (const [key, value] of Object.entries(raw)) {
-    const field = WRAPPED_KEYS[key];
-    if (field) body[field] ??= value;
-    else if (key !== 'changes' && syncedTable(toSnake(key))) {
-      issues.push({
-        loc: ['changes', toSnake(key)],
+  const beside = Object.keys(raw).filter((key) => syncedTable(key));
+  if (beside.length) {
+    throw validationError(
+      beside.map((key) => ({
+        loc: ['changes', key],
         msg: 'A table beside "changes": send either {table: ...} or {"changes": {table: ...}}',
         type: 'value_error',
-      });
-    }
+      })),
+    );
   }
-  if (issues.length) throw validationError(issues);
-  return body;
+  const field = (key: string): unknown => (Object.hasOwn(raw, key) ? raw[key] : undefined);
+  return {
+    changes: raw.changes,
+    loc: ['changes', 'changes'],
+    lastPulledAt: field('last_pulled_at'),
+    identityVersion: field('identity_version'),
+  };
 }
 
 /** Where a record of `p` sits in the body (found only when an error needs it). */
@@ -485,17 +467,6 @@ function recordLoc(p: ParsedTable, id: string): (string | number)[] {
     if (i >= 0) return [...p.loc, list, i];
   }
   return p.loc;
-}
-
-/** The value of a record's column: under its wire name, or as the REST facade camel-cased it. */
-function columnOf(
-  r: Record<string, unknown>,
-  wire: string,
-  camel: string,
-): { present: boolean; value: unknown } {
-  if (Object.hasOwn(r, wire)) return { present: true, value: r[wire] };
-  if (camel !== wire && Object.hasOwn(r, camel)) return { present: true, value: r[camel] };
-  return { present: false, value: undefined };
 }
 
 /** Records a push entry lists (created, updated, deleted), counted before anything is read further. */
@@ -511,17 +482,18 @@ function countRecords(changes: Record<string, unknown>): number {
   return count;
 }
 
+/** True when a push entry asks for a write: any of its lists is more than absent, null or empty. */
+const writesRecords = (entry: Record<string, unknown>): boolean =>
+  ['created', 'updated', 'deleted'].some(
+    (list) => entry[list] != null && !(Array.isArray(entry[list]) && entry[list].length === 0),
+  );
+
 /**
- * Validates a push's changes against the registry. Table names and column names are read in
- * snake_case or as the REST facade camel-cases them (journal_entries -> journalEntries,
- * happened_at -> happenedAt; the registry test checks that every name round-trips), without
- * copying the body: a push may carry PUSH_MAX_RECORDS records.
+ * Validates a push's changes table by table, with the schemas derived from the registry
+ * (sync.push-schema.ts): the parsed records keep only the registry's columns. Their count is
+ * checked first, before any record is read: a push may carry PUSH_MAX_RECORDS records.
  */
 function parseChanges(body: PushBody, principal: Principal): ParsedTable[] {
-  const issues: ValidationIssue[] = [];
-  const push = (loc: (string | number)[], msg: string, type = 'value_error'): void => {
-    issues.push({ loc: [...body.loc, ...loc], msg, type });
-  };
   const changes = body.changes;
   if (!isPlainObject(changes)) {
     throw validationError([
@@ -538,105 +510,35 @@ function parseChanges(body: PushBody, principal: Principal): ParsedTable[] {
       },
     ]);
   }
+  let issues: ValidationIssue[] = [];
   const out: ParsedTable[] = [];
-  const seenTables = new Set<string>();
-  for (const [key, value] of Object.entries(changes)) {
-    const name = toSnake(key);
+  for (const [name, entry] of Object.entries(changes)) {
+    const loc = [...body.loc, name];
     const table = syncedTable(name);
     if (!table) {
-      push([name], `Unknown synced table: ${name}`, 'enum');
-      continue;
-    }
-    if (seenTables.has(name)) {
-      push([name], 'The same table appears twice in one push', 'value_error');
-      continue;
-    }
-    seenTables.add(name);
-    if (!isPlainObject(value)) {
-      push([name], 'Input should be an object with created, updated and deleted', 'dict_type');
+      issues.push({ loc, msg: `Unknown synced table: ${name}`, type: 'enum' });
       continue;
     }
     // NOTE: records of a table need its write scope, checked before anything of the push is read
     // further; an empty entry writes nothing (WatermelonDB sends every table it knows).
-    const writes = ['created', 'updated', 'deleted'].some((k) => !isEmptyList(value[k]));
-    if (writes && !credentialHolds(principal, table.writeScope))
+    if (
+      isPlainObject(entry) &&
+      writesRecords(entry) &&
+      !credentialHolds(principal, table.writeScope)
+    )
       throw tableScopeMissing(table, table.writeScope, 'push to');
-    const parsed: ParsedTable = {
-      table,
-      upserts: [],
-      deleted: [],
-      entry: value,
-      loc: [...body.loc, name],
-    };
-    const seen = new Set<string>();
-    const checkId = (id: unknown, loc: (string | number)[]): id is string => {
-      if (typeof id !== 'string' || id.length === 0 || id.length > MAX_ID_LENGTH) {
-        push(loc, `id should be a string of 1 to ${MAX_ID_LENGTH} characters`, 'string_type');
-        return false;
-      }
-      if (seen.has(id)) {
-        push(loc, 'The same record appears twice in one push', 'value_error');
-        return false;
-      }
-      seen.add(id);
-      return true;
-    };
-    const columns = table.columns.map((col) => ({ col, camel: toCamel(col.wire) }));
-    for (const list of ['created', 'updated'] as const) {
-      const records = value[list] ?? [];
-      if (!Array.isArray(records)) {
-        push([name, list], 'Input should be a list of records', 'list_type');
-        continue;
-      }
-      records.forEach((rec: unknown, i: number) => {
-        if (!isPlainObject(rec))
-          return push([name, list, i], 'Input should be a record', 'dict_type');
-        if (!checkId(rec.id, [name, list, i, 'id'])) return;
-        const record: WireRecord = { id: rec.id };
-        for (const { col, camel } of columns) {
-          const { present, value: val } = columnOf(rec, col.wire, camel);
-          if (!present) continue; // left out: the stored value stays
-          const bad = (msg: string, type: string): void =>
-            push([name, list, i, col.wire], msg, type);
-          if (val === null) {
-            if (col.notNull && col.type !== 'text') bad('Input should not be null', 'missing');
-            else record[col.wire] = null;
-          } else if (col.type === 'text') {
-            if (typeof val === 'string') record[col.wire] = val;
-            else bad('Input should be a string', 'string_type');
-          } else if (col.type === 'bool') {
-            if (typeof val === 'boolean') record[col.wire] = val;
-            else bad('Input should be a boolean', 'bool_type');
-          } else if (col.type === 'int') {
-            if (Number.isSafeInteger(val) && Math.abs(val as number) < 2 ** 31)
-              record[col.wire] = val;
-            else bad('Input should be an integer', 'int_type');
-          } else if (
-            typeof val === 'number' &&
-            Number.isFinite(val) &&
-            (col.type === 'float' || Math.abs(val) < 8.64e15)
-          )
-            record[col.wire] = val;
-          else bad('Input should be a number', col.type === 'float' ? 'float_type' : 'int_type');
-          const stored = record[col.wire];
-          if (typeof stored === 'number' && col.min !== undefined && stored < col.min)
-            bad(`Input should be greater than or equal to ${col.min}`, 'greater_than_equal');
-          if (typeof stored === 'number' && col.max !== undefined && stored > col.max)
-            bad(`Input should be less than or equal to ${col.max}`, 'less_than_equal');
-          if (typeof stored === 'string' && col.oneOf && !col.oneOf.includes(stored))
-            bad(`Input should be one of: ${col.oneOf.join(', ')}`, 'enum');
-        }
-        parsed.upserts.push(record);
+    const parsed = PUSH_ENTRY_SCHEMAS.get(name)!.safeParse(entry);
+    if (!parsed.success) issues = issues.concat(issuesAt(loc, parsed.error));
+    else if (!issues.length) {
+      const { created, updated, deleted } = parsed.data;
+      out.push({
+        table,
+        upserts: [...created, ...updated],
+        deleted,
+        entry: entry as Record<string, unknown>,
+        loc,
       });
     }
-    const deleted = value.deleted ?? [];
-    if (!Array.isArray(deleted))
-      push([name, 'deleted'], 'Input should be a list of ids', 'list_type');
-    else
-      deleted.forEach((id: unknown, i: number) => {
-        if (checkId(id, [name, 'deleted', i])) parsed.deleted.push(id);
-      });
-    out.push(parsed);
   }
   if (issues.length) throw validationError(issues);
   return out;
@@ -725,6 +627,7 @@ async function refuseCollisions(
 ): Promise<never> {
   const done = new Set(inserted.map((r) => r.id));
   const left = fresh.map((r) => r.id).filter((id) => !done.has(id));
+  // NOTE: Unsafe only because its identifiers come from the SYNCED_TABLES registry.
   const taken = await tx.$queryRawUnsafe<{ id: string }[]>(
     `SELECT id FROM ${q(table.sqlTable)} WHERE id = ANY($1::text[])`,
     left,
@@ -761,7 +664,8 @@ async function applyTable(
   const ids = [...p.upserts.map((r) => r.id), ...p.deleted];
   if (ids.length === 0) return 0;
   // NOTE: the rows of these ids, whoever owns them, locked until commit: a record of another account,
-  // or one changed on the server after the client's last pull, fails the whole push.
+  // or one changed on the server after the client's last pull, fails the whole push. This statement
+  // and the writes below are Unsafe only because their identifiers come from the registry.
   const tombstoned = new Map<string, boolean>(); // existing id -> deleted
   const conflicts: string[] = [];
   for (const chunk of chunksOf(ids)) {
@@ -923,10 +827,7 @@ export async function pushChanges(ctx: AuthedContext, options: PushOptions): Pro
       const ts = await advanceSyncClock(tx, userId, state);
       let accepted = 0;
       for (const p of tables) accepted += await applyTable(tx, p, userId, lastPulledAt, ts);
-      await tx.$executeRawUnsafe(
-        'UPDATE users SET phone_last_sync_at = now() WHERE id = $1',
-        userId,
-      );
+      await markPhoneSynced(tx, userId);
       return { timestamp: ts, identityVersion: state.identityVersion, accepted };
     },
     { timeout: PUSH_TIMEOUT_MS + records * PUSH_MS_PER_RECORD },
@@ -938,12 +839,10 @@ export async function pushChanges(ctx: AuthedContext, options: PushOptions): Pro
  * is told `identity_changed` on its next pull or push, wipes its local database and pulls afresh.
  */
 export async function bumpSyncIdentity(db: Db, userId: number): Promise<number> {
-  const rows = await db.$queryRawUnsafe<{ identity_version: number }[]>(
-    `INSERT INTO sync_state (user_id, identity_version, updated_at) VALUES ($1, 2, now())
-     ON CONFLICT (user_id) DO UPDATE SET identity_version = sync_state.identity_version + 1, updated_at = now()
-     RETURNING identity_version`,
-    userId,
-  );
+  const rows = await db.$queryRaw<{ identity_version: number }[]>`
+    INSERT INTO sync_state (user_id, identity_version, updated_at) VALUES (${userId}::int, 2, now())
+    ON CONFLICT (user_id) DO UPDATE SET identity_version = sync_state.identity_version + 1, updated_at = now()
+    RETURNING identity_version`;
   return Number(rows[0].identity_version);
 }
 
@@ -991,6 +890,7 @@ export async function listSyncedRecords(
     after = 'AND id COLLATE "C" > $3';
   }
   const cols = table.columns.map(selectColumn).join(', ');
+  // NOTE: Unsafe only because its identifiers come from the SYNCED_TABLES registry.
   const rows = await ctx.prisma.$queryRawUnsafe<Record<string, unknown>[]>(
     `SELECT id, ${cols}, ${msOf('server_updated_at')} AS server_updated_at, ${msOf('deleted_at')} AS deleted_at
        FROM ${q(table.sqlTable)}

@@ -11,7 +11,7 @@
  * routes refuse (login sessions hold every scope, so they sync every table).
  */
 import type { Scope } from '../../auth/scopes.ts';
-import { METRIC_TYPES, SLEEP_STAGES } from '../health/health.constants.ts';
+import { METRIC_TYPES, SLEEP_STAGES } from '../health/index.ts';
 
 /**
  * How a wire value is stored: `timestamp_ms` is a number of ms on the wire, TIMESTAMP(3) (UTC) in the

@@ -1,7 +1,8 @@
 /**
  * The catalogue import (`npm run foods:import`, and the background autoload of a first start):
- * reads each source (foods.catalogue-sources.ts) and writes it in chunks of foods, one transaction per chunk with
- * its checkpoint row, using bulk parameterised SQL (unnest), the same on PGlite and PostgreSQL.
+ * reads each source (foods.catalogue-sources.ts) and writes it in chunks of foods, one transaction
+ * per chunk with its checkpoint row, using bulk parameterised SQL (unnest), the same on PGlite and
+ * PostgreSQL.
  *
  * - Idempotent: rows are upserted only where a value differs (IS DISTINCT FROM), so a re-run of
  *   the same files writes nothing; a source whose chunks are all checkpointed for the same file
@@ -14,6 +15,7 @@
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Db } from '../../../db/client.ts';
+import { Prisma } from '../../../generated/prisma/client.ts';
 import {
   CATALOGUE_SOURCES,
   hasFullNutrients,
@@ -69,29 +71,41 @@ export interface SourceReport {
   ms: number;
 }
 
-type Tx = Pick<Db, '$executeRawUnsafe' | '$queryRawUnsafe'>;
+type Tx = Pick<Db, '$executeRaw' | '$queryRaw'>;
 
-const UPSERT_NUTRIENTS = `
+const upsertNutrientsSql = (defs: readonly NutrientDefinition[]): Prisma.Sql => Prisma.sql`
   INSERT INTO nutrients (id, name, unit, number, rank)
-  SELECT * FROM unnest($1::int[], $2::text[], $3::text[], $4::text[], $5::int[])
+  SELECT * FROM unnest(${defs.map((d) => d.id)}::int[], ${defs.map((d) => d.name)}::text[],
+                       ${defs.map((d) => d.unit)}::text[], ${defs.map((d) => d.number)}::text[],
+                       ${defs.map((d) => (d.rank === null ? null : Math.round(d.rank)))}::int[])
   ON CONFLICT (id) DO UPDATE SET name = EXCLUDED.name, unit = EXCLUDED.unit,
     number = COALESCE(EXCLUDED.number, nutrients.number), rank = COALESCE(EXCLUDED.rank, nutrients.rank)
   WHERE (nutrients.name, nutrients.unit) IS DISTINCT FROM (EXCLUDED.name, EXCLUDED.unit)
      OR (EXCLUDED.number IS NOT NULL AND nutrients.number IS DISTINCT FROM EXCLUDED.number)
      OR (EXCLUDED.rank IS NOT NULL AND nutrients.rank IS DISTINCT FROM EXCLUDED.rank)`;
 
-/** search_text and search_vector are derived here, so every writer (import, custom foods) agrees. */
-export const SEARCH_TEXT_SQL = (d: string, b: string) => `lower(${d} || COALESCE(' ' || ${b}, ''))`;
-export const SEARCH_VECTOR_SQL = (d: string, b: string) =>
-  `to_tsvector('english', ${d} || COALESCE(' ' || ${b}, ''))`;
+/**
+ * search_text and search_vector are derived here, so every writer (import, custom foods) agrees:
+ * `d` and `b` are the description and brand, as text (a column, or a parameter cast to text).
+ */
+export const SEARCH_TEXT_SQL = (d: Prisma.Sql, b: Prisma.Sql): Prisma.Sql =>
+  Prisma.sql`lower(${d} || COALESCE(' ' || ${b}, ''))`;
+export const SEARCH_VECTOR_SQL = (d: Prisma.Sql, b: Prisma.Sql): Prisma.Sql =>
+  Prisma.sql`to_tsvector('english', ${d} || COALESCE(' ' || ${b}, ''))`;
 
-const UPSERT_FOODS = `
+const upsertFoodsSql = (source: CatalogueSource, foods: readonly CatalogueFood[]): Prisma.Sql => {
+  const [description, brand] = [Prisma.sql`f.description`, Prisma.sql`f.brand`];
+  return Prisma.sql`
   INSERT INTO foods (id, source, description, brand, category, gtin, countries, serving_size, serving_unit,
                      has_full_nutrients, search_text, search_vector, updated_at)
-  SELECT f.id, $10, f.description, f.brand, f.category, f.gtin, string_to_array(f.countries, ','), f.serving_size,
-         f.serving_unit, f.is_full, ${SEARCH_TEXT_SQL('f.description', 'f.brand')},
-         ${SEARCH_VECTOR_SQL('f.description', 'f.brand')}, now()
-  FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::float8[], $8::text[], $9::bool[])
+  SELECT f.id, ${source}::text, f.description, f.brand, f.category, f.gtin, string_to_array(f.countries, ','),
+         f.serving_size, f.serving_unit, f.is_full, ${SEARCH_TEXT_SQL(description, brand)},
+         ${SEARCH_VECTOR_SQL(description, brand)}, now()
+  FROM unnest(${foods.map((f) => f.id)}::text[], ${foods.map((f) => f.description)}::text[],
+              ${foods.map((f) => f.brand)}::text[], ${foods.map((f) => f.category)}::text[],
+              ${foods.map((f) => f.gtin)}::text[], ${foods.map((f) => f.countries.join(','))}::text[],
+              ${foods.map((f) => f.servingSize)}::float8[], ${foods.map((f) => f.servingUnit)}::text[],
+              ${foods.map((f) => hasFullNutrients(f.nutrients))}::bool[])
     AS f(id, description, brand, category, gtin, countries, serving_size, serving_unit, is_full)
   ON CONFLICT (id) DO UPDATE SET source = EXCLUDED.source, description = EXCLUDED.description, brand = EXCLUDED.brand,
     category = EXCLUDED.category, gtin = EXCLUDED.gtin, countries = EXCLUDED.countries,
@@ -102,42 +116,43 @@ const UPSERT_FOODS = `
          foods.serving_size, foods.serving_unit, foods.has_full_nutrients)
     IS DISTINCT FROM (EXCLUDED.source, EXCLUDED.description, EXCLUDED.brand, EXCLUDED.category, EXCLUDED.gtin,
          EXCLUDED.countries, EXCLUDED.serving_size, EXCLUDED.serving_unit, EXCLUDED.has_full_nutrients)`;
+};
 
-const UPSERT_FOOD_NUTRIENTS = `
+const upsertFoodNutrientsSql = (foodIds: string[], ids: number[], amounts: number[]): Prisma.Sql =>
+  Prisma.sql`
   INSERT INTO food_nutrients (food_id, nutrient_id, amount)
-  SELECT * FROM unnest($1::text[], $2::int[], $3::float8[])
+  SELECT * FROM unnest(${foodIds}::text[], ${ids}::int[], ${amounts}::float8[])
   ON CONFLICT (food_id, nutrient_id) DO UPDATE SET amount = EXCLUDED.amount
   WHERE food_nutrients.amount IS DISTINCT FROM EXCLUDED.amount`;
 
-const DELETE_STALE_NUTRIENTS = `
+const deleteStaleNutrientsSql = (
+  chunkIds: string[],
+  foodIds: string[],
+  ids: number[],
+): Prisma.Sql => Prisma.sql`
   DELETE FROM food_nutrients fn
-  WHERE fn.food_id = ANY($1::text[])
-    AND NOT EXISTS (SELECT 1 FROM unnest($2::text[], $3::int[]) AS k(food_id, nutrient_id)
+  WHERE fn.food_id = ANY(${chunkIds}::text[])
+    AND NOT EXISTS (SELECT 1 FROM unnest(${foodIds}::text[], ${ids}::int[]) AS k(food_id, nutrient_id)
                     WHERE k.food_id = fn.food_id AND k.nutrient_id = fn.nutrient_id)`;
 
-const UPSERT_PORTIONS = `
+type PortionRow = CatalogueFood['portions'][number] & { foodId: string };
+
+const upsertPortionsSql = (portions: readonly PortionRow[]): Prisma.Sql => Prisma.sql`
   INSERT INTO food_portions (id, food_id, seq, amount, unit, description, modifier, gram_weight)
   SELECT p.food_id || ':' || p.seq, p.food_id, p.seq, p.amount, p.unit, p.description, p.modifier, p.gram_weight
-  FROM unnest($1::text[], $2::int[], $3::float8[], $4::text[], $5::text[], $6::text[], $7::float8[])
+  FROM unnest(${portions.map((p) => p.foodId)}::text[], ${portions.map((p) => p.seq)}::int[],
+              ${portions.map((p) => p.amount)}::float8[], ${portions.map((p) => p.unit)}::text[],
+              ${portions.map((p) => p.description)}::text[], ${portions.map((p) => p.modifier)}::text[],
+              ${portions.map((p) => p.gramWeight)}::float8[])
     AS p(food_id, seq, amount, unit, description, modifier, gram_weight)
   ON CONFLICT (id) DO UPDATE SET amount = EXCLUDED.amount, unit = EXCLUDED.unit, description = EXCLUDED.description,
     modifier = EXCLUDED.modifier, gram_weight = EXCLUDED.gram_weight
   WHERE (food_portions.amount, food_portions.unit, food_portions.description, food_portions.modifier, food_portions.gram_weight)
     IS DISTINCT FROM (EXCLUDED.amount, EXCLUDED.unit, EXCLUDED.description, EXCLUDED.modifier, EXCLUDED.gram_weight)`;
 
-const DELETE_STALE_PORTIONS = `
-  DELETE FROM food_portions fp WHERE fp.food_id = ANY($1::text[]) AND NOT (fp.id = ANY($2::text[]))`;
-
 async function upsertNutrients(db: Tx, defs: readonly NutrientDefinition[]): Promise<void> {
   if (!defs.length) return;
-  await db.$executeRawUnsafe(
-    UPSERT_NUTRIENTS,
-    defs.map((d) => d.id),
-    defs.map((d) => d.name),
-    defs.map((d) => d.unit),
-    defs.map((d) => d.number),
-    defs.map((d) => (d.rank === null ? null : Math.round(d.rank))),
-  );
+  await db.$executeRaw(upsertNutrientsSql(defs));
 }
 
 /** Writes one chunk of foods with their nutrients and portions (inside the caller's transaction). */
@@ -147,19 +162,7 @@ async function writeFoods(
   foods: readonly CatalogueFood[],
 ): Promise<void> {
   const ids = foods.map((f) => f.id);
-  await db.$executeRawUnsafe(
-    UPSERT_FOODS,
-    ids,
-    foods.map((f) => f.description),
-    foods.map((f) => f.brand),
-    foods.map((f) => f.category),
-    foods.map((f) => f.gtin),
-    foods.map((f) => f.countries.join(',')),
-    foods.map((f) => f.servingSize),
-    foods.map((f) => f.servingUnit),
-    foods.map((f) => hasFullNutrients(f.nutrients)),
-    source,
-  );
+  await db.$executeRaw(upsertFoodsSql(source, foods));
   const nFood: string[] = [];
   const nId: number[] = [];
   const nAmount: number[] = [];
@@ -170,26 +173,15 @@ async function writeFoods(
       nAmount.push(amount);
     }
   }
-  await db.$executeRawUnsafe(DELETE_STALE_NUTRIENTS, ids, nFood, nId);
-  if (nFood.length) await db.$executeRawUnsafe(UPSERT_FOOD_NUTRIENTS, nFood, nId, nAmount);
-  const portions = foods.flatMap((f) => f.portions.map((p) => ({ foodId: f.id, ...p })));
-  await db.$executeRawUnsafe(
-    DELETE_STALE_PORTIONS,
-    ids,
-    portions.map((p) => `${p.foodId}:${p.seq}`),
+  await db.$executeRaw(deleteStaleNutrientsSql(ids, nFood, nId));
+  if (nFood.length) await db.$executeRaw(upsertFoodNutrientsSql(nFood, nId, nAmount));
+  const portions: PortionRow[] = foods.flatMap((f) =>
+    f.portions.map((p) => ({ foodId: f.id, ...p })),
   );
-  if (portions.length) {
-    await db.$executeRawUnsafe(
-      UPSERT_PORTIONS,
-      portions.map((p) => p.foodId),
-      portions.map((p) => p.seq),
-      portions.map((p) => p.amount),
-      portions.map((p) => p.unit),
-      portions.map((p) => p.description),
-      portions.map((p) => p.modifier),
-      portions.map((p) => p.gramWeight),
-    );
-  }
+  const portionIds = portions.map((p) => `${p.foodId}:${p.seq}`);
+  await db.$executeRaw`
+    DELETE FROM food_portions fp WHERE fp.food_id = ANY(${ids}::text[]) AND NOT (fp.id = ANY(${portionIds}::text[]))`;
+  if (portions.length) await db.$executeRaw(upsertPortionsSql(portions));
 }
 
 const checkpointKey = (source: string, hash: string, chunk: number) => `${source}:${hash}:${chunk}`;
@@ -200,11 +192,8 @@ async function committedChunks(
   source: CatalogueSource,
   hash: string,
 ): Promise<{ done: Set<number>; chunks: number | null }> {
-  const rows = await db.$queryRawUnsafe<{ chunk: number; chunks: number }[]>(
-    'SELECT chunk, chunks FROM food_import_checkpoints WHERE source = $1 AND file_hash = $2',
-    source,
-    hash,
-  );
+  const rows = await db.$queryRaw<{ chunk: number; chunks: number }[]>`
+    SELECT chunk, chunks FROM food_import_checkpoints WHERE source = ${source}::text AND file_hash = ${hash}::text`;
   return { done: new Set(rows.map((r) => r.chunk)), chunks: rows[0]?.chunks ?? null };
 }
 
@@ -247,22 +236,15 @@ async function importSource(
       const key = checkpointKey(source, hash, chunk);
       const didWrite = await db.$transaction(
         async (tx) => {
-          await tx.$executeRawUnsafe('SELECT pg_advisory_xact_lock(5105, $1::int)', lockKey);
-          const exists = await tx.$queryRawUnsafe<unknown[]>(
-            'SELECT 1 FROM food_import_checkpoints WHERE key = $1',
-            key,
-          );
+          await tx.$executeRaw`SELECT pg_advisory_xact_lock(5105, ${lockKey}::int)`;
+          const exists = await tx.$queryRaw<
+            unknown[]
+          >`SELECT 1 FROM food_import_checkpoints WHERE key = ${key}::text`;
           if (exists.length) return false; // another process committed it meanwhile
           await writeFoods(tx, source, part);
-          await tx.$executeRawUnsafe(
-            `INSERT INTO food_import_checkpoints (key, source, file_hash, chunk, chunks, foods) VALUES ($1, $2, $3, $4, $5, $6)`,
-            key,
-            source,
-            hash,
-            chunk,
-            chunks,
-            part.length,
-          );
+          await tx.$executeRaw`
+            INSERT INTO food_import_checkpoints (key, source, file_hash, chunk, chunks, foods)
+            VALUES (${key}, ${source}, ${hash}, ${chunk}, ${chunks}, ${part.length})`;
           return true;
         },
         { timeout: 120_000, maxWait: 120_000 },
@@ -301,15 +283,14 @@ export async function importCatalogue(
   }
   // fresh planner statistics (PGlite has no autovacuum): the search plans depend on them
   if (reports.some((r) => r.chunksWritten > 0))
-    await db.$executeRawUnsafe('ANALYZE foods, food_nutrients, food_portions');
+    await db.$executeRaw`ANALYZE foods, food_nutrients, food_portions`;
   return reports;
 }
 
 /** True when every chunk of `source` is committed for some version of its files. */
 export async function sourceImported(db: Tx, source: CatalogueSource): Promise<boolean> {
-  const rows = await db.$queryRawUnsafe<{ complete: boolean }[]>(
-    `SELECT count(*) >= max(chunks) AS complete FROM food_import_checkpoints WHERE source = $1 GROUP BY file_hash`,
-    source,
-  );
+  const rows = await db.$queryRaw<{ complete: boolean }[]>`
+    SELECT count(*) >= max(chunks) AS complete FROM food_import_checkpoints
+     WHERE source = ${source}::text GROUP BY file_hash`;
   return rows.some((r) => r.complete);
 }

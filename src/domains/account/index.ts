@@ -1,0 +1,5 @@
+/** What other domains may use of the account domain (sign-in sessions, address normalisation). */
+export { createSession, startWebSession } from './account.sessions.ts';
+export type { IssuedSession, WebSessionStart } from './account.sessions.ts';
+export { normaliseEmail } from './account.shared.ts';
+export { SignInToken, SignInWebSession } from './account.schema.ts';

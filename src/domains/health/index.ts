@@ -1,0 +1,8 @@
+/** What other domains may use of the health domain (its constants and its readings by range). */
+export { METRIC_TYPES, SLEEP_STAGES } from './health.constants.ts';
+export type { MetricType } from './health.constants.ts';
+export {
+  metricSamplesBetween,
+  sleepEndingBetween,
+  workoutsStartingBetween,
+} from './health.service.ts';

@@ -1,0 +1,20 @@
+/**
+ * The graph's references from one domain's objects to another's (docs/graphql.md). A domain
+ * reaches another only through its index.ts, and a schema module is no domain's public surface,
+ * so the edges between two domains' types are declared here, in the GraphQL layer, each resolved
+ * through a per-request DataLoader (src/graphql/loaders.ts): one query for every reference of a
+ * request, however many objects hold one.
+ */
+import { loadFoodSummary } from '../domains/foods/foods.loaders.ts';
+import { FoodSummary } from '../domains/foods/foods.schema.ts';
+import { MealItem } from '../domains/meals/meals.schema.ts';
+import { builder } from './builder.ts';
+
+builder.objectField(MealItem, 'food', (t) =>
+  t.field({
+    type: FoodSummary,
+    nullable: true,
+    description: "the catalogue food (null for a free-text item, or a food that isn't visible)",
+    resolve: (item, _args, ctx) => (item.foodId ? loadFoodSummary(ctx, item.foodId) : null),
+  }),
+);
