@@ -6,6 +6,8 @@
  * - src/db knows no domain and no HTTP or GraphQL library;
  * - src/platform knows no domain and no facade (shared machinery serves every domain);
  * - a domain reaches another domain only through that domain's index.ts (its public surface);
+ * - the OAuth MCP host (src/oauth-host) imports no domain but the oauth domain's index.ts, and
+ *   not the generated Prisma client (docs/mcp-oauth.md section 2);
  * - no import cycles.
  */
 /** @type {import('dependency-cruiser').IConfiguration} */
@@ -69,6 +71,17 @@ module.exports = {
       to: {
         path: '^src/domains/[^/]+/',
         pathNot: ['^src/domains/$1/', '^src/domains/[^/]+/index\\.ts$'],
+      },
+    },
+    {
+      name: 'oauth-host-reaches-only-the-oauth-domain',
+      severity: 'error',
+      comment:
+        'The OAuth host works through src/domains/oauth/index.ts (and auth, platform, GraphQL); never another domain or Prisma.',
+      from: { path: '^src/oauth-host/' },
+      to: {
+        path: '^src/domains/|^src/generated/prisma/|node_modules/(@prisma|\\.prisma)/',
+        pathNot: '^src/domains/oauth/index\\.ts$',
       },
     },
   ],

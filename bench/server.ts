@@ -45,6 +45,8 @@ export async function startBenchServer(
       ...process.env,
       DATA_DIR: dataDir,
       PORT: String(port),
+      // the OAuth MCP host's own listener, next to it (never the default 8001 of a running server)
+      MCP_OAUTH_PORT: String(port + 1),
       LOG_LEVEL: 'warn',
       DATABASE_URL: process.env.BENCH_DATABASE_URL ?? '',
       // no background catalogue import skewing the figures (bench:foods turns it on)

@@ -28,8 +28,8 @@ import type { JsonSchema } from '../src/graphql/json-schema.ts';
 import { declaredScopesOf, rootFieldsOf } from '../src/graphql/operations.ts';
 import type { OperationStore, PersistedOperation } from '../src/graphql/operations.ts';
 import { CURSOR_ARG, CURSOR_MAX_LENGTH } from './answer-size.ts';
-import { TOOL_KINDS } from './tool.ts';
-import type { McpTool, ToolKind } from './tool.ts';
+import { OAUTH_HIDDEN_KINDS, TOOL_KINDS } from './tool.ts';
+import type { McpDoor, McpTool, ToolKind } from './tool.ts';
 
 /** The argument every deletes / shares / takes-a-payment tool needs set to true. */
 export const CONFIRM_ARG = 'confirm';
@@ -88,14 +88,23 @@ export interface RegisteredTool {
   resultField: string;
   /** health data: structured results carry meta.phone_last_sync_at */
   healthData: boolean;
+  /** never offered over OAuth: a payment kind (OAUTH_HIDDEN_KINDS) or a row with `oauth: false` */
+  oauthHidden: boolean;
 }
 
 export interface ToolRegistry {
   /** every tool, in name order */
   tools: readonly RegisteredTool[];
+  /** every tool by name, whatever the door (use `find` to answer a call) */
   byName: ReadonlyMap<string, RegisteredTool>;
-  /** the tools the token can call (it holds every scope of `listedFor`), in name order (what tools/list shows) */
-  visibleTo(scopes: ReadonlySet<string>): RegisteredTool[];
+  /**
+   * What tools/list shows, in name order: the tools the credential can call (it holds every scope of
+   * `listedFor`) and that the door offers (the OAuth door hides `oauthHidden` tools). Door default:
+   * `pat`, the personal-token host.
+   */
+  visibleTo(scopes: ReadonlySet<string>, door?: McpDoor): RegisteredTool[];
+  /** The tool a tools/call names, or undefined when there is none or the door hides it (Unknown tool). */
+  find(name: string, door?: McpDoor): RegisteredTool | undefined;
 }
 
 export interface RegistryOptions {
@@ -365,6 +374,7 @@ function register(row: McpTool, options: RegistryOptions): RegisteredTool {
   ];
   const tokenCannotCall = fields.some((f) => f.loginSession || f.nativeSession || f.admin);
   const healthData = row.healthData === true || row.scopes.some(isHealthScope);
+  const oauthHidden = row.oauth === false || OAUTH_HIDDEN_KINDS.has(row.kind);
   if (healthData && !options.operations.byName.has(HEALTH_META_OPERATION)) {
     throw new Error(`${where}: health answers need the operation ${HEALTH_META_OPERATION}`);
   }
@@ -393,6 +403,7 @@ function register(row: McpTool, options: RegistryOptions): RegisteredTool {
     fixed: row.fixed ?? {},
     resultField,
     healthData,
+    oauthHidden,
   };
 }
 
@@ -439,11 +450,19 @@ export function buildRegistry(rows: readonly McpTool[], options: RegistryOptions
   const tools = [...byName.values()].sort((a, b) => (a.row.name < b.row.name ? -1 : 1));
   withTwinNotes(tools);
   refuseLookalikes(tools);
+  // NOTE: the OAuth door never offers payment tools or rows with `oauth: false` (spec, Authentication 9)
+  const offered = (t: RegisteredTool, door: McpDoor): boolean => door === 'pat' || !t.oauthHidden;
   return {
     tools,
     byName,
-    // NOTE: what a token may call: every scope of the row and of the operation's root fields
-    visibleTo: (scopes) =>
-      tools.filter((t) => !t.tokenCannotCall && t.listedFor.every((s) => scopes.has(s))),
+    // NOTE: what a credential may call: every scope of the row and of the operation's root fields
+    visibleTo: (scopes, door = 'pat') =>
+      tools.filter(
+        (t) => offered(t, door) && !t.tokenCannotCall && t.listedFor.every((s) => scopes.has(s)),
+      ),
+    find: (name, door = 'pat') => {
+      const tool = byName.get(name);
+      return tool && offered(tool, door) ? tool : undefined;
+    },
   };
 }

@@ -1,5 +1,7 @@
 /**
  * MCP facade entry for personal tokens: POST /api/mcp, Streamable HTTP, stateless, JSON answers.
+ * The same router will serve the OAuth host's /mcp (`door: 'oauth'`, docs/mcp-oauth.md section 10):
+ * one registry and one call path, the OAuth door hiding payment tools and rows with `oauth: false`.
  * Per request: Host and Origin checks -> personal-token authentication -> per-minute limit -> body
  * (one JSON-RPC message, no batches) -> a fresh low-level SDK Server and transport (cheap) whose
  * tools/list and tools/call handlers read the registry built once here. GET and DELETE answer 405:
@@ -25,6 +27,7 @@ import {
   ListToolsRequestSchema,
   McpError,
 } from '@modelcontextprotocol/sdk/types.js';
+import type { Principal } from '../src/auth/principal.ts';
 import { hostNameOf } from '../src/config.ts';
 import type { Config } from '../src/config.ts';
 import { errorMessage } from '../src/errors.ts';
@@ -37,7 +40,7 @@ import { callTool, limitKey } from './call-tool.ts';
 import type { CallToolDeps } from './call-tool.ts';
 import { buildRegistry } from './registry.ts';
 import type { ToolRegistry } from './registry.ts';
-import type { McpTool } from './tool.ts';
+import type { McpDoor, McpTool } from './tool.ts';
 import { TOOLS } from './tools.ts';
 
 export const MCP_PATH = '/api/mcp';
@@ -65,6 +68,13 @@ export interface McpFacadeOptions {
   limits: McpLimits;
   /** tool rows to serve (default: every row of mcp-facade/tools/); tests pass their own */
   tools?: readonly McpTool[];
+  /**
+   * which door this router serves (default `pat`, the personal-token host): the OAuth door lists
+   * and calls only the tools offered over OAuth (registry.visibleTo / find)
+   */
+  door?: McpDoor;
+  /** the endpoint's path (default MCP_PATH, /api/mcp) */
+  path?: string;
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {
@@ -129,25 +139,50 @@ function originAllowed(origin: string, req: Request, config: Config): boolean {
 // request); ours never validates anything with it, so one shared instance serves every request.
 const jsonSchemaValidator = new AjvJsonSchemaValidator();
 
-function mcpServer(registry: ToolRegistry, ctx: Context, deps: CallToolDeps): Server {
+/**
+ * The SDK server of one request: tools/list and tools/call read the registry through `door`, so a
+ * tool the door does not offer is neither listed nor callable (-32602 Unknown tool, as for no tool).
+ */
+export function mcpServer(
+  registry: ToolRegistry,
+  ctx: Context,
+  deps: CallToolDeps,
+  door: McpDoor = 'pat',
+): Server {
   const server = new Server(
     { name: 'health-platform', version: PACKAGE.version },
     { capabilities: { tools: {} }, instructions: INSTRUCTIONS, jsonSchemaValidator },
   );
   const scopes = ctx.principal!.scopes;
   server.setRequestHandler(ListToolsRequestSchema, () => ({
-    tools: registry.visibleTo(scopes).map((t) => t.definition),
+    tools: registry.visibleTo(scopes, door).map((t) => t.definition),
   }));
   server.setRequestHandler(CallToolRequestSchema, (request) => {
-    const tool = registry.byName.get(request.params.name);
+    const tool = registry.find(request.params.name, door);
     if (!tool) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${request.params.name}`);
     return callTool(tool, request.params.arguments ?? {}, ctx, deps);
   });
   return server;
 }
 
-/** The express router serving POST /api/mcp (and 405 for other methods). */
+/**
+ * Whether the door takes this credential. NOTE: /api/mcp takes personal tokens only; the OAuth door
+ * will take OAuth access tokens for its resource (principal kind `oauth`, which comes with the
+ * tables, docs/mcp-oauth.md section 14 increment 3): until then it takes no credential at all.
+ */
+function doorAccepts(principal: Principal, door: McpDoor): boolean {
+  switch (door) {
+    case 'pat':
+      return principal.kind === 'personal_token';
+    case 'oauth':
+      return false;
+  }
+}
+
+/** The express router serving POST /api/mcp, or `path` (and 405 for other methods). */
 export function createMcpRouter(options: McpFacadeOptions): Router {
+  const door = options.door ?? 'pat';
+  const path = options.path ?? MCP_PATH;
   const registry = buildRegistry(options.tools ?? TOOLS, options);
   const deps: CallToolDeps = {
     operations: options.operations,
@@ -157,7 +192,7 @@ export function createMcpRouter(options: McpFacadeOptions): Router {
   const hosts = allowedHosts(options.config);
   const router = express.Router();
 
-  router.all(MCP_PATH, (req, res, next) => {
+  router.all(path, (req, res, next) => {
     // NOTE: DNS-rebinding defence. A page on evil.example whose name is re-pointed at this machine
     // calls us as same-origin: its Host (and Origin) name evil.example. The raw Host header, never
     // X-Forwarded-Host: with TRUST_PROXY=loopback the rebound browser itself is a "trusted proxy".
@@ -180,7 +215,7 @@ export function createMcpRouter(options: McpFacadeOptions): Router {
     next();
   });
 
-  router.post(MCP_PATH, async (req, res, next) => {
+  router.post(path, async (req, res, next) => {
     let ctx: Context | null = null;
     try {
       ctx = await options.context(req);
@@ -190,7 +225,7 @@ export function createMcpRouter(options: McpFacadeOptions): Router {
     // NOTE: personal tokens only; a login token or a web session is not a credential of this host.
     // A presented bearer that is not an active personal token (unknown, revoked, expired, a login
     // token) is invalid *for this resource*: invalid_token, not insufficient_scope (no scope fixes it).
-    if (ctx?.principal?.kind !== 'personal_token') {
+    if (!ctx?.principal || !doorAccepts(ctx.principal, door)) {
       const challenge = bearerChallenge(req);
       res.set('www-authenticate', challenge);
       return challenge === 'Bearer'
@@ -210,7 +245,7 @@ export function createMcpRouter(options: McpFacadeOptions): Router {
     next();
   });
 
-  router.post(MCP_PATH, jsonBodyParser(MCP_BODY_LIMIT), (req, res, next) => {
+  router.post(path, jsonBodyParser(MCP_BODY_LIMIT), (req, res, next) => {
     // NOTE: one message per POST, so the per-minute limit counts every call. JSON-RPC batches left
     // MCP in 2025-06-18; the SDK transport still runs up to 100 of them whatever the version.
     if (Array.isArray(req.body)) {
@@ -247,8 +282,8 @@ export function createMcpRouter(options: McpFacadeOptions): Router {
     });
   });
 
-  router.post(MCP_PATH, async (req, res) => {
-    const server = mcpServer(registry, res.locals.mcpContext as Context, deps);
+  router.post(path, async (req, res) => {
+    const server = mcpServer(registry, res.locals.mcpContext as Context, deps, door);
     const transport = new StreamableHTTPServerTransport({
       sessionIdGenerator: undefined,
       enableJsonResponse: true,
@@ -262,7 +297,7 @@ export function createMcpRouter(options: McpFacadeOptions): Router {
   });
 
   router.use(
-    MCP_PATH,
+    path,
     (
       err: Error & { type?: string; status?: number },
       _req: Request,

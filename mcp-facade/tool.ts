@@ -11,6 +11,19 @@ export const TOOL_KINDS = ['read', 'write', 'deletes', 'shares', 'takes a paymen
 
 export type ToolKind = (typeof TOOL_KINDS)[number];
 
+/**
+ * The kinds never offered over OAuth (docs/spec/mcp.md, Authentication 9: assistants connected by
+ * OAuth get no checkout or payment tools; buying stays in the phone app and on personal tokens).
+ */
+export const OAUTH_HIDDEN_KINDS: ReadonlySet<ToolKind> = new Set(['takes a payment']);
+
+/**
+ * The door a request came through: `pat`, POST /api/mcp with a personal token; `oauth`, /mcp on the
+ * OAuth host (docs/mcp-oauth.md section 10). Both serve the same registry and call path; the OAuth
+ * door hides some rows (see `McpTool.oauth`).
+ */
+export type McpDoor = 'pat' | 'oauth';
+
 export interface McpTool {
   /** the tool name exactly as the spec names it (snake_case) */
   name: string;
@@ -47,4 +60,11 @@ export interface McpTool {
    * the operation with every call, so one operation serves several tools
    */
   fixed?: Readonly<Record<string, string | number | boolean>>;
+  /**
+   * false: never offered over OAuth (not listed at /mcp, and an unknown tool when called there),
+   * though a personal token holding its scopes still gets it. Payment tools are hidden over OAuth by
+   * their kind already (OAUTH_HIDDEN_KINDS); set this for any other row an assistant connected by
+   * OAuth must not reach (e.g. one answering the whole genome, spec Authentication 8).
+   */
+  oauth?: false;
 }

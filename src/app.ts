@@ -1,13 +1,14 @@
 /**
  * Composition root: one express app serving GraphQL (/graphql), the REST facade (/api/...),
  * the MCP facade (/api/mcp), the OpenAPI document and docs page, the pages emailed links open
- * (web-pages/: /reset-password, and / for a browser), and health checks.
+ * (web-pages/: /reset-password, and / for a browser), and health checks; and the OAuth MCP host's
+ * app (src/oauth-host), which src/main.ts serves on a second port.
  * It wires modules together and defines no behaviour of its own.
  */
 import { randomUUID } from 'node:crypto';
 import compression from 'compression';
 import express from 'express';
-import type { NextFunction, Request, Response } from 'express';
+import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import { pinoHttp } from 'pino-http';
 import { createMcpRouter } from '../mcp-facade/server.ts';
 import { createRestRouter, createRouteBodyParsers } from '../rest-facade/handler.ts';
@@ -34,6 +35,7 @@ import { createLimits } from './platform/limits.ts';
 import type { Limits } from './platform/limits.ts';
 import { createMcpLimits, limitNamespace, openLimitStore } from './platform/rate-limit.ts';
 import type { LimitStore } from './platform/rate-limit.ts';
+import { createOAuthHost } from './oauth-host/host.ts';
 import { createMailer } from './integrations/mailer.ts';
 import { createStorage } from './integrations/storage.ts';
 import { requestIdOf, serializeRequest } from './logger.ts';
@@ -57,6 +59,11 @@ export interface App {
   deps: ContextDeps;
   /** builds the context of an express request through `via` (createContext) */
   contextFor(req: Request, via: Via): Promise<Context>;
+  /**
+   * The OAuth MCP host's app for its public origin (src/oauth-host; MCP_PUBLIC_URL, else known
+   * only once its listener is bound: see oauthHostUrl), served on its own port
+   */
+  createOAuthHost: (publicUrl: URL) => express.Express;
 }
 
 /** 405 for a known path asked with another method, as FastAPI answers it. */
@@ -111,7 +118,8 @@ export function createApp(options: AppOptions): App {
   app.disable('x-powered-by');
   // the client IP of per-IP limits: X-Forwarded-For counts only from the proxies TRUST_PROXY names
   app.set('trust proxy', config.trustProxy);
-  app.use(
+  // request id, logging and the request scope: the same on the OAuth host (createOAuthHost)
+  const requestMiddleware: RequestHandler[] = [
     pinoHttp({
       logger: log,
       genReqId: (req, res) => {
@@ -124,10 +132,9 @@ export function createApp(options: AppOptions): App {
       // an emailed link's token travels in its URL: the log keeps the path, never the secret
       serializers: { req: serializeRequest },
     }),
-  );
-  app.use((req, _res, next) =>
-    requestScope.run({ requestId: requestIdOf(req), log: req.log }, next),
-  );
+    (req, _res, next) => requestScope.run({ requestId: requestIdOf(req), log: req.log }, next),
+  ];
+  for (const middleware of requestMiddleware) app.use(middleware);
   // bulk writes (glucose batches) give way to requests in flight between their slices
   app.use(trackRequests);
 
@@ -224,5 +231,13 @@ export function createApp(options: AppOptions): App {
     },
   );
 
-  return { app, operations, limits, limitStore, deps, contextFor };
+  return {
+    app,
+    operations,
+    limits,
+    limitStore,
+    deps,
+    contextFor,
+    createOAuthHost: (publicUrl) => createOAuthHost({ config, requestMiddleware }, publicUrl),
+  };
 }

@@ -13,6 +13,14 @@ const EnvSchema = z.object({
   NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
   PORT: z.coerce.number().int().min(0).max(65535).default(8000),
   HOST: z.string().min(1).default('127.0.0.1'),
+  /** The OAuth MCP host's own port (same process; 0: any free port) and address (default HOST) */
+  MCP_OAUTH_PORT: z.coerce.number().int().min(0).max(65535).default(8001),
+  MCP_OAUTH_HOST: z.string().min(1).optional(),
+  /**
+   * Public origin of the OAuth MCP host (its issuer; the resource is <origin>/mcp): no path, query
+   * or fragment; https unless the host is loopback. Unset: http://<MCP_OAUTH_HOST>:<bound port>
+   */
+  MCP_PUBLIC_URL: z.string().optional(),
   /** postgres:// URL; unset means the embedded PGlite database in DATA_DIR */
   DATABASE_URL: z
     .string()
@@ -103,7 +111,13 @@ export interface Config
     | 'ADMIN_ALLOWED_ORIGINS'
     | 'MCP_ALLOWED_HOSTS'
     | 'TRUST_PROXY'
+    | 'MCP_OAUTH_HOST'
+    | 'MCP_PUBLIC_URL'
   > {
+  /** MCP_OAUTH_HOST, else HOST */
+  MCP_OAUTH_HOST: string;
+  /** MCP_PUBLIC_URL as an origin (no trailing slash), when set */
+  MCP_PUBLIC_URL?: string;
   jwtSecret: Uint8Array;
   /** express' `trust proxy` setting, from TRUST_PROXY */
   trustProxy: string | number | boolean;
@@ -163,6 +177,38 @@ function allowedHosts(value: string): string[] {
     }
     return name;
   });
+}
+
+const LOOPBACK_NAMES = /^(localhost|127(\.\d{1,3}){3}|\[::1\])$/i;
+
+/** Whether a URL host name (IPv6 in brackets) is this machine's loopback. */
+export function isLoopbackHost(hostname: string): boolean {
+  return LOOPBACK_NAMES.test(hostname);
+}
+
+/**
+ * MCP_PUBLIC_URL as an origin; throws a config error on a non-URL, a path, query, fragment or
+ * credentials, or http on a host other than loopback (tokens must not travel in clear).
+ */
+function mcpPublicUrl(value: string | undefined): string | undefined {
+  if (value === undefined) return undefined;
+  const fail = (why: string): never => {
+    throw new Error(
+      `Invalid configuration:\n  MCP_PUBLIC_URL: ${JSON.stringify(value.slice(0, 100))} ${why}`,
+    );
+  };
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    return fail('is not a URL');
+  }
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') fail('must be an http(s) URL');
+  if (url.username || url.password || url.pathname !== '/' || url.search || url.hash)
+    fail('must be an origin only (no path, query, fragment or credentials)');
+  if (url.protocol === 'http:' && !isLoopbackHost(url.hostname))
+    fail('must be https unless its host is loopback');
+  return url.origin;
 }
 
 /**
@@ -228,6 +274,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     ADMIN_ALLOWED_ORIGINS,
     MCP_ALLOWED_HOSTS,
     TRUST_PROXY,
+    MCP_OAUTH_HOST,
+    MCP_PUBLIC_URL,
     ...rest
   } = parsed.data;
   if (rest.UPLOAD_MAX_BYTES < rest.PROFILE_PHOTO_MAX_BYTES) {
@@ -240,6 +288,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   return {
     ...rest,
     DATA_DIR: dataDir,
+    MCP_OAUTH_HOST: MCP_OAUTH_HOST ?? rest.HOST,
+    MCP_PUBLIC_URL: mcpPublicUrl(MCP_PUBLIC_URL),
     jwtSecret: new TextEncoder().encode(secret),
     cookieSecure: rest.COOKIE_SECURE ?? rest.PUBLIC_URL?.startsWith('https:') ?? false,
     mcpAllowedOrigins: list(MCP_ALLOWED_ORIGINS),

@@ -1,12 +1,15 @@
 /**
- * Entry point: config -> database (created and migrated on first start) -> app -> listen.
- * SIGINT/SIGTERM stop accepting connections, let in-flight requests finish, then close the database.
+ * Entry point: config -> database (created and migrated on first start) -> app -> listen, on PORT
+ * and, for the OAuth MCP host, on MCP_OAUTH_PORT. SIGINT/SIGTERM stop accepting connections on both,
+ * let in-flight requests finish, then close the database.
  */
 import { createServer } from 'node:http';
+import type { Server } from 'node:http';
 import { loadConfig } from './config.ts';
 import { openDatabase } from './db/database.ts';
 import { startCatalogueAutoload } from './domains/foods/foods.bundle.ts';
 import { createLogger } from './logger.ts';
+import { oauthHostUrl } from './oauth-host/host.ts';
 
 const started = performance.now();
 const config = loadConfig();
@@ -17,23 +20,43 @@ const [db, { createApp }] = await Promise.all([
   import('./app.ts'),
 ]);
 if (db.applied.length) log.info({ applied: db.applied }, 'migrations applied');
-const { app, limitStore } = createApp({ config, db, log });
+const { app, limitStore, createOAuthHost } = createApp({ config, db, log });
 // FOODS_AUTOLOAD=auto: the shipped food catalogue is imported in the background (docs/foods.md)
 const catalogue = startCatalogueAutoload(db.prisma, config, log);
 const server = createServer(app);
+// The OAuth host's app is built once its port is bound: with port 0 its origin is known only then.
+const oauthServer = createServer();
 
-server.listen(config.PORT, config.HOST, () => {
-  const address = server.address();
-  const port = typeof address === 'object' && address ? address.port : config.PORT;
-  log.info(
-    {
-      url: `http://${config.HOST}:${port}`,
-      database: db.target.kind,
-      startMs: Math.round(performance.now() - started),
-    },
-    'listening',
-  );
-});
+/** Listens, then resolves with the bound port. */
+function listen(srv: Server, port: number, host: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    srv.once('error', reject);
+    srv.listen(port, host, () => {
+      srv.off('error', reject);
+      const address = srv.address();
+      resolve(typeof address === 'object' && address ? address.port : port);
+    });
+  });
+}
+
+const [port, oauthPort] = await Promise.all([
+  listen(server, config.PORT, config.HOST),
+  listen(oauthServer, config.MCP_OAUTH_PORT, config.MCP_OAUTH_HOST),
+]);
+const oauthUrl = oauthHostUrl(config, oauthPort);
+oauthServer.on('request', createOAuthHost(oauthUrl));
+log.info(
+  {
+    url: `http://${config.HOST}:${port}`,
+    database: db.target.kind,
+    startMs: Math.round(performance.now() - started),
+  },
+  'listening',
+);
+const boundHost = config.MCP_OAUTH_HOST.includes(':')
+  ? `[${config.MCP_OAUTH_HOST}]`
+  : config.MCP_OAUTH_HOST;
+log.info({ url: `http://${boundHost}:${oauthPort}`, mcp: `${oauthUrl.origin}/mcp` }, 'listening');
 
 let stopping = false;
 function shutdown(signal: string): void {
@@ -41,15 +64,18 @@ function shutdown(signal: string): void {
   stopping = true;
   log.info({ signal }, 'shutting down');
   const force = setTimeout(() => process.exit(1), 10_000).unref();
-  server.close(() => {
-    void (async () => {
-      await catalogue.stop();
-      await Promise.all([db.close(), limitStore.close()]);
-      clearTimeout(force);
-      process.exit(0);
-    })();
-  });
-  server.closeIdleConnections();
+  const closed = (srv: Server): Promise<void> =>
+    new Promise((resolve) => {
+      srv.close(() => resolve());
+      srv.closeIdleConnections();
+    });
+  void (async () => {
+    await Promise.all([closed(server), closed(oauthServer)]);
+    await catalogue.stop();
+    await Promise.all([db.close(), limitStore.close()]);
+    clearTimeout(force);
+    process.exit(0);
+  })();
 }
 process.on('SIGINT', () => shutdown('SIGINT'));
 process.on('SIGTERM', () => shutdown('SIGTERM'));

@@ -47,6 +47,39 @@ describe('config', () => {
     expect(() => loadConfig({ DATA_DIR: dir, JWT_SECRET: 'short' })).toThrow(/JWT_SECRET/);
   });
 
+  it('puts the OAuth MCP host on MCP_OAUTH_PORT and MCP_OAUTH_HOST, defaulting to 8001 and HOST', () => {
+    const c = loadConfig({ DATA_DIR: dir });
+    expect(c.MCP_OAUTH_PORT).toBe(8001);
+    expect(c.MCP_OAUTH_HOST).toBe('127.0.0.1');
+    expect(c.MCP_PUBLIC_URL).toBeUndefined();
+    expect(loadConfig({ DATA_DIR: dir, HOST: '0.0.0.0' }).MCP_OAUTH_HOST).toBe('0.0.0.0');
+    const set = loadConfig({ DATA_DIR: dir, MCP_OAUTH_PORT: '0', MCP_OAUTH_HOST: '::1' });
+    expect([set.MCP_OAUTH_PORT, set.MCP_OAUTH_HOST]).toEqual([0, '::1']);
+    expect(() => loadConfig({ DATA_DIR: dir, MCP_OAUTH_PORT: '70000' })).toThrow(/MCP_OAUTH_PORT/);
+  });
+
+  it('takes MCP_PUBLIC_URL as an origin: https, or http on loopback only', () => {
+    const url = (v: string): string | undefined =>
+      loadConfig({ DATA_DIR: dir, MCP_PUBLIC_URL: v }).MCP_PUBLIC_URL;
+    expect(url('https://mcp.example.com')).toBe('https://mcp.example.com');
+    expect(url('https://MCP.example.com/')).toBe('https://mcp.example.com');
+    expect(url('https://mcp.example.com:8443')).toBe('https://mcp.example.com:8443');
+    expect(url('http://127.0.0.1:8001')).toBe('http://127.0.0.1:8001');
+    expect(url('http://localhost:8001')).toBe('http://localhost:8001');
+    expect(url('http://[::1]:8001')).toBe('http://[::1]:8001');
+    for (const [bad, why] of [
+      ['http://mcp.example.com', /MCP_PUBLIC_URL: .* must be https unless its host is loopback/],
+      ['https://mcp.example.com/mcp', /MCP_PUBLIC_URL: .* origin only/],
+      ['https://mcp.example.com?a=1', /MCP_PUBLIC_URL: .* origin only/],
+      ['https://mcp.example.com/#top', /MCP_PUBLIC_URL: .* origin only/],
+      ['https://user:pw@mcp.example.com', /MCP_PUBLIC_URL: .* origin only/],
+      ['ftp://mcp.example.com', /MCP_PUBLIC_URL: .* http\(s\) URL/],
+      ['mcp.example.com', /MCP_PUBLIC_URL: .* is not a URL/],
+    ] as const) {
+      expect(() => url(bad), bad).toThrow(why);
+    }
+  });
+
   it('marks cookies Secure behind an https public URL', () => {
     expect(
       loadConfig({ DATA_DIR: dir, PUBLIC_URL: 'https://health.example.com' }).cookieSecure,

@@ -27,6 +27,9 @@ async function start(
       DATA_DIR: dataDir,
       PORT: String(port),
       HOST: '127.0.0.1',
+      MCP_OAUTH_PORT: String(port + 1),
+      MCP_OAUTH_HOST: '',
+      MCP_PUBLIC_URL: '',
       LOG_LEVEL: 'info',
       DATABASE_URL: '',
     },
@@ -53,8 +56,20 @@ describe('the server process', () => {
   it('listens on PORT and HOST, and shuts down cleanly on SIGTERM so the next start reopens the data', async () => {
     const port = 20000 + Math.floor(Math.random() * 5000);
     const first = await start(port);
-    expect(first.output()).toContain('"msg":"listening"');
-    expect(first.output()).toContain(`http://127.0.0.1:${port}`);
+    // two listeners: the app on PORT, the OAuth MCP host on MCP_OAUTH_PORT (HOST by default)
+    const listening = first
+      .output()
+      .split('\n')
+      .filter((line) => line.includes('"msg":"listening"'));
+    expect(listening).toHaveLength(2);
+    expect(listening[0]).toContain(`"url":"http://127.0.0.1:${port}"`);
+    expect(listening[1]).toContain(`"url":"http://127.0.0.1:${port + 1}"`);
+    expect(listening[1]).toContain(`"mcp":"http://127.0.0.1:${port + 1}/mcp"`);
+    const mcp = await fetch(`http://127.0.0.1:${port + 1}/mcp`, { method: 'POST' });
+    expect(mcp.status).toBe(401);
+    expect(mcp.headers.get('www-authenticate')).toBe(
+      `Bearer resource_metadata="http://127.0.0.1:${port + 1}/.well-known/oauth-protected-resource/mcp"`,
+    );
     const exited = new Promise<number | null>((r) => first.child.once('exit', (code) => r(code)));
     first.child.kill('SIGTERM');
     expect(await exited).toBe(0);

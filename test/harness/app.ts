@@ -11,6 +11,7 @@ import { afterAll, inject } from 'vitest';
 import { createApp } from '../../src/app.ts';
 import type { App } from '../../src/app.ts';
 import { loadConfig } from '../../src/config.ts';
+import { oauthHostUrl } from '../../src/oauth-host/host.ts';
 import type { Config } from '../../src/config.ts';
 import { openDatabase } from '../../src/db/database.ts';
 import type { Database } from '../../src/db/database.ts';
@@ -24,6 +25,12 @@ export interface TestApp extends App {
   baseUrl: string;
   /** fetch against the app; path like /api/auth/me */
   fetch(path: string, init?: RequestInit): Promise<Response>;
+  /** the OAuth MCP host's listener (127.0.0.1, ephemeral port) */
+  oauthServer: Server;
+  /** the OAuth host's public origin: MCP_PUBLIC_URL, else http://127.0.0.1:<its port> */
+  mcpUrl: string;
+  /** fetch against the OAuth host's listener (whatever mcpUrl says); path like /mcp */
+  mcpFetch(path: string, init?: RequestInit): Promise<Response>;
   close(): Promise<void>;
 }
 
@@ -86,8 +93,16 @@ export async function startTestApp(
   const db = options.database ?? (await openTestDatabase({ catalogue: options.catalogue }));
   const built = createApp({ config, db, log: createLogger(config.LOG_LEVEL, options.logTo) });
   const server = createServer(built.app);
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const oauthServer = createServer();
+  await Promise.all([
+    new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve)),
+    new Promise<void>((resolve) => oauthServer.listen(0, '127.0.0.1', resolve)),
+  ]);
   const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const oauthPort = (oauthServer.address() as AddressInfo).port;
+  const oauthBase = `http://127.0.0.1:${oauthPort}`;
+  const mcpUrl = oauthHostUrl({ ...config, MCP_OAUTH_HOST: '127.0.0.1' }, oauthPort).origin;
+  oauthServer.on('request', built.createOAuthHost(new URL(mcpUrl)));
   const testApp: TestApp = {
     ...built,
     db,
@@ -95,9 +110,16 @@ export async function startTestApp(
     server,
     baseUrl,
     fetch: (path, init) => fetch(baseUrl + path, init),
+    oauthServer,
+    mcpUrl,
+    mcpFetch: (path, init) => fetch(oauthBase + path, init),
     close: async () => {
       server.closeAllConnections();
-      await new Promise((resolve) => server.close(resolve));
+      oauthServer.closeAllConnections();
+      await Promise.all([
+        new Promise((resolve) => server.close(resolve)),
+        new Promise((resolve) => oauthServer.close(resolve)),
+      ]);
       await Promise.all([options.database ? undefined : db.close(), built.limitStore.close()]);
     },
   };

@@ -1,0 +1,135 @@
+/**
+ * The OAuth MCP host (issue 13, docs/mcp-oauth.md): a second express app, served by the same
+ * process on its own port (MCP_OAUTH_PORT), whose origin is the OAuth issuer and whose `/mcp` is the
+ * protected resource. This increment serves discovery only:
+ * - `/mcp` (every method): 401 with the RFC 9728 `resource_metadata` challenge;
+ * - `GET /.well-known/oauth-protected-resource/mcp`: the protected-resource metadata (RFC 9728).
+ * No authorization-server metadata and no `/oauth/*` endpoints yet: a document must not advertise
+ * endpoints that do not exist. It imports no domain (only src/domains/oauth/index.ts, later).
+ */
+import express from 'express';
+import type { NextFunction, Request, RequestHandler, Response } from 'express';
+import { metadataHandler } from '@modelcontextprotocol/sdk/server/auth/handlers/metadata.js';
+import { OAuthProtectedResourceMetadataSchema } from '@modelcontextprotocol/sdk/shared/auth.js';
+import type { OAuthProtectedResourceMetadata } from '@modelcontextprotocol/sdk/shared/auth.js';
+import { SCOPES } from '../auth/scopes.ts';
+import { hostNameOf } from '../config.ts';
+import type { Config } from '../config.ts';
+import { ERROR_TABLE, errorMessage, httpErrorBody } from '../errors.ts';
+import { requestIdOf } from '../logger.ts';
+
+/** The protected resource's path on the host, and its metadata document's (RFC 9728 section 3.1). */
+export const MCP_RESOURCE_PATH = '/mcp';
+export const PROTECTED_RESOURCE_METADATA_PATH = '/.well-known/oauth-protected-resource/mcp';
+
+/** Scopes never granted over OAuth (payments stay with the person's own app). */
+const NOT_OAUTH_SCOPES: ReadonlySet<string> = new Set(['orders:pay']);
+
+export interface OAuthHostOptions {
+  config: Config;
+  /** request id, pino-http logging and the request scope: the main app's own middleware */
+  requestMiddleware: readonly RequestHandler[];
+}
+
+/** The host's public origin: MCP_PUBLIC_URL, else `http://<MCP_OAUTH_HOST>:<bound port>`. */
+export function oauthHostUrl(config: Config, boundPort: number): URL {
+  if (config.MCP_PUBLIC_URL) return new URL(config.MCP_PUBLIC_URL);
+  const host = config.MCP_OAUTH_HOST.includes(':')
+    ? `[${config.MCP_OAUTH_HOST}]`
+    : config.MCP_OAUTH_HOST;
+  return new URL(`http://${host}:${boundPort}`);
+}
+
+/** The RFC 9728 document of `<origin>/mcp`; the origin is its own authorization server. */
+export function protectedResourceMetadata(origin: string): OAuthProtectedResourceMetadata {
+  return OAuthProtectedResourceMetadataSchema.parse({
+    resource: `${origin}${MCP_RESOURCE_PATH}`,
+    authorization_servers: [origin],
+    scopes_supported: SCOPES.filter((s) => !NOT_OAUTH_SCOPES.has(s)),
+    bearer_methods_supported: ['header'],
+    resource_name: 'Health Platform',
+  });
+}
+
+/**
+ * A refusal on `/mcp` in the JSON-RPC error shape /api/mcp answers with (mcp-facade/server.ts:
+ * code -32000, id null), so one client handles both doors alike.
+ */
+function refuseRpc(
+  res: Response,
+  status: number,
+  message: string,
+  data?: Record<string, unknown>,
+): void {
+  const error = { code: -32000, message, ...(data === undefined ? {} : { data }) };
+  res.status(status).json({ jsonrpc: '2.0', error, id: null });
+}
+
+const LOCAL_HOSTS = ['localhost', '127.0.0.1', '[::1]'];
+
+/**
+ * Builds the host's express app for one public origin (known only after listen when the port is 0).
+ * Built once per listener; nothing here is rebuilt per request.
+ */
+export function createOAuthHost(options: OAuthHostOptions, publicUrl: URL): express.Express {
+  const { config } = options;
+  const origin = publicUrl.origin;
+  const metadataUrl = `${origin}${PROTECTED_RESOURCE_METADATA_PATH}`;
+  const hosts = new Set([
+    ...LOCAL_HOSTS,
+    ...config.mcpAllowedHosts,
+    hostNameOf(publicUrl.host) ?? publicUrl.hostname,
+  ]);
+
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('trust proxy', config.trustProxy);
+  for (const middleware of options.requestMiddleware) app.use(middleware);
+
+  // NOTE: DNS-rebinding defence, as on /api/mcp: the raw Host header (never X-Forwarded-Host) must
+  // name loopback, MCP_PUBLIC_URL's host or an MCP_ALLOWED_HOSTS entry, on every path of this host.
+  app.use((req: Request, res: Response, next: NextFunction) => {
+    const host = hostNameOf(req.headers.host ?? '');
+    if (host !== null && hosts.has(host)) return next();
+    if (req.path === MCP_RESOURCE_PATH) return refuseRpc(res, 403, 'Host not allowed');
+    res.status(ERROR_TABLE.FORBIDDEN.status).json({ detail: 'Host not allowed' });
+  });
+
+  // RFC 9728: no root document (it would name another resource), only the one of /mcp. The SDK's
+  // handler answers CORS `*` and 405 on methods other than GET and OPTIONS.
+  app.use(PROTECTED_RESOURCE_METADATA_PATH, metadataHandler(protectedResourceMetadata(origin)));
+
+  // NOTE: until OAuth access tokens exist (docs/mcp-oauth.md section 14, increment 3) no credential
+  // is valid here: every call is unauthenticated and gets the challenge that starts discovery. A
+  // presented bearer is invalid *for this resource* (a personal or login token is not one of ours).
+  // Auth comes before the method check, so an unauthenticated GET also gets the 401.
+  app.all(MCP_RESOURCE_PATH, (req: Request, res: Response) => {
+    const presented = /^bearer(\s|$)/i.test(req.get('authorization') ?? '');
+    const challenge = presented
+      ? `Bearer error="invalid_token", resource_metadata="${metadataUrl}"`
+      : `Bearer resource_metadata="${metadataUrl}"`;
+    res.set('www-authenticate', challenge);
+    if (presented)
+      refuseRpc(res, 401, 'Invalid token: send an active OAuth access token', {
+        code: 'invalid_token',
+      });
+    else refuseRpc(res, 401, errorMessage('UNAUTHENTICATED'));
+  });
+
+  // Unknown paths: JSON always (no page on this host yet).
+  app.use(
+    (_req: Request, res: Response) =>
+      void res.status(ERROR_TABLE.NOT_FOUND.status).json(httpErrorBody('NOT_FOUND')),
+  );
+  app.use((err: Error & { status?: number }, req: Request, res: Response, _next: NextFunction) => {
+    if (err.status && err.status >= 400 && err.status < 500) {
+      res.status(err.status).json(httpErrorBody('BAD_REQUEST', { detail: 'Bad request' }));
+      return;
+    }
+    req.log.error({ err }, 'unhandled error');
+    res
+      .status(ERROR_TABLE.INTERNAL.status)
+      .json(httpErrorBody('INTERNAL', { requestId: requestIdOf(req) }));
+  });
+  return app;
+}
