@@ -52,11 +52,19 @@ export interface CallToolDeps {
 
 export type Arguments = Record<string, unknown>;
 
-/** What the limits count by: the personal token (OAuth will count by connection). */
+/**
+ * What the limits count by: the personal token, or the OAuth connection (its access tokens rotate
+ * hourly; the connection does not).
+ */
 export function limitKey(principal: Principal): string {
-  return principal.kind === 'personal_token'
-    ? `pat:${principal.tokenId}`
-    : `user:${principal.userId}`;
+  switch (principal.kind) {
+    case 'personal_token':
+      return `pat:${principal.tokenId}`;
+    case 'oauth':
+      return `oauth:${principal.connectionId}`;
+    case 'session':
+      return `user:${principal.userId}`;
+  }
 }
 
 /** The operation's arguments: without confirm, idempotency_key and (on tools the facade pages) cursor. */

@@ -1,17 +1,20 @@
 /**
- * MCP facade entry for personal tokens: POST /api/mcp, Streamable HTTP, stateless, JSON answers.
- * The same router will serve the OAuth host's /mcp (`door: 'oauth'`, docs/mcp-oauth.md section 10):
- * one registry and one call path, the OAuth door hiding payment tools and rows with `oauth: false`.
- * Per request: Host and Origin checks -> personal-token authentication -> per-minute limit -> body
- * (one JSON-RPC message, no batches) -> a fresh low-level SDK Server and transport (cheap) whose
- * tools/list and tools/call handlers read the registry built once here. GET and DELETE answer 405:
- * there are no sessions and no SSE streams.
+ * MCP facade entry, Streamable HTTP, stateless, JSON answers, for two doors (docs/mcp-oauth.md
+ * section 10): POST /api/mcp for personal tokens (`door: 'pat'`), and the OAuth host's /mcp for OAuth
+ * access tokens (`door: 'oauth'`): one registry and one call path, the OAuth door hiding payment tools
+ * and rows with `oauth: false`, naming its resource metadata in its challenges, answering a missing
+ * scope with a 403 step-up challenge and counting limits per connection.
+ * Per request: Host and Origin checks -> authentication (the door's credential only) and the method
+ * check (POST only; the OAuth door authenticates first) -> per-minute limit -> body (one JSON-RPC
+ * message, no batches) -> a fresh low-level SDK Server and transport (cheap) whose tools/list and
+ * tools/call handlers read the registry built once here. Other methods answer 405: there are no
+ * sessions and no SSE streams.
  *
- * It must never accept a credential other than a personal token (login tokens and cookies get 401,
- * without resource_metadata: this host has no OAuth), never serve a `Host` it was not configured for
- * (DNS rebinding), never run more than one message per counted POST, never import Prisma, a service
- * or a domain module, and never hold business rules: every tool runs a persisted GraphQL operation
- * in process.
+ * It must never accept another door's credential (login tokens and cookies get 401 on both; an OAuth
+ * token is no credential on /api/mcp, a personal token none on /mcp), never serve a `Host` it was not
+ * configured for (DNS rebinding), never run more than one message per counted POST, never import
+ * Prisma, a service or a domain module, and never hold business rules: every tool runs a persisted
+ * GraphQL operation in process.
  */
 import { readFileSync } from 'node:fs';
 import express from 'express';
@@ -75,6 +78,11 @@ export interface McpFacadeOptions {
   door?: McpDoor;
   /** the endpoint's path (default MCP_PATH, /api/mcp) */
   path?: string;
+  /**
+   * the OAuth door's protected-resource metadata URL (RFC 9728): its 401 and 403 challenges name it,
+   * and `host` is served beside the configured hosts (the OAuth host's public one)
+   */
+  oauth?: { resourceMetadataUrl: string; host: string };
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {
@@ -104,11 +112,17 @@ function allowedHosts(config: Config): Set<string> {
   return hosts;
 }
 
-/** A `WWW-Authenticate` value: the error only when a bearer was presented (RFC 6750 section 3.1). */
-function bearerChallenge(req: Request): string {
-  return /^bearer(\s|$)/i.test(req.get('authorization') ?? '')
-    ? 'Bearer error="invalid_token"'
-    : 'Bearer';
+/** Whether the request presented a bearer (RFC 6750 section 3.1: only then the challenge has an error). */
+function bearerPresented(req: Request): boolean {
+  return /^bearer(\s|$)/i.test(req.get('authorization') ?? '');
+}
+
+/** A `WWW-Authenticate` value; on the OAuth door it names the resource metadata (RFC 9728). */
+function bearerChallenge(params: string[], resourceMetadataUrl?: string): string {
+  const all = resourceMetadataUrl
+    ? [...params, `resource_metadata="${resourceMetadataUrl}"`]
+    : params;
+  return all.length ? `Bearer ${all.join(', ')}` : 'Bearer';
 }
 
 /** Same origin, PUBLIC_URL, MCP_ALLOWED_ORIGINS, or a page served from this machine. */
@@ -167,17 +181,23 @@ export function mcpServer(
 
 /**
  * Whether the door takes this credential. NOTE: /api/mcp takes personal tokens only; the OAuth door
- * will take OAuth access tokens for its resource (principal kind `oauth`, which comes with the
- * tables, docs/mcp-oauth.md section 14 increment 3): until then it takes no credential at all.
+ * takes OAuth access tokens only (for its resource: its context passes `oauthResource`, and
+ * src/auth/authenticate.ts knows no OAuth token without it).
  */
 function doorAccepts(principal: Principal, door: McpDoor): boolean {
   switch (door) {
     case 'pat':
       return principal.kind === 'personal_token';
     case 'oauth':
-      return false;
+      return principal.kind === 'oauth';
   }
 }
+
+/** What the door asks for when a presented bearer is not its credential. */
+const CREDENTIAL_NAME: Record<McpDoor, string> = {
+  pat: 'an active personal token',
+  oauth: 'an active OAuth access token',
+};
 
 /** The express router serving POST /api/mcp, or `path` (and 405 for other methods). */
 export function createMcpRouter(options: McpFacadeOptions): Router {
@@ -190,6 +210,8 @@ export function createMcpRouter(options: McpFacadeOptions): Router {
     perDay: options.limits.perDay,
   };
   const hosts = allowedHosts(options.config);
+  if (options.oauth) hosts.add(options.oauth.host);
+  const resourceMetadataUrl = options.oauth?.resourceMetadataUrl;
   const router = express.Router();
 
   router.all(path, (req, res, next) => {
@@ -204,46 +226,58 @@ export function createMcpRouter(options: McpFacadeOptions): Router {
     // NOTE: cross-site defence (MCP transports: servers MUST validate Origin).
     if (origin !== undefined && !originAllowed(origin, req, options.config))
       return refuse(res, 403, 'Origin not allowed');
-    if (req.method !== 'POST') {
-      res.set('allow', 'POST');
-      return refuse(
-        res,
-        405,
-        'Method not allowed: this MCP endpoint is stateless and answers POST only',
-      );
-    }
     next();
   });
 
-  router.post(path, async (req, res, next) => {
+  const onlyPost = (req: Request, res: Response, next: NextFunction): void => {
+    if (req.method === 'POST') return next();
+    res.set('allow', 'POST');
+    refuse(res, 405, 'Method not allowed: this MCP endpoint is stateless and answers POST only');
+  };
+
+  const authenticate = async (req: Request, res: Response, next: NextFunction): Promise<void> => {
     let ctx: Context | null = null;
     try {
       ctx = await options.context(req);
     } catch (err) {
       if (!(err instanceof GraphQLError)) throw err; // e.g. a cookie without its CSRF token: not authenticated here
     }
-    // NOTE: personal tokens only; a login token or a web session is not a credential of this host.
-    // A presented bearer that is not an active personal token (unknown, revoked, expired, a login
-    // token) is invalid *for this resource*: invalid_token, not insufficient_scope (no scope fixes it).
+    // NOTE: the door's credential only; a login token or a web session is not a credential here.
+    // A presented bearer that is not an active credential of the door (unknown, revoked, expired, a
+    // login token, another door's token) is invalid *for this resource*: invalid_token, not
+    // insufficient_scope (no scope fixes it).
     if (!ctx?.principal || !doorAccepts(ctx.principal, door)) {
-      const challenge = bearerChallenge(req);
-      res.set('www-authenticate', challenge);
-      return challenge === 'Bearer'
-        ? refuse(res, 401, errorMessage('UNAUTHENTICATED'))
-        : refuse(res, 401, 'Invalid token: send an active personal token', {
+      const presented = bearerPresented(req);
+      res.set(
+        'www-authenticate',
+        bearerChallenge(presented ? ['error="invalid_token"'] : [], resourceMetadataUrl),
+      );
+      return presented
+        ? refuse(res, 401, `Invalid token: send ${CREDENTIAL_NAME[door]}`, {
             data: { code: 'invalid_token' },
-          });
+          })
+        : refuse(res, 401, errorMessage('UNAUTHENTICATED'));
     }
-    const minute = await options.limits.perMinute.take(limitKey(ctx.principal));
+    res.locals.mcpContext = ctx;
+    next();
+  };
+
+  const perMinute = async (_req: Request, res: Response, next: NextFunction): Promise<void> => {
+    const ctx = res.locals.mcpContext as Context;
+    const minute = await options.limits.perMinute.take(limitKey(ctx.principal!));
     if (!minute.allowed) {
       res.set('retry-after', String(minute.retryAfterSeconds));
       return refuse(res, 429, `Too many calls: ${minute.limit} per minute per token`, {
         data: { code: 'rate_limited', retry_after: minute.retryAfterSeconds },
       });
     }
-    res.locals.mcpContext = ctx;
     next();
-  });
+  };
+
+  // NOTE: the OAuth door authenticates before the method check, so an unauthenticated GET also gets
+  // the challenge that starts discovery (docs/mcp-oauth.md section 10); /api/mcp answers 405 first.
+  if (door === 'oauth') router.all(path, authenticate, onlyPost, perMinute);
+  else router.all(path, onlyPost, authenticate, perMinute);
 
   router.post(path, jsonBodyParser(MCP_BODY_LIMIT), (req, res, next) => {
     // NOTE: one message per POST, so the per-minute limit counts every call. JSON-RPC batches left
@@ -264,6 +298,19 @@ export function createMcpRouter(options: McpFacadeOptions): Router {
       method?: unknown;
       params?: { arguments?: unknown };
     };
+    const stepUp = door === 'oauth' ? insufficientScope(message, res) : null;
+    if (stepUp) {
+      res.set(
+        'www-authenticate',
+        bearerChallenge(
+          ['error="insufficient_scope"', `scope="${stepUp.scope}"`],
+          resourceMetadataUrl,
+        ),
+      );
+      return refuse(res, 403, stepUp.message, {
+        data: { code: 'insufficient_scope', scope: stepUp.missing.join(' ') },
+      });
+    }
     const problem = !isObject(message)
       ? null
       : message.params !== undefined && !isObject(message.params)
@@ -281,6 +328,30 @@ export function createMcpRouter(options: McpFacadeOptions): Router {
       error: { code: ErrorCode.InvalidParams, message: `Invalid params: ${problem}` },
     });
   });
+
+  /**
+   * A tools/call of a tool the door offers whose scopes the credential lacks: on the OAuth door an
+   * HTTP 403 whose challenge names the scopes held and needed, so the client can ask for more
+   * (step-up); /api/mcp answers an isError INSUFFICIENT_SCOPE result instead (call-tool.ts).
+   */
+  function insufficientScope(
+    message: unknown,
+    res: Response,
+  ): { missing: string[]; scope: string; message: string } | null {
+    if (!isObject(message) || message.method !== 'tools/call' || !isObject(message.params))
+      return null;
+    const name = message.params.name;
+    const tool = typeof name === 'string' ? registry.find(name, door) : undefined;
+    if (!tool) return null;
+    const held = (res.locals.mcpContext as Context).principal!.scopes;
+    const missing = tool.row.scopes.filter((s) => !held.has(s));
+    if (!missing.length) return null;
+    return {
+      missing,
+      scope: [...new Set([...held, ...missing])].join(' '),
+      message: `This token lacks the scope ${missing.join(', ')} that ${tool.row.name} needs`,
+    };
+  }
 
   router.post(path, async (req, res) => {
     const server = mcpServer(registry, res.locals.mcpContext as Context, deps, door);

@@ -35,7 +35,8 @@ import { createLimits } from './platform/limits.ts';
 import type { Limits } from './platform/limits.ts';
 import { createMcpLimits, limitNamespace, openLimitStore } from './platform/rate-limit.ts';
 import type { LimitStore } from './platform/rate-limit.ts';
-import { createOAuthHost } from './oauth-host/host.ts';
+import { createOAuthHost, MCP_RESOURCE_PATH } from './oauth-host/host.ts';
+import type { OAuthResource } from './oauth-host/host.ts';
 import { createMailer } from './integrations/mailer.ts';
 import { createStorage } from './integrations/storage.ts';
 import { requestIdOf, serializeRequest } from './logger.ts';
@@ -164,17 +165,26 @@ export function createApp(options: AppOptions): App {
   app.use(createMediaRouter({ storage }));
 
   app.use(createOpenApiRouter({ routes: ROUTES, operations, schema, config }));
-  // MCP facade: idempotency records in the database; per-token limits in memory, or Redis with REDIS_URL.
-  app.use(
+  // MCP facade: idempotency records in the database; per-token limits in memory, or Redis with
+  // REDIS_URL. The OAuth host's /mcp shares them (its limits count per connection: oauth:<id>).
+  const mcpShared = {
+    schema,
+    operations,
+    config,
+    idempotency: createIdempotencyStore(db.prisma),
+    limits: createMcpLimits(config, { namespace, store: limitStore }),
+  };
+  app.use(createMcpRouter({ ...mcpShared, context: (req) => contextFor(req, 'mcp') }));
+  // the OAuth door: an OAuth access token counts only for this host's resource (oauthResource)
+  const oauthMcpRouter = ({ resource, resourceMetadataUrl, host }: OAuthResource) =>
     createMcpRouter({
-      schema,
-      operations,
-      config,
-      context: (req) => contextFor(req, 'mcp'),
-      idempotency: createIdempotencyStore(db.prisma),
-      limits: createMcpLimits(config, { namespace, store: limitStore }),
-    }),
-  );
+      ...mcpShared,
+      door: 'oauth',
+      path: MCP_RESOURCE_PATH,
+      oauth: { resourceMetadataUrl, host },
+      context: (req) =>
+        createContext(deps, { ...requestFactsOf(req, 'mcp'), oauthResource: resource }),
+    });
 
   // an admin panel served from another origin (ADMIN_ALLOWED_ORIGINS) may call the admin API
   app.use('/api/admin', corsFor(config.adminAllowedOrigins));
@@ -238,6 +248,7 @@ export function createApp(options: AppOptions): App {
     limitStore,
     deps,
     contextFor,
-    createOAuthHost: (publicUrl) => createOAuthHost({ config, requestMiddleware }, publicUrl),
+    createOAuthHost: (publicUrl) =>
+      createOAuthHost({ config, requestMiddleware, mcpRouter: oauthMcpRouter }, publicUrl),
   };
 }

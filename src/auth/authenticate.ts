@@ -1,8 +1,9 @@
 /**
- * Resolves the caller once per request: `Authorization: Bearer <login JWT | personal token>` or the
- * web session cookie. Invalid or revoked credentials resolve to no principal (the field's auth
- * scopes then answer UNAUTHENTICATED); a cookie-authenticated state change without the CSRF header
- * is refused outright.
+ * Resolves the caller once per request: `Authorization: Bearer <login JWT | personal token | OAuth
+ * access token>` or the web session cookie. An OAuth access token counts only on a door that names
+ * its resource (`oauthResource`: the OAuth host's /mcp). Invalid or revoked credentials resolve to
+ * no principal (the field's auth scopes then answer UNAUTHENTICATED); a cookie-authenticated state
+ * change without the CSRF header is refused outright.
  *
  * NOTE: every check that makes revocation immediate lives here: the session row must exist, be
  * unrevoked and unexpired, and its epoch must equal the user's current session epoch. The same goes
@@ -14,12 +15,14 @@ import type { Db } from '../db/client.ts';
 import { appError } from '../errors.ts';
 import {
   csrfTokenFor,
+  OAUTH_ACCESS_TOKEN_PREFIX,
   PERSONAL_TOKEN_PREFIX,
   safeEqual,
   sha256,
   verifyAccessToken,
 } from './credentials.ts';
 import type { Principal, ViewAs } from './principal.ts';
+import { NEVER_OVER_OAUTH } from './scope-families.ts';
 import { ALL_SCOPES, isScope } from './scopes.ts';
 import { grantPermitsViewAs } from './view-as.ts';
 
@@ -34,6 +37,12 @@ export interface CredentialInput {
   cookie?: string | null;
   csrfToken?: string | null;
   method: string;
+  /**
+   * The protected resource this door serves (`<origin>/mcp` on the OAuth host): only then is an
+   * OAuth access token (`hdp_oat_`) a credential, and only one issued for exactly this resource.
+   * Every other door passes none, so an OAuth token there is no credential (401).
+   */
+  oauthResource?: string | null;
 }
 
 export interface AuthDeps {
@@ -168,6 +177,78 @@ async function personalTokenPrincipal(deps: AuthDeps, secret: string): Promise<P
   };
 }
 
+/**
+ * An OAuth access token for `resource` (docs/mcp-oauth.md section 5): the token unrevoked and
+ * unexpired, its connection unrevoked and unexpired, the resource equal. Scopes are the token's
+ * within the connection's (known ones, never orders:pay). NOTE: view-as is not offered over OAuth
+ * yet: the principal reads its own data.
+ */
+async function oauthPrincipal(
+  deps: AuthDeps,
+  secret: string,
+  resource: string,
+): Promise<Principal | null> {
+  const token = await deps.prisma.oAuthToken.findUnique({
+    where: { tokenHash: sha256(secret) },
+    select: {
+      id: true,
+      kind: true,
+      userId: true,
+      scopes: true,
+      resource: true,
+      expiresAt: true,
+      revokedAt: true,
+      connection: {
+        select: {
+          id: true,
+          userId: true,
+          clientId: true,
+          scopes: true,
+          resource: true,
+          expiresAt: true,
+          revokedAt: true,
+          lastUsedAt: true,
+        },
+      },
+    },
+  });
+  const now = Date.now();
+  const connection = token?.connection;
+  if (
+    !token ||
+    !connection ||
+    token.kind !== 'access' ||
+    token.revokedAt ||
+    token.expiresAt.getTime() <= now ||
+    token.resource !== resource ||
+    connection.revokedAt ||
+    connection.expiresAt.getTime() <= now ||
+    connection.resource !== resource ||
+    connection.userId !== token.userId
+  ) {
+    return null;
+  }
+  if (!connection.lastUsedAt || now - connection.lastUsedAt.getTime() > TOUCH_INTERVAL_MS) {
+    await deps.prisma.oAuthConnection.update({
+      where: { id: connection.id },
+      data: { lastUsedAt: new Date(now) },
+    });
+  }
+  const approved = new Set(connection.scopes);
+  return {
+    kind: 'oauth',
+    userId: token.userId,
+    connectionId: connection.id,
+    tokenId: token.id,
+    clientId: connection.clientId,
+    isAdmin: false,
+    scopes: new Set(
+      token.scopes.filter(isScope).filter((s) => approved.has(s) && !NEVER_OVER_OAUTH.has(s)),
+    ),
+    viewAs: null,
+  };
+}
+
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
 /** The caller of one request, or null when no valid credential was presented. */
@@ -177,6 +258,9 @@ export async function authenticate(
 ): Promise<Principal | null> {
   const bearer = bearerOf(input.authorization);
   if (bearer) {
+    if (bearer.startsWith(OAUTH_ACCESS_TOKEN_PREFIX)) {
+      return input.oauthResource ? oauthPrincipal(deps, bearer, input.oauthResource) : null;
+    }
     return bearer.startsWith(PERSONAL_TOKEN_PREFIX)
       ? personalTokenPrincipal(deps, bearer)
       : sessionPrincipal(deps, bearer, 'native');

@@ -1,5 +1,6 @@
 /**
- * Secrets: argon2id password hashes, login JWTs (jose, HS256), personal-token secrets, emailed
+ * Secrets: argon2id password hashes, login JWTs (jose, HS256), personal-token and OAuth access-token
+ * secrets, emailed
  * sign-in codes and password-reset tokens.
  * NOTE: personal-token secrets and reset tokens are 256 random bits, so a plain sha256 is the right
  * at-rest hash (no dictionary to slow down); passwords are low-entropy and get argon2id; six-digit
@@ -12,6 +13,8 @@ import { jwtVerify, SignJWT } from 'jose';
 
 /** Recognisable prefix of personal tokens (secret scanners can match it). */
 export const PERSONAL_TOKEN_PREFIX = 'hdp_pat_';
+/** Recognisable prefix of OAuth access tokens of the MCP host (docs/mcp-oauth.md section 5). */
+export const OAUTH_ACCESS_TOKEN_PREFIX = 'hdp_oat_';
 
 /** argon2id (the library's default algorithm; m=19 MiB, t=2, p=1 as OWASP recommends). */
 export function hashPassword(password: string): Promise<string> {
@@ -78,6 +81,11 @@ export function newSessionId(): string {
 
 export function newPersonalTokenSecret(): string {
   return PERSONAL_TOKEN_PREFIX + randomBytes(32).toString('base64url');
+}
+
+/** An OAuth access token: 256 random bits behind its prefix (only its sha256 is stored). */
+export function newOAuthAccessToken(): string {
+  return OAUTH_ACCESS_TOKEN_PREFIX + randomBytes(32).toString('base64url');
 }
 
 /** A six-digit sign-in code, uniformly random (leading zeros kept). */

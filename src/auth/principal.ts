@@ -1,4 +1,7 @@
-/** Who is calling, resolved once per request from a bearer token, a session cookie or a personal token. */
+/**
+ * Who is calling, resolved once per request from a bearer token, a session cookie, a personal token
+ * or an OAuth access token.
+ */
 import type { Scope } from './scopes.ts';
 
 /**
@@ -30,6 +33,20 @@ export type Principal =
       isAdmin: false;
       scopes: ReadonlySet<Scope>;
       /** set while this token views another person's data (read-only); absent or null: its own */
+      viewAs?: ViewAs | null;
+    }
+  | {
+      /** an OAuth access token of the MCP host's /mcp (src/domains/oauth, docs/mcp-oauth.md) */
+      kind: 'oauth';
+      userId: number;
+      /** the approved connection: what limits count by and what a disconnect ends */
+      connectionId: number;
+      /** the access token's row (rotates hourly) */
+      tokenId: number;
+      clientId: string;
+      isAdmin: false;
+      scopes: ReadonlySet<Scope>;
+      /** always null in this increment: an OAuth connection cannot view as yet */
       viewAs?: ViewAs | null;
     };
 

@@ -75,6 +75,11 @@ export interface RequestFacts extends RequestMeta {
   /** the HTTP method (state changes by cookie need the CSRF header) */
   method: string;
   /**
+   * The protected resource of the door (`<origin>/mcp`, only the OAuth host's /mcp passes it): an
+   * OAuth access token is a credential only for its own resource (src/auth/authenticate.ts).
+   */
+  oauthResource?: string | null;
+  /**
    * A presented credential that is unknown, expired or revoked answers HTTP 401 before any field
    * runs (GraphQL). Otherwise the request goes on without a principal and the door decides.
    */
@@ -118,6 +123,7 @@ export async function createContext(deps: ContextDeps, request: RequestFacts): P
       cookie: request.cookie,
       csrfToken: request.csrfToken,
       method: request.method,
+      oauthResource: request.oauthResource,
     },
   );
   if (!principal && request.authorization && request.refuseInvalidCredential) {

@@ -1,8 +1,10 @@
 /**
  * The OAuth MCP host (issue 13, docs/mcp-oauth.md): a second express app, served by the same
  * process on its own port (MCP_OAUTH_PORT), whose origin is the OAuth issuer and whose `/mcp` is the
- * protected resource. This increment serves discovery only:
- * - `/mcp` (every method): 401 with the RFC 9728 `resource_metadata` challenge;
+ * protected resource. It serves:
+ * - `/mcp`: the MCP router's OAuth door (mcp-facade/server.ts, given by the composition root), which
+ *   takes OAuth access tokens for `<origin>/mcp` only and answers anything else with a 401 naming the
+ *   RFC 9728 `resource_metadata`;
  * - `GET /.well-known/oauth-protected-resource/mcp`: the protected-resource metadata (RFC 9728).
  * No authorization-server metadata and no `/oauth/*` endpoints yet: a document must not advertise
  * endpoints that do not exist. It imports no domain (only src/domains/oauth/index.ts, later).
@@ -15,7 +17,7 @@ import type { OAuthProtectedResourceMetadata } from '@modelcontextprotocol/sdk/s
 import { SCOPES } from '../auth/scopes.ts';
 import { hostNameOf } from '../config.ts';
 import type { Config } from '../config.ts';
-import { ERROR_TABLE, errorMessage, httpErrorBody } from '../errors.ts';
+import { ERROR_TABLE, httpErrorBody } from '../errors.ts';
 import { requestIdOf } from '../logger.ts';
 
 /** The protected resource's path on the host, and its metadata document's (RFC 9728 section 3.1). */
@@ -25,8 +27,20 @@ export const PROTECTED_RESOURCE_METADATA_PATH = '/.well-known/oauth-protected-re
 /** Scopes never granted over OAuth (payments stay with the person's own app). */
 const NOT_OAUTH_SCOPES: ReadonlySet<string> = new Set(['orders:pay']);
 
+/** What the host's `/mcp` router is built from: its public resource and the metadata naming it. */
+export interface OAuthResource {
+  /** `<origin>/mcp`: what access tokens must be issued for */
+  resource: string;
+  /** `<origin>/.well-known/oauth-protected-resource/mcp`, named in every challenge */
+  resourceMetadataUrl: string;
+  /** the public origin's host name, served beside loopback and MCP_ALLOWED_HOSTS */
+  host: string;
+}
+
 export interface OAuthHostOptions {
   config: Config;
+  /** the MCP router of `/mcp` (the OAuth door of mcp-facade/server.ts), built for this resource */
+  mcpRouter(resource: OAuthResource): RequestHandler;
   /** request id, pino-http logging and the request scope: the main app's own middleware */
   requestMiddleware: readonly RequestHandler[];
 }
@@ -75,11 +89,8 @@ export function createOAuthHost(options: OAuthHostOptions, publicUrl: URL): expr
   const { config } = options;
   const origin = publicUrl.origin;
   const metadataUrl = `${origin}${PROTECTED_RESOURCE_METADATA_PATH}`;
-  const hosts = new Set([
-    ...LOCAL_HOSTS,
-    ...config.mcpAllowedHosts,
-    hostNameOf(publicUrl.host) ?? publicUrl.hostname,
-  ]);
+  const publicHost = hostNameOf(publicUrl.host) ?? publicUrl.hostname;
+  const hosts = new Set([...LOCAL_HOSTS, ...config.mcpAllowedHosts, publicHost]);
 
   const app = express();
   app.disable('x-powered-by');
@@ -99,22 +110,15 @@ export function createOAuthHost(options: OAuthHostOptions, publicUrl: URL): expr
   // handler answers CORS `*` and 405 on methods other than GET and OPTIONS.
   app.use(PROTECTED_RESOURCE_METADATA_PATH, metadataHandler(protectedResourceMetadata(origin)));
 
-  // NOTE: until OAuth access tokens exist (docs/mcp-oauth.md section 14, increment 3) no credential
-  // is valid here: every call is unauthenticated and gets the challenge that starts discovery. A
-  // presented bearer is invalid *for this resource* (a personal or login token is not one of ours).
-  // Auth comes before the method check, so an unauthenticated GET also gets the 401.
-  app.all(MCP_RESOURCE_PATH, (req: Request, res: Response) => {
-    const presented = /^bearer(\s|$)/i.test(req.get('authorization') ?? '');
-    const challenge = presented
-      ? `Bearer error="invalid_token", resource_metadata="${metadataUrl}"`
-      : `Bearer resource_metadata="${metadataUrl}"`;
-    res.set('www-authenticate', challenge);
-    if (presented)
-      refuseRpc(res, 401, 'Invalid token: send an active OAuth access token', {
-        code: 'invalid_token',
-      });
-    else refuseRpc(res, 401, errorMessage('UNAUTHENTICATED'));
-  });
+  // Every method of /mcp: auth comes before the method check, so an unauthenticated GET also gets
+  // the challenge that starts discovery.
+  app.use(
+    options.mcpRouter({
+      resource: `${origin}${MCP_RESOURCE_PATH}`,
+      resourceMetadataUrl: metadataUrl,
+      host: publicHost,
+    }),
+  );
 
   // Unknown paths: JSON always (no page on this host yet).
   app.use(

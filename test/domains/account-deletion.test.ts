@@ -18,6 +18,7 @@ import {
 import type { PersonKeyedTable } from '../../src/domains/account/account.deletion.ts';
 import { getDatamodel } from '../../src/generated/pothos-types.ts';
 import type { AuthedContext } from '../../src/graphql/context.ts';
+import { seedOAuthConnection } from '../factories/oauth.ts';
 import { seedPersonalToken, seedUser, seedWebSession, serviceContext } from '../factories/users.ts';
 import { PNG } from '../fakes/images.ts';
 import { startTestApp } from '../harness/app.ts';
@@ -82,6 +83,23 @@ const SEEDERS: Record<string, (p: Db, me: Person, other: Person) => Promise<unkn
   'PasswordResetToken.userId': (p, me) =>
     p.passwordResetToken.create({ data: { userId: me.id, tokenHash: rand(), expiresAt: later() } }),
   'PersonalToken.userId': (_p, me) => seedPersonalToken(app, me.id, ['profile:read']),
+  // a connection with its access and refresh tokens (OAuthConnection and OAuthToken rows)
+  'OAuthConnection.userId': (_p, me) => seedOAuthConnection(app, me.id, ['profile:read']),
+  'OAuthToken.userId': (_p, me) => seedOAuthConnection(app, me.id, ['profile:read']),
+  'OAuthAuthorizationCode.userId': (p, me) =>
+    p.oAuthAuthorizationCode.create({
+      data: {
+        codeHash: rand(),
+        userId: me.id,
+        clientId: 'client',
+        redirectUri: 'http://127.0.0.1/callback',
+        redirectUriGiven: true,
+        codeChallenge: rand(),
+        scopes: ['profile:read'],
+        resource: `${app.mcpUrl}/mcp`,
+        expiresAt: later(),
+      },
+    }),
   'HealthMetric.userId': (p, me) =>
     p.healthMetric.create({
       data: {
@@ -277,10 +295,22 @@ describe('DELETE /api/auth/me', () => {
     expect(await prisma.user.findUnique({ where: { id: other.user.id } })).not.toBeNull();
   });
 
-  it('leaves every old credential of the account failing: login tokens, web cookies, personal tokens, the password', async () => {
+  it('leaves every old credential of the account failing: login tokens, web cookies, personal tokens, OAuth tokens, the password', async () => {
     const me = await seedUser(app);
     const web = await seedWebSession(app, me.user.id);
     const pat = await seedPersonalToken(app, me.user.id, ['profile:read']);
+    const oauth = await seedOAuthConnection(app, me.user.id, ['profile:read']);
+    const oauthList = (): Promise<Response> =>
+      app.mcpFetch('/mcp', {
+        method: 'POST',
+        headers: {
+          authorization: `Bearer ${oauth.accessToken}`,
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+        },
+        body: JSON.stringify(rpc('tools/list')),
+      });
+    expect((await oauthList()).status).toBe(200);
     expect((await rest(app, 'DELETE', '/api/auth/me', { token: me.token })).status).toBe(200);
 
     expect((await rest(app, 'GET', '/api/auth/me', { token: me.token })).status).toBe(401);
@@ -289,6 +319,7 @@ describe('DELETE /api/auth/me', () => {
     ).toBe(401);
     expect((await rest(app, 'GET', '/api/auth/me', { token: pat })).status).toBe(401);
     expect((await mcpPost(app, rpc('tools/list'), { token: pat })).status).toBe(401);
+    expect((await oauthList()).status).toBe(401);
     const login = await rest(app, 'POST', '/api/auth/login', {
       body: { email: me.user.email, password: me.password },
     });

@@ -1,7 +1,8 @@
 /**
  * The OAuth MCP host's discovery (issue 13, docs/mcp-oauth.md sections 3, 10 and 11): its own
- * listener; `/mcp` answers every call with the RFC 9728 challenge (no OAuth access token exists
- * yet); the protected-resource metadata of `/mcp`; JSON 404s; the Host check.
+ * listener; `/mcp` answers every call without an OAuth access token for it with the RFC 9728
+ * challenge (tokens themselves: access-token.test.ts); the protected-resource metadata of `/mcp`;
+ * JSON 404s; the Host check.
  */
 import { request } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -66,7 +67,7 @@ describe('the OAuth host /mcp', () => {
     );
   });
 
-  it('answers a presented bearer, even an active personal token, with invalid_token', async () => {
+  it('answers a presented bearer that is no OAuth token for it, even an active personal token, with invalid_token', async () => {
     const { user } = await seedUser(app);
     const token = await seedPersonalToken(app, user.id, ['profile:read']);
     for (const bearer of [token, 'not-a-token', '']) {

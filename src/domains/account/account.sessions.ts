@@ -9,6 +9,7 @@ import { csrfTokenFor, newSessionId, signAccessToken } from '../../auth/credenti
 import type { DbTx } from '../../db/client.ts';
 import { appError } from '../../errors.ts';
 import type { AuthedContext, Context } from '../../graphql/context.ts';
+import { revokeAllOAuthConnections } from '../oauth/index.ts';
 import { revokeAllPersonalTokens } from '../tokens/index.ts';
 import { ACK } from './account.shared.ts';
 import type { Ack } from './account.shared.ts';
@@ -141,6 +142,8 @@ export interface RevokeAllCredentialsOptions {
 export interface RevokedCredentials {
   /** personal tokens that were live (or expired but not yet revoked) */
   personalTokens: number;
+  /** OAuth connections (with every token of theirs) that were not revoked yet */
+  oauthConnections: number;
 }
 
 /**
@@ -148,8 +151,9 @@ export interface RevokedCredentials {
  * knows what "every credential" means, used by revoke-all and password reset. Each kind is rejected
  * on its next request (src/auth/authenticate.ts checks all of them on every request):
  * - login tokens and cookies: the session epoch is bumped, so every one minted before is stale;
- * - personal tokens: revoked_at is set on each one not yet revoked.
- * A new kind of credential (OAuth grants, refresh tokens) is ended here too, by its domain's
+ * - personal tokens: revoked_at is set on each one not yet revoked;
+ * - OAuth connections: revoked_at is set on each one, which ends its access and refresh tokens.
+ * A new kind of credential is ended here too, by its domain's
  * `revokeAll...(tx, { userId, at })`, so that no door that signs an account out can forget it.
  */
 export async function revokeAllCredentials(
@@ -159,7 +163,8 @@ export async function revokeAllCredentials(
   const { userId, at } = options;
   await tx.user.update({ where: { id: userId }, data: { sessionEpoch: { increment: 1 } } });
   const personalTokens = await revokeAllPersonalTokens(tx, { userId, at });
-  return { personalTokens };
+  const oauthConnections = await revokeAllOAuthConnections(tx, { userId, at });
+  return { personalTokens, oauthConnections };
 }
 
 /**

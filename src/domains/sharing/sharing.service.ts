@@ -344,10 +344,16 @@ export async function switchViewAs(
   }
   const data = { viewAsGrantId: row?.id ?? null };
   // NOTE: only the credential of this request changes; the caller's other sessions and tokens keep theirs.
-  if (ctx.principal.kind === 'session') {
-    await ctx.prisma.session.update({ where: { id: ctx.principal.sessionId }, data });
-  } else {
-    await ctx.prisma.personalToken.update({ where: { id: ctx.principal.tokenId }, data });
+  switch (ctx.principal.kind) {
+    case 'session':
+      await ctx.prisma.session.update({ where: { id: ctx.principal.sessionId }, data });
+      break;
+    case 'personal_token':
+      await ctx.prisma.personalToken.update({ where: { id: ctx.principal.tokenId }, data });
+      break;
+    case 'oauth':
+      // NOTE: view-as over OAuth (per connection) is not offered yet (docs/mcp-oauth.md section 5).
+      throw appError('FORBIDDEN', 'Not allowed for this kind of credential');
   }
   return { viewing: !!row, grant: row ? view(ctx, row, true) : null };
 }
