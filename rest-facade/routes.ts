@@ -12,6 +12,7 @@ import { profileRoutes } from './routes/profile.routes.ts';
 import { sharingRoutes } from './routes/sharing.routes.ts';
 import { syncRoutes } from './routes/sync.routes.ts';
 import { tokenRoutes } from './routes/tokens.routes.ts';
+import { oauthRoutes } from './routes/oauth.routes.ts';
 import { insightRoutes } from './routes/insights.routes.ts';
 
 export const ROUTES: readonly RestRoute[] = [
@@ -21,6 +22,7 @@ export const ROUTES: readonly RestRoute[] = [
   ...profileRoutes,
   ...sharingRoutes,
   ...tokenRoutes,
+  ...oauthRoutes,
   ...consentRoutes,
   ...deviceRoutes,
   ...healthRoutes,

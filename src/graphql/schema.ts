@@ -3,6 +3,7 @@ import { builder } from './builder.ts';
 import '../domains/account/account.schema.ts';
 import '../domains/sharing/sharing.schema.ts';
 import '../domains/tokens/tokens.schema.ts';
+import '../domains/oauth/oauth.schema.ts';
 import '../domains/consents/consents.schema.ts';
 import '../domains/identity/identity.schema.ts';
 import '../domains/profile/profile.schema.ts';
