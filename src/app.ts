@@ -249,6 +249,9 @@ export function createApp(options: AppOptions): App {
     deps,
     contextFor,
     createOAuthHost: (publicUrl) =>
-      createOAuthHost({ config, requestMiddleware, mcpRouter: oauthMcpRouter }, publicUrl),
+      createOAuthHost(
+        { config, requestMiddleware, mcpRouter: oauthMcpRouter, db: db.prisma, limits },
+        publicUrl,
+      ),
   };
 }

@@ -5,13 +5,23 @@
  * - `/mcp`: the MCP router's OAuth door (mcp-facade/server.ts, given by the composition root), which
  *   takes OAuth access tokens for `<origin>/mcp` only and answers anything else with a 401 naming the
  *   RFC 9728 `resource_metadata`;
- * - `GET /.well-known/oauth-protected-resource/mcp`: the protected-resource metadata (RFC 9728).
- * No authorization-server metadata and no `/oauth/*` endpoints yet: a document must not advertise
- * endpoints that do not exist. It imports no domain (only src/domains/oauth/index.ts, later).
+ * - `GET /.well-known/oauth-protected-resource/mcp`: the protected-resource metadata (RFC 9728);
+ * - `POST /oauth/register`: dynamic client registration (RFC 7591), the SDK's handler over our
+ *   clients store (src/domains/oauth), behind our per-IP limit and a 16 kB JSON body limit.
+ * No authorization-server metadata yet: it would advertise authorize and token endpoints that do
+ * not exist. It imports no domain but src/domains/oauth/index.ts.
  */
 import express from 'express';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import { metadataHandler } from '@modelcontextprotocol/sdk/server/auth/handlers/metadata.js';
+import { clientRegistrationHandler } from '@modelcontextprotocol/sdk/server/auth/handlers/register.js';
+import type { OAuthRegisteredClientsStore } from '@modelcontextprotocol/sdk/server/auth/clients.js';
+import {
+  CustomOAuthError,
+  InvalidClientMetadataError,
+  InvalidRequestError,
+  TooManyRequestsError,
+} from '@modelcontextprotocol/sdk/server/auth/errors.js';
 import { OAuthProtectedResourceMetadataSchema } from '@modelcontextprotocol/sdk/shared/auth.js';
 import type { OAuthProtectedResourceMetadata } from '@modelcontextprotocol/sdk/shared/auth.js';
 import { SCOPES } from '../auth/scopes.ts';
@@ -19,10 +29,23 @@ import { hostNameOf } from '../config.ts';
 import type { Config } from '../config.ts';
 import { ERROR_TABLE, httpErrorBody } from '../errors.ts';
 import { requestIdOf } from '../logger.ts';
+import type { Db } from '../db/client.ts';
+import {
+  ClientMetadataRefused,
+  getClient,
+  registerClient,
+  REGISTRATIONS_PER_IP,
+} from '../domains/oauth/index.ts';
+import { jsonBodyParser } from '../platform/input-guards.ts';
+import type { Limits } from '../platform/limits.ts';
 
 /** The protected resource's path on the host, and its metadata document's (RFC 9728 section 3.1). */
 export const MCP_RESOURCE_PATH = '/mcp';
 export const PROTECTED_RESOURCE_METADATA_PATH = '/.well-known/oauth-protected-resource/mcp';
+/** Dynamic client registration (RFC 7591). */
+export const REGISTRATION_PATH = '/oauth/register';
+/** Largest registration body (a client's metadata is a few hundred bytes). */
+const REGISTRATION_BODY_LIMIT = '16kb';
 
 /** Scopes never granted over OAuth (payments stay with the person's own app). */
 const NOT_OAUTH_SCOPES: ReadonlySet<string> = new Set(['orders:pay']);
@@ -43,6 +66,68 @@ export interface OAuthHostOptions {
   mcpRouter(resource: OAuthResource): RequestHandler;
   /** request id, pino-http logging and the request scope: the main app's own middleware */
   requestMiddleware: readonly RequestHandler[];
+  /** the database the oauth domain works on (never queried here) */
+  db: Db;
+  /** the app's shared limits (memory, or Redis with REDIS_URL) */
+  limits: Limits;
+}
+
+/**
+ * The SDK's clients store over the oauth domain: registerClient applies our policy and answers the
+ * registration response (the plaintext secret once); getClient never returns a secret. A refusal
+ * becomes the RFC 7591 error the SDK's handler answers with 400.
+ */
+export function clientsStore(db: Db): OAuthRegisteredClientsStore {
+  return {
+    getClient: (clientId) => getClient(db, clientId),
+    registerClient: async (client) => {
+      try {
+        return await registerClient(db, client);
+      } catch (err) {
+        if (!(err instanceof ClientMetadataRefused)) throw err;
+        if (err.code === 'invalid_redirect_uri')
+          throw new CustomOAuthError('invalid_redirect_uri', err.message);
+        throw new InvalidClientMetadataError(err.message);
+      }
+    },
+  };
+}
+
+/** Counts every registration attempt per client IP; 429 `too_many_requests` once spent. */
+function registrationLimit(limits: Limits): RequestHandler {
+  return (req, res, next) => {
+    if (req.method !== 'POST') return next();
+    limits.take(REGISTRATIONS_PER_IP, req.ip ?? 'unknown').then((decision) => {
+      if (decision.allowed) return next();
+      res.setHeader('Retry-After', String(decision.retryAfterSeconds));
+      res
+        .status(429)
+        .json(
+          new TooManyRequestsError(
+            'Too many client registrations from this address; try again later',
+          ).toResponseObject(),
+        );
+    }, next);
+  };
+}
+
+/** Body parser failures at the registration endpoint, as RFC 7591 errors (never 5xx). */
+function registrationBodyErrors(
+  err: Error & { type?: string; status?: number },
+  _req: Request,
+  res: Response,
+  next: NextFunction,
+): void {
+  if (err.type === 'entity.too.large') {
+    res.status(413).json(new InvalidRequestError('Body larger than 16 kB').toResponseObject());
+    return;
+  }
+  if (err.status && err.status >= 400 && err.status < 500) {
+    const message = err.type === 'entity.parse.failed' ? 'Body is not valid JSON' : err.message;
+    res.status(400).json(new InvalidClientMetadataError(message).toResponseObject());
+    return;
+  }
+  next(err);
 }
 
 /** The host's public origin: MCP_PUBLIC_URL, else `http://<MCP_OAUTH_HOST>:<bound port>`. */
@@ -109,6 +194,21 @@ export function createOAuthHost(options: OAuthHostOptions, publicUrl: URL): expr
   // RFC 9728: no root document (it would name another resource), only the one of /mcp. The SDK's
   // handler answers CORS `*` and 405 on methods other than GET and OPTIONS.
   app.use(PROTECTED_RESOURCE_METADATA_PATH, metadataHandler(protectedResourceMetadata(origin)));
+
+  // RFC 7591 registration: our per-IP limit and 16 kB JSON parser first (the SDK's own express.json
+  // then finds the body read), its in-memory limiter off; secrets never expire (0).
+  app.use(
+    REGISTRATION_PATH,
+    registrationLimit(options.limits),
+    jsonBodyParser(REGISTRATION_BODY_LIMIT),
+    registrationBodyErrors,
+    clientRegistrationHandler({
+      clientsStore: clientsStore(options.db),
+      clientSecretExpirySeconds: 0,
+      rateLimit: false,
+      clientIdGeneration: true,
+    }),
+  );
 
   // Every method of /mcp: auth comes before the method check, so an unauthenticated GET also gets
   // the challenge that starts discovery.

@@ -109,11 +109,12 @@ describe('the OAuth host /mcp', () => {
       '/.well-known/openid-configuration',
       '/.well-known/oauth-protected-resource',
       '/oauth/token',
-      '/oauth/register',
     ]) {
       const res = await app.mcpFetch(path);
       expect(res.status, path).toBe(404);
     }
+    // dynamic client registration exists (registration.test.ts): POST only
+    expect((await app.mcpFetch('/oauth/register')).status).toBe(405);
   });
 
   it('answers 403 under a Host it does not serve (DNS-rebinding defence), on every path', async () => {
