@@ -71,6 +71,8 @@ export interface McpFacadeOptions {
   limits: McpLimits;
   /** tool rows to serve (default: every row of mcp-facade/tools/); tests pass their own */
   tools?: readonly McpTool[];
+  /** a registry built already (both doors of one app share one: it is built once, at start) */
+  registry?: ToolRegistry;
   /**
    * which door this router serves (default `pat`, the personal-token host): the OAuth door lists
    * and calls only the tools offered over OAuth (registry.visibleTo / find)
@@ -203,7 +205,7 @@ const CREDENTIAL_NAME: Record<McpDoor, string> = {
 export function createMcpRouter(options: McpFacadeOptions): Router {
   const door = options.door ?? 'pat';
   const path = options.path ?? MCP_PATH;
-  const registry = buildRegistry(options.tools ?? TOOLS, options);
+  const registry = options.registry ?? buildRegistry(options.tools ?? TOOLS, options);
   const deps: CallToolDeps = {
     operations: options.operations,
     idempotency: options.idempotency,

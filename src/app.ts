@@ -10,7 +10,9 @@ import compression from 'compression';
 import express from 'express';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import { pinoHttp } from 'pino-http';
+import { buildRegistry } from '../mcp-facade/registry.ts';
 import { createMcpRouter } from '../mcp-facade/server.ts';
+import { TOOLS } from '../mcp-facade/tools.ts';
 import { createRestRouter, createRouteBodyParsers } from '../rest-facade/handler.ts';
 import { createOpenApiRouter } from '../rest-facade/openapi.ts';
 import { ROUTES } from '../rest-facade/routes.ts';
@@ -173,6 +175,8 @@ export function createApp(options: AppOptions): App {
     config,
     idempotency: createIdempotencyStore(db.prisma),
     limits: createMcpLimits(config, { namespace, store: limitStore }),
+    // one tool registry for both doors: built once, at start (every tool's schemas)
+    registry: buildRegistry(TOOLS, { schema, operations }),
   };
   app.use(createMcpRouter({ ...mcpShared, context: (req) => contextFor(req, 'mcp') }));
   // the OAuth door: an OAuth access token counts only for this host's resource (oauthResource)

@@ -24,7 +24,7 @@ import {
 } from '@modelcontextprotocol/sdk/server/auth/errors.js';
 import { OAuthProtectedResourceMetadataSchema } from '@modelcontextprotocol/sdk/shared/auth.js';
 import type { OAuthProtectedResourceMetadata } from '@modelcontextprotocol/sdk/shared/auth.js';
-import { SCOPES } from '../auth/scopes.ts';
+import { OAUTH_SCOPES } from '../auth/scope-families.ts';
 import { hostNameOf } from '../config.ts';
 import type { Config } from '../config.ts';
 import { ERROR_TABLE, httpErrorBody } from '../errors.ts';
@@ -46,9 +46,6 @@ export const PROTECTED_RESOURCE_METADATA_PATH = '/.well-known/oauth-protected-re
 export const REGISTRATION_PATH = '/oauth/register';
 /** Largest registration body (a client's metadata is a few hundred bytes). */
 const REGISTRATION_BODY_LIMIT = '16kb';
-
-/** Scopes never granted over OAuth (payments stay with the person's own app). */
-const NOT_OAUTH_SCOPES: ReadonlySet<string> = new Set(['orders:pay']);
 
 /** What the host's `/mcp` router is built from: its public resource and the metadata naming it. */
 export interface OAuthResource {
@@ -144,7 +141,7 @@ export function protectedResourceMetadata(origin: string): OAuthProtectedResourc
   return OAuthProtectedResourceMetadataSchema.parse({
     resource: `${origin}${MCP_RESOURCE_PATH}`,
     authorization_servers: [origin],
-    scopes_supported: SCOPES.filter((s) => !NOT_OAUTH_SCOPES.has(s)),
+    scopes_supported: [...OAUTH_SCOPES],
     bearer_methods_supported: ['header'],
     resource_name: 'Health Platform',
   });

@@ -21,9 +21,10 @@ const WorkoutSampleConnection = connectionOf('WorkoutSample', WorkoutSample);
 const HealthMetricConnection = connectionOf('HealthMetric', HealthMetric);
 /** A sample's position in its list: [its sort time in ms, id]. */
 const SAMPLE_POSITION = z.tuple([z.number().int(), z.string().max(200)]);
-const after = (cursor: string | null | undefined) => {
-  const at = positionAfter(cursor, SAMPLE_POSITION);
-  return at && { at: at[0], id: at[1] };
+/** A page's service options: the window, one row more than `first` (is there a next page?), the position. */
+const pageOptions = (args: { days: number; first: number; after?: string | null }) => {
+  const at = positionAfter(args.after, SAMPLE_POSITION);
+  return { days: args.days, limit: args.first + 1, after: at && { at: at[0], id: at[1] } };
 };
 
 builder.prismaObjectFields('User', (t) => ({
@@ -37,8 +38,7 @@ builder.prismaObjectFields('User', (t) => ({
     },
     resolve: async (user, args, ctx) => {
       assertPersonData(ctx, user);
-      const options = { days: args.days, limit: args.first + 1, after: after(args.after) };
-      const rows = await listSleep(ctx, options);
+      const rows = await listSleep(ctx, pageOptions(args));
       return pageOf(rows, args.first, (s) => [s.startAt.getTime(), s.id]);
     },
   }),
@@ -52,8 +52,7 @@ builder.prismaObjectFields('User', (t) => ({
     },
     resolve: async (user, args, ctx) => {
       assertPersonData(ctx, user);
-      const options = { days: args.days, limit: args.first + 1, after: after(args.after) };
-      const rows = await listWorkouts(ctx, options);
+      const rows = await listWorkouts(ctx, pageOptions(args));
       return pageOf(rows, args.first, (w) => [w.startAt.getTime(), w.id]);
     },
   }),
@@ -69,9 +68,7 @@ builder.prismaObjectFields('User', (t) => ({
     },
     resolve: async (user, args, ctx) => {
       assertPersonData(ctx, user);
-      const { days, metricType } = args;
-      const options = { days, metricType, limit: args.first + 1, after: after(args.after) };
-      const rows = await listMetrics(ctx, options);
+      const rows = await listMetrics(ctx, { ...pageOptions(args), metricType: args.metricType });
       return pageOf(rows, args.first, (m) => [m.timestamp.getTime(), m.id]);
     },
   }),
