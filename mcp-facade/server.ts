@@ -26,6 +26,7 @@ import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import {
   CallToolRequestSchema,
+  ClientRequestSchema,
   ErrorCode,
   ListToolsRequestSchema,
   McpError,
@@ -89,6 +90,32 @@ export interface McpFacadeOptions {
 
 function isObject(value: unknown): value is Record<string, unknown> {
   return !!value && typeof value === 'object' && !Array.isArray(value);
+}
+
+/** The SDK's schema of each request a client sends (initialize, tools/list, tools/call, ...). */
+const REQUEST_SCHEMAS: ReadonlyMap<string, (typeof ClientRequestSchema.options)[number]> = new Map(
+  ClientRequestSchema.options.map((schema) => [schema.shape.method.value, schema]),
+);
+
+/**
+ * What is wrong with a request's params, said for the client, or null. NOTE: the SDK answers params
+ * that fail its own schema with -32603 (an internal error) and a raw schema dump, so every request
+ * is checked against that same schema here first and refused with -32602 Invalid params.
+ */
+function paramsProblem(message: unknown): string | null {
+  if (!isObject(message) || message.id === undefined) return null;
+  if (message.params !== undefined && !isObject(message.params)) return 'params must be an object';
+  const args = message.params?.arguments;
+  if (message.method === 'tools/call' && args !== undefined && !isObject(args)) {
+    return "arguments must be an object of the tool's named arguments (see its inputSchema in tools/list)";
+  }
+  const schema =
+    typeof message.method === 'string' ? REQUEST_SCHEMAS.get(message.method) : undefined;
+  const parsed = schema?.safeParse({ method: message.method, params: message.params });
+  const issue = parsed?.success === false ? parsed.error.issues[0] : undefined;
+  if (!issue) return null;
+  const at = ['params', ...issue.path.slice(1).map(String)].join('.');
+  return `${at}: ${issue.message}`;
 }
 
 /**
@@ -295,11 +322,7 @@ export function createMcpRouter(options: McpFacadeOptions): Router {
       );
     }
     // The SDK answers params of the wrong shape with -32603 and a raw schema dump; say what to send.
-    const message = req.body as {
-      id?: unknown;
-      method?: unknown;
-      params?: { arguments?: unknown };
-    };
+    const message = req.body as { id?: unknown };
     const stepUp = door === 'oauth' ? insufficientScope(message, res) : null;
     if (stepUp) {
       res.set(
@@ -313,15 +336,7 @@ export function createMcpRouter(options: McpFacadeOptions): Router {
         data: { code: 'insufficient_scope', scope: stepUp.missing.join(' ') },
       });
     }
-    const problem = !isObject(message)
-      ? null
-      : message.params !== undefined && !isObject(message.params)
-        ? 'params must be an object'
-        : message.method === 'tools/call' &&
-            message.params?.arguments !== undefined &&
-            !isObject(message.params.arguments)
-          ? "arguments must be an object of the tool's named arguments (see its inputSchema in tools/list)"
-          : null;
+    const problem = paramsProblem(message);
     if (!problem) return next();
     const id = typeof message.id === 'string' || typeof message.id === 'number' ? message.id : null;
     res.json({

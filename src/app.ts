@@ -16,6 +16,7 @@ import { TOOLS } from '../mcp-facade/tools.ts';
 import { createRestRouter, createRouteBodyParsers } from '../rest-facade/handler.ts';
 import { createOpenApiRouter } from '../rest-facade/openapi.ts';
 import { ROUTES } from '../rest-facade/routes.ts';
+import { createOAuthPages } from '../web-pages/oauth-pages.ts';
 import { createWebPages } from '../web-pages/server.ts';
 import type { Config } from './config.ts';
 import { trackRequests } from './db/bulk.ts';
@@ -37,8 +38,10 @@ import { createLimits } from './platform/limits.ts';
 import type { Limits } from './platform/limits.ts';
 import { createMcpLimits, limitNamespace, openLimitStore } from './platform/rate-limit.ts';
 import type { LimitStore } from './platform/rate-limit.ts';
-import { createOAuthHost, MCP_RESOURCE_PATH } from './oauth-host/host.ts';
+import { createOAuthHost, MAX_TICKET_CHARS, MCP_RESOURCE_PATH } from './oauth-host/host.ts';
 import type { OAuthResource } from './oauth-host/host.ts';
+import { fetchClientMetadata } from './integrations/client-metadata.ts';
+import type { ClientMetadataDial } from './integrations/client-metadata.ts';
 import { createMailer } from './integrations/mailer.ts';
 import { createStorage } from './integrations/storage.ts';
 import { requestIdOf, serializeRequest } from './logger.ts';
@@ -50,6 +53,11 @@ export interface AppOptions {
   config: Config;
   db: Database;
   log: Logger;
+  /**
+   * Tests only (never from the environment): sends a client ID metadata document's https URL to a
+   * local fake server instead (src/integrations/client-metadata.ts)
+   */
+  clientMetadataDial?: ClientMetadataDial;
 }
 
 export interface App {
@@ -254,7 +262,27 @@ export function createApp(options: AppOptions): App {
     contextFor,
     createOAuthHost: (publicUrl) =>
       createOAuthHost(
-        { config, requestMiddleware, mcpRouter: oauthMcpRouter, db: db.prisma, limits },
+        {
+          config,
+          requestMiddleware,
+          mcpRouter: oauthMcpRouter,
+          db: db.prisma,
+          limits,
+          fetchClientMetadata: (url) =>
+            fetchClientMetadata(url, { dial: options.clientMetadataDial }),
+          // the pages act as the signed-in visitor: the cookie, and the form's CSRF token
+          pages: (origin) =>
+            createOAuthPages({
+              operations,
+              context: (req, csrfToken) =>
+                createContext(deps, {
+                  ...requestFactsOf(req, 'web'),
+                  ...(csrfToken === undefined ? {} : { csrfToken }),
+                }),
+              publicUrl: origin,
+              maxTicketChars: MAX_TICKET_CHARS,
+            }),
+        },
         publicUrl,
       ),
   };

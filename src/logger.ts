@@ -15,7 +15,7 @@ export function createLogger(level: string, destination?: DestinationStream): Lo
 }
 
 /** Query parameters that carry a secret (an emailed reset link's `token`): never written to a log. */
-const SECRET_PARAMS = /^(token|code|password|secret|access_token|id_token)$/i;
+const SECRET_PARAMS = /^(token|code|password|secret|access_token|id_token|ticket)$/i;
 
 /** `url` with the values of secret query parameters replaced (the request log's `url`). */
 export function redactedUrl(url: string): string {

@@ -28,12 +28,18 @@ function refuseBrokenEncoding(_req: unknown, _res: unknown, body: Buffer): void 
   }
 }
 
-const parseForm = express.urlencoded({
-  extended: false,
-  limit: FORM_BODY_LIMIT,
-  parameterLimit: 10,
-  verify: refuseBrokenEncoding,
-});
+/** A form parser allowing `parameterLimit` fields (more answer 413). */
+const formParser = (parameterLimit: number): RequestHandler =>
+  express.urlencoded({
+    extended: false,
+    limit: FORM_BODY_LIMIT,
+    parameterLimit,
+    verify: refuseBrokenEncoding,
+  });
+
+/** What a refused form page tells the visitor to do next (the emailed-link pages' default). */
+export const EMAILED_LINK_HINT =
+  'Open the link from the email again and send the form from that page.';
 
 /**
  * Whether a form post comes from another site. Browsers send `Sec-Fetch-Site` (same-origin for our
@@ -59,31 +65,45 @@ function fromAnotherSite(req: Request, publicOrigin: string | null): boolean {
   return !own.includes(host);
 }
 
-/** 403 page for a form posted from another site; the handler (and the operation) never runs. */
-export function sameOriginOnly(publicUrl: string | undefined): RequestHandler {
+/**
+ * 403 page for a form posted from another site; the handler (and the operation) never runs. `hint`
+ * says what to do next.
+ */
+export function sameOriginOnly(
+  publicUrl: string | undefined,
+  hint: string = EMAILED_LINK_HINT,
+): RequestHandler {
   const publicOrigin = publicUrl ? new URL(publicUrl).origin : null;
   return (req: Request, res: Response, next: NextFunction): void => {
     if (!fromAnotherSite(req, publicOrigin)) return next();
     sendPage(res, 403, {
       title: 'This form came from another site',
-      body: html`<p>Nothing was changed. To choose a new password, open the link from the email again.</p>`,
+      body: html`<p>Nothing was changed. ${hint}</p>`,
     });
   };
+}
+
+export interface FormBodyOptions {
+  /** most fields a form may have (default 10) */
+  parameterLimit?: number;
+  /** what the error page tells the visitor to do next */
+  hint?: string;
 }
 
 /**
  * Reads an application/x-www-form-urlencoded body (req.body; undefined for any other type). A body
  * over FORM_BODY_LIMIT answers 413, an unsupported charset 415, anything else unreadable 400: as pages.
  */
-export function formBody(): RequestHandler {
+export function formBody(options: FormBodyOptions = {}): RequestHandler {
+  const parseForm = formParser(options.parameterLimit ?? 10);
+  const hint = options.hint ?? EMAILED_LINK_HINT;
   return (req: Request, res: Response, next: NextFunction): void => {
     parseForm(req, res, (err?: unknown) => {
       if (!err) return next();
       const given = (err as { status?: unknown }).status;
       const status = typeof given === 'number' && given >= 400 && given < 500 ? given : 400;
       const title = status === 413 ? 'The form was too large' : 'The form could not be read';
-      const body = html`<p>Nothing was changed. Open the link from the email again and send the form from that page.</p>`;
-      sendPage(res, status, { title, body });
+      sendPage(res, status, { title, body: html`<p>Nothing was changed. ${hint}</p>` });
     });
   };
 }

@@ -8,7 +8,7 @@
  * Referer. It must never interpolate a value without escaping it: only `html` results are trusted.
  */
 import { createHash } from 'node:crypto';
-import type { Response } from 'express';
+import type { Request, Response } from 'express';
 
 /** What the pages call the product (the sender name of its emails). */
 export const PRODUCT_NAME = 'Health Platform';
@@ -58,6 +58,12 @@ export interface Page {
   title: string;
   /** what follows the heading */
   body: SafeHtml;
+  /**
+   * Where this page's forms may end up besides this origin (CSP `form-action` sources, from
+   * formActionSource): browsers hold a form post's redirects to `form-action` too, so a form
+   * answered with a redirect elsewhere (the OAuth consent back to its app) must name that target.
+   */
+  formActions?: readonly string[];
 }
 
 const CSS = [
@@ -66,25 +72,65 @@ const CSS = [
     'border-radius:12px;box-shadow:0 1px 4px rgba(0,0,0,.08)}',
   'h1{margin:0 0 1rem;font-size:1.4rem}',
   'label{display:block;margin:1rem 0 .3rem;font-weight:600}',
-  'input[type=password]{box-sizing:border-box;width:100%;padding:.6rem;font:inherit;' +
-    'border:1px solid #9aa5b1;border-radius:8px}',
+  'input[type=password],input[type=email],input[type=text]{box-sizing:border-box;width:100%;' +
+    'padding:.6rem;font:inherit;border:1px solid #9aa5b1;border-radius:8px}',
   'button{margin-top:1.5rem;width:100%;padding:.7rem;font:inherit;font-weight:600;color:#fff;' +
     'background:#1f6feb;border:0;border-radius:8px;cursor:pointer}',
+  'button.secondary{color:#1d2733;background:#e4e7eb}',
+  'hr{margin:2rem 0 1rem;border:0;border-top:1px solid #e4e7eb}',
+  '.families{margin:1rem 0 0;padding:0;border:0}',
+  '.families legend{padding:0;font-weight:600}',
+  '.family{display:flex;gap:.6rem;align-items:flex-start;margin:.4rem 0 0;padding:.5rem .6rem;' +
+    'font-weight:400;border:1px solid transparent;border-radius:8px}',
+  '.family input{margin:.3rem 0 0;width:1.1rem;height:1.1rem;flex:none}',
+  '.family.requested{background:#fff8e1;border-color:#f0c36d}',
+  '.family .asked{display:block;color:#7a5b00;font-size:.85rem}',
+  '.actions{display:flex;gap:.8rem}',
+  '.unverified{color:#8a1c1c;font-size:.9rem;font-weight:600}',
   '.error{padding:.6rem .8rem;background:#fdecec;color:#8a1c1c;border-radius:8px}',
   '.note{color:#52606d;font-size:.9rem}',
 ].join('\n');
 
+const STYLE_SOURCE = `'sha256-${createHash('sha256').update(CSS).digest('base64')}'`;
+
 /**
- * NOTE: nothing but this stylesheet (allowed by its hash), and form posts to this origin only;
- * no framing (clickjacking), no <base> (a relative form action stays ours).
+ * The Content-Security-Policy of a page whose forms may also end up at `formActions` (sources from
+ * formActionSource).
+ * NOTE: nothing but this stylesheet (allowed by its hash), and form posts to this origin only
+ * (plus a page's named redirect target); no framing (clickjacking), no <base> (a relative form
+ * action stays ours).
  */
-export const PAGE_CSP = [
-  "default-src 'none'",
-  `style-src 'sha256-${createHash('sha256').update(CSS).digest('base64')}'`,
-  "form-action 'self'",
-  "frame-ancestors 'none'",
-  "base-uri 'none'",
-].join('; ');
+export function pageCsp(formActions: readonly string[] = []): string {
+  return [
+    "default-src 'none'",
+    `style-src ${STYLE_SOURCE}`,
+    ["form-action 'self'", ...formActions].join(' '),
+    "frame-ancestors 'none'",
+    "base-uri 'none'",
+  ].join('; ');
+}
+
+/** The CSP of a page whose forms stay on this origin. */
+export const PAGE_CSP = pageCsp();
+
+/**
+ * The CSP `form-action` source that lets a form's redirect reach `uri`: its origin for http(s), its
+ * scheme for an app's private-use scheme; null for anything that cannot be written as a source.
+ */
+export function formActionSource(uri: string): string | null {
+  let url: URL;
+  try {
+    url = new URL(uri);
+  } catch {
+    return null;
+  }
+  if (url.protocol === 'http:' || url.protocol === 'https:') {
+    // CSP host sources cannot name an IPv6 literal ([::1]): its scheme is the narrowest source
+    if (url.hostname.startsWith('[')) return url.protocol;
+    return /^https?:\/\/[\w.-]+(:\d+)?$/.test(url.origin) ? url.origin : null;
+  }
+  return /^[a-z][a-z0-9+.-]*:$/.test(url.protocol) ? url.protocol : null;
+}
 
 /** The whole document of a page. */
 export function renderPage(page: Page): string {
@@ -117,7 +163,7 @@ export function sendPage(
     .status(status)
     .set({
       'content-type': 'text/html; charset=utf-8',
-      'content-security-policy': PAGE_CSP,
+      'content-security-policy': pageCsp(page.formActions),
       'referrer-policy': 'no-referrer',
       'x-content-type-options': 'nosniff',
       'x-frame-options': 'DENY',
@@ -125,4 +171,15 @@ export function sendPage(
       ...headers,
     })
     .send(renderPage(page));
+}
+
+/** A handler answering the 405 page naming what a page path serves. */
+export function methodNotAllowed(allow: string): (req: Request, res: Response) => void {
+  return (_req: Request, res: Response): void =>
+    sendPage(
+      res,
+      405,
+      { title: 'Method not allowed', body: html`<p>This address serves ${allow} only.</p>` },
+      { allow },
+    );
 }

@@ -7,11 +7,11 @@
  * is self-contained (no scripts, no other origin) and sent with its security headers (html.ts).
  */
 import express from 'express';
-import type { Request, Response, Router } from 'express';
+import type { Request, Router } from 'express';
 import type { Context } from '../src/graphql/context.ts';
 import type { OperationStore } from '../src/graphql/operations.ts';
 import { formBody, sameOriginOnly } from './form-post.ts';
-import { html, sendPage } from './html.ts';
+import { methodNotAllowed } from './html.ts';
 import { showHome } from './home.page.ts';
 import { RESET_PASSWORD_PATH, showResetForm, submitResetForm } from './reset-password.page.ts';
 
@@ -21,17 +21,6 @@ export interface WebPagesOptions {
   context(req: Request): Promise<Context>;
   /** PUBLIC_URL: its origin may post the forms, besides the request's own host */
   publicUrl?: string;
-}
-
-/** 405 page naming what a page path serves. */
-function methodNotAllowed(allow: string): (req: Request, res: Response) => void {
-  return (_req: Request, res: Response): void =>
-    sendPage(
-      res,
-      405,
-      { title: 'Method not allowed', body: html`<p>This address serves ${allow} only.</p>` },
-      { allow },
-    );
 }
 
 /** The router of every page. */

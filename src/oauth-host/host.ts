@@ -5,47 +5,69 @@
  * - `/mcp`: the MCP router's OAuth door (mcp-facade/server.ts, given by the composition root), which
  *   takes OAuth access tokens for `<origin>/mcp` only and answers anything else with a 401 naming the
  *   RFC 9728 `resource_metadata`;
- * - `GET /.well-known/oauth-protected-resource/mcp`: the protected-resource metadata (RFC 9728);
- * - `POST /oauth/register`: dynamic client registration (RFC 7591), the SDK's handler over our
- *   clients store (src/domains/oauth), behind our per-IP limit and a 16 kB JSON body limit.
- * No authorization-server metadata yet: it would advertise authorize and token endpoints that do
- * not exist. It imports no domain but src/domains/oauth/index.ts.
+ * - the discovery documents (metadata.ts): `/.well-known/oauth-protected-resource/mcp` and
+ *   `/.well-known/oauth-authorization-server`;
+ * - the SDK's handlers over our provider (provider.ts): `/oauth/register` (RFC 7591),
+ *   `/oauth/authorize`, `/oauth/token`, `/oauth/revoke` (RFC 7009), each behind our limits and body
+ *   parsers (their in-memory limiters off);
+ * - the sign-in and consent pages (web-pages/oauth-pages.ts) at `/oauth/consent` and `/oauth/sign-in`.
+ * It imports no domain but src/domains/oauth/index.ts.
  */
 import express from 'express';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
+import { authorizationHandler } from '@modelcontextprotocol/sdk/server/auth/handlers/authorize.js';
 import { metadataHandler } from '@modelcontextprotocol/sdk/server/auth/handlers/metadata.js';
 import { clientRegistrationHandler } from '@modelcontextprotocol/sdk/server/auth/handlers/register.js';
-import type { OAuthRegisteredClientsStore } from '@modelcontextprotocol/sdk/server/auth/clients.js';
+import { revocationHandler } from '@modelcontextprotocol/sdk/server/auth/handlers/revoke.js';
+import { tokenHandler } from '@modelcontextprotocol/sdk/server/auth/handlers/token.js';
 import {
-  CustomOAuthError,
   InvalidClientMetadataError,
   InvalidRequestError,
   TooManyRequestsError,
 } from '@modelcontextprotocol/sdk/server/auth/errors.js';
-import { OAuthProtectedResourceMetadataSchema } from '@modelcontextprotocol/sdk/shared/auth.js';
-import type { OAuthProtectedResourceMetadata } from '@modelcontextprotocol/sdk/shared/auth.js';
-import { OAUTH_SCOPES } from '../auth/scope-families.ts';
 import { hostNameOf } from '../config.ts';
 import type { Config } from '../config.ts';
 import { ERROR_TABLE, httpErrorBody } from '../errors.ts';
 import { requestIdOf } from '../logger.ts';
 import type { Db } from '../db/client.ts';
-import {
-  ClientMetadataRefused,
-  getClient,
-  registerClient,
-  REGISTRATIONS_PER_IP,
-} from '../domains/oauth/index.ts';
+import { REGISTRATIONS_PER_IP } from '../domains/oauth/index.ts';
+import type { ClientMetadataFetcher } from '../domains/oauth/index.ts';
 import { jsonBodyParser } from '../platform/input-guards.ts';
-import type { Limits } from '../platform/limits.ts';
+import type { LimitRule, Limits } from '../platform/limits.ts';
+import {
+  AUTHORIZATION_SERVER_METADATA_PATH,
+  AUTHORIZE_PATH,
+  authorizationServerMetadata,
+  MCP_RESOURCE_PATH,
+  PROTECTED_RESOURCE_METADATA_PATH,
+  protectedResourceMetadata,
+  REGISTRATION_PATH,
+  REVOCATION_PATH,
+  TOKEN_PATH,
+} from './metadata.ts';
+import { clientAuth, clientsStore, oauthProvider } from './provider.ts';
 
-/** The protected resource's path on the host, and its metadata document's (RFC 9728 section 3.1). */
-export const MCP_RESOURCE_PATH = '/mcp';
-export const PROTECTED_RESOURCE_METADATA_PATH = '/.well-known/oauth-protected-resource/mcp';
-/** Dynamic client registration (RFC 7591). */
-export const REGISTRATION_PATH = '/oauth/register';
+export { MCP_RESOURCE_PATH, PROTECTED_RESOURCE_METADATA_PATH } from './metadata.ts';
+/** The longest ticket (the pages refuse longer ones before anything else). */
+export { MAX_TICKET_CHARS } from '../domains/oauth/index.ts';
+
 /** Largest registration body (a client's metadata is a few hundred bytes). */
 const REGISTRATION_BODY_LIMIT = '16kb';
+/** Largest token, revocation or authorization form (a few hundred bytes in practice). */
+const FORM_BODY_LIMIT = '8kb';
+
+/** Authorization requests per client IP (the SDK's own default, kept in our shared store). */
+export const AUTHORIZATIONS_PER_IP: LimitRule = {
+  name: 'oauth:authorize:ip',
+  points: 100,
+  seconds: 900,
+};
+/** Token and revocation requests per client id. */
+export const TOKEN_REQUESTS_PER_CLIENT: LimitRule = {
+  name: 'oauth:token:client',
+  points: 120,
+  seconds: 60,
+};
 
 /** What the host's `/mcp` router is built from: its public resource and the metadata naming it. */
 export interface OAuthResource {
@@ -67,65 +89,72 @@ export interface OAuthHostOptions {
   db: Db;
   /** the app's shared limits (memory, or Redis with REDIS_URL) */
   limits: Limits;
+  /** fetches a client ID metadata document (src/integrations/client-metadata.ts) */
+  fetchClientMetadata: ClientMetadataFetcher;
+  /** the sign-in and consent pages (web-pages/oauth-pages.ts) for this origin */
+  pages(origin: string): RequestHandler;
 }
 
 /**
- * The SDK's clients store over the oauth domain: registerClient applies our policy and answers the
- * registration response (the plaintext secret once); getClient never returns a secret. A refusal
- * becomes the RFC 7591 error the SDK's handler answers with 400.
+ * Takes one point of `rule` per request, keyed by `keyOf` (the client IP, or the form's client id);
+ * 429 `too_many_requests` with Retry-After once spent.
  */
-export function clientsStore(db: Db): OAuthRegisteredClientsStore {
-  return {
-    getClient: (clientId) => getClient(db, clientId),
-    registerClient: async (client) => {
-      try {
-        return await registerClient(db, client);
-      } catch (err) {
-        if (!(err instanceof ClientMetadataRefused)) throw err;
-        if (err.code === 'invalid_redirect_uri')
-          throw new CustomOAuthError('invalid_redirect_uri', err.message);
-        throw new InvalidClientMetadataError(err.message);
-      }
-    },
-  };
-}
-
-/** Counts every registration attempt per client IP; 429 `too_many_requests` once spent. */
-function registrationLimit(limits: Limits): RequestHandler {
+function limited(limits: Limits, rule: LimitRule, keyOf: (req: Request) => string): RequestHandler {
   return (req, res, next) => {
-    if (req.method !== 'POST') return next();
-    limits.take(REGISTRATIONS_PER_IP, req.ip ?? 'unknown').then((decision) => {
+    limits.take(rule, keyOf(req)).then((decision) => {
       if (decision.allowed) return next();
       res.setHeader('Retry-After', String(decision.retryAfterSeconds));
       res
         .status(429)
-        .json(
-          new TooManyRequestsError(
-            'Too many client registrations from this address; try again later',
-          ).toResponseObject(),
-        );
+        .json(new TooManyRequestsError('Too many requests; try again later').toResponseObject());
     }, next);
   };
 }
 
-/** Body parser failures at the registration endpoint, as RFC 7591 errors (never 5xx). */
-function registrationBodyErrors(
-  err: Error & { type?: string; status?: number },
-  _req: Request,
-  res: Response,
-  next: NextFunction,
-): void {
-  if (err.type === 'entity.too.large') {
-    res.status(413).json(new InvalidRequestError('Body larger than 16 kB').toResponseObject());
-    return;
-  }
-  if (err.status && err.status >= 400 && err.status < 500) {
-    const message = err.type === 'entity.parse.failed' ? 'Body is not valid JSON' : err.message;
-    res.status(400).json(new InvalidClientMetadataError(message).toResponseObject());
-    return;
-  }
-  next(err);
+/** `handler` for POSTs; other methods pass on (to the handler's own 405). */
+function postsOnly(handler: RequestHandler): RequestHandler {
+  return (req, res, next) => (req.method === 'POST' ? handler(req, res, next) : next());
 }
+
+const clientIp = (req: Request): string => req.ip ?? 'unknown';
+const formClientId = (req: Request): string => {
+  const id = (req.body as Record<string, unknown> | undefined)?.client_id;
+  return typeof id === 'string' ? id.slice(0, 200) : 'none';
+};
+
+/**
+ * Body parser failures at an OAuth endpoint as OAuth errors (never 5xx): 413 for a body over the
+ * limit, else 400 (`invalid_client_metadata` at registration, `invalid_request` elsewhere).
+ */
+function bodyErrors(registration: boolean) {
+  return (
+    err: Error & { type?: string; status?: number },
+    _req: Request,
+    res: Response,
+    next: NextFunction,
+  ): void => {
+    if (err.type === 'entity.too.large') {
+      res.status(413).json(new InvalidRequestError('Body too large').toResponseObject());
+      return;
+    }
+    if (err.status && err.status >= 400 && err.status < 500) {
+      const message = err.type === 'entity.parse.failed' ? 'Body could not be read' : err.message;
+      const error = registration
+        ? new InvalidClientMetadataError(message)
+        : new InvalidRequestError(message);
+      res.status(400).json(error.toResponseObject());
+      return;
+    }
+    next(err);
+  };
+}
+
+/** A small url-encoded form parser (token, revocation, authorization by POST). */
+const formParser = express.urlencoded({
+  extended: false,
+  limit: FORM_BODY_LIMIT,
+  parameterLimit: 20,
+});
 
 /** The host's public origin: MCP_PUBLIC_URL, else `http://<MCP_OAUTH_HOST>:<bound port>`. */
 export function oauthHostUrl(config: Config, boundPort: number): URL {
@@ -134,17 +163,6 @@ export function oauthHostUrl(config: Config, boundPort: number): URL {
     ? `[${config.MCP_OAUTH_HOST}]`
     : config.MCP_OAUTH_HOST;
   return new URL(`http://${host}:${boundPort}`);
-}
-
-/** The RFC 9728 document of `<origin>/mcp`; the origin is its own authorization server. */
-export function protectedResourceMetadata(origin: string): OAuthProtectedResourceMetadata {
-  return OAuthProtectedResourceMetadataSchema.parse({
-    resource: `${origin}${MCP_RESOURCE_PATH}`,
-    authorization_servers: [origin],
-    scopes_supported: [...OAUTH_SCOPES],
-    bearer_methods_supported: ['header'],
-    resource_name: 'Health Platform',
-  });
 }
 
 /**
@@ -188,24 +206,62 @@ export function createOAuthHost(options: OAuthHostOptions, publicUrl: URL): expr
     res.status(ERROR_TABLE.FORBIDDEN.status).json({ detail: 'Host not allowed' });
   });
 
-  // RFC 9728: no root document (it would name another resource), only the one of /mcp. The SDK's
-  // handler answers CORS `*` and 405 on methods other than GET and OPTIONS.
+  const { db, limits } = options;
+  const clients = clientsStore(db, options.fetchClientMetadata);
+  const provider = oauthProvider({
+    db,
+    clients,
+    secret: config.jwtSecret,
+    issuer: origin,
+    resource: `${origin}${MCP_RESOURCE_PATH}`,
+  });
+
+  // RFC 9728 (no root document: it would name another resource, only the one of /mcp) and RFC 8414.
+  // The SDK's handler answers CORS `*` and 405 on methods other than GET and OPTIONS.
   app.use(PROTECTED_RESOURCE_METADATA_PATH, metadataHandler(protectedResourceMetadata(origin)));
+  app.use(AUTHORIZATION_SERVER_METADATA_PATH, metadataHandler(authorizationServerMetadata(origin)));
 
   // RFC 7591 registration: our per-IP limit and 16 kB JSON parser first (the SDK's own express.json
   // then finds the body read), its in-memory limiter off; secrets never expire (0).
   app.use(
     REGISTRATION_PATH,
-    registrationLimit(options.limits),
+    postsOnly(limited(limits, REGISTRATIONS_PER_IP, clientIp)),
     jsonBodyParser(REGISTRATION_BODY_LIMIT),
-    registrationBodyErrors,
+    bodyErrors(true),
     clientRegistrationHandler({
-      clientsStore: clientsStore(options.db),
+      clientsStore: clients,
       clientSecretExpirySeconds: 0,
       rateLimit: false,
       clientIdGeneration: true,
     }),
   );
+
+  // The SDK checks client, redirect URI and PKCE S256; our provider checks the resource and sends
+  // the browser to the consent page.
+  app.use(
+    AUTHORIZE_PATH,
+    limited(limits, AUTHORIZATIONS_PER_IP, clientIp),
+    formParser,
+    bodyErrors(false),
+    authorizationHandler({ provider, rateLimit: false }),
+  );
+  // Token and revocation: form first (the SDK's parser then finds it read), our limit per client,
+  // our client authentication (hashed secrets), then the SDK's handler.
+  for (const [path, handler] of [
+    [TOKEN_PATH, tokenHandler({ provider, rateLimit: false })],
+    [REVOCATION_PATH, revocationHandler({ provider, rateLimit: false })],
+  ] as const) {
+    app.use(
+      path,
+      formParser,
+      bodyErrors(false),
+      limited(limits, TOKEN_REQUESTS_PER_CLIENT, formClientId),
+      clientAuth(db),
+      handler,
+    );
+  }
+
+  app.use(options.pages(origin));
 
   // Every method of /mcp: auth comes before the method check, so an unauthenticated GET also gets
   // the challenge that starts discovery.
@@ -217,7 +273,7 @@ export function createOAuthHost(options: OAuthHostOptions, publicUrl: URL): expr
     }),
   );
 
-  // Unknown paths: JSON always (no page on this host yet).
+  // Unknown paths: JSON always.
   app.use(
     (_req: Request, res: Response) =>
       void res.status(ERROR_TABLE.NOT_FOUND.status).json(httpErrorBody('NOT_FOUND')),

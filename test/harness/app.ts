@@ -11,6 +11,7 @@ import { afterAll, inject } from 'vitest';
 import { createApp } from '../../src/app.ts';
 import type { App } from '../../src/app.ts';
 import { loadConfig } from '../../src/config.ts';
+import type { ClientMetadataDial } from '../../src/integrations/client-metadata.ts';
 import { oauthHostUrl } from '../../src/oauth-host/host.ts';
 import type { Config } from '../../src/config.ts';
 import { openDatabase } from '../../src/db/database.ts';
@@ -82,6 +83,8 @@ export interface StartTestAppOptions {
   catalogue?: boolean;
   /** where the app's log lines go (default: the config's level, to stdout) */
   logTo?: DestinationStream;
+  /** client ID metadata documents served by a fake (test/fakes/client-metadata.ts) */
+  clientMetadataDial?: ClientMetadataDial;
 }
 
 /** Starts the whole app on a fresh database; closed automatically after the file. */
@@ -91,7 +94,12 @@ export async function startTestApp(
 ): Promise<TestApp> {
   const config = testConfig(overrides);
   const db = options.database ?? (await openTestDatabase({ catalogue: options.catalogue }));
-  const built = createApp({ config, db, log: createLogger(config.LOG_LEVEL, options.logTo) });
+  const built = createApp({
+    config,
+    db,
+    log: createLogger(config.LOG_LEVEL, options.logTo),
+    ...(options.clientMetadataDial ? { clientMetadataDial: options.clientMetadataDial } : {}),
+  });
   const server = createServer(built.app);
   const oauthServer = createServer();
   await Promise.all([

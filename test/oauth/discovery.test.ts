@@ -2,11 +2,18 @@
  * The OAuth MCP host's discovery (issue 13, docs/mcp-oauth.md sections 3, 10 and 11): its own
  * listener; `/mcp` answers every call without an OAuth access token for it with the RFC 9728
  * challenge (tokens themselves: access-token.test.ts); the protected-resource metadata of `/mcp`;
- * JSON 404s; the Host check.
+ * the authorization-server metadata; JSON 404s; the Host check.
  */
 import { request } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { OAuthProtectedResourceMetadataSchema } from '@modelcontextprotocol/sdk/shared/auth.js';
+import {
+  discoverAuthorizationServerMetadata,
+  discoverOAuthProtectedResourceMetadata,
+} from '@modelcontextprotocol/sdk/client/auth.js';
+import {
+  OAuthMetadataSchema,
+  OAuthProtectedResourceMetadataSchema,
+} from '@modelcontextprotocol/sdk/shared/auth.js';
 import { describe, expect, it } from 'vitest';
 import { SCOPES } from '../../src/auth/scopes.ts';
 import { seedPersonalToken, seedUser } from '../factories/users.ts';
@@ -15,6 +22,7 @@ import type { TestApp } from '../harness/app.ts';
 
 const app = await startTestApp();
 const PRM_PATH = '/.well-known/oauth-protected-resource/mcp';
+const AS_PATH = '/.well-known/oauth-authorization-server';
 const list = { jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} };
 
 /** A request with a raw Host header (fetch does not let one choose it). */
@@ -95,7 +103,7 @@ describe('the OAuth host /mcp', () => {
   });
 
   it('is not the main app: /api/mcp and the rest are JSON 404s here, also for a browser', async () => {
-    for (const path of ['/api/mcp', '/graphql', '/', '/oauth/authorize', '/mcp/x']) {
+    for (const path of ['/api/mcp', '/graphql', '/', '/oauth/other', '/mcp/x']) {
       const res = await app.mcpFetch(path, { headers: { accept: 'text/html' } });
       expect(res.status, path).toBe(404);
       expect(res.headers.get('content-type'), path).toMatch(/^application\/json/);
@@ -103,18 +111,19 @@ describe('the OAuth host /mcp', () => {
     }
   });
 
-  it('advertises no authorization-server metadata yet (its endpoints do not exist)', async () => {
+  it('serves no OpenID or root resource documents (they would describe something else)', async () => {
     for (const path of [
-      '/.well-known/oauth-authorization-server',
       '/.well-known/openid-configuration',
       '/.well-known/oauth-protected-resource',
-      '/oauth/token',
+      '/oauth/userinfo',
     ]) {
       const res = await app.mcpFetch(path);
       expect(res.status, path).toBe(404);
     }
-    // dynamic client registration exists (registration.test.ts): POST only
+    // the endpoints exist with their methods only
     expect((await app.mcpFetch('/oauth/register')).status).toBe(405);
+    expect((await app.mcpFetch('/oauth/token')).status).toBe(405);
+    expect((await app.mcpFetch('/oauth/revoke')).status).toBe(405);
   });
 
   it('answers 403 under a Host it does not serve (DNS-rebinding defence), on every path', async () => {
@@ -169,6 +178,39 @@ describe('the protected-resource metadata of /mcp (RFC 9728)', () => {
     expect(pre.headers.get('access-control-allow-origin')).toBe('*');
     const post = await app.mcpFetch(PRM_PATH, { method: 'POST' });
     expect(post.status).toBe(405);
+  });
+});
+
+describe('the authorization-server metadata (RFC 8414)', () => {
+  it('advertises the /oauth endpoints, S256 only, both grants, public clients and metadata documents', async () => {
+    const res = await app.mcpFetch(AS_PATH);
+    expect(res.status).toBe(200);
+    expect(res.headers.get('access-control-allow-origin')).toBe('*');
+    const body = (await res.json()) as Record<string, unknown>;
+    expect(OAuthMetadataSchema.safeParse(body).success).toBe(true);
+    expect(body).toEqual({
+      issuer: app.mcpUrl,
+      authorization_endpoint: `${app.mcpUrl}/oauth/authorize`,
+      token_endpoint: `${app.mcpUrl}/oauth/token`,
+      registration_endpoint: `${app.mcpUrl}/oauth/register`,
+      revocation_endpoint: `${app.mcpUrl}/oauth/revoke`,
+      response_types_supported: ['code'],
+      grant_types_supported: ['authorization_code', 'refresh_token'],
+      code_challenge_methods_supported: ['S256'],
+      token_endpoint_auth_methods_supported: ['none', 'client_secret_post'],
+      revocation_endpoint_auth_methods_supported: ['none', 'client_secret_post'],
+      scopes_supported: SCOPES.filter((s) => s !== 'orders:pay'),
+      client_id_metadata_document_supported: true,
+    });
+    expect((await app.mcpFetch(AS_PATH, { method: 'POST' })).status).toBe(405);
+  });
+
+  it('is what the SDK client discovers from /mcp alone', async () => {
+    const prm = await discoverOAuthProtectedResourceMetadata(`${app.mcpUrl}/mcp`);
+    expect(prm.authorization_servers).toEqual([app.mcpUrl]);
+    const as = await discoverAuthorizationServerMetadata(prm.authorization_servers![0]);
+    expect(as?.token_endpoint).toBe(`${app.mcpUrl}/oauth/token`);
+    expect(as?.code_challenge_methods_supported).toEqual(['S256']);
   });
 });
 

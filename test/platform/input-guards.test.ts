@@ -311,6 +311,22 @@ describe('MCP: hostile input', async () => {
     expect(params.body).toMatchObject({ id: 8, error: { code: -32602 } });
   });
 
+  it("answers any params that fail the SDK's own request schema with -32602 naming the field", async () => {
+    const cases: Array<[string, Record<string, unknown>, string]> = [
+      ['tools/call', { name: 1.5, arguments: {} }, 'params.name'],
+      ['tools/list', { cursor: true }, 'params.cursor'],
+      ['initialize', { protocolVersion: { a: 'b' }, capabilities: {}, clientInfo: {} }, 'params.'],
+      ['initialize', { protocolVersion: '2025-06-18', capabilities: 5, clientInfo: {} }, 'params.'],
+    ];
+    for (const [method, params, at] of cases) {
+      const res = await mcpPost(app, { jsonrpc: '2.0', id: 9, method, params }, { token: pat });
+      expect(res.body, JSON.stringify(params)).toMatchObject({
+        id: 9,
+        error: { code: -32602, message: expect.stringContaining(`Invalid params: ${at}`) },
+      });
+    }
+  });
+
   it('refuses a body nested 20,000 levels deep with 400 Invalid Request', async () => {
     const res = await mcpPost(
       app,

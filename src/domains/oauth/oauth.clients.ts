@@ -7,7 +7,7 @@
  */
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { OAuthClientInformationFull } from '@modelcontextprotocol/sdk/shared/auth.js';
-import { sha256 } from '../../auth/credentials.ts';
+import { safeEqual, sha256 } from '../../auth/credentials.ts';
 import type { Db, DbTx } from '../../db/client.ts';
 import type { LimitRule } from '../../platform/limits.ts';
 
@@ -275,4 +275,23 @@ export async function getClient(
     client_id: row.id,
     client_id_issued_at: Math.floor(row.createdAt.getTime() / 1000),
   };
+}
+
+/**
+ * Whether a token or revocation request authenticates its client: a confidential client's secret
+ * matches the stored sha256 (constant time); a public client needs none. An unknown client passes
+ * here and is refused by the SDK's own check (`invalid_client`).
+ */
+export async function checkClientSecret(
+  db: Db | DbTx,
+  clientId: string,
+  secret: string | undefined,
+): Promise<boolean> {
+  if (clientId.length > 2_000 || !storableText(clientId)) return true;
+  const row = await db.oAuthClient.findUnique({
+    select: { secretHash: true },
+    where: { id: clientId },
+  });
+  if (!row?.secretHash) return true;
+  return secret !== undefined && safeEqual(sha256(secret), row.secretHash);
 }
