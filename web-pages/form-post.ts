@@ -108,7 +108,15 @@ export function formBody(options: FormBodyOptions = {}): RequestHandler {
   };
 }
 
-const CREDENTIAL_HEADERS = new Set(['authorization', 'cookie']);
+/** The request with `hidden` headers (lower case) answered as absent. */
+function withoutHeaders(req: Request, hidden: ReadonlySet<string>): Request {
+  const get = (name: string): string | string[] | undefined =>
+    hidden.has(name.toLowerCase()) ? undefined : req.get(name);
+  return Object.create(req, { get: { value: get }, header: { value: get } }) as Request;
+}
+
+const CREDENTIAL_HEADERS: ReadonlySet<string> = new Set(['authorization', 'cookie']);
+const BEARER_HEADER: ReadonlySet<string> = new Set(['authorization']);
 
 /**
  * The request as the GraphQL context should see it: without Authorization and Cookie.
@@ -118,7 +126,13 @@ const CREDENTIAL_HEADERS = new Set(['authorization', 'cookie']);
  * form cannot send) and refuse the post, and no operation run from a page may use the visitor's session.
  */
 export function withoutCredentials(req: Request): Request {
-  const get = (name: string): string | string[] | undefined =>
-    CREDENTIAL_HEADERS.has(name.toLowerCase()) ? undefined : req.get(name);
-  return Object.create(req, { get: { value: get }, header: { value: get } }) as Request;
+  return withoutHeaders(req, CREDENTIAL_HEADERS);
+}
+
+/**
+ * The request as a page acting for the signed-in visitor sees it (the OAuth consent page): the
+ * session cookie, never an Authorization header (only a browser's web session may approve).
+ */
+export function cookieOnly(req: Request): Request {
+  return withoutHeaders(req, BEARER_HEADER);
 }

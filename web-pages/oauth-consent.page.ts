@@ -17,16 +17,17 @@ import type { Request, Response } from 'express';
 import type { GraphQLError } from 'graphql';
 import type { ValidationIssue } from '../src/errors.ts';
 import type { Context } from '../src/graphql/context.ts';
+import { cookieOnly } from './form-post.ts';
 import { formActionSource, html, sendPage } from './html.ts';
 import type { Page } from './html.ts';
 import {
   consentLocation,
   EXPIRED_REQUEST,
-  INCOMPLETE_REQUEST,
   sendCrash,
   sendFailure,
   signInPage,
   text,
+  ticketOf,
   UNREADABLE_FORM,
 } from './oauth-sign-in.page.ts';
 import type { OAuthPageOptions } from './oauth-sign-in.page.ts';
@@ -65,16 +66,6 @@ const FORBIDDEN_FORM: Page = {
   body: html`<p>Nothing was shared. The page may have been open from an earlier sign-in, or the form came
 from another site. Go back to the app and connect again.</p>`,
 };
-
-/**
- * The request as the consent page's context sees it: the session cookie, never an Authorization
- * header (the page acts only for a browser's web session).
- */
-function cookieOnly(req: Request): Request {
-  const get = (name: string): string | string[] | undefined =>
-    name.toLowerCase() === 'authorization' ? undefined : req.get(name);
-  return Object.create(req, { get: { value: get }, header: { value: get } }) as Request;
-}
 
 /** The host a client ID metadata document URL names ('' when it is not a URL). */
 function hostOf(url: string): string {
@@ -170,8 +161,7 @@ export function showConsent(
   options: OAuthPageOptions,
 ): (req: Request, res: Response) => Promise<void> {
   return async (req: Request, res: Response): Promise<void> => {
-    const ticket = text(req.query.ticket);
-    if (!ticket?.trim()) return sendPage(res, 400, INCOMPLETE_REQUEST);
+    const ticket = ticketOf(res);
     try {
       const ctx = await options.context(cookieOnly(req));
       const loaded = await loadConsent(options, ctx, ticket);
@@ -228,8 +218,7 @@ export function submitConsent(
 ): (req: Request, res: Response) => Promise<void> {
   return async (req: Request, res: Response): Promise<void> => {
     const form = (req.body ?? {}) as Record<string, unknown>;
-    const ticket = text(form.ticket);
-    if (!ticket?.trim()) return sendPage(res, 400, INCOMPLETE_REQUEST);
+    const ticket = ticketOf(res);
     const action = text(form.action);
     if (action !== 'approve' && action !== 'deny') return sendPage(res, 400, UNREADABLE_FORM);
     try {

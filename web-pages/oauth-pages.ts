@@ -8,13 +8,13 @@
  * check and the small form parser first.
  */
 import express from 'express';
-import type { Request, RequestHandler, Router } from 'express';
+import type { Request, Router } from 'express';
 import type { Context } from '../src/graphql/context.ts';
 import type { OperationStore } from '../src/graphql/operations.ts';
 import { formBody, sameOriginOnly } from './form-post.ts';
-import { methodNotAllowed, sendPage } from './html.ts';
+import { methodNotAllowed } from './html.ts';
 import { showConsent, submitConsent } from './oauth-consent.page.ts';
-import { CONSENT_PATH, EXPIRED_REQUEST, SIGN_IN_PATH, submitSignIn } from './oauth-sign-in.page.ts';
+import { CONSENT_PATH, SIGN_IN_PATH, submitSignIn, ticketChecked } from './oauth-sign-in.page.ts';
 
 export interface OAuthPagesOptions {
   operations: OperationStore;
@@ -34,31 +34,16 @@ const OAUTH_HINT = 'Go back to the app and connect again.';
 /** The consent form's fields (ticket, csrf_token, action, one per family) with room to spare. */
 const OAUTH_FORM_FIELDS = 20;
 
-/**
- * 400 page for a ticket longer than any /oauth/authorize signs, before anything else runs: a
- * sign-in would otherwise go ahead and answer a Location header no proxy buffers.
- */
-function ticketNotTooLong(max: number): RequestHandler {
-  return (req, res, next) => {
-    const body = req.body as Record<string, unknown> | undefined;
-    const tickets = [req.query.ticket, body?.ticket];
-    if (tickets.some((t) => typeof t === 'string' && t.length > max)) {
-      return sendPage(res, 400, EXPIRED_REQUEST);
-    }
-    next();
-  };
-}
-
 /** The router of the sign-in and consent pages. */
 export function createOAuthPages(options: OAuthPagesOptions): Router {
   const router = express.Router();
-  const ticketChecked = ticketNotTooLong(options.maxTicketChars);
+  const ticket = ticketChecked(options.maxTicketChars);
   const posted = [
     sameOriginOnly(options.publicUrl, OAUTH_HINT),
     formBody({ parameterLimit: OAUTH_FORM_FIELDS, hint: OAUTH_HINT }),
-    ticketChecked,
+    ticket,
   ];
-  router.get(CONSENT_PATH, ticketChecked, showConsent(options));
+  router.get(CONSENT_PATH, ticket, showConsent(options));
   router.post(CONSENT_PATH, ...posted, submitConsent(options));
   router.all(CONSENT_PATH, methodNotAllowed('GET, HEAD, POST'));
   router.post(SIGN_IN_PATH, ...posted, submitSignIn(options));

@@ -12,7 +12,7 @@
  * runs without the visitor's credentials (a stale session cookie must not demand a CSRF token of a
  * sign-in form).
  */
-import type { Request, Response } from 'express';
+import type { Request, RequestHandler, Response } from 'express';
 import type { GraphQLError } from 'graphql';
 import { errorInfo } from '../src/errors.ts';
 import type { Context } from '../src/graphql/context.ts';
@@ -37,6 +37,27 @@ export interface OAuthPageOptions {
 /** A form or query field's value when it was sent once as text (a repeated field is an array). */
 export function text(value: unknown): string | undefined {
   return typeof value === 'string' ? value : undefined;
+}
+
+/** The ticket of a page request, as `ticketChecked` read it. */
+export function ticketOf(res: Response): string {
+  return res.locals.ticket as string;
+}
+
+/**
+ * Reads the ticket (a GET's query, a post's field) before a page runs: 400 when it is missing, or
+ * longer than any /oauth/authorize signs (a sign-in would otherwise go ahead and answer a Location
+ * header no proxy buffers).
+ */
+export function ticketChecked(maxChars: number): RequestHandler {
+  return (req, res, next) => {
+    const form = (req.body ?? {}) as Record<string, unknown>;
+    const ticket = text(req.method === 'POST' ? form.ticket : req.query.ticket);
+    if (!ticket?.trim()) return sendPage(res, 400, INCOMPLETE_REQUEST);
+    if (ticket.length > maxChars) return sendPage(res, 400, EXPIRED_REQUEST);
+    res.locals.ticket = ticket;
+    next();
+  };
 }
 
 /** The consent page of `ticket`, relative to either OAuth page (both live under /oauth/). */
@@ -172,8 +193,7 @@ export function submitSignIn(
 ): (req: Request, res: Response) => Promise<void> {
   return async (req: Request, res: Response): Promise<void> => {
     const form = (req.body ?? {}) as Record<string, unknown>;
-    const ticket = text(form.ticket);
-    if (!ticket?.trim()) return sendPage(res, 400, INCOMPLETE_REQUEST);
+    const ticket = ticketOf(res);
     const email = (text(form.email) ?? '').trim().slice(0, MAX_EMAIL_CHARS);
     const action = text(form.action);
     try {

@@ -45,6 +45,7 @@ import {
   withoutOptional,
 } from './inputs.ts';
 import type { JsonSchema, Kind, LeafClass } from './inputs.ts';
+import { fuzzReport, statusCounts } from './report.ts';
 
 /** Fixed base seed (the issue number); each (operation, caller, class) derives its own from it. */
 const SEED = 10;
@@ -69,8 +70,6 @@ const RUNS: Record<string, number> = {
 /** The anonymous MCP caller is refused before the body is read: fewer runs tell as much. */
 const ANONYMOUS_MCP_RUNS = 1;
 /** Targets per failure group shown with an example input and answer (the others by name). */
-const REPORT_EXAMPLES = 8;
-
 const BODY_CLASSES = ['raw-deep', 'malformed-body', 'charset-bogus'] as const;
 const CLASSES = ['schema-valid', ...LEAF_CLASSES, ...BODY_CLASSES] as const;
 type InputClass = (typeof CLASSES)[number] | 'args-not-object';
@@ -799,42 +798,12 @@ function checkMcp(
 // Report
 
 function report(surface: 'REST' | 'MCP'): string {
-  const mine = failures.filter((f) => f.surface === surface);
-  const groups = new Map<string, Failure[]>();
-  for (const f of mine) {
-    const key = `${f.problem} | class ${f.cls}`;
-    groups.set(key, [...(groups.get(key) ?? []), f]);
-  }
-  const lines = [
-    `${mine.length} ${surface} failures in ${groups.size} groups (problem | input class -> targets):`,
-  ];
-  for (const [key, list] of [...groups].sort((a, b) => b[1].length - a[1].length)) {
-    const byTarget = new Map<string, Failure[]>();
-    for (const f of list) byTarget.set(f.target, [...(byTarget.get(f.target) ?? []), f]);
-    lines.push(
-      `\n## ${key}: ${list.length} requests, ${byTarget.size} ${surface === 'REST' ? 'operations' : 'tools'}`,
-    );
-    // the first few targets with an example input and answer; the rest of the group by name only
-    [...byTarget].forEach(([target, fs], i) => {
-      const statuses = [...new Set(fs.map((f) => f.status))].join('/');
-      const callers = [...new Set(fs.map((f) => f.caller))].join('+');
-      const head = `- ${target} (${callers}) status ${statuses} x${fs.length}`;
-      lines.push(
-        i < REPORT_EXAMPLES
-          ? `${head}\n    input:  ${fs[0].input}\n    answer: ${fs[0].answer}`
-          : head,
-      );
-    });
-  }
-  return lines.join('\n');
+  const mine = failures.filter((f) => f.surface === surface).map((f) => ({ ...f, who: f.caller }));
+  return fuzzReport(mine, `${surface} failures`, surface === 'REST' ? 'operations' : 'tools');
 }
 
 afterAll(() => {
-  const statuses = (m: Map<number, number>): string =>
-    [...m]
-      .sort((a, b) => a[0] - b[0])
-      .map(([s, n]) => `${s}:${n}`)
-      .join(' ');
+  const statuses = statusCounts;
   console.log(
     [
       `fuzz (seed ${SEED}): ${stats.REST.requests + stats.MCP.requests} requests sent` +

@@ -57,13 +57,12 @@ import {
   copyValue,
 } from './inputs.ts';
 import type { JsonSchema, LeafClass } from './inputs.ts';
+import { fuzzReport, statusCounts } from './report.ts';
 
 /** Fixed base seed (the issue number); each (endpoint, context, class) derives its own from it. */
 const SEED = 13;
 const TIMEOUT_MS = 15_000;
 /** Targets per failure group shown with an example input and answer (the others by name). */
-const REPORT_EXAMPLES = 8;
-
 /** Body limits of the host (src/oauth-host/host.ts) and of the pages' forms (web-pages/form-post.ts). */
 const REGISTRATION_LIMIT = 16 * 1024;
 const OAUTH_FORM_LIMIT = 8 * 1024;
@@ -1103,38 +1102,15 @@ function bodyRequest(
 // Report
 
 function report(): string {
-  const groups = new Map<string, Failure[]>();
-  for (const f of failures) {
-    const key = `${f.problem} | class ${f.cls}`;
-    groups.set(key, [...(groups.get(key) ?? []), f]);
-  }
-  const lines = [
-    `${failures.length} failures in ${groups.size} groups (problem | input class -> endpoints):`,
-  ];
-  for (const [key, list] of [...groups].sort((a, b) => b[1].length - a[1].length)) {
-    const byTarget = new Map<string, Failure[]>();
-    for (const f of list) byTarget.set(f.target, [...(byTarget.get(f.target) ?? []), f]);
-    lines.push(`\n## ${key}: ${list.length} requests, ${byTarget.size} endpoints`);
-    [...byTarget].forEach(([target, fs], i) => {
-      const statuses = [...new Set(fs.map((f) => f.status))].join('/');
-      const ctxs = [...new Set(fs.map((f) => f.ctx))].join('+');
-      const head = `- ${target} (${ctxs}) status ${statuses} x${fs.length}`;
-      lines.push(
-        i < REPORT_EXAMPLES
-          ? `${head}\n    input:  ${fs[0].input}\n    answer: ${fs[0].answer}`
-          : head,
-      );
-    });
-  }
-  return lines.join('\n');
+  return fuzzReport(
+    failures.map((f) => ({ ...f, who: f.ctx })),
+    'failures',
+    'endpoints',
+  );
 }
 
 afterAll(() => {
-  const statusList = (m: Map<number, number>): string =>
-    [...m]
-      .sort((a, b) => a[0] - b[0])
-      .map(([s, n]) => `${s}:${n}`)
-      .join(' ');
+  const statusList = statusCounts;
   const statuses = statusList(stats.statuses);
   console.log(
     [

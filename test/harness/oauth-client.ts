@@ -39,6 +39,23 @@ export async function registerTestClient(
   return res.json();
 }
 
+/** The parameters of a valid authorization request of `clientId` (a fresh challenge), `extra` on top. */
+export function authorizeParams(
+  clientId: string,
+  extra: Record<string, string> = {},
+  challenge = pkce().challenge,
+): Record<string, string> {
+  return {
+    response_type: 'code',
+    client_id: clientId,
+    redirect_uri: REDIRECT_URI,
+    code_challenge: challenge,
+    code_challenge_method: 'S256',
+    state: 'st',
+    ...extra,
+  };
+}
+
 /** GET /oauth/authorize with `params` (manual redirects); answers the status and Location. */
 export async function authorize(
   app: TestApp,
@@ -71,15 +88,10 @@ export async function obtainCode(
   options: CodeOptions,
 ): Promise<{ code: string; verifier: string; redirect: URL }> {
   const { verifier, challenge } = options.pkce ?? pkce();
-  const started = await authorize(app, {
-    response_type: 'code',
-    client_id: options.clientId,
-    redirect_uri: REDIRECT_URI,
-    code_challenge: challenge,
-    code_challenge_method: 'S256',
-    state: 'state-123',
-    ...options.params,
-  });
+  const started = await authorize(
+    app,
+    authorizeParams(options.clientId, options.params, challenge),
+  );
   const ticket = started.location?.searchParams.get('ticket');
   if (started.status !== 302 || !ticket) {
     throw new Error(`authorize ${started.status}: ${started.location} ${started.body}`);

@@ -9,29 +9,17 @@ import { startFakeClientMetadata } from '../fakes/client-metadata.ts';
 import { seedUser } from '../factories/users.ts';
 import { startTestApp } from '../harness/app.ts';
 import { gql } from '../harness/clients.ts';
-import { authorize, pkce, REDIRECT_URI, registerTestClient } from '../harness/oauth-client.ts';
+import { authorize, authorizeParams, registerTestClient } from '../harness/oauth-client.ts';
 import { OAuthBrowser } from '../harness/oauth.ts';
 
 const fake = await startFakeClientMetadata();
 const app = await startTestApp({}, { clientMetadataDial: fake.dial });
 
-function params(clientId: string, extra: Record<string, string> = {}): Record<string, string> {
-  return {
-    response_type: 'code',
-    client_id: clientId,
-    redirect_uri: REDIRECT_URI,
-    code_challenge: pkce().challenge,
-    code_challenge_method: 'S256',
-    state: 'st',
-    ...extra,
-  };
-}
-
 describe('/oauth/authorize', () => {
   it('takes a request without resource as one for this /mcp, and the exact resource too', async () => {
     const client = await registerTestClient(app);
     for (const extra of [{}, { resource: `${app.mcpUrl}/mcp` }] as Record<string, string>[]) {
-      const res = await authorize(app, params(client.client_id, extra));
+      const res = await authorize(app, authorizeParams(client.client_id, extra));
       expect(res.status).toBe(302);
       expect(res.location?.pathname).toBe('/oauth/consent');
     }
@@ -40,12 +28,12 @@ describe('/oauth/authorize', () => {
   it('refuses a state over 500 characters back at the client, with the state', async () => {
     const client = await registerTestClient(app);
     const state = 'x'.repeat(501);
-    const res = await authorize(app, params(client.client_id, { state }));
+    const res = await authorize(app, authorizeParams(client.client_id, { state }));
     expect(res.status).toBe(302);
     expect(res.location?.searchParams.get('error')).toBe('invalid_request');
     expect(res.location?.searchParams.get('state')).toBe(state);
     expect(
-      (await authorize(app, params(client.client_id, { state: 'x'.repeat(500) }))).status,
+      (await authorize(app, authorizeParams(client.client_id, { state: 'x'.repeat(500) }))).status,
     ).toBe(302);
   });
 
@@ -63,7 +51,7 @@ describe('/oauth/authorize', () => {
     });
     const res = await authorize(
       app,
-      params(clientId, { redirect_uri: redirect, state: 's'.repeat(500) }),
+      authorizeParams(clientId, { redirect_uri: redirect, state: 's'.repeat(500) }),
     );
     expect(res.status).toBe(302);
     expect(res.location?.origin).toBe('https://app.example');
@@ -75,7 +63,7 @@ describe('/oauth/authorize', () => {
     const client = await registerTestClient(app);
     const res = await authorize(
       app,
-      params(client.client_id, {
+      authorizeParams(client.client_id, {
         scope: 'health:dna:read health:nutrition:write orders:pay nonsense',
       }),
     );

@@ -11,6 +11,7 @@ import { startTestApp } from '../harness/app.ts';
 import { gql, rest } from '../harness/clients.ts';
 import {
   authorize,
+  authorizeParams,
   exchange,
   mcpStatus,
   obtainCode,
@@ -22,18 +23,6 @@ import {
 } from '../harness/oauth-client.ts';
 
 const app = await startTestApp();
-
-/** Authorize parameters of a valid request of `clientId`. */
-function validParams(clientId: string): Record<string, string> {
-  return {
-    response_type: 'code',
-    client_id: clientId,
-    redirect_uri: REDIRECT_URI,
-    code_challenge: pkce().challenge,
-    code_challenge_method: 'S256',
-    state: 'st',
-  };
-}
 
 async function connected() {
   const person = await seedUser(app);
@@ -51,7 +40,7 @@ describe('the negative matrix', () => {
     const client = await registerTestClient(app);
     for (const method of ['plain', '']) {
       const res = await authorize(app, {
-        ...validParams(client.client_id),
+        ...authorizeParams(client.client_id),
         code_challenge_method: method,
       });
       expect(res.status, method).toBe(302);
@@ -76,7 +65,7 @@ describe('the negative matrix', () => {
       'http://evil.example/callback',
       'http://127.0.0.1:9/other',
     ]) {
-      const res = await authorize(app, { ...validParams(client.client_id), redirect_uri: uri });
+      const res = await authorize(app, { ...authorizeParams(client.client_id), redirect_uri: uri });
       expect(res.status, uri).toBe(400);
       expect(res.location).toBeNull();
       expect(JSON.parse(res.body).error).toBe('invalid_request');
@@ -114,7 +103,7 @@ describe('the negative matrix', () => {
   it('a token for another resource is refused: at authorize, on /mcp, and on every other door', async () => {
     const client = await registerTestClient(app);
     const res = await authorize(app, {
-      ...validParams(client.client_id),
+      ...authorizeParams(client.client_id),
       resource: 'https://other.example/mcp',
     });
     expect(res.status).toBe(302);
@@ -172,7 +161,10 @@ describe('the negative matrix', () => {
       'https://[::1]/client.json',
       'https://127.0.0.1:1/client.json',
     ]) {
-      const res = await authorize(app, { ...validParams(clientId), redirect_uri: REDIRECT_URI });
+      const res = await authorize(app, {
+        ...authorizeParams(clientId),
+        redirect_uri: REDIRECT_URI,
+      });
       expect(res.status, clientId).toBe(400);
       expect(res.location).toBeNull();
       expect(JSON.parse(res.body).error).toBe('invalid_client');
