@@ -99,6 +99,16 @@ const EnvSchema = z.object({
   PASSWORD_RESETS_PER_IP_PER_HOUR: z.coerce.number().int().min(1).default(20),
   /** Failed password logins per client IP and address per 15 minutes (app, web and admin login) */
   LOGIN_FAILURES_PER_15_MINUTES: z.coerce.number().int().min(1).default(10),
+  /** Model access (issue 14): the API key; unset turns the AI features off (their routes answer 503) */
+  OPENAI_API_KEY: z.string().min(1).optional(),
+  /** An OpenAI-compatible API's base URL (the SDK's own variable name); unset: the SDK's default */
+  OPENAI_BASE_URL: z.string().url().optional(),
+  /** Timeout of one model call (504 beyond); the SDK never retries on its own */
+  OPENAI_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(30_000),
+  /** Meal photo recognition, names, insights and emojis; false: those routes answer 503 */
+  MEAL_VISION_ENABLED: bool.default(true),
+  /** Require the person's AI consent before a model sees their data (403 needs_consent) */
+  AI_CONSENT_ENFORCED: bool.default(false),
 });
 
 export type Env = z.infer<typeof EnvSchema>;

@@ -80,6 +80,41 @@ describe('config', () => {
     }
   });
 
+  it('reads model access: AI off without a key, 30 s timeout, vision on, consent not enforced', () => {
+    const c = loadConfig({ DATA_DIR: dir });
+    expect(c.OPENAI_API_KEY).toBeUndefined();
+    expect(c.OPENAI_BASE_URL).toBeUndefined();
+    expect([c.OPENAI_TIMEOUT_MS, c.MEAL_VISION_ENABLED, c.AI_CONSENT_ENFORCED]).toEqual([
+      30_000,
+      true,
+      false,
+    ]);
+    const set = loadConfig({
+      DATA_DIR: dir,
+      OPENAI_API_KEY: 'sk-test',
+      OPENAI_BASE_URL: 'http://127.0.0.1:11434/v1',
+      OPENAI_TIMEOUT_MS: '5000',
+      MEAL_VISION_ENABLED: 'false',
+      AI_CONSENT_ENFORCED: '1',
+    });
+    expect([
+      set.OPENAI_API_KEY,
+      set.OPENAI_BASE_URL,
+      set.OPENAI_TIMEOUT_MS,
+      set.MEAL_VISION_ENABLED,
+      set.AI_CONSENT_ENFORCED,
+    ]).toEqual(['sk-test', 'http://127.0.0.1:11434/v1', 5000, false, true]);
+    expect(() => loadConfig({ DATA_DIR: dir, OPENAI_TIMEOUT_MS: 'soon' })).toThrow(
+      /OPENAI_TIMEOUT_MS/,
+    );
+    expect(() => loadConfig({ DATA_DIR: dir, MEAL_VISION_ENABLED: 'yes' })).toThrow(
+      /MEAL_VISION_ENABLED/,
+    );
+    expect(() => loadConfig({ DATA_DIR: dir, OPENAI_BASE_URL: 'not a url' })).toThrow(
+      /OPENAI_BASE_URL/,
+    );
+  });
+
   it('marks cookies Secure behind an https public URL', () => {
     expect(
       loadConfig({ DATA_DIR: dir, PUBLIC_URL: 'https://health.example.com' }).cookieSecure,

@@ -6,11 +6,9 @@
  * `https://client.example/<path>` to this server (the app's `clientMetadataDial` option).
  * Closed after the test file.
  */
-import { createServer } from 'node:http';
 import type { ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { afterAll } from 'vitest';
 import type { ClientMetadataDial } from '../../src/integrations/client-metadata.ts';
+import { startHttpFake } from './http-fake.ts';
 
 /** The host whose https URLs `dial` maps to the fake. */
 export const CLIENT_METADATA_HOST = 'client.example';
@@ -50,14 +48,7 @@ export interface FakeClientMetadata {
 export async function startFakeClientMetadata(): Promise<FakeClientMetadata> {
   const answers = new Map<string, ServedDocument>();
   const counts = new Map<string, number>();
-  const timers = new Set<NodeJS.Timeout>();
-  const later = (ms: number, run: () => void): void => {
-    const timer = setTimeout(() => {
-      timers.delete(timer);
-      run();
-    }, ms);
-    timers.add(timer);
-  };
+  const later = (ms: number, run: () => void): void => http.later(ms, run);
 
   const send = (res: ServerResponse, answer: ServedDocument): void => {
     if (res.destroyed) return;
@@ -83,7 +74,8 @@ export async function startFakeClientMetadata(): Promise<FakeClientMetadata> {
     next();
   };
 
-  const server = createServer((req, res) => {
+  // NOTE: the handler runs only once listening, when `http` is set
+  const http = await startHttpFake((req, res) => {
     const path = new URL(req.url ?? '/', 'http://fake').pathname;
     counts.set(path, (counts.get(path) ?? 0) + 1);
     const answer = answers.get(path);
@@ -91,8 +83,7 @@ export async function startFakeClientMetadata(): Promise<FakeClientMetadata> {
     if (answer.delayMs) later(answer.delayMs, () => send(res, answer));
     else send(res, answer);
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const url = http.origin;
 
   const fake: FakeClientMetadata = {
     url,
@@ -103,12 +94,7 @@ export async function startFakeClientMetadata(): Promise<FakeClientMetadata> {
       target.hostname === CLIENT_METADATA_HOST
         ? new URL(target.pathname + target.search, url)
         : undefined,
-    close: async () => {
-      for (const timer of timers) clearTimeout(timer);
-      server.closeAllConnections();
-      await new Promise((resolve) => server.close(resolve));
-    },
+    close: () => http.close(),
   };
-  afterAll(() => fake.close());
   return fake;
 }

@@ -1,0 +1,274 @@
+/**
+ * A fake OpenAI API: a real HTTP server on 127.0.0.1 speaking Chat Completions
+ * (`POST /v1/chat/completions`, also without `/v1`) for the real openai SDK, so tests and
+ * benchmarks never call a model and never mock the SDK (issue 14). It accepts text and `image_url`
+ * message parts, `response_format` (`json_schema` and `json_object`) and `stream: true` (server-sent
+ * chunks ending with `data: [DONE]`).
+ *
+ * Deterministic: each request takes the next queued answer (`reply`, `fail`, `malformed`), else
+ * the default answer; `delay` holds the next answer back. Usage is computed, never random: prompt
+ * tokens are ceil(characters of text parts / 4) plus 85 per image, completion tokens
+ * ceil(characters of the answer / 4); a stream ends with a usage chunk (`choices: []`). Every
+ * request is recorded (`requests`) with its parsed body and headers. Closed after the test file.
+ */
+import type { IncomingHttpHeaders, ServerResponse } from 'node:http';
+import { startHttpFake } from './http-fake.ts';
+
+/** Tokens an image part counts for (the API's low-detail figure). */
+export const FAKE_IMAGE_TOKENS = 85;
+
+/** One request the fake received. */
+export interface FakeOpenAIRequest {
+  method: string;
+  /** path as requested, like `/v1/chat/completions` */
+  path: string;
+  headers: IncomingHttpHeaders;
+  /** the parsed JSON body (undefined when it was not JSON) */
+  body: ChatCompletionRequestBody | undefined;
+}
+
+/** The parts of a Chat Completions request body the fake reads; the rest is kept as sent. */
+export interface ChatCompletionRequestBody {
+  model?: string;
+  messages?: { role: string; content: string | ContentPart[] | null }[];
+  response_format?: {
+    type: string;
+    json_schema?: { name?: string; schema?: unknown; strict?: boolean };
+  };
+  stream?: boolean;
+  stream_options?: { include_usage?: boolean };
+  [key: string]: unknown;
+}
+
+/** One message content part. */
+export type ContentPart =
+  | { type: 'text'; text: string }
+  | { type: 'image_url'; image_url: { url: string; detail?: string } }
+  | { type: string; [key: string]: unknown };
+
+type Answer =
+  | { kind: 'content'; content: string }
+  | { kind: 'fail'; status: number; body: unknown }
+  | { kind: 'malformed' };
+
+export interface FakeOpenAI {
+  /** base URL for the SDK (OPENAI_BASE_URL), http://127.0.0.1:<port>/v1 */
+  url: string;
+  /** every request received, oldest first */
+  requests: FakeOpenAIRequest[];
+  /** Queues the next answer's message content (an object is sent JSON-stringified). */
+  reply(content: string | object): void;
+  /** Sets the answer given when nothing is queued. */
+  setDefault(content: string | object): void;
+  /** Queues an error answer: this status with `body`, default an OpenAI error object. */
+  fail(status: number, body?: unknown): void;
+  /** Queues an answer whose message content is not JSON (a truncated object). */
+  malformed(): void;
+  /** Holds the next answer back this long, in ms (a client timeout aborts it). */
+  delay(ms: number): void;
+  /** Image URLs (data: or http) in one recorded request's messages, in order. */
+  imagesOf(request: FakeOpenAIRequest): string[];
+  /** Forgets queued answers, a pending delay and recorded requests; restores the default answer. */
+  reset(): void;
+  close(): Promise<void>;
+}
+
+export interface StartFakeOpenAIOptions {
+  /** answer given when nothing is queued (default `'OK'`) */
+  defaultAnswer?: string | object;
+}
+
+/** Content the fake sends for `malformed()`: not JSON. */
+export const MALFORMED_CONTENT = '{"items": [{"name": "rice", "grams": 1';
+
+const asContent = (content: string | object): string =>
+  typeof content === 'string' ? content : JSON.stringify(content);
+
+const tokens = (chars: number): number => Math.ceil(chars / 4);
+
+function partsOf(body: ChatCompletionRequestBody): ContentPart[] {
+  return (body.messages ?? []).flatMap((m): ContentPart[] =>
+    typeof m.content === 'string'
+      ? [{ type: 'text', text: m.content }]
+      : Array.isArray(m.content)
+        ? m.content
+        : [],
+  );
+}
+
+function promptTokens(body: ChatCompletionRequestBody): number {
+  let chars = 0;
+  let images = 0;
+  for (const part of partsOf(body)) {
+    if (part.type === 'text' && typeof part.text === 'string') chars += part.text.length;
+    if (part.type === 'image_url') images += 1;
+  }
+  return tokens(chars) + images * FAKE_IMAGE_TOKENS;
+}
+
+/** Why a body is not a Chat Completions request the API would accept; null when it is. */
+function invalid(body: ChatCompletionRequestBody | undefined): string | null {
+  if (!body || typeof body !== 'object') return 'body must be a JSON object';
+  if (typeof body.model !== 'string' || !body.model) return 'model is required';
+  if (!Array.isArray(body.messages) || !body.messages.length) return 'messages must be non-empty';
+  for (const part of partsOf(body)) {
+    if (part.type === 'text' && typeof part.text !== 'string') return 'text part without text';
+    if (part.type === 'image_url') {
+      const image = part.image_url as { url?: unknown } | undefined;
+      if (typeof image?.url !== 'string' || !/^(data:image\/|https?:\/\/)/.test(image.url))
+        return 'image_url.url must be a data:image/ or http(s) URL';
+    } else if (part.type !== 'text') return `unsupported content part type ${part.type}`;
+  }
+  const format = body.response_format;
+  if (format !== undefined) {
+    if (!['text', 'json_object', 'json_schema'].includes(format.type))
+      return `unsupported response_format.type ${format.type}`;
+    if (format.type === 'json_schema' && (!format.json_schema?.name || !format.json_schema.schema))
+      return 'response_format.json_schema needs a name and a schema';
+  }
+  return null;
+}
+
+const errorBody = (status: number, message: string, type = 'invalid_request_error'): unknown => ({
+  error: { message, type, param: null, code: status === 429 ? 'rate_limit_exceeded' : null },
+});
+
+export async function startFakeOpenAI(options: StartFakeOpenAIOptions = {}): Promise<FakeOpenAI> {
+  const initialDefault = asContent(options.defaultAnswer ?? 'OK');
+  let defaultContent = initialDefault;
+  let pendingDelay = 0;
+  const queue: Answer[] = [];
+  const requests: FakeOpenAIRequest[] = [];
+  let served = 0;
+
+  const json = (res: ServerResponse, status: number, body: unknown, id: string): void => {
+    if (res.destroyed) return;
+    res
+      .writeHead(status, { 'content-type': 'application/json', 'x-request-id': id })
+      .end(JSON.stringify(body));
+  };
+
+  const answer = (
+    res: ServerResponse,
+    body: ChatCompletionRequestBody,
+    next: Answer,
+    n: number,
+  ): void => {
+    const requestId = `req_fake_${n}`;
+    if (next.kind === 'fail') return json(res, next.status, next.body, requestId);
+    const content = next.kind === 'malformed' ? MALFORMED_CONTENT : next.content;
+    const id = `chatcmpl-fake-${n}`;
+    const created = 1_700_000_000 + n;
+    const model = body.model!;
+    const usage = {
+      prompt_tokens: promptTokens(body),
+      completion_tokens: tokens(content.length),
+      total_tokens: promptTokens(body) + tokens(content.length),
+    };
+    if (!body.stream) {
+      return json(
+        res,
+        200,
+        {
+          id,
+          object: 'chat.completion',
+          created,
+          model,
+          system_fingerprint: 'fp_fake',
+          choices: [
+            {
+              index: 0,
+              message: { role: 'assistant', content, refusal: null },
+              logprobs: null,
+              finish_reason: 'stop',
+            },
+          ],
+          usage,
+        },
+        requestId,
+      );
+    }
+    if (res.destroyed) return;
+    res.writeHead(200, {
+      'content-type': 'text/event-stream',
+      'cache-control': 'no-cache',
+      'x-request-id': requestId,
+    });
+    const chunk = (choices: unknown[], extra: object = {}): string =>
+      `data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created, model, system_fingerprint: 'fp_fake', choices, ...extra })}\n\n`;
+    const delta = (d: object, finish: string | null = null): unknown => ({
+      index: 0,
+      delta: d,
+      logprobs: null,
+      finish_reason: finish,
+    });
+    // Pieces of up to 16 characters: several chunks for any real answer, the same every run.
+    const pieces = content.match(/[\s\S]{1,16}/g) ?? [];
+    res.write(chunk([delta({ role: 'assistant', content: '', refusal: null })]));
+    for (const piece of pieces) res.write(chunk([delta({ content: piece })]));
+    res.write(chunk([delta({}, 'stop')]));
+    res.write(chunk([], { usage }));
+    res.end('data: [DONE]\n\n');
+  };
+
+  // NOTE: the handler runs only once listening, when `http` is set
+  const http = await startHttpFake((req, res) => {
+    const n = ++served;
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const path = new URL(req.url ?? '/', 'http://fake').pathname;
+      let body: ChatCompletionRequestBody | undefined;
+      try {
+        body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as ChatCompletionRequestBody;
+      } catch {
+        body = undefined;
+      }
+      requests.push({ method: req.method ?? '', path, headers: req.headers, body });
+      const requestId = `req_fake_${n}`;
+      if (path !== '/v1/chat/completions' && path !== '/chat/completions')
+        return json(res, 404, errorBody(404, `Unknown path ${path}`), requestId);
+      if (req.method !== 'POST')
+        return json(res, 405, errorBody(405, `Method ${req.method} not allowed`), requestId);
+      if (!/^Bearer \S+/.test(req.headers.authorization ?? ''))
+        return json(res, 401, errorBody(401, 'Missing API key', 'invalid_api_key'), requestId);
+      const why = invalid(body);
+      if (why) return json(res, 400, errorBody(400, why), requestId);
+      const next = queue.shift() ?? { kind: 'content', content: defaultContent };
+      const wait = pendingDelay;
+      pendingDelay = 0;
+      if (!wait) return answer(res, body!, next, n);
+      http.later(wait, () => answer(res, body!, next, n));
+    });
+  });
+  const origin = http.origin;
+
+  const fake: FakeOpenAI = {
+    url: `${origin}/v1`,
+    requests,
+    reply: (content) => void queue.push({ kind: 'content', content: asContent(content) }),
+    setDefault: (content) => void (defaultContent = asContent(content)),
+    fail: (status, body) =>
+      void queue.push({
+        kind: 'fail',
+        status,
+        body: body ?? errorBody(status, `Fake failure ${status}`, 'server_error'),
+      }),
+    malformed: () => void queue.push({ kind: 'malformed' }),
+    delay: (ms) => void (pendingDelay = ms),
+    imagesOf: (request) =>
+      request.body
+        ? partsOf(request.body).flatMap((p) =>
+            p.type === 'image_url' ? [(p.image_url as { url: string }).url] : [],
+          )
+        : [],
+    reset: () => {
+      queue.length = 0;
+      requests.length = 0;
+      pendingDelay = 0;
+      defaultContent = initialDefault;
+    },
+    close: () => http.close(),
+  };
+  return fake;
+}
