@@ -134,10 +134,13 @@ function refuse(
 
 const LOCAL_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
 
-/** The host names this endpoint answers under (any port): loopback, PUBLIC_URL's, MCP_ALLOWED_HOSTS. */
-function allowedHosts(config: Config): Set<string> {
+/**
+ * The host names this endpoint answers under (any port): loopback, MCP_ALLOWED_HOSTS and its public
+ * host (PUBLIC_URL's for /api/mcp, MCP_PUBLIC_URL's for the OAuth host's /mcp).
+ */
+function allowedHosts(config: Config, publicHost: string | undefined): Set<string> {
   const hosts = new Set([...LOCAL_HOSTS, ...config.mcpAllowedHosts]);
-  if (config.PUBLIC_URL) hosts.add(new URL(config.PUBLIC_URL).hostname);
+  if (publicHost) hosts.add(publicHost);
   return hosts;
 }
 
@@ -238,8 +241,11 @@ export function createMcpRouter(options: McpFacadeOptions): Router {
     idempotency: options.idempotency,
     perDay: options.limits.perDay,
   };
-  const hosts = allowedHosts(options.config);
-  if (options.oauth) hosts.add(options.oauth.host);
+  const { PUBLIC_URL } = options.config;
+  const hosts = allowedHosts(
+    options.config,
+    options.oauth ? options.oauth.host : PUBLIC_URL && new URL(PUBLIC_URL).hostname,
+  );
   const resourceMetadataUrl = options.oauth?.resourceMetadataUrl;
   const router = express.Router();
 

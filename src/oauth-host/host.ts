@@ -165,20 +165,6 @@ export function oauthHostUrl(config: Config, boundPort: number): URL {
   return new URL(`http://${host}:${boundPort}`);
 }
 
-/**
- * A refusal on `/mcp` in the JSON-RPC error shape /api/mcp answers with (mcp-facade/server.ts:
- * code -32000, id null), so one client handles both doors alike.
- */
-function refuseRpc(
-  res: Response,
-  status: number,
-  message: string,
-  data?: Record<string, unknown>,
-): void {
-  const error = { code: -32000, message, ...(data === undefined ? {} : { data }) };
-  res.status(status).json({ jsonrpc: '2.0', error, id: null });
-}
-
 const LOCAL_HOSTS = ['localhost', '127.0.0.1', '[::1]'];
 
 /**
@@ -197,12 +183,22 @@ export function createOAuthHost(options: OAuthHostOptions, publicUrl: URL): expr
   app.set('trust proxy', config.trustProxy);
   for (const middleware of options.requestMiddleware) app.use(middleware);
 
-  // NOTE: DNS-rebinding defence, as on /api/mcp: the raw Host header (never X-Forwarded-Host) must
-  // name loopback, MCP_PUBLIC_URL's host or an MCP_ALLOWED_HOSTS entry, on every path of this host.
+  // /mcp first (the hot path): the MCP router makes the same Host check itself, then its Origin check;
+  // auth comes before the method check, so an unauthenticated GET also gets the challenge that
+  // starts discovery.
+  app.use(
+    options.mcpRouter({
+      resource: `${origin}${MCP_RESOURCE_PATH}`,
+      resourceMetadataUrl: metadataUrl,
+      host: publicHost,
+    }),
+  );
+
+  // NOTE: DNS-rebinding defence, as on /mcp: the raw Host header (never X-Forwarded-Host) must name
+  // loopback, MCP_PUBLIC_URL's host or an MCP_ALLOWED_HOSTS entry, on every other path of this host.
   app.use((req: Request, res: Response, next: NextFunction) => {
     const host = hostNameOf(req.headers.host ?? '');
     if (host !== null && hosts.has(host)) return next();
-    if (req.path === MCP_RESOURCE_PATH) return refuseRpc(res, 403, 'Host not allowed');
     res.status(ERROR_TABLE.FORBIDDEN.status).json({ detail: 'Host not allowed' });
   });
 
@@ -262,16 +258,6 @@ export function createOAuthHost(options: OAuthHostOptions, publicUrl: URL): expr
   }
 
   app.use(options.pages(origin));
-
-  // Every method of /mcp: auth comes before the method check, so an unauthenticated GET also gets
-  // the challenge that starts discovery.
-  app.use(
-    options.mcpRouter({
-      resource: `${origin}${MCP_RESOURCE_PATH}`,
-      resourceMetadataUrl: metadataUrl,
-      host: publicHost,
-    }),
-  );
 
   // Unknown paths: JSON always.
   app.use(
