@@ -190,7 +190,7 @@ async function execute(
   const variables = tool.flattened ? { [tool.flattened]: camel } : camel;
   const result = await deps.operations.execute(tool.row.operation, variables, ctx);
   if (result.errors.length) return operationError(result.errors[0], tool.flattened, ctx.requestId);
-  const structured = structuredOf(result.data?.[tool.resultField] ?? null);
+  const structured = structuredOf(result.data?.[tool.resultField] ?? null, tool.opaque);
 
   // a page of a list answer: the items from the position that fit, and the cursor of the rest
   let page: { returned: number; remaining?: number } | null = null;

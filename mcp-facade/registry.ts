@@ -30,6 +30,7 @@ import type { OperationStore, PersistedOperation } from '../src/graphql/operatio
 import { CURSOR_ARG, CURSOR_MAX_LENGTH } from './answer-size.ts';
 import { OAUTH_HIDDEN_KINDS, TOOL_KINDS } from './tool.ts';
 import type { McpDoor, McpTool, ToolKind } from './tool.ts';
+import type { OpaqueKeys } from '../src/wire.ts';
 
 /** The argument every deletes / shares / takes-a-payment tool needs set to true. */
 export const CONFIRM_ARG = 'confirm';
@@ -86,6 +87,8 @@ export interface RegisteredTool {
   fixed: Readonly<Record<string, unknown>>;
   /** response key of `data` that the tool answers */
   resultField: string;
+  /** where that answer holds JSON values (their keys pass through as they are) */
+  opaque: OpaqueKeys | true | undefined;
   /** health data: structured results carry meta.phone_last_sync_at */
   healthData: boolean;
   /** never offered over OAuth: a payment kind (OAUTH_HIDDEN_KINDS) or a row with `oauth: false` */
@@ -402,6 +405,7 @@ function register(row: McpTool, options: RegistryOptions): RegisteredTool {
     tokenCannotCall,
     fixed: row.fixed ?? {},
     resultField,
+    opaque: op.opaque[resultField],
     healthData,
     oauthHidden,
   };

@@ -11,6 +11,7 @@ import type { GraphQLError } from 'graphql';
 import { errorInfo, errorMessage } from '../src/errors.ts';
 import type { AppErrorExtensions, ErrorCode, ValidationIssue } from '../src/errors.ts';
 import { snakeKeys, toSnake } from '../src/wire.ts';
+import type { OpaqueKeys } from '../src/wire.ts';
 
 export interface ToolErrorBody {
   code: ErrorCode;
@@ -62,12 +63,13 @@ export function internalToolError(requestId: string): CallToolResult {
 }
 
 /**
- * An operation's answer as the structured content of a tool: snake_case keys, Dates as ISO strings
+ * An operation's answer as the structured content of a tool: snake_case keys (JSON values, at
+ * `opaque`, keep theirs), Dates as ISO strings
  * (one JSON round trip, so what is stored for replays equals what is sent), and always an object
  * (`{ items }` for lists, `{ result }` for anything that is not an object).
  */
-export function structuredOf(value: unknown): Record<string, unknown> {
-  const wire = JSON.parse(JSON.stringify(snakeKeys(value) ?? null)) as unknown;
+export function structuredOf(value: unknown, opaque?: OpaqueKeys | true): Record<string, unknown> {
+  const wire = JSON.parse(JSON.stringify(snakeKeys(value, opaque) ?? null)) as unknown;
   return Array.isArray(wire)
     ? { items: wire }
     : wire && typeof wire === 'object'

@@ -6,6 +6,7 @@ import { changeTools } from './tools/changes.tools.ts';
 import { consentTools } from './tools/consents.tools.ts';
 import { foodTools } from './tools/foods.tools.ts';
 import { glucoseTools } from './tools/glucose.tools.ts';
+import { healthTools } from './tools/health.tools.ts';
 import { nutritionTools } from './tools/nutrition.tools.ts';
 import { profileTools } from './tools/profile.tools.ts';
 import { sensorTools } from './tools/sensors.tools.ts';
@@ -20,6 +21,7 @@ export const TOOL_FAMILIES: Readonly<Record<string, readonly McpTool[]>> = {
   consents: consentTools,
   foods: foodTools,
   glucose: glucoseTools,
+  health: healthTools,
   nutrition: nutritionTools,
   profile: profileTools,
   sensors: sensorTools,

@@ -104,6 +104,7 @@ function handlerFor(route: RestRoute, options: RestFacadeOptions) {
     .map((v) => v.variable.name.value);
   const args = argumentVariables(op.definition);
   const rootField = route.result ?? op.rootField;
+  const opaque = op.opaque[rootField];
   const wireNames = new Map(Object.entries(route.rename ?? {}).map(([wire, name]) => [name, wire]));
   // NOTE: each variable has one wire name (snake_case, or the row's rename); no other spelling fills it
   // (the variable receiving the whole body is filled by the body only)
@@ -195,7 +196,7 @@ function handlerFor(route: RestRoute, options: RestFacadeOptions) {
     for (const cookie of ctx.responseCookies) res.append('set-cookie', cookie);
     if (result.errors.length) return fail(result.errors[0]);
     if (cached) return cached(req, res, result.data?.[rootField] as CachedAnswer);
-    res.status(route.status ?? 200).json(snakeKeys(result.data?.[rootField] ?? null));
+    res.status(route.status ?? 200).json(snakeKeys(result.data?.[rootField] ?? null, opaque));
   };
 }
 

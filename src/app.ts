@@ -34,6 +34,7 @@ import { corsFor } from './platform/cors.ts';
 import { clip, jsonBodyParser, TOO_DEEP } from './platform/input-guards.ts';
 import { createMediaRouter } from './platform/media.router.ts';
 import { createIdentityProviders } from './integrations/idp.ts';
+import { createModelClient } from './integrations/openai.ts';
 import { createLimits } from './platform/limits.ts';
 import type { Limits } from './platform/limits.ts';
 import { createMcpLimits, limitNamespace, openLimitStore } from './platform/rate-limit.ts';
@@ -119,6 +120,7 @@ export function createApp(options: AppOptions): App {
     storage,
     idp: createIdentityProviders(config),
     limits,
+    models: createModelClient(config),
   };
   const yoga = createGraphqlServer({ schema, operations, deps, log });
   // every door's context comes from createContext (src/graphql/context.ts)

@@ -109,6 +109,30 @@ const EnvSchema = z.object({
   MEAL_VISION_ENABLED: bool.default(true),
   /** Require the person's AI consent before a model sees their data (403 needs_consent) */
   AI_CONSENT_ENFORCED: bool.default(false),
+  /** Model of each AI feature: meal photo recognition (needs vision), meal texts, the assistant */
+  AI_MODEL_MEAL_ANALYZE: z.string().min(1).max(100).default('gpt-4o-mini'),
+  AI_MODEL_MEAL_TEXT: z.string().min(1).max(100).default('gpt-4o-mini'),
+  AI_MODEL_ASSISTANT: z.string().min(1).max(100).default('gpt-4o-mini'),
+  /** USD per 1M tokens per model, JSON {"model": {"input": n, "output": n}}; every model above needs one */
+  AI_PRICES: z.string().default('{"gpt-4o-mini":{"input":0.15,"output":0.6}}'),
+  /** What the AI features may cost per UTC day, all accounts together (429 ai_budget_exhausted beyond) */
+  AI_DAILY_BUDGET_USD: z.coerce.number().min(0).max(1_000_000).default(20),
+  /** Days a cached AI answer (analyze, insight) is served again without a model call */
+  AI_CACHE_DAYS: z.coerce.number().int().min(1).max(365).default(30),
+  /** Meal analyze input limits: photos per call, bytes per photo (413), description characters (422) */
+  MEALS_ANALYZE_MAX_IMAGES: z.coerce.number().int().min(1).max(20).default(4),
+  MEALS_ANALYZE_MAX_IMAGE_BYTES: z.coerce
+    .number()
+    .int()
+    .min(1024)
+    .default(5 * 1024 * 1024),
+  MEALS_ANALYZE_MAX_DESCRIPTION_CHARS: z.coerce.number().int().min(1).max(100_000).default(1000),
+  /** Model calls per account per UTC day (429 rate_limited beyond); cached answers do not count */
+  MEALS_ANALYZE_DAILY_CAP: z.coerce.number().int().min(1).default(30),
+  /** suggest_name and emojis together */
+  MEALS_SUGGEST_NAME_DAILY_CAP: z.coerce.number().int().min(1).default(100),
+  /** meal insight and workout insight together */
+  MEALS_INSIGHT_DAILY_CAP: z.coerce.number().int().min(1).default(50),
 });
 
 export type Env = z.infer<typeof EnvSchema>;
@@ -123,6 +147,7 @@ export interface Config
     | 'TRUST_PROXY'
     | 'MCP_OAUTH_HOST'
     | 'MCP_PUBLIC_URL'
+    | 'AI_PRICES'
   > {
   /** MCP_OAUTH_HOST, else HOST */
   MCP_OAUTH_HOST: string;
@@ -138,6 +163,42 @@ export interface Config
   mcpAllowedHosts: string[];
   /** enabled identity providers by name (those with a client id), see identityProviders() */
   identityProviders: Readonly<Record<string, IdentityProviderConfig>>;
+  /** AI_PRICES: USD per 1M tokens of each model (every configured model has one) */
+  aiPrices: Readonly<Record<string, ModelPrice>>;
+}
+
+/** What a model costs: USD per 1M input tokens and per 1M output tokens. */
+export interface ModelPrice {
+  input: number;
+  output: number;
+}
+
+const PriceTable = z.record(
+  z.string().min(1),
+  z.object({ input: z.number().min(0), output: z.number().min(0) }).strict(),
+);
+
+/** AI_PRICES parsed; throws a config error on bad JSON, or a configured model with no price. */
+function aiPrices(value: string, models: string[]): Record<string, ModelPrice> {
+  let parsed: ReturnType<typeof PriceTable.safeParse>;
+  try {
+    parsed = PriceTable.safeParse(JSON.parse(value));
+  } catch {
+    throw new Error('Invalid configuration:\n  AI_PRICES: is not JSON');
+  }
+  if (!parsed.success) {
+    throw new Error(
+      'Invalid configuration:\n  AI_PRICES: must map model names to {"input": USD, "output": USD} per 1M tokens',
+    );
+  }
+  const missing = models.filter((m) => !(m in parsed.data));
+  if (missing.length) {
+    // NOTE: cost is never guessed: a model without a price could spend past the budget unseen.
+    throw new Error(
+      `Invalid configuration:\n  AI_PRICES: no price for model ${missing.join(', ')}`,
+    );
+  }
+  return parsed.data;
 }
 
 /** One identity provider whose ID tokens are accepted for sign-in. */
@@ -286,6 +347,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     TRUST_PROXY,
     MCP_OAUTH_HOST,
     MCP_PUBLIC_URL,
+    AI_PRICES,
     ...rest
   } = parsed.data;
   if (rest.UPLOAD_MAX_BYTES < rest.PROFILE_PHOTO_MAX_BYTES) {
@@ -306,6 +368,11 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     adminAllowedOrigins: list(ADMIN_ALLOWED_ORIGINS),
     mcpAllowedHosts: allowedHosts(MCP_ALLOWED_HOSTS),
     identityProviders: identityProviders(given),
+    aiPrices: aiPrices(AI_PRICES, [
+      rest.AI_MODEL_MEAL_ANALYZE,
+      rest.AI_MODEL_MEAL_TEXT,
+      rest.AI_MODEL_ASSISTANT,
+    ]),
     trustProxy: /^\d+$/.test(TRUST_PROXY)
       ? Number(TRUST_PROXY)
       : TRUST_PROXY === 'false'

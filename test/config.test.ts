@@ -115,6 +115,33 @@ describe('config', () => {
     );
   });
 
+  it('reads the models, their prices, the budget and the meal AI caps; a model without a price is an error', () => {
+    const c = loadConfig({ DATA_DIR: dir });
+    expect(c.aiPrices).toEqual({ 'gpt-4o-mini': { input: 0.15, output: 0.6 } });
+    expect(c).toMatchObject({
+      AI_MODEL_MEAL_ANALYZE: 'gpt-4o-mini',
+      AI_DAILY_BUDGET_USD: 20,
+      MEALS_ANALYZE_MAX_IMAGES: 4,
+      MEALS_ANALYZE_MAX_IMAGE_BYTES: 5 * 1024 * 1024,
+      MEALS_ANALYZE_MAX_DESCRIPTION_CHARS: 1000,
+      MEALS_SUGGEST_NAME_DAILY_CAP: 100,
+      MEALS_INSIGHT_DAILY_CAP: 50,
+    });
+    const priced = loadConfig({
+      DATA_DIR: dir,
+      AI_MODEL_ASSISTANT: 'big-model',
+      AI_PRICES: '{"gpt-4o-mini":{"input":0.15,"output":0.6},"big-model":{"input":2,"output":8}}',
+    });
+    expect(priced.aiPrices['big-model']).toEqual({ input: 2, output: 8 });
+    expect(() => loadConfig({ DATA_DIR: dir, AI_MODEL_ASSISTANT: 'big-model' })).toThrow(
+      /AI_PRICES: no price for model big-model/,
+    );
+    expect(() => loadConfig({ DATA_DIR: dir, AI_PRICES: '{' })).toThrow(/AI_PRICES: is not JSON/);
+    expect(() => loadConfig({ DATA_DIR: dir, AI_PRICES: '{"gpt-4o-mini":{"input":-1}}' })).toThrow(
+      /AI_PRICES: must map/,
+    );
+  });
+
   it('marks cookies Secure behind an https public URL', () => {
     expect(
       loadConfig({ DATA_DIR: dir, PUBLIC_URL: 'https://health.example.com' }).cookieSecure,

@@ -25,6 +25,7 @@ describe('error masking', () => {
       storage: createStorage(app.config),
       idp: createIdentityProviders(app.config),
       limits: app.limits,
+      models: null,
     };
     const request = {
       requestId: 'req-123',

@@ -62,4 +62,18 @@ export const nutritionTools: McpTool[] = [
     scopes: ['health:nutrition:write'],
     kind: 'deletes',
   },
+  {
+    name: 'nutrition_meal_name_suggest',
+    title: 'Suggest a meal name',
+    operation: 'SuggestMealName',
+    scopes: ['health:nutrition:write'],
+    kind: 'write',
+  },
+  {
+    name: 'meal_insight_read',
+    title: 'Read an AI insight about a meal',
+    operation: 'MealInsight',
+    scopes: ['health:nutrition:read'],
+    kind: 'read',
+  },
 ];

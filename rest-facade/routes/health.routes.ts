@@ -34,6 +34,13 @@ export const healthRoutes: RestRoute[] = [
     tag: 'health',
   },
   { method: 'GET', path: '/api/health/sleep', operation: 'ListSleep', tag: 'health' },
+  {
+    method: 'POST',
+    path: '/api/health/workouts/insight',
+    operation: 'WorkoutInsight',
+    body: 'input',
+    tag: 'health',
+  },
   { method: 'GET', path: '/api/health/workouts', operation: 'ListWorkouts', tag: 'health' },
   { method: 'GET', path: '/api/health/metrics', operation: 'ListHealthMetrics', tag: 'health' },
 ];

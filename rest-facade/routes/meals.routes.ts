@@ -1,10 +1,31 @@
-/** Meals: list, daily nutrition, edit, delete, photos (the AI routes come later). */
+/** Meals: list, daily nutrition, edit, delete, photos, and the AI meal texts (name, insight, emojis). */
 import type { RestRoute } from '../route.ts';
 
 // The fixed paths (/all, /daily_nutrition, /photo) come before /{meal_id}: express matches in order.
 export const mealRoutes: RestRoute[] = [
   { method: 'GET', path: '/api/meals/daily_nutrition', operation: 'DailyNutrition', tag: 'meals' },
   { method: 'DELETE', path: '/api/meals/all', operation: 'DeleteAllMeals', tag: 'meals' },
+  {
+    method: 'POST',
+    path: '/api/meals/suggest_name',
+    operation: 'SuggestMealName',
+    body: 'input',
+    tag: 'meals',
+  },
+  {
+    method: 'POST',
+    path: '/api/meals/insight',
+    operation: 'MealInsight',
+    body: 'input',
+    tag: 'meals',
+  },
+  {
+    method: 'POST',
+    path: '/api/meals/emojis',
+    operation: 'MealEmojis',
+    body: 'input',
+    tag: 'meals',
+  },
   {
     method: 'POST',
     path: '/api/meals/photo',

@@ -13,6 +13,7 @@ import type { Config } from '../config.ts';
 import type { Db } from '../db/client.ts';
 import type { IdentityProviders } from '../integrations/idp.ts';
 import type { Mailer } from '../integrations/mailer.ts';
+import type { ModelClient } from '../integrations/openai.ts';
 import type { Storage } from '../integrations/storage.ts';
 import type { Logger } from '../logger.ts';
 import type { Limits } from '../platform/limits.ts';
@@ -29,6 +30,8 @@ export interface ContextDeps {
   idp: IdentityProviders;
   /** rate limits shared by every replica (memory, or Redis with REDIS_URL) */
   limits: Limits;
+  /** the AI model API (openai SDK); null when OPENAI_API_KEY is unset (AI features answer 503) */
+  models: ModelClient | null;
 }
 
 /** Which door a request came through. */
@@ -92,7 +95,7 @@ export function createContextAs<P extends Principal | null>(
   request: RequestMeta,
   principal: P,
 ): Context & { principal: P } {
-  const { prisma, config, mailer, storage, idp, limits } = deps;
+  const { prisma, config, mailer, storage, idp, limits, models } = deps;
   return {
     prisma,
     config,
@@ -100,6 +103,7 @@ export function createContextAs<P extends Principal | null>(
     storage,
     idp,
     limits,
+    models,
     principal,
     requestId: request.requestId,
     log: request.log,

@@ -16,8 +16,11 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import {
+  getNamedType,
   getVariableValues,
   GraphQLError,
+  isInterfaceType,
+  isObjectType,
   Kind,
   OperationTypeNode,
   parse,
@@ -27,6 +30,7 @@ import {
 import type {
   DocumentNode,
   GraphQLField,
+  GraphQLOutputType,
   GraphQLSchema,
   OperationDefinitionNode,
   SelectionSetNode,
@@ -37,6 +41,7 @@ import type { CompiledQuery } from 'graphql-jit';
 import { maskError, validationError } from '../errors.ts';
 import type { ValidationIssue } from '../errors.ts';
 import { unsafeInputIssues } from '../platform/input-guards.ts';
+import type { OpaqueKeys } from '../wire.ts';
 import type { Context } from './context.ts';
 import type { ManifestOperation, OperationManifest } from './operation-files.ts';
 
@@ -56,6 +61,8 @@ export interface PersistedOperation extends ManifestOperation {
   defaults: ReadonlyMap<string, unknown>;
   /** whether a root field needs a credential (any but `public`): facades check it before the variables */
   needsCredential: boolean;
+  /** where its answer holds JSON values, whose keys the facades pass through (src/wire.ts) */
+  opaque: OpaqueKeys;
 }
 
 export interface OperationResult {
@@ -145,6 +152,54 @@ export function declaredScopesOf(field: GraphQLField<unknown, unknown>): Declare
   return declared && typeof declared === 'object' ? (declared as DeclaredScopes) : {};
 }
 
+/**
+ * The response keys down to every `JSON`-typed field an operation selects (through fragments and
+ * inline fragments), so the facades keep those values' keys as they are.
+ */
+function opaqueKeysOf(
+  schema: GraphQLSchema,
+  selectionSet: SelectionSetNode,
+  parent: GraphQLOutputType,
+  fragments: ReadonlyMap<string, SelectionSetNode>,
+): OpaqueKeys {
+  const out: OpaqueKeys = {};
+  const type = getNamedType(parent);
+  if (!isObjectType(type) && !isInterfaceType(type)) return out;
+  for (const selection of selectionSet.selections) {
+    if (selection.kind !== Kind.FIELD) {
+      const inner =
+        selection.kind === Kind.INLINE_FRAGMENT
+          ? selection.selectionSet
+          : fragments.get(selection.name.value);
+      const on =
+        selection.kind === Kind.INLINE_FRAGMENT && selection.typeCondition
+          ? (schema.getType(selection.typeCondition.name.value) as GraphQLOutputType)
+          : parent;
+      if (inner) mergeOpaque(out, opaqueKeysOf(schema, inner, on, fragments));
+      continue;
+    }
+    const field = type.getFields()[selection.name.value];
+    if (!field) continue;
+    const key = selection.alias?.value ?? selection.name.value;
+    const named = getNamedType(field.type);
+    if (named.name === 'JSON') out[key] = true;
+    else if (selection.selectionSet) {
+      const inner = opaqueKeysOf(schema, selection.selectionSet, field.type, fragments);
+      if (Object.keys(inner).length) mergeOpaque(out, { [key]: inner });
+    }
+  }
+  return out;
+}
+
+/** Adds `more` into `into`, merging the keys both name (two fragments selecting one field). */
+function mergeOpaque(into: OpaqueKeys, more: OpaqueKeys): void {
+  for (const [key, value] of Object.entries(more)) {
+    const had = into[key];
+    if (had && had !== true && value !== true) mergeOpaque(had, value);
+    else into[key] = value;
+  }
+}
+
 /** Loads the manifest and checks every operation against the schema (throws on any mismatch). */
 export function loadOperations(
   schema: GraphQLSchema,
@@ -176,8 +231,11 @@ export function loadOperations(
     const needsCredential = rootFieldsOf(schema, definition).some(
       (f) => declaredScopesOf(f).public !== true,
     );
+    const root = schema.getRootType(definition.operation)!;
+    const opaque = opaqueKeysOf(schema, definition.selectionSet, root, fragments);
     const entry = {
       ...op,
+      opaque,
       document,
       definition,
       variables,

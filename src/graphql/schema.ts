@@ -14,6 +14,7 @@ import '../domains/sync/sync.schema.ts';
 import '../domains/meals/meals.schema.ts';
 import '../domains/foods/foods.schema.ts';
 import '../domains/insights/insights.schema.ts';
+import '../domains/ai/ai.schema.ts';
 // the dashboard graph: the person's data as fields of `me` (docs/graphql.md)
 import '../domains/meals/meals.graph.ts';
 import '../domains/glucose/glucose.graph.ts';

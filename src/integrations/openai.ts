@@ -11,6 +11,9 @@
 import OpenAI from 'openai';
 import type { Config } from '../config.ts';
 
+/** The client the AI features call (the SDK's own class). */
+export type ModelClient = OpenAI;
+
 /** The SDK's default base URL, given explicitly so the SDK does not read OPENAI_BASE_URL itself. */
 const DEFAULT_BASE_URL = 'https://api.openai.com/v1';
 
@@ -20,7 +23,7 @@ const DEFAULT_BASE_URL = 'https://api.openai.com/v1';
  */
 export function createModelClient(
   config: Pick<Config, 'OPENAI_API_KEY' | 'OPENAI_BASE_URL' | 'OPENAI_TIMEOUT_MS'>,
-): OpenAI | null {
+): ModelClient | null {
   if (!config.OPENAI_API_KEY) return null;
   return new OpenAI({
     apiKey: config.OPENAI_API_KEY,

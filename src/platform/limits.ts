@@ -16,8 +16,11 @@ export interface LimitRule {
   name: string;
   /** events allowed per window */
   points: number;
-  /** window length in seconds (a fixed window starting at the key's first event) */
-  seconds: number;
+  /**
+   * window length in seconds (a fixed window starting at the key's first event), or `utc-day`:
+   * the UTC calendar day (resets at 00:00 UTC)
+   */
+  seconds: number | 'utc-day';
 }
 
 export interface Limits {
@@ -27,6 +30,8 @@ export interface Limits {
   peek(rule: LimitRule, key: string): Promise<LimitDecision>;
   /** Forgets the count of `key` under `rule`. */
   reset(rule: LimitRule, key: string): Promise<void>;
+  /** Gives back one event counted by `take` (the counted thing did not happen after all). */
+  refund(rule: LimitRule, key: string): Promise<void>;
 }
 
 export interface LimitsOptions {
@@ -46,7 +51,7 @@ export function createLimits(options: LimitsOptions): Limits {
       limiter = createLimiter({
         name: `${options.namespace}:${rule.name}`,
         points: rule.points,
-        window: { seconds: rule.seconds },
+        window: rule.seconds === 'utc-day' ? 'utc-day' : { seconds: rule.seconds },
         redis: options.store.redis,
       });
       limiters.set(id, limiter);
@@ -57,5 +62,6 @@ export function createLimits(options: LimitsOptions): Limits {
     take: (rule, key) => limiterFor(rule).take(key),
     peek: (rule, key) => limiterFor(rule).peek(key),
     reset: (rule, key) => limiterFor(rule).reset(key),
+    refund: (rule, key) => limiterFor(rule).refund(key),
   };
 }

@@ -40,6 +40,8 @@ export interface Limiter {
   peek(key: string, now?: Date): Promise<LimitDecision>;
   /** Forgets the count of `key` (e.g. after a successful login). */
   reset(key: string, now?: Date): Promise<void>;
+  /** Gives back one call counted by `take` in the current window. */
+  refund(key: string, now?: Date): Promise<void>;
 }
 
 export interface LimiterOptions {
@@ -116,6 +118,9 @@ export function createLimiter(options: LimiterOptions): Limiter {
     },
     async reset(key, now = new Date()) {
       await store.delete(storeKey(key, now));
+    },
+    async refund(key, now = new Date()) {
+      await store.reward(storeKey(key, now), 1);
     },
   };
 }

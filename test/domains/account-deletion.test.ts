@@ -66,6 +66,14 @@ const SEEDERS: Record<string, (p: Db, me: Person, other: Person) => Promise<unkn
       data: { id: rand(), userId: me.id, sensorId: 1, timestamp: new Date(), rawValue: 100 },
     }),
   'Consent.userId': (p, me) => p.consent.create({ data: { userId: me.id, kind: 'meal_photo' } }),
+  'AiUsage.userId': (p, me) =>
+    p.aiUsage.create({
+      data: { userId: me.id, feature: 'meal_insight', model: 'm', outcome: 'ok' },
+    }),
+  'AiCache.userId': (p, me) =>
+    p.aiCache.create({ data: { userId: me.id, feature: 'meal_insight', key: rand(), answer: {} } }),
+  'MealEmoji.userId': (p, me) =>
+    p.mealEmoji.create({ data: { userId: me.id, name: rand(), emoji: '🍚' } }),
   'IdempotencyRecord.userId': (p, me) =>
     p.idempotencyRecord.create({
       data: {

@@ -839,6 +839,7 @@ describe('MCP nutrition tools', () => {
     expect(await names(['profile:read'])).toEqual([]);
     expect(await names(['health:nutrition:read'])).toEqual([
       'get_nutrition_meals',
+      'meal_insight_read',
       'nutrition_daily_read',
       'nutrition_meals_list',
       'nutrition_recent_meals_list',
@@ -847,6 +848,7 @@ describe('MCP nutrition tools', () => {
     expect(await names(['health:nutrition:write'])).toEqual([
       'nutrition_meal_delete',
       'nutrition_meal_log',
+      'nutrition_meal_name_suggest',
       'nutrition_meal_update',
     ]);
   });

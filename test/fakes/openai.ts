@@ -76,6 +76,51 @@ export interface FakeOpenAI {
 export interface StartFakeOpenAIOptions {
   /** answer given when nothing is queued (default `'OK'`) */
   defaultAnswer?: string | object;
+  /**
+   * When nothing is queued and the request asks for a `json_schema` answer, answer the smallest
+   * value that fits that schema (sampleOf) instead of the default: a server every AI feature can
+   * call with any input (the fuzz test)
+   */
+  answerFromSchema?: boolean;
+}
+
+/** Strings tried, in order, for a string schema with a `pattern`. */
+const PATTERN_SAMPLES = ['🍽️', 'a', '1', 'a@example.com'];
+
+/**
+ * The smallest value that fits a JSON schema as the SDK's zod helper writes them: objects with
+ * every required property, arrays of `minItems` samples, the first enum value, the shortest
+ * string (matching `pattern` from PATTERN_SAMPLES), numbers at their minimum.
+ */
+export function sampleOf(schema: unknown): unknown {
+  const s = (schema ?? {}) as Record<string, any>;
+  if (s.const !== undefined) return s.const;
+  if (Array.isArray(s.enum) && s.enum.length) return s.enum[0];
+  const alternatives = (s.anyOf ?? s.oneOf) as unknown[] | undefined;
+  if (alternatives?.length) return sampleOf(alternatives[0]);
+  const type = Array.isArray(s.type) ? s.type[0] : s.type;
+  switch (type) {
+    case 'object':
+      return Object.fromEntries(
+        ((s.required ?? []) as string[]).map((k) => [k, sampleOf(s.properties?.[k])]),
+      );
+    case 'array':
+      return Array.from({ length: s.minItems ?? 0 }, () => sampleOf(s.items));
+    case 'string': {
+      if (s.pattern) {
+        const re = new RegExp(s.pattern as string, 'u');
+        return PATTERN_SAMPLES.find((c) => re.test(c)) ?? 'a';
+      }
+      return 'a'.repeat(Math.max(1, (s.minLength as number | undefined) ?? 0));
+    }
+    case 'integer':
+    case 'number':
+      return s.minimum ?? (s.exclusiveMinimum !== undefined ? s.exclusiveMinimum + 1 : 0);
+    case 'boolean':
+      return false;
+    default:
+      return null;
+  }
 }
 
 /** Content the fake sends for `malformed()`: not JSON. */
@@ -234,7 +279,10 @@ export async function startFakeOpenAI(options: StartFakeOpenAIOptions = {}): Pro
         return json(res, 401, errorBody(401, 'Missing API key', 'invalid_api_key'), requestId);
       const why = invalid(body);
       if (why) return json(res, 400, errorBody(400, why), requestId);
-      const next = queue.shift() ?? { kind: 'content', content: defaultContent };
+      const schema = body!.response_format?.json_schema?.schema;
+      const fallback =
+        options.answerFromSchema && schema ? asContent(sampleOf(schema) as object) : defaultContent;
+      const next = queue.shift() ?? { kind: 'content', content: fallback };
       const wait = pendingDelay;
       pendingDelay = 0;
       if (!wait) return answer(res, body!, next, n);

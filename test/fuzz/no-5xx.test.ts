@@ -20,6 +20,7 @@ import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
 import { SCOPES } from '../../src/auth/scopes.ts';
 import { seedUser } from '../factories/users.ts';
+import { startFakeOpenAI } from '../fakes/openai.ts';
 import { startTestApp } from '../harness/app.ts';
 import { rest } from '../harness/clients.ts';
 import { rawRequest } from '../harness/raw-http.ts';
@@ -75,9 +76,17 @@ const CLASSES = ['schema-valid', ...LEAF_CLASSES, ...BODY_CLASSES] as const;
 type InputClass = (typeof CLASSES)[number] | 'args-not-object';
 
 // Limits that would answer 429 to a fuzz run long before its inputs reach the code under test.
-// The shipped food catalogue is imported: food reads answer from real rows (and not 503).
+// The shipped food catalogue is imported: food reads answer from real rows (and not 503). The AI
+// features call the suite's model server, which answers any of them with a fitting value.
+const models = await startFakeOpenAI({ answerFromSchema: true });
 const app = await startTestApp(
   {
+    OPENAI_API_KEY: 'sk-fuzz',
+    OPENAI_BASE_URL: models.url,
+    AI_DAILY_BUDGET_USD: '1000000',
+    MEALS_ANALYZE_DAILY_CAP: '1000000',
+    MEALS_SUGGEST_NAME_DAILY_CAP: '1000000',
+    MEALS_INSIGHT_DAILY_CAP: '1000000',
     EMAIL_CODES_PER_ADDRESS_PER_HOUR: '1000000',
     EMAIL_CODES_PER_IP_PER_HOUR: '1000000',
     EMAIL_CODE_GUESSES_PER_DAY: '1000000',

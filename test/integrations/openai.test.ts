@@ -150,3 +150,41 @@ describe('createModelClient', () => {
     expect(fake.requests).toHaveLength(1);
   });
 });
+
+describe('the fake answering from the schema (answerFromSchema)', () => {
+  it('answers the smallest value that fits the requested JSON schema', async () => {
+    const schemaFake = await startFakeOpenAI({ answerFromSchema: true });
+    const sdk = createModelClient({ ...config, OPENAI_BASE_URL: schemaFake.url })!;
+    const completion = await sdk.chat.completions.create({
+      model: 'gpt-4o-mini',
+      messages: [{ role: 'user', content: 'anything' }],
+      response_format: {
+        type: 'json_schema',
+        json_schema: {
+          name: 'x',
+          strict: true,
+          schema: {
+            type: 'object',
+            properties: {
+              name: { type: 'string', minLength: 3 },
+              emoji: { type: 'string', pattern: '^\\p{Extended_Pictographic}' },
+              tone: { type: 'string', enum: ['positive', 'neutral'] },
+              grams: { type: 'number', minimum: 1 },
+              tags: { type: 'array', items: { type: 'string' } },
+            },
+            required: ['name', 'emoji', 'tone', 'grams', 'tags'],
+            additionalProperties: false,
+          },
+        },
+      },
+    });
+    expect(JSON.parse(completion.choices[0].message.content!)).toEqual({
+      name: 'aaa',
+      emoji: '🍽️',
+      tone: 'positive',
+      grams: 1,
+      tags: [],
+    });
+    await schemaFake.close();
+  });
+});

@@ -6,7 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { createLimits } from '../../src/platform/limits.ts';
-import { limitNamespace, openLimitStore } from '../../src/platform/rate-limit.ts';
+import { limitNamespace, nextUtcMidnight, openLimitStore } from '../../src/platform/rate-limit.ts';
 import { startFakeSmtp } from '../fakes/smtp.ts';
 import { startTestApp, testConfig } from '../harness/app.ts';
 import { fromNewIp } from '../harness/clients.ts';
@@ -34,6 +34,16 @@ describe('createLimits', () => {
     expect((await limits.peek(rule, 'c')).allowed).toBe(false);
     await limits.reset(rule, 'c');
     expect(await limits.peek(rule, 'c')).toMatchObject({ allowed: true, remaining: 2 });
+  });
+
+  it('gives one event back on refund, and counts a utc-day rule until the next 00:00 UTC', async () => {
+    const daily = { name: 'test:daily', points: 1, seconds: 'utc-day' as const };
+    expect((await limits.take(daily, 'd')).allowed).toBe(true);
+    await limits.refund(daily, 'd'); // the counted thing did not happen
+    expect((await limits.take(daily, 'd')).allowed).toBe(true);
+    const refused = await limits.take(daily, 'd');
+    expect(refused.allowed).toBe(false);
+    expect(refused.resetAt).toEqual(nextUtcMidnight(new Date()));
   });
 });
 
