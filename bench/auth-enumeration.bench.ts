@@ -9,6 +9,7 @@
  * Prints one JSON line: per endpoint, both medians (ms), their ratio (slower / faster) and ok.
  */
 import { startBenchServer } from './server.ts';
+import { median } from './stats.ts';
 
 const rounds = Number(process.env.ROUNDS ?? 400);
 const warmup = 20;
@@ -37,12 +38,6 @@ async function timed(pathname: string, body: unknown, expected: number): Promise
   const ms = performance.now() - started;
   if (res.status !== expected) throw new Error(`${pathname}: ${res.status}, expected ${expected}`);
   return ms;
-}
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
 }
 
 interface Figures {

@@ -13,6 +13,7 @@ import { loadConfig } from '../src/config.ts';
 import { openDatabase } from '../src/db/database.ts';
 import type { Database } from '../src/db/database.ts';
 import { createLogger } from '../src/logger.ts';
+import { median } from './stats.ts';
 
 export interface InProcessApp {
   db: Database;
@@ -23,8 +24,6 @@ export interface InProcessApp {
   close: () => Promise<void>;
 }
 
-export const median = (xs: number[]): number =>
-  [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 export const round = (x: number, d = 1): number => Math.round(x * 10 ** d) / 10 ** d;
 /** The median of each series of figures, rounded. */
 export function medians<K extends string>(figures: Record<K, number[]>): Record<K, number> {

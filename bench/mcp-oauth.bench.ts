@@ -26,6 +26,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import autocannon from 'autocannon';
 import { fetchJson, signUp, startBenchServer } from './server.ts';
+import { median, percentile } from './stats.ts';
 
 const root = path.resolve(import.meta.dirname, '..');
 const flows = Number(process.env.FLOWS ?? 200);
@@ -51,19 +52,6 @@ const approveDocument = (
   }
 ).operations.find((o) => o.name === 'ApproveOAuthAuthorization')?.body;
 if (!approveDocument) throw new Error('ApproveOAuthAuthorization is not a persisted operation');
-
-/** Sorted-array percentile (nearest rank), rounded to 0.01 ms. */
-function percentile(values: number[], p: number): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const rank = Math.max(1, Math.ceil((p / 100) * sorted.length));
-  return Number(sorted[rank - 1].toFixed(2));
-}
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
-}
 
 const ms = (value: number): number => Number(value.toFixed(2));
 

@@ -8,7 +8,8 @@
  * check (POST only; the OAuth door authenticates first) -> per-minute limit -> body (one JSON-RPC
  * message, no batches) -> a fresh low-level SDK Server and transport (cheap) whose tools/list and
  * tools/call handlers read the registry built once here. Other methods answer 405: there are no
- * sessions and no SSE streams.
+ * sessions and no standalone SSE streams; only a call of a streaming tool (McpTool.stream) is
+ * answered as server-sent events (its progress notifications, then its result).
  *
  * It must never accept another door's credential (login tokens and cookies get 401 on both; an OAuth
  * token is no credential on /api/mcp, a personal token none on /mcp), never serve a `Host` it was not
@@ -39,6 +40,7 @@ import type { Context } from '../src/graphql/context.ts';
 import type { OperationStore } from '../src/graphql/operations.ts';
 import type { IdempotencyStore } from '../src/platform/idempotency.ts';
 import { clip, jsonBodyParser, TOO_DEEP } from '../src/platform/input-guards.ts';
+import { withProgress } from '../src/platform/progress.ts';
 import type { McpLimits } from '../src/platform/rate-limit.ts';
 import { callTool, limitKey } from './call-tool.ts';
 import type { CallToolDeps } from './call-tool.ts';
@@ -203,10 +205,22 @@ export function mcpServer(
   server.setRequestHandler(ListToolsRequestSchema, () => ({
     tools: registry.visibleTo(scopes, door).map((t) => t.definition),
   }));
-  server.setRequestHandler(CallToolRequestSchema, (request) => {
+  server.setRequestHandler(CallToolRequestSchema, (request, extra) => {
     const tool = registry.find(request.params.name, door);
     if (!tool) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${request.params.name}`);
-    return callTool(tool, request.params.arguments ?? {}, ctx, deps);
+    const call = () => callTool(tool, request.params.arguments ?? {}, ctx, deps);
+    const progressToken = request.params._meta?.progressToken;
+    if (!tool.row.stream || progressToken === undefined) return call();
+    // a streaming tool: each piece of text is a progress notification on this call's SSE stream
+    let progress = 0;
+    const report = (message: string): void =>
+      void extra
+        .sendNotification({
+          method: 'notifications/progress',
+          params: { progressToken, progress: ++progress, message },
+        })
+        .catch(() => undefined); // the client went away: the call still finishes and is stored
+    return withProgress(report, call);
   });
   return server;
 }
@@ -353,6 +367,19 @@ export function createMcpRouter(options: McpFacadeOptions): Router {
   });
 
   /**
+   * Whether the message calls a streaming tool this door offers with a progressToken (only then is
+   * there anything to stream): answered as SSE. Without a token the call is answered as JSON.
+   */
+  function streamsAnswer(message: unknown): boolean {
+    if (!isObject(message) || message.method !== 'tools/call' || !isObject(message.params))
+      return false;
+    const { name, _meta: meta } = message.params;
+    const token = isObject(meta) ? meta.progressToken : undefined;
+    if (typeof token !== 'string' && typeof token !== 'number') return false;
+    return typeof name === 'string' && registry.find(name, door)?.row.stream === true;
+  }
+
+  /**
    * A tools/call of a tool the door offers whose scopes the credential lacks: on the OAuth door an
    * HTTP 403 whose challenge names the scopes held and needed, so the client can ask for more
    * (step-up); /api/mcp answers an isError INSUFFICIENT_SCOPE result instead (call-tool.ts).
@@ -380,7 +407,8 @@ export function createMcpRouter(options: McpFacadeOptions): Router {
     const server = mcpServer(registry, res.locals.mcpContext as Context, deps, door);
     const transport = new StreamableHTTPServerTransport({
       sessionIdGenerator: undefined,
-      enableJsonResponse: true,
+      // JSON answers, but server-sent events for a call of a streaming tool (McpTool.stream)
+      enableJsonResponse: !streamsAnswer(req.body),
     });
     res.on('close', () => {
       void transport.close();

@@ -67,4 +67,11 @@ export interface McpTool {
    * OAuth must not reach (e.g. one answering the whole genome, spec Authentication 8).
    */
   oauth?: false;
+  /**
+   * true: the tool streams its answer's text while it runs (server-sent events): the call is
+   * answered as an SSE stream of `notifications/progress` whose `message` is the next piece of
+   * text (when the client sent a progressToken), then the result. The operation's service sends
+   * the text (src/platform/progress.ts); the row holds no logic.
+   */
+  stream?: true;
 }

@@ -2,11 +2,15 @@
 import type { McpTool } from './tool.ts';
 import { accessGrantTools } from './tools/access-grants.tools.ts';
 import { accountTools } from './tools/account.tools.ts';
+import { assistantTools } from './tools/assistant.tools.ts';
 import { changeTools } from './tools/changes.tools.ts';
 import { consentTools } from './tools/consents.tools.ts';
+import { documentTools } from './tools/documents.tools.ts';
 import { foodTools } from './tools/foods.tools.ts';
 import { glucoseTools } from './tools/glucose.tools.ts';
 import { healthTools } from './tools/health.tools.ts';
+import { mediaTools } from './tools/media.tools.ts';
+import { memoryTools } from './tools/memory.tools.ts';
 import { nutritionTools } from './tools/nutrition.tools.ts';
 import { profileTools } from './tools/profile.tools.ts';
 import { sensorTools } from './tools/sensors.tools.ts';
@@ -17,11 +21,15 @@ import { scoreTools } from './tools/scores.tools.ts';
 export const TOOL_FAMILIES: Readonly<Record<string, readonly McpTool[]>> = {
   'access-grants': accessGrantTools,
   account: accountTools,
+  assistant: assistantTools,
   changes: changeTools,
   consents: consentTools,
+  documents: documentTools,
   foods: foodTools,
   glucose: glucoseTools,
   health: healthTools,
+  media: mediaTools,
+  memory: memoryTools,
   nutrition: nutritionTools,
   profile: profileTools,
   sensors: sensorTools,

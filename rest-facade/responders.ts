@@ -2,7 +2,10 @@
  * The closed list of responders: what a route row names when its request or answer is not plain
  * JSON (ARCHITECTURE.md section 3). Each one is transport only, never a rule of the data:
  * - `multipart`: a multipart/form-data body is parsed into variables; the GraphQL field decides
- *   whether the file is acceptable (type, size, ownership).
+ *   whether the file is acceptable (type, size, ownership). File parts of one name are kept in
+ *   order as a list, so a list variable (`[File!]`) receives every part of its name and a single
+ *   one (`File!`) the last, as a repeated query parameter; the transport bounds the parts
+ *   (MULTIPART_MAX_FILES: 422 beyond) and the bytes (each part and all of them: 413 beyond).
  * - `preflight`: OPTIONS for a browser's CORS preflight. Answers 200 with no body, naming the methods
  *   the route table serves on the path (`Allow`, `Access-Control-Allow-Methods`) and the request
  *   headers clients send; it runs no operation. It grants no origin (no
@@ -25,16 +28,29 @@ export type Responder = (typeof RESPONDERS)[number];
 export interface MultipartLimits {
   /** largest file part read; beyond it the request answers 413 without the rest being kept */
   maxFileBytes: number;
+  /** largest sum of the file parts kept (default MULTIPART_TOTAL_FILES x maxFileBytes); beyond it 413 */
+  maxTotalBytes?: number;
 }
 
-/** Form fields by name: text fields as strings, file parts as WHATWG Files (first of a name wins). */
-export type MultipartBody = Record<string, string | File>;
+/** Form fields by name: text fields as strings (first of a name wins), file parts as lists of WHATWG Files in order. */
+export type MultipartBody = Record<string, string | File[]>;
+
+/** File parts one request may carry (the most photos a route takes, meal analyze's 20); beyond it 422. */
+export const MULTIPART_MAX_FILES = 20;
+/** Default bytes of all file parts together, in file limits (a meal analyze of four full photos). */
+const MULTIPART_TOTAL_FILES = 4;
 
 export type MultipartResult =
   | { ok: true; body: MultipartBody }
   | { ok: false; status: 413 | 422; detail: unknown };
 
-const FIELD_LIMITS = { files: 5, fields: 50, parts: 60, fieldSize: 64 * 1024, fieldNameSize: 100 };
+const FIELD_LIMITS = {
+  files: MULTIPART_MAX_FILES,
+  fields: 50,
+  parts: 80,
+  fieldSize: 64 * 1024,
+  fieldNameSize: 100,
+};
 
 /**
  * Reads a multipart/form-data request with busboy. A request that is not multipart reads as an
@@ -51,27 +67,43 @@ export function readMultipart(req: Request, limits: MultipartLimits): Promise<Mu
     return Promise.resolve({ ok: true, body: {} });
   }
   const body: MultipartBody = {};
+  const maxTotal = limits.maxTotalBytes ?? MULTIPART_TOTAL_FILES * limits.maxFileBytes;
+  let total = 0;
   let tooLarge = false;
+  let tooMany = false;
   return new Promise((resolve) => {
     parser.on('file', (name, stream, info) => {
       const chunks: Buffer[] = [];
-      stream.on('data', (chunk: Buffer) => void (tooLarge || chunks.push(chunk)));
+      stream.on('data', (chunk: Buffer) => {
+        if (tooLarge) return;
+        total += chunk.length;
+        if (total > maxTotal) {
+          tooLarge = true;
+          chunks.length = 0;
+          return;
+        }
+        chunks.push(chunk);
+      });
       stream.on('limit', () => {
         tooLarge = true;
         chunks.length = 0;
       });
       stream.on('close', () => {
-        if (!tooLarge && !(name in body))
-          body[name] = new File(
-            [Buffer.concat(chunks) as Uint8Array<ArrayBuffer>],
-            info.filename ?? name,
-            { type: info.mimeType },
-          );
+        if (tooLarge) return;
+        const file = new File(
+          [Buffer.concat(chunks) as Uint8Array<ArrayBuffer>],
+          info.filename ?? name,
+          { type: info.mimeType },
+        );
+        const earlier = body[name];
+        if (Array.isArray(earlier)) earlier.push(file);
+        else if (earlier === undefined) body[name] = [file];
       });
     });
     parser.on('field', (name, value) => {
       if (!(name in body)) body[name] = value;
     });
+    parser.on('filesLimit', () => void (tooMany = true));
     parser.on('error', () => {
       req.unpipe(parser);
       resolve({
@@ -81,15 +113,27 @@ export function readMultipart(req: Request, limits: MultipartLimits): Promise<Mu
       });
     });
     parser.on('close', () => {
-      resolve(
-        tooLarge
-          ? {
-              ok: false,
-              status: 413,
-              detail: `Request body too large: a file may have at most ${limits.maxFileBytes} bytes`,
-            }
-          : { ok: true, body },
-      );
+      if (tooLarge) {
+        return resolve({
+          ok: false,
+          status: 413,
+          detail: `Request body too large: a file may have at most ${limits.maxFileBytes} bytes, all files together ${maxTotal}`,
+        });
+      }
+      if (tooMany) {
+        return resolve({
+          ok: false,
+          status: 422,
+          detail: [
+            {
+              loc: ['body'],
+              msg: `Too many files: at most ${MULTIPART_MAX_FILES} file parts`,
+              type: 'too_long',
+            },
+          ],
+        });
+      }
+      resolve({ ok: true, body });
     });
     req.pipe(parser);
   });

@@ -133,6 +133,8 @@ const EnvSchema = z.object({
   MEALS_SUGGEST_NAME_DAILY_CAP: z.coerce.number().int().min(1).default(100),
   /** meal insight and workout insight together */
   MEALS_INSIGHT_DAILY_CAP: z.coerce.number().int().min(1).default(50),
+  /** assistant model rounds (each reply's rounds, document-fact drawing) per account per UTC day */
+  ASSISTANT_DAILY_CAP: z.coerce.number().int().min(1).default(200),
 });
 
 export type Env = z.infer<typeof EnvSchema>;

@@ -76,4 +76,11 @@ export const nutritionTools: McpTool[] = [
     scopes: ['health:nutrition:read'],
     kind: 'read',
   },
+  {
+    name: 'nutrition_meal_analyze',
+    title: 'Analyze a meal from photos or a description',
+    operation: 'AnalyzeMealFromData',
+    scopes: ['health:nutrition:write'],
+    kind: 'write',
+  },
 ];

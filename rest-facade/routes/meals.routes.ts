@@ -1,10 +1,17 @@
-/** Meals: list, daily nutrition, edit, delete, photos, and the AI meal texts (name, insight, emojis). */
+/** Meals: list, daily nutrition, edit, delete, photos, AI analyze and the AI meal texts (name, insight, emojis). */
 import type { RestRoute } from '../route.ts';
 
 // The fixed paths (/all, /daily_nutrition, /photo) come before /{meal_id}: express matches in order.
 export const mealRoutes: RestRoute[] = [
   { method: 'GET', path: '/api/meals/daily_nutrition', operation: 'DailyNutrition', tag: 'meals' },
   { method: 'DELETE', path: '/api/meals/all', operation: 'DeleteAllMeals', tag: 'meals' },
+  {
+    method: 'POST',
+    path: '/api/meals/analyze',
+    operation: 'AnalyzeMeal',
+    responder: 'multipart',
+    tag: 'meals',
+  },
   {
     method: 'POST',
     path: '/api/meals/suggest_name',

@@ -15,6 +15,8 @@ import '../domains/meals/meals.schema.ts';
 import '../domains/foods/foods.schema.ts';
 import '../domains/insights/insights.schema.ts';
 import '../domains/ai/ai.schema.ts';
+import '../domains/ai/ai.analyze.schema.ts';
+import '../domains/assistant/assistant.schema.ts';
 // the dashboard graph: the person's data as fields of `me` (docs/graphql.md)
 import '../domains/meals/meals.graph.ts';
 import '../domains/glucose/glucose.graph.ts';

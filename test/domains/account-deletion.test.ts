@@ -74,6 +74,29 @@ const SEEDERS: Record<string, (p: Db, me: Person, other: Person) => Promise<unkn
     p.aiCache.create({ data: { userId: me.id, feature: 'meal_insight', key: rand(), answer: {} } }),
   'MealEmoji.userId': (p, me) =>
     p.mealEmoji.create({ data: { userId: me.id, name: rand(), emoji: '🍚' } }),
+  'AssistantConversation.userId': (p, me) =>
+    p.assistantConversation.create({ data: { userId: me.id, title: rand() } }),
+  'AssistantMessage.userId': (p, me) =>
+    p.assistantConversation.create({
+      data: {
+        userId: me.id,
+        title: rand(),
+        messages: { create: { userId: me.id, role: 'user', content: rand() } },
+      },
+    }),
+  'AssistantUpload.userId': (p, me) =>
+    p.assistantUpload.create({
+      data: {
+        userId: me.id,
+        fileName: 'notes.txt',
+        contentType: 'text/plain',
+        sizeBytes: 1,
+        storageKey: `assistant/${rand()}.txt`,
+        facts: { create: { userId: me.id, source: 'document', text: rand() } },
+      },
+    }),
+  'MemoryFact.userId': (p, me) =>
+    p.memoryFact.create({ data: { userId: me.id, source: 'person', key: rand(), text: rand() } }),
   'IdempotencyRecord.userId': (p, me) =>
     p.idempotencyRecord.create({
       data: {

@@ -66,6 +66,7 @@ describe('GET and DELETE /api/v1/consents', () => {
     expect(none.status).toBe(200);
     expect(none.body).toEqual([
       { kind: 'meal_photo', given: false, given_at: null, withdrawn_at: null },
+      { kind: 'assistant', given: false, given_at: null, withdrawn_at: null },
     ]);
 
     await rest(app, 'POST', '/api/v1/consents/meal_photo', { token });
@@ -100,7 +101,10 @@ describe('GET and DELETE /api/v1/consents', () => {
     await rest(app, 'DELETE', '/api/v1/consents/meal_photo', { token: b.token });
     expect(await hasConsent({ prisma: app.db.prisma }, a.user.id, 'meal_photo')).toBe(true);
     const list = await gql(app, '{ consents { kind given } }', { token: b.token });
-    expect(list.body.data.consents).toEqual([{ kind: 'meal_photo', given: false }]);
+    expect(list.body.data.consents).toEqual([
+      { kind: 'meal_photo', given: false },
+      { kind: 'assistant', given: false },
+    ]);
   });
 });
 
@@ -118,6 +122,7 @@ describe('MCP consent_read and account_ai_consent_revoke', () => {
     expect(read.structuredContent).toEqual({
       items: [
         { kind: 'meal_photo', given: true, given_at: expect.any(String), withdrawn_at: null },
+        { kind: 'assistant', given: false, given_at: null, withdrawn_at: null },
       ],
     });
 
@@ -126,7 +131,7 @@ describe('MCP consent_read and account_ai_consent_revoke', () => {
     expect(revoke.annotations).toMatchObject({ destructiveHint: true, readOnlyHint: false });
     expect(revoke.inputSchema.required).toEqual(['confirm']);
     expect(revoke.inputSchema.properties?.kind).toMatchObject({
-      enum: ['meal_photo'],
+      enum: ['assistant', 'meal_photo'],
       default: 'meal_photo',
     });
 

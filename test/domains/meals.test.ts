@@ -846,6 +846,7 @@ describe('MCP nutrition tools', () => {
     ]);
     expect(await names(['health:nutrition:read', 'media:read'])).toContain('nutrition_meal_read');
     expect(await names(['health:nutrition:write'])).toEqual([
+      'nutrition_meal_analyze',
       'nutrition_meal_delete',
       'nutrition_meal_log',
       'nutrition_meal_name_suggest',

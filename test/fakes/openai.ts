@@ -10,6 +10,10 @@
  * tokens are ceil(characters of text parts / 4) plus 85 per image, completion tokens
  * ceil(characters of the answer / 4); a stream ends with a usage chunk (`choices: []`). Every
  * request is recorded (`requests`) with its parsed body and headers. Closed after the test file.
+ *
+ * Tool calls: a request may offer `tools` (function tools) and carry `assistant` messages with
+ * `tool_calls` and `tool` messages answering them; `replyToolCalls` queues an answer calling
+ * functions (`finish_reason: tool_calls`, streamed as `tool_calls` deltas with `stream: true`).
  */
 import type { IncomingHttpHeaders, ServerResponse } from 'node:http';
 import { startHttpFake } from './http-fake.ts';
@@ -30,7 +34,16 @@ export interface FakeOpenAIRequest {
 /** The parts of a Chat Completions request body the fake reads; the rest is kept as sent. */
 export interface ChatCompletionRequestBody {
   model?: string;
-  messages?: { role: string; content: string | ContentPart[] | null }[];
+  messages?: {
+    role: string;
+    content: string | ContentPart[] | null;
+    tool_call_id?: string;
+    tool_calls?: FakeToolCall[];
+  }[];
+  tools?: {
+    type: string;
+    function?: { name?: string; description?: string; parameters?: unknown };
+  }[];
   response_format?: {
     type: string;
     json_schema?: { name?: string; schema?: unknown; strict?: boolean };
@@ -46,8 +59,16 @@ export type ContentPart =
   | { type: 'image_url'; image_url: { url: string; detail?: string } }
   | { type: string; [key: string]: unknown };
 
+/** A function call in an assistant message (as the API sends and receives it). */
+export interface FakeToolCall {
+  id: string;
+  type: 'function';
+  function: { name: string; arguments: string };
+}
+
 type Answer =
   | { kind: 'content'; content: string }
+  | { kind: 'tools'; calls: FakeToolCall[] }
   | { kind: 'fail'; status: number; body: unknown }
   | { kind: 'malformed' };
 
@@ -60,6 +81,15 @@ export interface FakeOpenAI {
   reply(content: string | object): void;
   /** Sets the answer given when nothing is queued. */
   setDefault(content: string | object): void;
+  /**
+   * Queues an answer calling functions: each `{ name, arguments }` (an object is sent
+   * JSON-stringified), with ids call_1, call_2, ... counted over the fake's life.
+   */
+  replyToolCalls(calls: { name: string; arguments?: string | object }[]): void;
+  /** The names of the function tools one recorded request offered. */
+  toolsOf(request: FakeOpenAIRequest): string[];
+  /** The `tool` messages (results handed back to the model) of one recorded request, in order. */
+  toolResultsOf(request: FakeOpenAIRequest): { toolCallId: string; content: string }[];
   /** Queues an error answer: this status with `body`, default an OpenAI error object. */
   fail(status: number, body?: unknown): void;
   /** Queues an answer whose message content is not JSON (a truncated object). */
@@ -164,6 +194,19 @@ function invalid(body: ChatCompletionRequestBody | undefined): string | null {
         return 'image_url.url must be a data:image/ or http(s) URL';
     } else if (part.type !== 'text') return `unsupported content part type ${part.type}`;
   }
+  if (body.tools !== undefined) {
+    if (!Array.isArray(body.tools)) return 'tools must be an array';
+    for (const tool of body.tools) {
+      if (tool?.type !== 'function' || !/^[A-Za-z0-9_-]{1,64}$/.test(tool.function?.name ?? ''))
+        return 'tools[].function.name must match ^[a-zA-Z0-9_-]{1,64}$';
+    }
+  }
+  const callIds = new Set<string>();
+  for (const m of body.messages) {
+    for (const call of m.tool_calls ?? []) callIds.add(call.id);
+    if (m.role === 'tool' && (!m.tool_call_id || !callIds.has(m.tool_call_id)))
+      return 'a tool message must answer a tool_call_id of an earlier assistant message';
+  }
   const format = body.response_format;
   if (format !== undefined) {
     if (!['text', 'json_object', 'json_schema'].includes(format.type))
@@ -185,6 +228,7 @@ export async function startFakeOpenAI(options: StartFakeOpenAIOptions = {}): Pro
   const queue: Answer[] = [];
   const requests: FakeOpenAIRequest[] = [];
   let served = 0;
+  let callSeq = 0;
 
   const json = (res: ServerResponse, status: number, body: unknown, id: string): void => {
     if (res.destroyed) return;
@@ -201,14 +245,18 @@ export async function startFakeOpenAI(options: StartFakeOpenAIOptions = {}): Pro
   ): void => {
     const requestId = `req_fake_${n}`;
     if (next.kind === 'fail') return json(res, next.status, next.body, requestId);
-    const content = next.kind === 'malformed' ? MALFORMED_CONTENT : next.content;
+    const calls = next.kind === 'tools' ? next.calls : null;
+    const content =
+      next.kind === 'malformed' ? MALFORMED_CONTENT : next.kind === 'tools' ? '' : next.content;
+    const finishReason = calls ? 'tool_calls' : 'stop';
+    const answered = content.length + (calls ? JSON.stringify(calls).length : 0);
     const id = `chatcmpl-fake-${n}`;
     const created = 1_700_000_000 + n;
     const model = body.model!;
     const usage = {
       prompt_tokens: promptTokens(body),
-      completion_tokens: tokens(content.length),
-      total_tokens: promptTokens(body) + tokens(content.length),
+      completion_tokens: tokens(answered),
+      total_tokens: promptTokens(body) + tokens(answered),
     };
     if (!body.stream) {
       return json(
@@ -223,9 +271,11 @@ export async function startFakeOpenAI(options: StartFakeOpenAIOptions = {}): Pro
           choices: [
             {
               index: 0,
-              message: { role: 'assistant', content, refusal: null },
+              message: calls
+                ? { role: 'assistant', content: null, refusal: null, tool_calls: calls }
+                : { role: 'assistant', content, refusal: null },
               logprobs: null,
-              finish_reason: 'stop',
+              finish_reason: finishReason,
             },
           ],
           usage,
@@ -251,7 +301,18 @@ export async function startFakeOpenAI(options: StartFakeOpenAIOptions = {}): Pro
     const pieces = content.match(/[\s\S]{1,16}/g) ?? [];
     res.write(chunk([delta({ role: 'assistant', content: '', refusal: null })]));
     for (const piece of pieces) res.write(chunk([delta({ content: piece })]));
-    res.write(chunk([delta({}, 'stop')]));
+    for (const [index, call] of (calls ?? []).entries()) {
+      const head = {
+        index,
+        id: call.id,
+        type: 'function',
+        function: { name: call.function.name, arguments: '' },
+      };
+      res.write(chunk([delta({ tool_calls: [head] })]));
+      for (const piece of call.function.arguments.match(/[\s\S]{1,16}/g) ?? [])
+        res.write(chunk([delta({ tool_calls: [{ index, function: { arguments: piece } }] })]));
+    }
+    res.write(chunk([delta({}, finishReason)]));
     res.write(chunk([], { usage }));
     res.end('data: [DONE]\n\n');
   };
@@ -295,6 +356,27 @@ export async function startFakeOpenAI(options: StartFakeOpenAIOptions = {}): Pro
     url: `${origin}/v1`,
     requests,
     reply: (content) => void queue.push({ kind: 'content', content: asContent(content) }),
+    replyToolCalls: (calls) =>
+      void queue.push({
+        kind: 'tools',
+        calls: calls.map((c) => ({
+          id: `call_${++callSeq}`,
+          type: 'function' as const,
+          function: { name: c.name, arguments: asContent(c.arguments ?? {}) },
+        })),
+      }),
+    toolsOf: (request) => (request.body?.tools ?? []).map((t) => t.function?.name ?? ''),
+    toolResultsOf: (request) =>
+      (request.body?.messages ?? []).flatMap((m) =>
+        m.role === 'tool'
+          ? [
+              {
+                toolCallId: m.tool_call_id ?? '',
+                content: typeof m.content === 'string' ? m.content : '',
+              },
+            ]
+          : [],
+      ),
     setDefault: (content) => void (defaultContent = asContent(content)),
     fail: (status, body) =>
       void queue.push({

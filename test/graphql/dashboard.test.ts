@@ -80,7 +80,10 @@ describe('the dashboard graph', () => {
         expect(me[list].nodes, list).toHaveLength(n);
         expect(me[list].pageInfo.hasNextPage, list).toBe(false);
       }
-      expect(me.consents.nodes).toEqual([{ kind: 'meal_photo', given: true }]);
+      expect(me.consents.nodes).toEqual([
+        { kind: 'meal_photo', given: true },
+        { kind: 'assistant', given: false },
+      ]);
       expect(me.glucoseTrends.count).toBe(n);
       const items = me.meals.nodes.flatMap((m: any) => m.items);
       expect(items).toHaveLength(2 * n);

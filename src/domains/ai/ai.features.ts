@@ -10,13 +10,14 @@ export type AiFeature =
   | 'meal_suggest_name'
   | 'meal_insight'
   | 'meal_emojis'
-  | 'workout_insight';
+  | 'workout_insight'
+  | 'assistant';
 
 export interface AiFeatureRule {
   /** the configured model's name */
   model(config: Config): string;
   /** the per-account daily counter this feature counts against (shared by name) */
-  capName: 'meals_analyze' | 'meals_suggest_name' | 'meals_insight';
+  capName: 'meals_analyze' | 'meals_suggest_name' | 'meals_insight' | 'assistant';
   /** model calls per account per UTC day */
   cap(config: Config): number;
   /** the most output tokens one answer may use (also what the budget reserves) */
@@ -53,5 +54,11 @@ export const AI_FEATURES: Readonly<Record<AiFeature, AiFeatureRule>> = {
     capName: 'meals_insight',
     cap: (c) => c.MEALS_INSIGHT_DAILY_CAP,
     maxOutputTokens: 700,
+  },
+  assistant: {
+    model: (c) => c.AI_MODEL_ASSISTANT,
+    capName: 'assistant',
+    cap: (c) => c.ASSISTANT_DAILY_CAP,
+    maxOutputTokens: 1000,
   },
 };

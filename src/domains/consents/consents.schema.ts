@@ -10,6 +10,11 @@ export const ConsentKind = builder.enumType('ConsentKind', {
       value: 'meal_photo',
       description: 'AI recognition of meal photos (sent to an AI model)',
     },
+    assistant: {
+      value: 'assistant',
+      description:
+        "The assistant: the person's messages, uploads, memory facts and the data it reads sent to an AI model",
+    },
   } as const,
 });
 

@@ -6,7 +6,7 @@
 import type { AuthedContext, Context } from '../../graphql/context.ts';
 
 /** The kinds of consent, closed list (the GraphQL enum ConsentKind). */
-export const CONSENT_KINDS = ['meal_photo'] as const;
+export const CONSENT_KINDS = ['meal_photo', 'assistant'] as const;
 
 export type ConsentKind = (typeof CONSENT_KINDS)[number];
 

@@ -1,3 +1,3 @@
 /** What other domains may use of the consents domain: whether a person consents to a kind. */
-export { hasConsent } from './consents.service.ts';
-export type { ConsentKind } from './consents.service.ts';
+export { hasConsent, listConsents, withdrawConsent } from './consents.service.ts';
+export type { ConsentKind, ConsentView } from './consents.service.ts';

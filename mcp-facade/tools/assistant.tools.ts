@@ -1,0 +1,95 @@
+/** The assistant (scope assistant:chat): conversations, replies from the person's own data, feedback, uploads, consent. */
+import type { McpTool } from '../tool.ts';
+
+export const assistantTools: McpTool[] = [
+  {
+    name: 'assistant_conversation_start',
+    title: 'Start an assistant conversation',
+    operation: 'StartAssistantConversation',
+    scopes: ['assistant:chat'],
+    kind: 'write',
+  },
+  {
+    name: 'assistant_conversation_reply',
+    title: 'Reply in an assistant conversation',
+    operation: 'ReplyAssistantConversation',
+    scopes: ['assistant:chat'],
+    kind: 'write',
+    creates: true,
+  },
+  {
+    name: 'assistant_conversation_reply_stream',
+    title: 'Stream a reply in an assistant conversation',
+    description:
+      'Streams the answer while it is written: send a progressToken and each progress notification’s message is the next piece of text (server-sent events); the result is then the same as assistant_conversation_reply’s.',
+    operation: 'ReplyAssistantConversation',
+    scopes: ['assistant:chat'],
+    kind: 'write',
+    creates: true,
+    stream: true,
+  },
+  {
+    name: 'assistant_conversation_list',
+    title: 'List assistant conversations',
+    operation: 'ListAssistantConversations',
+    scopes: ['assistant:chat'],
+    kind: 'read',
+  },
+  {
+    name: 'assistant_conversation_read',
+    title: 'Read an assistant conversation',
+    operation: 'GetAssistantConversation',
+    scopes: ['assistant:chat'],
+    kind: 'read',
+  },
+  {
+    name: 'assistant_conversation_delete',
+    title: 'Delete an assistant conversation',
+    operation: 'DeleteAssistantConversation',
+    scopes: ['assistant:chat'],
+    kind: 'deletes',
+  },
+  {
+    name: 'assistant_answer_feedback',
+    title: 'Rate an assistant answer',
+    operation: 'RateAssistantAnswer',
+    scopes: ['assistant:chat'],
+    kind: 'write',
+    idempotent: true,
+  },
+  {
+    name: 'assistant_upload_create',
+    title: 'Upload a file for the assistant',
+    operation: 'CreateAssistantUpload',
+    scopes: ['assistant:chat'],
+    kind: 'write',
+  },
+  {
+    name: 'assistant_upload_list',
+    title: 'List assistant uploads',
+    operation: 'ListAssistantUploads',
+    scopes: ['assistant:chat'],
+    kind: 'read',
+  },
+  {
+    name: 'assistant_upload_delete',
+    title: 'Delete an assistant upload',
+    operation: 'DeleteAssistantUpload',
+    scopes: ['assistant:chat'],
+    kind: 'deletes',
+  },
+  {
+    name: 'assistant_consent_read',
+    title: 'Read the assistant consent',
+    operation: 'AssistantConsent',
+    scopes: ['assistant:chat'],
+    kind: 'read',
+  },
+  {
+    name: 'assistant_consent_withdraw',
+    title: 'Withdraw the assistant consent',
+    operation: 'WithdrawAssistantConsent',
+    scopes: ['assistant:chat'],
+    kind: 'deletes',
+  },
+];

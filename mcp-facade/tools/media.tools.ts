@@ -1,0 +1,19 @@
+/** Media: a photo for one of the person's meals, and reading one of their meal photos back. */
+import type { McpTool } from '../tool.ts';
+
+export const mediaTools: McpTool[] = [
+  {
+    name: 'nutrition_meal_photo_upload',
+    title: 'Attach a photo to a meal',
+    operation: 'AttachMealPhoto',
+    scopes: ['health:nutrition:write', 'media:write'],
+    kind: 'write',
+  },
+  {
+    name: 'media_file_read',
+    title: 'Read a meal photo',
+    operation: 'ReadMealPhotoFile',
+    scopes: ['health:nutrition:read', 'media:read'],
+    kind: 'read',
+  },
+];
