@@ -6,8 +6,11 @@
  * 1. Analyze overhead: POST /api/meals/analyze with one 1 MB JPEG, CALLS times (default 40) one
  *    after another, on the shipped catalogue (FOODS_AUTOLOAD=auto, awaited), each photo different
  *    (no cache hit), the fake answering one item ("bananas", matched), holding every answer back
- *    MODEL_MS (default 200 ms). Overhead = total - MODEL_MS: multipart, the checks, the ledger,
- *    the catalogue matching, the base64 request to the fake and its parsing. Goal: p50 <= 50 ms.
+ *    MODEL_MS (default 200 ms). Overhead = total - the model's own time (the fake's, from the
+ *    request arriving to its answer sent, as a remote API's would be): multipart, the checks, the
+ *    ledger, the catalogue matching, writing the base64 request. Goal: p50 <= 50 ms. Also printed:
+ *    total - MODEL_MS (overhead_beyond_model_ms_p50_ms), which counts the fake's reading and
+ *    parsing of the 1.4 MB request as ours.
  * 2. A cached meal insight (POST /api/meals/insight, the same body again: no model call) against a
  *    plain authenticated read (GET /api/auth/me), autocannon at 10 connections, ROUNDS rounds
  *    (default 3) alternating which goes first; medians. Goal: insight p50 <= 1.5 x /me p50.
@@ -114,20 +117,30 @@ async function analyze(
 async function overhead(base: string, token: string) {
   for (let i = 0; i < 3; i++) await analyze(base, token, photo(1_000_000 + i)); // warm-up
   const totals: number[] = [];
+  const modelTimes: number[] = [];
   for (let i = 0; i < calls; i++) {
     fake.delay(modelMs);
     const r = await analyze(base, token, photo(i));
     if (r.status !== 200) throw new Error(`analyze answered ${r.status}`);
+    const call = fake.requests.at(-1)!;
     totals.push(r.ms);
+    modelTimes.push(call.answeredAt! - call.receivedAt);
   }
-  const over = totals.map((t) => t - modelMs);
+  // the model's own time: from its request arriving (the 1.4 MB JSON body still to read and parse)
+  // to its answer sent, as a remote API's would be; MODEL_MS is the part it waits on purpose
+  const over = totals.map((t, i) => t - modelTimes[i]);
   return {
     calls,
     photo_bytes: 1024 * 1024,
     model_ms: modelMs,
+    model_own_p50_ms: percentile(modelTimes, 50),
     total_p50_ms: percentile(totals, 50),
     overhead_p50_ms: percentile(over, 50),
     overhead_p99_ms: percentile(over, 99),
+    overhead_beyond_model_ms_p50_ms: percentile(
+      totals.map((t) => t - modelMs),
+      50,
+    ),
   };
 }
 

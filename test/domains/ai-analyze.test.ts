@@ -18,10 +18,12 @@ import type { TestApp } from '../harness/app.ts';
 import { gql, rest } from '../harness/clients.ts';
 import type { JsonResponse } from '../harness/clients.ts';
 import { callTool, mcpClient } from '../harness/mcp.ts';
+import { printLedgerAfterAll } from '../harness/ai-ledger.ts';
 
 const fake = await startFakeOpenAI();
 const ai = { OPENAI_API_KEY: 'sk-test', OPENAI_BASE_URL: fake.url };
 const app = await startTestApp({ ...ai, MEALS_ANALYZE_DAILY_CAP: '10' }, { catalogue: true });
+printLedgerAfterAll(app, 'ai-analyze');
 afterEach(() => fake.reset());
 
 /** A model item with every field (the fake answers what it is told). */

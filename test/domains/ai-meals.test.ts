@@ -12,6 +12,7 @@ import { startTestApp } from '../harness/app.ts';
 import type { TestApp } from '../harness/app.ts';
 import { gql, rest } from '../harness/clients.ts';
 import { callTool, mcpClient } from '../harness/mcp.ts';
+import { printLedgerAfterAll } from '../harness/ai-ledger.ts';
 
 const fake = await startFakeOpenAI();
 const ai = { OPENAI_API_KEY: 'sk-test', OPENAI_BASE_URL: fake.url };
@@ -21,6 +22,7 @@ const app = await startTestApp({
   MEALS_SUGGEST_NAME_DAILY_CAP: '10',
   MEALS_INSIGHT_DAILY_CAP: '3',
 });
+printLedgerAfterAll(app, 'ai-meals');
 afterEach(() => fake.reset());
 
 const INSIGHT = {

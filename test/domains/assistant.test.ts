@@ -14,10 +14,12 @@ import { startTestApp } from '../harness/app.ts';
 import type { TestApp } from '../harness/app.ts';
 import { gql } from '../harness/clients.ts';
 import { callTool, mcpClient, mcpPost, rpc } from '../harness/mcp.ts';
+import { printLedgerAfterAll } from '../harness/ai-ledger.ts';
 
 const fake = await startFakeOpenAI();
 const ai = { OPENAI_API_KEY: 'sk-test', OPENAI_BASE_URL: fake.url };
 const app = await startTestApp(ai);
+printLedgerAfterAll(app, 'assistant');
 afterEach(() => fake.reset());
 
 const CHAT: Scope[] = ['assistant:chat'];

@@ -29,6 +29,9 @@ export interface FakeOpenAIRequest {
   headers: IncomingHttpHeaders;
   /** the parsed JSON body (undefined when it was not JSON) */
   body: ChatCompletionRequestBody | undefined;
+  /** performance.now() when the request arrived, and when its answer was sent: the model's own time */
+  receivedAt: number;
+  answeredAt?: number;
 }
 
 /** The parts of a Chat Completions request body the fake reads; the rest is kept as sent. */
@@ -320,6 +323,7 @@ export async function startFakeOpenAI(options: StartFakeOpenAIOptions = {}): Pro
   // NOTE: the handler runs only once listening, when `http` is set
   const http = await startHttpFake((req, res) => {
     const n = ++served;
+    const receivedAt = performance.now();
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
@@ -330,7 +334,15 @@ export async function startFakeOpenAI(options: StartFakeOpenAIOptions = {}): Pro
       } catch {
         body = undefined;
       }
-      requests.push({ method: req.method ?? '', path, headers: req.headers, body });
+      const request: FakeOpenAIRequest = {
+        method: req.method ?? '',
+        path,
+        headers: req.headers,
+        body,
+        receivedAt,
+      };
+      requests.push(request);
+      res.on('finish', () => (request.answeredAt = performance.now()));
       const requestId = `req_fake_${n}`;
       if (path !== '/v1/chat/completions' && path !== '/chat/completions')
         return json(res, 404, errorBody(404, `Unknown path ${path}`), requestId);

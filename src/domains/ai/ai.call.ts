@@ -99,14 +99,14 @@ const worstCaseOf = <T>(ctx: AuthedContext, model: string, request: ModelRequest
     maxOutputTokens: AI_FEATURES[request.feature].maxOutputTokens,
   });
 
-/** The ledger row of a call and the budget's settlement, in one transaction; then the cache. */
+/** The ledger row of a call, the budget's settlement and the cached answer, in one transaction. */
 async function record(
   ctx: AuthedContext,
   call: CallRecord,
   cache?: { key: string; answer: unknown },
 ): Promise<void> {
   const cost = costOf(ctx, call.model, call.tokensIn, call.tokensOut);
-  await ctx.prisma.$transaction([
+  const writes: Prisma.PrismaPromise<unknown>[] = [
     settleBudget(ctx.prisma, call.reservation, cost),
     ctx.prisma.aiUsage.create({
       data: {
@@ -119,15 +119,19 @@ async function record(
         outcome: call.outcome,
       },
     }),
-  ]);
-  if (!cache) return;
-  const answer = cache.answer as Prisma.InputJsonValue;
-  const where = { userId: ctx.principal.userId, feature: call.feature, key: cache.key };
-  await ctx.prisma.aiCache.upsert({
-    where: { userId_feature_key: where },
-    create: { ...where, answer },
-    update: { answer, createdAt: new Date() },
-  });
+  ];
+  if (cache) {
+    const answer = cache.answer as Prisma.InputJsonValue;
+    const where = { userId: ctx.principal.userId, feature: call.feature, key: cache.key };
+    writes.push(
+      ctx.prisma.aiCache.upsert({
+        where: { userId_feature_key: where },
+        create: { ...where, answer },
+        update: { answer, createdAt: new Date() },
+      }),
+    );
+  }
+  await ctx.prisma.$transaction(writes);
 }
 
 /** The cached answer of `key` if it is younger than AI_CACHE_DAYS and still fits the schema. */

@@ -6,7 +6,7 @@
  *
  * Both counters are atomic, so concurrent calls cannot pass them together: the cap is a counter
  * in the shared limits store (Redis with REDIS_URL), and the budget is one row per UTC day whose
- * conditional UPDATE reserves a call's worst-case cost before the call (settled to the real cost
+ * conditional upsert reserves a call's worst-case cost before the call (settled to the real cost
  * after it, in ai.call.ts). It must never call the model or read a cache: ai.call.ts does.
  */
 import { Prisma } from '../../generated/prisma/client.ts';
@@ -88,7 +88,7 @@ export interface BudgetReservation {
 }
 
 /**
- * Reserves `usd` of today's budget atomically (one conditional UPDATE of the day's row), or 429
+ * Reserves `usd` of today's budget atomically (one conditional upsert of the day's row), or 429
  * `ai_budget_exhausted` with `reset_at` (the next 00:00 UTC) when it would go past
  * AI_DAILY_BUDGET_USD with what is spent and reserved.
  */
@@ -96,12 +96,14 @@ export async function reserveBudget(ctx: AuthedContext, usd: number): Promise<Bu
   const now = new Date();
   const day = utcDate(now);
   const amount = usd.toFixed(6);
-  await ctx.prisma.$executeRaw`
-    INSERT INTO ai_budget_days (day) VALUES (${day}::date) ON CONFLICT (day) DO NOTHING`;
+  const budget = ctx.config.AI_DAILY_BUDGET_USD;
+  // NOTE: one statement: the day's first call inserts its row, later ones add to it; the conflict
+  // path waits for a concurrent writer's row lock and re-checks the sum, so no two pass together
   const taken = await ctx.prisma.$executeRaw`
-    UPDATE ai_budget_days SET reserved_usd = reserved_usd + ${amount}::numeric
-    WHERE day = ${day}::date
-      AND spent_usd + reserved_usd + ${amount}::numeric <= ${ctx.config.AI_DAILY_BUDGET_USD}::numeric`;
+    INSERT INTO ai_budget_days AS d (day, reserved_usd)
+    SELECT ${day}::date, ${amount}::numeric WHERE ${amount}::numeric <= ${budget}::numeric
+    ON CONFLICT (day) DO UPDATE SET reserved_usd = d.reserved_usd + EXCLUDED.reserved_usd
+    WHERE d.spent_usd + d.reserved_usd + EXCLUDED.reserved_usd <= ${budget}::numeric`;
   if (taken === 1) return { day, usd: Number(amount) };
   const resetAt = nextUtcMidnight(now);
   throw appError(
