@@ -14,6 +14,7 @@ import { syncRoutes } from './routes/sync.routes.ts';
 import { tokenRoutes } from './routes/tokens.routes.ts';
 import { oauthRoutes } from './routes/oauth.routes.ts';
 import { insightRoutes } from './routes/insights.routes.ts';
+import { outreachRoutes } from './routes/outreach.routes.ts';
 
 export const ROUTES: readonly RestRoute[] = [
   ...syncRoutes,
@@ -30,4 +31,5 @@ export const ROUTES: readonly RestRoute[] = [
   ...mealRoutes,
   ...foodRoutes,
   ...insightRoutes,
+  ...outreachRoutes,
 ];

@@ -97,6 +97,23 @@ const EnvSchema = z.object({
   PASSWORD_RESET_TTL_MINUTES: z.coerce.number().int().min(5).max(1440).default(60),
   PASSWORD_RESETS_PER_ADDRESS_PER_HOUR: z.coerce.number().int().min(1).default(5),
   PASSWORD_RESETS_PER_IP_PER_HOUR: z.coerce.number().int().min(1).default(20),
+  /** Outreach (newsletter, privacy requests, waitlist): hours an emailed confirmation link stays valid */
+  OUTREACH_CONFIRM_TTL_HOURS: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(24 * 30)
+    .default(72),
+  /** Outreach requests (subscribe, privacy request, waitlist join) per address and per client IP per hour (then 429) */
+  OUTREACH_REQUESTS_PER_ADDRESS_PER_HOUR: z.coerce.number().int().min(1).default(5),
+  OUTREACH_REQUESTS_PER_IP_PER_HOUR: z.coerce.number().int().min(1).default(30),
+  /** Waitlist confirmations tried per client IP per hour (then 429) */
+  OUTREACH_CONFIRMS_PER_IP_PER_HOUR: z.coerce.number().int().min(1).default(30),
+  /** Where privacy requests are announced (the team's inbox) */
+  PRIVACY_TEAM_EMAIL: z
+    .string()
+    .regex(/^[^\s@]+@[^\s@]+$/, 'an email address')
+    .default('privacy@localhost'),
   /** Failed password logins per client IP and address per 15 minutes (app, web and admin login) */
   LOGIN_FAILURES_PER_15_MINUTES: z.coerce.number().int().min(1).default(10),
   /** Model access (issue 14): the API key; unset turns the AI features off (their routes answer 503) */

@@ -13,6 +13,12 @@ import type { OperationStore } from '../src/graphql/operations.ts';
 import { formBody, sameOriginOnly } from './form-post.ts';
 import { methodNotAllowed } from './html.ts';
 import { showHome } from './home.page.ts';
+import {
+  NEWSLETTER_CONFIRM,
+  WAITLIST_CONFIRM,
+  showConfirmForm,
+  submitConfirmForm,
+} from './outreach-confirm.page.ts';
 import { RESET_PASSWORD_PATH, showResetForm, submitResetForm } from './reset-password.page.ts';
 
 export interface WebPagesOptions {
@@ -35,5 +41,15 @@ export function createWebPages(options: WebPagesOptions): Router {
     submitResetForm(options),
   );
   router.all(RESET_PASSWORD_PATH, methodNotAllowed('GET, HEAD, POST'));
+  for (const flow of [NEWSLETTER_CONFIRM, WAITLIST_CONFIRM]) {
+    router.get(flow.path, showConfirmForm(flow));
+    router.post(
+      flow.path,
+      sameOriginOnly(options.publicUrl),
+      formBody(),
+      submitConfirmForm(flow, options),
+    );
+    router.all(flow.path, methodNotAllowed('GET, HEAD, POST'));
+  }
   return router;
 }

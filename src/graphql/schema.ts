@@ -5,6 +5,7 @@ import '../domains/sharing/sharing.schema.ts';
 import '../domains/tokens/tokens.schema.ts';
 import '../domains/oauth/oauth.schema.ts';
 import '../domains/consents/consents.schema.ts';
+import '../domains/outreach/outreach.schema.ts';
 import '../domains/identity/identity.schema.ts';
 import '../domains/profile/profile.schema.ts';
 import '../domains/health/health.schema.ts';
@@ -25,6 +26,7 @@ import '../domains/sharing/sharing.graph.ts';
 import '../domains/account/account.graph.ts';
 import '../domains/tokens/tokens.graph.ts';
 import '../domains/consents/consents.graph.ts';
+import '../domains/outreach/outreach.graph.ts';
 import './references.ts';
 
 export const schema = builder.toSchema({ sortSchema: true });

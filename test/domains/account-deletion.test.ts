@@ -111,6 +111,13 @@ const SEEDERS: Record<string, (p: Db, me: Person, other: Person) => Promise<unkn
     p.identityLink.create({
       data: { userId: me.id, provider: 'google', subject: rand(), email: me.email },
     }),
+  'ProductInterest.userId': (p, me) =>
+    p.productInterest.create({ data: { userId: me.id, product: 'kit' } }),
+  'NewsletterSubscriber.email': (p, me) =>
+    p.newsletterSubscriber.create({ data: { email: me.email } }),
+  'PrivacyRequest.email': (p, me) =>
+    p.privacyRequest.create({ data: { email: me.email, kind: 'access' } }),
+  'WaitlistEntry.email': (p, me) => p.waitlistEntry.create({ data: { email: me.email } }),
   'PasswordResetToken.userId': (p, me) =>
     p.passwordResetToken.create({ data: { userId: me.id, tokenHash: rand(), expiresAt: later() } }),
   'PersonalToken.userId': (_p, me) => seedPersonalToken(app, me.id, ['profile:read']),

@@ -32,7 +32,9 @@ function onTestServer(link: string): string {
 }
 
 /** Sends one email of each kind the server sends; answers them by kind. */
-async function sendEveryEmail(): Promise<Record<'invitation' | 'reset' | 'code', ReceivedMail>> {
+async function sendEveryEmail(): Promise<
+  Record<'invitation' | 'reset' | 'code' | 'newsletter' | 'waitlist' | 'privacy', ReceivedMail>
+> {
   const owner = await seedUser(app, { name: 'Owner' });
   const invitee = `invitee.${Date.now()}@example.com`;
   let since = smtp.messages.length;
@@ -61,7 +63,20 @@ async function sendEveryEmail(): Promise<Record<'invitation' | 'reset' | 'code',
     ).status,
   ).toBe(200);
   const code = await smtp.waitFor(invitee, { since });
-  return { invitation, reset, code };
+  /** One public outreach request (issue 15) and the email it sends to `invitee`. */
+  const outreach = async (path: string, body: Record<string, string>): Promise<ReceivedMail> => {
+    since = smtp.messages.length;
+    const res = await rest(app, 'POST', path, {
+      body: { email: invitee, ...body },
+      headers: fromNewIp(),
+    });
+    expect(res.status).toBe(200);
+    return smtp.waitFor(invitee, { since });
+  };
+  const newsletter = await outreach('/api/newsletter/subscribe', {});
+  const waitlist = await outreach('/api/waitlist/join', {});
+  const privacy = await outreach('/api/privacy/requests', { kind: 'access' });
+  return { invitation, reset, code, newsletter, waitlist, privacy };
 }
 
 describe('links in emails', () => {
@@ -71,6 +86,9 @@ describe('links in emails', () => {
     expect(linksIn(mails.reset)).toHaveLength(1);
     expect(linksIn(mails.reset)[0]).toMatch(/\/reset-password\?token=[\w-]{43}$/);
     expect(linksIn(mails.code)).toEqual([]);
+    expect(linksIn(mails.newsletter)[0]).toMatch(/\/newsletter\/confirm\?token=[\w-]{43}$/);
+    expect(linksIn(mails.waitlist)[0]).toMatch(/\/waitlist\/confirm\?token=[\w-]{43}$/);
+    expect(linksIn(mails.privacy)).toEqual([]);
     for (const [kind, mail] of Object.entries(mails)) {
       for (const link of linksIn(mail)) {
         const res = await fetch(onTestServer(link), { headers: { accept: BROWSER_ACCEPT } });

@@ -29,11 +29,15 @@ export interface PersonKeyedTable {
 
 /**
  * Models that name a person by email address rather than by a relation to User: emailed sign-in
- * codes (sent to the address) and share invitations addressed to it (pending ones have no grantee).
+ * codes (sent to the address), share invitations addressed to it (pending ones have no grantee),
+ * and outreach: newsletter subscribers, privacy requests and waitlist places.
  */
 export const EMAIL_KEYED: readonly PersonKeyedTable[] = [
   { model: 'EmailCode', field: 'email' },
   { model: 'AccessGrant', field: 'inviteeEmail' },
+  { model: 'NewsletterSubscriber', field: 'email' },
+  { model: 'PrivacyRequest', field: 'email' },
+  { model: 'WaitlistEntry', field: 'email' },
 ];
 
 /** Every (model, foreign-key field) that refers to User, from the generated datamodel. */
