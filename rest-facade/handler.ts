@@ -149,8 +149,17 @@ function handlerFor(route: RestRoute, options: RestFacadeOptions) {
       take(pathVariable(k), v, { in: 'path', name: k }, true);
     for (const [k, v] of Object.entries(req.query))
       take(byWire.get(k), v, { in: 'query', name: k }, true);
+    for (const [header, name] of Object.entries(route.headers ?? {})) {
+      const value = req.get(header);
+      if (value !== undefined) take(name, value, { in: 'header', name: header }, true);
+    }
     let body: unknown = req.body;
     let bodyIsText = false;
+    if (route.responder === 'raw') {
+      // the bytes exactly as sent (a body the raw parser did not read, e.g. none at all, is empty)
+      body = Buffer.isBuffer(req.body) ? req.body.toString('utf8') : '';
+      bodyIsText = true;
+    }
     if (route.responder === 'multipart') {
       const form = await readMultipart(req, { maxFileBytes: options.uploadMaxBytes });
       if (!form.ok) {
@@ -213,7 +222,8 @@ function mount(router: Router, route: RestRoute, ...handlers: RequestHandler[]):
 }
 
 /**
- * JSON body parsers for the rows with their own `bodyLimit` (bulk routes). Mount it before the
+ * Body parsers for the rows that read their bodies themselves: `raw` rows (the bytes as sent) and
+ * JSON rows with their own `bodyLimit` (bulk routes). Mount it before the
  * global express.json(): a body it has read is not read again. The caller is authenticated first,
  * so nobody without a credential makes the server read up to a bulk route's limit (the handler
  * reuses that context). Their bodies are parsed as a stream (src/platform/json-stream.ts: the text
@@ -225,6 +235,11 @@ export function createRouteBodyParsers(
 ): Router {
   const router = express.Router();
   for (const route of options.routes) {
+    if (route.responder === 'raw') {
+      // every content type as bytes; a public webhook needs no credential before its body
+      mount(router, route, express.raw({ type: () => true, limit: route.bodyLimit ?? '1mb' }));
+      continue;
+    }
     if (!route.bodyLimit) continue;
     const op = options.operations.byName.get(route.operation);
     if (!op)

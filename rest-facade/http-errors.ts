@@ -17,7 +17,7 @@ export interface HttpAnswer {
 
 /** Where one variable came from on the wire. */
 export interface VariableOrigin {
-  in: 'path' | 'query' | 'body';
+  in: 'path' | 'query' | 'header' | 'body';
   /** its wire name; none for the variable that receives the whole body */
   name?: string;
   /** its GraphQL type: locations inside it are mapped to wire names along the type */

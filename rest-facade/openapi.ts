@@ -50,7 +50,7 @@ type Method = 'get' | 'put' | 'post' | 'delete' | 'options' | 'patch';
 
 export interface OpenApiParameter {
   name: string;
-  in: 'path' | 'query';
+  in: 'path' | 'query' | 'header';
   required: boolean;
   schema: JsonSchema;
 }
@@ -280,8 +280,31 @@ function operationFor(
     });
   }
 
+  for (const [header, variable] of Object.entries(route.headers ?? {})) {
+    const v = byName.get(variable);
+    if (!v)
+      throw new Error(
+        `route ${route.method} ${route.path}: ${route.operation} has no variable $${variable}`,
+      );
+    used.add(variable);
+    parameters.push({
+      name: header,
+      in: 'header',
+      required: v.type.kind === Kind.NON_NULL_TYPE && !v.defaultValue,
+      schema: variableSchema(schema, op.definition, v, { required: true }),
+    });
+  }
+
   let requestBody: OpenApiOperation['requestBody'];
-  if (route.body) {
+  if (route.body && route.responder === 'raw') {
+    // the bytes as sent (a signed provider event): any JSON the sender signed
+    if (!byName.has(route.body))
+      throw new Error(
+        `route ${route.method} ${route.path}: ${route.operation} has no variable $${route.body}`,
+      );
+    used.add(route.body);
+    requestBody = { required: true, content: { 'application/json': { schema: {} } } };
+  } else if (route.body) {
     const v = byName.get(route.body);
     if (!v)
       throw new Error(

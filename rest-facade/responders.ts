@@ -14,6 +14,10 @@
  *   carries `etag` (a strong validator the field computed) and `document`; the responder serialises
  *   and gzips each document once, then answers `ETag`, 304 to a matching `If-None-Match`, and the
  *   gzip bytes when `Accept-Encoding` allows. The field still decides everything else (auth, 503).
+ * - `raw`: the body is read as bytes, whatever its content type (up to the row's `bodyLimit`, else
+ *   1 MB: 413 beyond), and the row's `body` variable (a String) receives it as UTF-8 text exactly as
+ *   sent, so the field can verify a signature made over those bytes (payment and monitor webhooks).
+ *   Bytes that are not UTF-8 decode with replacement characters, so such a signature never matches.
  */
 import { gzipSync } from 'node:zlib';
 import busboy from 'busboy';
@@ -21,7 +25,7 @@ import type { Request, RequestHandler, Response } from 'express';
 import { CSRF_HEADER } from '../src/auth/authenticate.ts';
 import { snakeKeys } from '../src/wire.ts';
 
-export const RESPONDERS = ['multipart', 'preflight', 'cached'] as const;
+export const RESPONDERS = ['multipart', 'preflight', 'cached', 'raw'] as const;
 
 export type Responder = (typeof RESPONDERS)[number];
 

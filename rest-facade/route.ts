@@ -39,13 +39,19 @@ export interface RestRoute {
    * string body, which WatermelonDB's documented sync client sends).
    */
   bodyLimit?: string;
+  /**
+   * request header -> variable, for values a sender puts in headers (a webhook's signature:
+   * `{ 'stripe-signature': 'signature' }`); header names in lower case
+   */
+  headers?: Record<string, string>;
   /** OpenAPI tag */
   tag: string;
   /**
    * a transport other than JSON, from the closed list in responders.ts: `multipart` reads a
    * multipart/form-data body (file parts and text fields fill variables like JSON body fields);
    * `preflight` (OPTIONS) runs no operation: `operation` then names the one the path serves;
-   * `cached` answers the root field's `document` with its `etag` (304, gzip; responders.ts)
+   * `cached` answers the root field's `document` with its `etag` (304, gzip; responders.ts);
+   * `raw` gives `body`'s String variable the body exactly as sent (a signed webhook)
    */
   responder?: Responder;
 }
