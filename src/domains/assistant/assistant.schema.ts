@@ -6,7 +6,6 @@
 import { z } from 'zod';
 import { builder } from '../../graphql/builder.ts';
 import { progressReporter } from '../../platform/progress.ts';
-import type { ConsentView } from '../consents/index.ts';
 import {
   deleteDocumentFact,
   FACT_KEY_MAX,
@@ -25,11 +24,9 @@ import {
   deleteConversation,
   listConversations,
   rateAnswer,
-  readAssistantConsent,
   readConversation,
   startConversation,
   TITLE_MAX,
-  withdrawAssistantConsent,
 } from './assistant.service.ts';
 import type {
   AnswerSource,
@@ -157,24 +154,6 @@ const MemoryFact = builder.objectRef<MemoryFactView>('MemoryFact').implement({
   }),
 });
 
-const AssistantConsent = builder.objectRef<ConsentView>('AssistantConsent').implement({
-  description:
-    'The assistant consent (consent kind assistant): given by the person in the app, withdrawn here',
-  fields: (t) => ({
-    given: t.exposeBoolean('given', { description: 'true while the consent stands' }),
-    givenAt: t.expose('givenAt', {
-      type: 'DateTime',
-      nullable: true,
-      description: 'when it was last given',
-    }),
-    withdrawnAt: t.expose('withdrawnAt', {
-      type: 'DateTime',
-      nullable: true,
-      description: 'when it was withdrawn',
-    }),
-  }),
-});
-
 const StartAssistantConversationInput = builder.inputType('StartAssistantConversationInput', {
   fields: (t) => ({
     title: t.string({ description: `a title (at most ${TITLE_MAX} characters)` }),
@@ -279,11 +258,6 @@ builder.queryFields((t) => ({
     description: 'The files the caller gave the assistant, newest first',
     resolve: (_root, _args, ctx) => listUploads(ctx),
   }),
-  assistantConsent: t.withAuth({ scope: 'assistant:chat' }).field({
-    type: AssistantConsent,
-    description: 'The caller’s assistant consent',
-    resolve: (_root, _args, ctx) => readAssistantConsent(ctx),
-  }),
   memoryFacts: t.withAuth({ scope: 'memory:read' }).field({
     type: [MemoryFact],
     description: 'The facts the caller set for the assistant to remember, by key',
@@ -339,11 +313,6 @@ builder.mutationFields((t) => ({
     description: 'Deletes a file the caller gave the assistant and the facts drawn from it',
     args: { id: t.arg.string({ required: true, description: 'the upload', validate: id }) },
     resolve: (_root, args, ctx) => deleteUpload(ctx, args),
-  }),
-  withdrawAssistantConsent: t.withAuth({ scope: 'assistant:chat' }).field({
-    type: AssistantConsent,
-    description: 'Withdraws the caller’s assistant consent',
-    resolve: (_root, _args, ctx) => withdrawAssistantConsent(ctx),
   }),
   setMemoryFact: t.withAuth({ scope: 'memory:write' }).field({
     type: MemoryFact,
