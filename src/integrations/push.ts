@@ -137,12 +137,12 @@ function httpSender(config: Config, url: string, log: Logger): PushSender {
 /** The log sender: logs what it would send (never the token or the text) and sends nothing. */
 function logSender(log: Logger): PushSender {
   return {
-    send: async (device, message) => {
+    send: (device, message) => {
       log.info(
         { platform: device.platform, notificationId: message.notificationId },
         'no PUSH_HTTP_URL configured: push logged, not sent',
       );
-      return 'sent';
+      return Promise.resolve('sent');
     },
   };
 }

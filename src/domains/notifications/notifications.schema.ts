@@ -11,7 +11,6 @@ import {
   NOTIFICATION_CATEGORIES,
   NOTIFICATION_SOURCES,
   NOTIFICATION_TONES,
-  PUSH_STATUSES,
   TONE_IDS,
 } from './notifications.catalogue.ts';
 import type { NotificationCategory, PushStatus, ToneView } from './notifications.catalogue.ts';
