@@ -121,7 +121,14 @@ async function deliver(ctx: AuthedContext, options: DeliverOptions): Promise<Sen
   const result = { devices: devices.length, tone: policy.tone };
   if (held) return { notification: item, ...result, pushStatus: held, sent: 0, retired: 0 };
   const sender = createPushSender(ctx.config, ctx.log);
-  const message = { ...options, notificationId: item.id, tone: policy.tone };
+  const message = {
+    notificationId: item.id,
+    title: options.title,
+    body: options.body,
+    category,
+    tone: policy.tone,
+    link: options.link,
+  };
   const outcomes = await Promise.all(devices.map((d) => sender.send(d, message)));
   const sent = outcomes.filter((o) => o === 'sent').length;
   const dead = devices.filter((_d, i) => outcomes[i] === 'invalid_token').map((d) => d.token);
