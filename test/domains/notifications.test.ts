@@ -7,6 +7,7 @@
 import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import type { Scope } from '../../src/auth/scopes.ts';
+import { nextFireAt } from '../../src/domains/notifications/notifications.reminders.ts';
 import { createPushSender } from '../../src/integrations/push.ts';
 import { createLogger } from '../../src/logger.ts';
 import { seedPersonalToken, seedUser } from '../factories/users.ts';
@@ -166,6 +167,20 @@ describe('preferences', () => {
     expect(sc(await callTool(client, 'set_notifications_prefs', utc)).quiet_now).toBe(false);
   });
 
+  it('reads an end before the start as quiet hours spanning midnight', async () => {
+    const { client } = await person();
+    const set = (start: number, end: number) =>
+      callTool(client, 'set_notifications_prefs', {
+        quiet_start: hhmm('UTC', start),
+        quiet_end: hhmm('UTC', end),
+        time_zone: 'UTC',
+      });
+    // from an hour ahead round the clock to half an hour ahead: now is inside
+    expect(sc(await set(60, 30)).quiet_now).toBe(true);
+    // from half an hour ahead to an hour ahead: now is outside
+    expect(sc(await set(30, 60)).quiet_now).toBe(false);
+  });
+
   it.each([
     ['a start without an end', { quiet_start: '22:00' }, 'quiet_end'],
     ['an end equal to the start', { quiet_start: '22:00', quiet_end: '22:00' }, 'quiet_end'],
@@ -238,6 +253,28 @@ describe('reminders', () => {
     expect(await prisma.notificationReminder.count({ where: { id: added.id } })).toBe(1);
     sc(await callTool(client, 'notifications_reminder_delete', { id: added.id, confirm: true }));
     expect(await prisma.notificationReminder.count({ where: { id: added.id } })).toBe(0);
+  });
+
+  it('computes the next time across a DST change in the reminder zone', () => {
+    const daily = {
+      id: 'r',
+      label: 'walk',
+      localTime: '07:30',
+      days: [1, 2, 3, 4, 5, 6, 7],
+      timeZone: 'Europe/Berlin',
+      enabled: true,
+      createdAt: new Date(),
+    };
+    // Saturday 28 March 2026 noon UTC; Berlin moves to UTC+2 on Sunday 29 March at 02:00
+    const saturday = new Date('2026-03-28T12:00:00Z');
+    expect(nextFireAt(daily, saturday)?.toISOString()).toBe('2026-03-29T05:30:00.000Z');
+    expect(nextFireAt(daily, new Date('2026-03-27T12:00:00Z'))?.toISOString()).toBe(
+      '2026-03-28T06:30:00.000Z',
+    );
+    expect(nextFireAt({ ...daily, days: [1] }, saturday)?.toISOString()).toBe(
+      '2026-03-30T05:30:00.000Z',
+    );
+    expect(nextFireAt({ ...daily, enabled: false }, saturday)).toBeNull();
   });
 
   it('fires only on its weekdays (next_at falls on one of them)', async () => {
