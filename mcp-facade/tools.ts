@@ -12,6 +12,7 @@ import { healthTools } from './tools/health.tools.ts';
 import { mediaTools } from './tools/media.tools.ts';
 import { memoryTools } from './tools/memory.tools.ts';
 import { nutritionTools } from './tools/nutrition.tools.ts';
+import { notificationTools } from './tools/notifications.tools.ts';
 import { profileTools } from './tools/profile.tools.ts';
 import { sensorTools } from './tools/sensors.tools.ts';
 import { recordTools } from './tools/records.tools.ts';
@@ -31,6 +32,7 @@ export const TOOL_FAMILIES: Readonly<Record<string, readonly McpTool[]>> = {
   media: mediaTools,
   memory: memoryTools,
   nutrition: nutritionTools,
+  notifications: notificationTools,
   profile: profileTools,
   sensors: sensorTools,
   records: recordTools,

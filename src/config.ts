@@ -152,6 +152,17 @@ const EnvSchema = z.object({
   MEALS_INSIGHT_DAILY_CAP: z.coerce.number().int().min(1).default(50),
   /** assistant model rounds (each reply's rounds, document-fact drawing) per account per UTC day */
   ASSISTANT_DAILY_CAP: z.coerce.number().int().min(1).default(200),
+  /** Push gateway (issue 15): APNs and FCM requests go there; unset: pushes are logged, not sent */
+  PUSH_HTTP_URL: z.string().url().optional(),
+  /** Bearer token the push gateway expects, when it expects one */
+  PUSH_HTTP_TOKEN: z.string().min(1).optional(),
+  /** The app's bundle id (the APNs topic) and Firebase project id (the FCM v1 path) */
+  PUSH_APNS_TOPIC: z.string().min(1).max(200).default('com.example.health'),
+  PUSH_FCM_PROJECT: z.string().min(1).max(200).default('health-app'),
+  /** Admin notification sends per admin per hour (then 429) */
+  ADMIN_NOTIFICATION_SENDS_PER_HOUR: z.coerce.number().int().min(1).default(100),
+  /** The person's own test pushes per hour (then 429) */
+  NOTIFICATION_TEST_SENDS_PER_HOUR: z.coerce.number().int().min(1).default(10),
 });
 
 export type Env = z.infer<typeof EnvSchema>;

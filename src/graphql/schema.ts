@@ -18,6 +18,7 @@ import '../domains/insights/insights.schema.ts';
 import '../domains/ai/ai.schema.ts';
 import '../domains/ai/ai.analyze.schema.ts';
 import '../domains/assistant/assistant.schema.ts';
+import '../domains/notifications/notifications.schema.ts';
 // the dashboard graph: the person's data as fields of `me` (docs/graphql.md)
 import '../domains/meals/meals.graph.ts';
 import '../domains/glucose/glucose.graph.ts';

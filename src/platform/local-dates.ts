@@ -92,3 +92,14 @@ export function datesFrom(from: LocalDate, to: LocalDate): LocalDate[] {
   const n = daysBetween(from, to);
   return Array.from({ length: n + 1 }, (_, i) => addDays(from, i));
 }
+
+/** Minutes since local midnight of an instant in the zone, as a wall clock reads (0..1439). */
+export function localMinutesOf(instant: Date, zone: string): number {
+  const wall = instant.getTime() + offsetMinutes(zone, instant.getTime()) * 60_000;
+  return Math.floor((((wall % DAY_MS) + DAY_MS) % DAY_MS) / 60_000);
+}
+
+/** The ISO weekday of a local date: 1 (Monday) .. 7 (Sunday). */
+export function isoWeekday(date: LocalDate): number {
+  return new Date(`${date}T00:00:00Z`).getUTCDay() || 7;
+}

@@ -113,6 +113,23 @@ const SEEDERS: Record<string, (p: Db, me: Person, other: Person) => Promise<unkn
     }),
   'ProductInterest.userId': (p, me) =>
     p.productInterest.create({ data: { userId: me.id, product: 'kit' } }),
+  'NotificationPrefs.userId': (p, me) =>
+    p.notificationPrefs.create({ data: { userId: me.id, categories: ['account'] } }),
+  'Notification.userId': (p, me) =>
+    p.notification.create({
+      data: {
+        userId: me.id,
+        category: 'account',
+        title: 't',
+        body: 'b',
+        source: 'test',
+        pushStatus: 'sent',
+      },
+    }),
+  'NotificationReminder.userId': (p, me) =>
+    p.notificationReminder.create({
+      data: { userId: me.id, label: 'walk', localTime: '08:00', days: [1], timeZone: 'UTC' },
+    }),
   'NewsletterSubscriber.email': (p, me) =>
     p.newsletterSubscriber.create({ data: { email: me.email } }),
   'PrivacyRequest.email': (p, me) =>

@@ -21,6 +21,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { SCOPES } from '../../src/auth/scopes.ts';
 import { seedUser } from '../factories/users.ts';
 import { startFakeOpenAI } from '../fakes/openai.ts';
+import { startFakePushGateway } from '../fakes/push.ts';
 import { startTestApp } from '../harness/app.ts';
 import { rest } from '../harness/clients.ts';
 import { rawRequest } from '../harness/raw-http.ts';
@@ -79,8 +80,13 @@ type InputClass = (typeof CLASSES)[number] | 'args-not-object';
 // The shipped food catalogue is imported: food reads answer from real rows (and not 503). The AI
 // features call the suite's model server, which answers any of them with a fitting value.
 const models = await startFakeOpenAI({ answerFromSchema: true });
+// Pushes (test and admin sends) go to the suite's push gateway, which accepts every push.
+const pushGateway = await startFakePushGateway();
 const app = await startTestApp(
   {
+    PUSH_HTTP_URL: pushGateway.url,
+    NOTIFICATION_TEST_SENDS_PER_HOUR: '1000000',
+    ADMIN_NOTIFICATION_SENDS_PER_HOUR: '1000000',
     OPENAI_API_KEY: 'sk-fuzz',
     OPENAI_BASE_URL: models.url,
     AI_DAILY_BUDGET_USD: '1000000',

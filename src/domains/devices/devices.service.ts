@@ -4,7 +4,7 @@
  */
 import { createHash } from 'node:crypto';
 import { appError } from '../../errors.ts';
-import type { AuthedContext } from '../../graphql/context.ts';
+import type { AuthedContext, Context } from '../../graphql/context.ts';
 import { syncedWrite } from '../../platform/sync-clock.ts';
 
 export interface RegisterDeviceTokenOptions {
@@ -152,4 +152,53 @@ export async function unbindSensor(
       select: sensorSelect,
     }),
   );
+}
+
+export interface PushTargetsOptions {
+  /** whose phones (the caller's own, or the person an admin sends to) */
+  userId: number;
+}
+
+/** One phone a push can go to. */
+export interface PushTargetView {
+  token: string;
+  /** ios or android */
+  platform: 'ios' | 'android';
+}
+
+/** The live push tokens of a person's phones (retired ones left out), newest first. */
+export async function pushTargets(
+  ctx: Context,
+  options: PushTargetsOptions,
+): Promise<PushTargetView[]> {
+  const rows = await ctx.prisma.deviceToken.findMany({
+    where: { userId: options.userId, deletedAt: null },
+    orderBy: { lastSeenAt: 'desc' },
+    select: { token: true, platform: true },
+  });
+  return rows.map((r) => ({ token: r.token, platform: r.platform === 'ios' ? 'ios' : 'android' }));
+}
+
+export interface RetireTokensOptions {
+  /** the person the tokens belong to (a token moved to someone else since is left alone) */
+  userId: number;
+  /** tokens the push service reported dead (APNs 410, FCM UNREGISTERED) */
+  tokens: string[];
+}
+
+/**
+ * Retires push tokens the push service reported invalid: marked deleted (a synced tombstone), so no
+ * push goes to them again until the phone registers the token anew. Answers how many were retired.
+ */
+export async function retireDeviceTokens(
+  ctx: Context,
+  options: RetireTokensOptions,
+): Promise<number> {
+  if (!options.tokens.length) return 0;
+  const now = new Date();
+  const { count } = await ctx.prisma.deviceToken.updateMany({
+    where: { userId: options.userId, token: { in: options.tokens }, deletedAt: null },
+    data: { deletedAt: now, serverUpdatedAt: now },
+  });
+  return count;
 }

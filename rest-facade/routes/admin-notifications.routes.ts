@@ -1,0 +1,18 @@
+/** Admin notifications (spec: "Admin"): the sent list and a send to one person (admins only). */
+import type { RestRoute } from '../route.ts';
+
+export const adminNotificationRoutes: RestRoute[] = [
+  {
+    method: 'GET',
+    path: '/api/admin/notifications',
+    operation: 'ListAdminNotifications',
+    tag: 'admin',
+  },
+  {
+    method: 'POST',
+    path: '/api/admin/notifications/send',
+    operation: 'SendAdminNotification',
+    body: 'input',
+    tag: 'admin',
+  },
+];

@@ -1,0 +1,153 @@
+/**
+ * Push notifications to phones (issue 15): the payload each platform's push service takes (APNs for
+ * ios, FCM HTTP v1 for android) and a sender that delivers one message to one device token.
+ *
+ * Without PUSH_HTTP_URL the sender only logs (sends nothing), so a self-hosted or development
+ * server works without push credentials. With it, the HTTP sender POSTs each platform's request to
+ * that gateway in the platform's own shape (APNs: `POST /3/device/<token>`; FCM:
+ * `POST /v1/projects/<project>/messages:send`), so a relay holding the APNs key and the FCM service
+ * account forwards it as is (the suite points it at test/fakes/push.ts).
+ * It must never throw for a refused or unreachable push: one bad device never stops the others.
+ */
+import type { Config } from '../config.ts';
+import type { Logger } from '../logger.ts';
+
+/** The platforms a device token can belong to (DeviceToken.platform). */
+export type PushPlatform = 'ios' | 'android';
+
+/** One device to push to. */
+export interface PushDevice {
+  /** the APNs or FCM token */
+  token: string;
+  platform: PushPlatform;
+}
+
+/** What a push says and where it leads; the same for every platform. */
+export interface PushMessage {
+  /** the inbox item it announces */
+  notificationId: string;
+  title: string;
+  body: string;
+  /** the notification category (APNs thread, FCM channel) */
+  category: string;
+  /** the person's chosen tone (a sound file shipped in the app) */
+  tone: string;
+  /** where opening it leads in the app, when anywhere */
+  link: string | null;
+}
+
+/** sent: the push service accepted it; invalid_token: the token is dead (retire it); failed: anything else. */
+export type PushOutcome = 'sent' | 'invalid_token' | 'failed';
+
+export interface PushSender {
+  /** Delivers one message to one device; never throws. */
+  send(device: PushDevice, message: PushMessage): Promise<PushOutcome>;
+}
+
+/** The APNs payload (the JSON body of `POST /3/device/<token>`). */
+export function apnsPayload(message: PushMessage): Record<string, unknown> {
+  return {
+    aps: {
+      alert: { title: message.title, body: message.body },
+      sound: `${message.tone}.caf`,
+      'thread-id': message.category,
+      'mutable-content': 1,
+    },
+    notification_id: message.notificationId,
+    category: message.category,
+    ...(message.link ? { link: message.link } : {}),
+  };
+}
+
+/** The FCM HTTP v1 request body (`POST /v1/projects/<project>/messages:send`). */
+export function fcmRequest(token: string, message: PushMessage): Record<string, unknown> {
+  return {
+    message: {
+      token,
+      notification: { title: message.title, body: message.body },
+      android: { notification: { sound: message.tone, channel_id: message.category } },
+      // FCM data values are strings only
+      data: {
+        notification_id: message.notificationId,
+        category: message.category,
+        ...(message.link ? { link: message.link } : {}),
+      },
+    },
+  };
+}
+
+const SEND_TIMEOUT_MS = 10_000;
+
+/** Whether an FCM error body says the token is no longer registered. */
+function fcmUnregistered(body: unknown): boolean {
+  const error = (body as { error?: { status?: string; details?: { errorCode?: string }[] } })
+    ?.error;
+  return (
+    error?.status === 'NOT_FOUND' ||
+    (error?.details ?? []).some((d) => d?.errorCode === 'UNREGISTERED')
+  );
+}
+
+/** The HTTP sender: each platform's request to the gateway at `url`. */
+function httpSender(config: Config, url: string, log: Logger): PushSender {
+  const base = url.replace(/\/+$/, '');
+  const auth: Record<string, string> = config.PUSH_HTTP_TOKEN
+    ? { authorization: `Bearer ${config.PUSH_HTTP_TOKEN}` }
+    : {};
+  return {
+    send: async (device, message) => {
+      const ios = device.platform === 'ios';
+      const target = ios
+        ? `${base}/3/device/${encodeURIComponent(device.token)}`
+        : `${base}/v1/projects/${encodeURIComponent(config.PUSH_FCM_PROJECT)}/messages:send`;
+      const headers: Record<string, string> = {
+        'content-type': 'application/json',
+        ...auth,
+        ...(ios
+          ? {
+              'apns-push-type': 'alert',
+              'apns-topic': config.PUSH_APNS_TOPIC,
+              'apns-priority': '10',
+            }
+          : {}),
+      };
+      try {
+        const res = await fetch(target, {
+          method: 'POST',
+          headers,
+          body: JSON.stringify(ios ? apnsPayload(message) : fcmRequest(device.token, message)),
+          signal: AbortSignal.timeout(SEND_TIMEOUT_MS),
+        });
+        const body: unknown = await res.json().catch(() => null);
+        if (res.ok) return 'sent';
+        // APNs: 410 Unregistered (also 400 BadDeviceToken); FCM: 404 UNREGISTERED
+        const reason = (body as { reason?: string } | null)?.reason;
+        if (ios && (res.status === 410 || reason === 'BadDeviceToken')) return 'invalid_token';
+        if (!ios && fcmUnregistered(body)) return 'invalid_token';
+        log.warn({ status: res.status, platform: device.platform }, 'push refused');
+        return 'failed';
+      } catch (err) {
+        log.warn({ err: (err as Error).message, platform: device.platform }, 'push not sent');
+        return 'failed';
+      }
+    },
+  };
+}
+
+/** The log sender: logs what it would send (never the token or the text) and sends nothing. */
+function logSender(log: Logger): PushSender {
+  return {
+    send: (device, message) => {
+      log.info(
+        { platform: device.platform, notificationId: message.notificationId },
+        'no PUSH_HTTP_URL configured: push logged, not sent',
+      );
+      return Promise.resolve('sent');
+    },
+  };
+}
+
+/** The configured sender: HTTP with PUSH_HTTP_URL, else the log sender. */
+export function createPushSender(config: Config, log: Logger): PushSender {
+  return config.PUSH_HTTP_URL ? httpSender(config, config.PUSH_HTTP_URL, log) : logSender(log);
+}
