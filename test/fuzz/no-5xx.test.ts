@@ -21,6 +21,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { SCOPES } from '../../src/auth/scopes.ts';
 import { seedUser } from '../factories/users.ts';
 import { startFakeOpenAI } from '../fakes/openai.ts';
+import { startFakeStripe } from '../fakes/stripe.ts';
 import { startTestApp } from '../harness/app.ts';
 import { rest } from '../harness/clients.ts';
 import { rawRequest } from '../harness/raw-http.ts';
@@ -79,6 +80,8 @@ type InputClass = (typeof CLASSES)[number] | 'args-not-object';
 // The shipped food catalogue is imported: food reads answer from real rows (and not 503). The AI
 // features call the suite's model server, which answers any of them with a fitting value.
 const models = await startFakeOpenAI({ answerFromSchema: true });
+// Payments call the suite's Stripe server (test/fakes/stripe.ts).
+const payments = await startFakeStripe();
 const app = await startTestApp(
   {
     OPENAI_API_KEY: 'sk-fuzz',
@@ -96,6 +99,8 @@ const app = await startTestApp(
     LOGIN_FAILURES_PER_15_MINUTES: '1000000',
     MCP_CALLS_PER_MINUTE: '1000000',
     MCP_CALLS_PER_DAY: '1000000',
+    ...payments.env,
+    PAYMENTS_INTENTS_PER_IP_PER_HOUR: '1000000',
   },
   { catalogue: true },
 );
