@@ -18,6 +18,7 @@ import { sensorTools } from './tools/sensors.tools.ts';
 import { recordTools } from './tools/records.tools.ts';
 import { sessionTools } from './tools/sessions.tools.ts';
 import { scoreTools } from './tools/scores.tools.ts';
+import { orderTools } from './tools/orders.tools.ts';
 
 export const TOOL_FAMILIES: Readonly<Record<string, readonly McpTool[]>> = {
   'access-grants': accessGrantTools,
@@ -38,6 +39,7 @@ export const TOOL_FAMILIES: Readonly<Record<string, readonly McpTool[]>> = {
   records: recordTools,
   sessions: sessionTools,
   scores: scoreTools,
+  orders: orderTools,
 };
 
 export const TOOLS: readonly McpTool[] = Object.values(TOOL_FAMILIES).flat();

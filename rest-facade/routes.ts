@@ -16,6 +16,7 @@ import { oauthRoutes } from './routes/oauth.routes.ts';
 import { insightRoutes } from './routes/insights.routes.ts';
 import { outreachRoutes } from './routes/outreach.routes.ts';
 import { adminNotificationRoutes } from './routes/admin-notifications.routes.ts';
+import { paymentRoutes } from './routes/payments.routes.ts';
 
 export const ROUTES: readonly RestRoute[] = [
   ...syncRoutes,
@@ -34,4 +35,5 @@ export const ROUTES: readonly RestRoute[] = [
   ...insightRoutes,
   ...outreachRoutes,
   ...adminNotificationRoutes,
+  ...paymentRoutes,
 ];

@@ -163,6 +163,26 @@ const EnvSchema = z.object({
   ADMIN_NOTIFICATION_SENDS_PER_HOUR: z.coerce.number().int().min(1).default(100),
   /** The person's own test pushes per hour (then 429) */
   NOTIFICATION_TEST_SENDS_PER_HOUR: z.coerce.number().int().min(1).default(10),
+  /** Payments (issue 15): Stripe's secret key; unset turns payments off (their routes answer 503) */
+  STRIPE_SECRET_KEY: z.string().min(1).optional(),
+  /** Stripe's publishable key, handed to the app's payment sheet (GET /api/payments/config) */
+  STRIPE_PUBLISHABLE_KEY: z.string().min(1).optional(),
+  /** The webhook endpoint's signing secret (whsec_...); unset: the webhook answers 503 */
+  STRIPE_WEBHOOK_SECRET: z.string().min(1).optional(),
+  /** Where the SDK sends API requests (protocol, host, port); unset: https://api.stripe.com */
+  STRIPE_API_BASE: z.string().url().optional(),
+  /** The sensor kit's full (fully refundable) price in the currency's smallest unit */
+  KIT_PRICE_CENTS: z.coerce.number().int().min(50).max(10_000_000).default(9900),
+  /** The currency of the kit price and of orders (ISO 4217, lower case) */
+  PAYMENTS_CURRENCY: z
+    .string()
+    .regex(/^[a-z]{3}$/, 'a lower-case ISO 4217 code')
+    .default('usd'),
+  /** Stripe price ids of the subscription plans (price_...); a plan without one answers 503 */
+  STRIPE_PRICE_PREMIUM_MONTHLY: z.string().min(1).optional(),
+  STRIPE_PRICE_PREMIUM_YEARLY: z.string().min(1).optional(),
+  /** Payment and setup intents created per client IP per hour (kit, auth, setup; then 429) */
+  PAYMENTS_INTENTS_PER_IP_PER_HOUR: z.coerce.number().int().min(1).default(20),
 });
 
 export type Env = z.infer<typeof EnvSchema>;

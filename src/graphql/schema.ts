@@ -6,6 +6,7 @@ import '../domains/tokens/tokens.schema.ts';
 import '../domains/oauth/oauth.schema.ts';
 import '../domains/consents/consents.schema.ts';
 import '../domains/outreach/outreach.schema.ts';
+import '../domains/payments/payments.schema.ts';
 import '../domains/identity/identity.schema.ts';
 import '../domains/profile/profile.schema.ts';
 import '../domains/health/health.schema.ts';

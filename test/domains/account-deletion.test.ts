@@ -135,6 +135,26 @@ const SEEDERS: Record<string, (p: Db, me: Person, other: Person) => Promise<unkn
   'PrivacyRequest.email': (p, me) =>
     p.privacyRequest.create({ data: { email: me.email, kind: 'access' } }),
   'WaitlistEntry.email': (p, me) => p.waitlistEntry.create({ data: { email: me.email } }),
+  'Entitlement.userId': (p, me) =>
+    p.entitlement.upsert({
+      where: { userId: me.id },
+      create: { userId: me.id, stripeCustomerId: `cus_${rand()}` },
+      update: {},
+    }),
+  'Order.userId': (p, me) =>
+    p.order.create({
+      data: { userId: me.id, product: 'kit', quantity: 1, amountCents: 9900, currency: 'usd' },
+    }),
+  'PaymentIntentRecord.userId': (p, me) =>
+    p.paymentIntentRecord.create({
+      data: {
+        id: `pi_${rand()}`,
+        userId: me.id,
+        kind: 'kit',
+        clientSecretHash: rand(),
+        status: 'requires_payment_method',
+      },
+    }),
   'PasswordResetToken.userId': (p, me) =>
     p.passwordResetToken.create({ data: { userId: me.id, tokenHash: rand(), expiresAt: later() } }),
   'PersonalToken.userId': (_p, me) => seedPersonalToken(app, me.id, ['profile:read']),

@@ -22,6 +22,7 @@ import { SCOPES } from '../../src/auth/scopes.ts';
 import { seedUser } from '../factories/users.ts';
 import { startFakeOpenAI } from '../fakes/openai.ts';
 import { startFakePushGateway } from '../fakes/push.ts';
+import { startFakeStripe } from '../fakes/stripe.ts';
 import { startTestApp } from '../harness/app.ts';
 import { rest } from '../harness/clients.ts';
 import { rawRequest } from '../harness/raw-http.ts';
@@ -82,6 +83,8 @@ type InputClass = (typeof CLASSES)[number] | 'args-not-object';
 const models = await startFakeOpenAI({ answerFromSchema: true });
 // Pushes (test and admin sends) go to the suite's push gateway, which accepts every push.
 const pushGateway = await startFakePushGateway();
+// Payments call the suite's Stripe server (test/fakes/stripe.ts).
+const payments = await startFakeStripe();
 const app = await startTestApp(
   {
     PUSH_HTTP_URL: pushGateway.url,
@@ -102,6 +105,8 @@ const app = await startTestApp(
     LOGIN_FAILURES_PER_15_MINUTES: '1000000',
     MCP_CALLS_PER_MINUTE: '1000000',
     MCP_CALLS_PER_DAY: '1000000',
+    ...payments.env,
+    PAYMENTS_INTENTS_PER_IP_PER_HOUR: '1000000',
   },
   { catalogue: true },
 );

@@ -82,3 +82,47 @@ export async function confirmWaitlist(ctx: Context, options: ConfirmWaitlistOpti
   if (claimed.count !== 1) throw appError('BAD_REQUEST', 'Invalid or expired confirmation link');
   return ACK;
 }
+
+/** A place on a waitlist, as the person sees it. */
+export interface WaitlistPlaceView {
+  /** the product waited for ('' : the general waitlist) */
+  product: string;
+  /** "pending" (the emailed link is not confirmed yet) or "confirmed" */
+  status: string;
+  createdAt: Date;
+  confirmedAt: Date | null;
+}
+
+export interface WaitlistPlacesOptions {
+  /** the address whose places are listed (the signed-in person's own) */
+  email: string;
+}
+
+/** The places an address holds, oldest first (at most one per product). */
+export async function listWaitlistPlaces(
+  ctx: Context,
+  options: WaitlistPlacesOptions,
+): Promise<WaitlistPlaceView[]> {
+  const rows = await ctx.prisma.waitlistEntry.findMany({
+    where: { email: normaliseEmail(options.email) },
+    orderBy: { id: 'asc' },
+    select: { product: true, status: true, createdAt: true, confirmedAt: true },
+  });
+  return rows;
+}
+
+export interface LeaveWaitlistOptions {
+  /** the address leaving (the signed-in person's own) */
+  email: string;
+  /** the product's waitlist ('' : the general waitlist) */
+  product: string;
+}
+
+/** Removes an address's place on one waitlist; 404 when it holds none there. */
+export async function leaveWaitlist(ctx: Context, options: LeaveWaitlistOptions): Promise<Ack> {
+  const removed = await ctx.prisma.waitlistEntry.deleteMany({
+    where: { email: normaliseEmail(options.email), product: options.product },
+  });
+  if (removed.count === 0) throw appError('NOT_FOUND', 'Not on this waitlist');
+  return ACK;
+}

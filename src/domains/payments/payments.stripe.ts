@@ -1,0 +1,76 @@
+/**
+ * The Stripe client (official `stripe` SDK), built from config alone and once per config: the
+ * secret key never leaves the backend. STRIPE_API_BASE points the SDK at another host (in tests,
+ * the suite's own server: test/fakes/stripe.ts). Without STRIPE_SECRET_KEY payments answer 503.
+ * SDK failures become the error table's codes here, so no Stripe error reaches a caller as a 500.
+ */
+import Stripe from 'stripe';
+import type { Config } from '../../config.ts';
+import { appError } from '../../errors.ts';
+import type { Context } from '../../graphql/context.ts';
+
+export type StripeClient = Stripe;
+
+/** Seconds a webhook's signed timestamp may be old (Stripe's own default). */
+export const WEBHOOK_TOLERANCE_SECONDS = 300;
+
+const clients = new WeakMap<Config, Stripe>();
+
+/** The SDK's host/port/protocol options from STRIPE_API_BASE (unset: Stripe's defaults). */
+export function apiBaseOptions(base: string | undefined): Stripe.StripeConfig {
+  if (!base) return {};
+  const url = new URL(base);
+  const protocol = url.protocol === 'http:' ? 'http' : 'https';
+  return {
+    protocol,
+    host: url.hostname,
+    port: url.port || (protocol === 'http' ? 80 : 443),
+  };
+}
+
+/** The Stripe client, or 503 when no secret key is configured. */
+export function stripeOf(ctx: Context): Stripe {
+  const config = ctx.config;
+  if (!config.STRIPE_SECRET_KEY) {
+    throw appError(
+      'UNAVAILABLE',
+      'Payments are not configured on this server (no STRIPE_SECRET_KEY)',
+      {
+        retryAfter: 3600,
+      },
+    );
+  }
+  let client = clients.get(config);
+  if (!client) {
+    client = new Stripe(config.STRIPE_SECRET_KEY, {
+      ...apiBaseOptions(config.STRIPE_API_BASE),
+      maxNetworkRetries: 1,
+      timeout: 20_000,
+      telemetry: false,
+    });
+    clients.set(config, client);
+  }
+  return client;
+}
+
+/**
+ * Runs one Stripe call: a card decline is a 400 with its decline code, anything else Stripe or the
+ * network refuses is a 502 (the caller cannot fix it), never a 500.
+ */
+export async function callStripe<T>(ctx: Context, what: string, run: () => Promise<T>): Promise<T> {
+  try {
+    return await run();
+  } catch (error) {
+    if (!(error instanceof Stripe.errors.StripeError)) throw error;
+    ctx.log.warn({ err: error.message, type: error.type, code: error.code }, `stripe: ${what}`);
+    if (error.type === 'StripeCardError') {
+      throw appError('BAD_REQUEST', error.message, {
+        detail: { code: error.decline_code ?? error.code ?? 'card_error' },
+      });
+    }
+    throw appError('UPSTREAM_FAILED', `The payment provider could not ${what}`, {
+      detail: { code: 'payment_provider_error' },
+      retryAfter: 5,
+    });
+  }
+}
