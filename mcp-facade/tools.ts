@@ -17,6 +17,8 @@ import { sensorTools } from './tools/sensors.tools.ts';
 import { recordTools } from './tools/records.tools.ts';
 import { sessionTools } from './tools/sessions.tools.ts';
 import { scoreTools } from './tools/scores.tools.ts';
+import { deviceTools } from './tools/devices.tools.ts';
+import { feedbackTools } from './tools/feedback.tools.ts';
 
 export const TOOL_FAMILIES: Readonly<Record<string, readonly McpTool[]>> = {
   'access-grants': accessGrantTools,
@@ -36,6 +38,8 @@ export const TOOL_FAMILIES: Readonly<Record<string, readonly McpTool[]>> = {
   records: recordTools,
   sessions: sessionTools,
   scores: scoreTools,
+  devices: deviceTools,
+  feedback: feedbackTools,
 };
 
 export const TOOLS: readonly McpTool[] = Object.values(TOOL_FAMILIES).flat();

@@ -6,6 +6,8 @@ import '../domains/tokens/tokens.schema.ts';
 import '../domains/oauth/oauth.schema.ts';
 import '../domains/consents/consents.schema.ts';
 import '../domains/outreach/outreach.schema.ts';
+import '../domains/monitor/monitor.schema.ts';
+import '../domains/feedback/feedback.schema.ts';
 import '../domains/identity/identity.schema.ts';
 import '../domains/profile/profile.schema.ts';
 import '../domains/health/health.schema.ts';
