@@ -21,6 +21,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { SCOPES } from '../../src/auth/scopes.ts';
 import { seedUser } from '../factories/users.ts';
 import { startFakeOpenAI } from '../fakes/openai.ts';
+import { startFakeMonitorCloud } from '../fakes/monitor-cloud.ts';
 import { startTestApp } from '../harness/app.ts';
 import { rest } from '../harness/clients.ts';
 import { rawRequest } from '../harness/raw-http.ts';
@@ -79,10 +80,14 @@ type InputClass = (typeof CLASSES)[number] | 'args-not-object';
 // The shipped food catalogue is imported: food reads answer from real rows (and not 503). The AI
 // features call the suite's model server, which answers any of them with a fitting value.
 const models = await startFakeOpenAI({ answerFromSchema: true });
+// The room-monitor routes reach the suite's monitor cloud (it refuses any fuzzed credentials).
+const monitorCloud = await startFakeMonitorCloud();
 const app = await startTestApp(
   {
     OPENAI_API_KEY: 'sk-fuzz',
     OPENAI_BASE_URL: models.url,
+    MONITOR_API_BASE: monitorCloud.url,
+    MONITOR_WEBHOOK_SECRET: 'fuzz-monitor-webhook-secret',
     AI_DAILY_BUDGET_USD: '1000000',
     MEALS_ANALYZE_DAILY_CAP: '1000000',
     MEALS_SUGGEST_NAME_DAILY_CAP: '1000000',
