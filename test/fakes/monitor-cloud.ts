@@ -112,7 +112,7 @@ export async function startFakeMonitorCloud(): Promise<FakeMonitorCloud> {
     }
     const match = /^\/v1\/devices\/([^/]+)\/samples$/.exec(url.pathname);
     if (req.method === 'GET' && match) {
-      const device = account.devices.find((d) => d.id === decodeURIComponent(match[1]!));
+      const device = account.devices.find((d) => d.id === decodeURIComponent(match[1]));
       if (!device) return json(res, 404, { error: 'not_found' });
       const start = Date.parse(url.searchParams.get('start') ?? '') / 1000;
       const end = Date.parse(url.searchParams.get('end') ?? '') / 1000;

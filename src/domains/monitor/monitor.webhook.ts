@@ -99,7 +99,7 @@ export async function receiveMonitorWebhook(
   }
   const parsed = Payload.safeParse(json);
   if (!parsed.success) {
-    const issue = parsed.error.issues[0]!;
+    const issue = parsed.error.issues[0];
     throw invalid(['body', ...(issue.path as (string | number)[])], issue.message);
   }
   const rows = parsed.data.data;
