@@ -125,6 +125,15 @@ describe('POST /api/monitor/link', () => {
     expect(await app.db.prisma.monitorLink.count({ where: { userId: person.user.id } })).toBe(0);
   });
 
+  it('refuses a personal token (a login session links) with 403', async () => {
+    const { user } = await seedUser(app);
+    const pat = await seedPersonalToken(app, user.id, ['health:metrics:read', 'account:write']);
+    const body = { client_id: 'c', client_secret: 's' };
+    const res = await rest(app, 'POST', '/api/monitor/link', { token: pat, body });
+    expect(res.status).toBe(403);
+    expect((await rest(app, 'GET', '/api/monitor/sync', { token: pat })).status).toBe(403);
+  });
+
   it('answers 401 without a bearer and 422 for a missing secret', async () => {
     expect((await rest(app, 'POST', '/api/monitor/link', { body: {} })).status).toBe(401);
     const { token } = await seedUser(app);
@@ -280,6 +289,19 @@ describe('POST /api/monitor/webhook', () => {
   });
 });
 
+describe('unattached readings', () => {
+  it("become the person's when they link that monitor", async () => {
+    const serial = unique('2989');
+    const body = JSON.stringify({ data: [reading(serial, '2026-11-23T08:00:00Z')] });
+    await push(body, { 'x-monitor-signature': sign(body), 'x-monitor-delivery': unique('d') });
+    const person = await linkedPerson([serial]);
+    const row = await app.db.prisma.monitorReading.findFirstOrThrow({
+      where: { serialNumber: serial },
+    });
+    expect(row.userId).toBe(person.user.id);
+  });
+});
+
 describe('GET /api/monitor/sync', () => {
   it('fetches the window from the cloud (following its cursor), stores it once and answers it', async () => {
     const serial = unique('2960');
@@ -320,6 +342,17 @@ describe('GET /api/monitor/sync', () => {
     const person = await linkedPerson([unique('2960')]);
     cloud.fail(500);
     expect((await rest(app, 'GET', '/api/monitor/sync', { token: person.token })).status).toBe(502);
+  });
+
+  it('answers 409 monitor_relink_needed when the stored secret no longer opens', async () => {
+    const person = await linkedPerson([unique('2960')]);
+    await app.db.prisma.monitorLink.update({
+      where: { userId: person.user.id },
+      data: { secretCiphertext: 'c2VhbGVkIHVuZGVyIGFub3RoZXIga2V5IGJ5IGEgb3RoZXIgc2VydmVy' },
+    });
+    const res = await rest(app, 'GET', '/api/monitor/sync', { token: person.token });
+    expect(res.status).toBe(409);
+    expect(res.body.detail.code).toBe('monitor_relink_needed');
   });
 });
 
@@ -391,5 +424,19 @@ describe('account deletion', () => {
     expect(await app.db.prisma.monitorLink.count({ where: { userId: person.user.id } })).toBe(0);
     expect(await app.db.prisma.monitorDevice.count({ where: { serialNumber: serial } })).toBe(0);
     expect(await app.db.prisma.monitorReading.count({ where: { serialNumber: serial } })).toBe(0);
+  });
+});
+
+describe('an unconfigured server', () => {
+  it('answers 503 to link and webhook when the monitor settings are unset', async () => {
+    const bare = await startTestApp();
+    const { token } = await seedUser(bare);
+    const link = await rest(bare, 'POST', '/api/monitor/link', {
+      token,
+      body: { client_id: 'c', client_secret: 's' },
+    });
+    expect(link.status).toBe(503);
+    const hook = await bare.fetch('/api/monitor/webhook', { method: 'POST', body: '{}' });
+    expect(hook.status).toBe(503);
   });
 });
