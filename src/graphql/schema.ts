@@ -29,6 +29,8 @@ import '../domains/account/account.graph.ts';
 import '../domains/tokens/tokens.graph.ts';
 import '../domains/consents/consents.graph.ts';
 import '../domains/outreach/outreach.graph.ts';
+import '../domains/monitor/monitor.graph.ts';
+import '../domains/feedback/feedback.graph.ts';
 import './references.ts';
 
 export const schema = builder.toSchema({ sortSchema: true });

@@ -143,6 +143,30 @@ describe('GraphQL createFeedbackReport and feedbackReports', () => {
     expect(bogus.body.errors[0].extensions.code).toBe('VALIDATION_FAILED');
   });
 
+  it('lists the same reports as me { feedbackReports } in the dashboard graph', async () => {
+    const me = await seedUser(app);
+    for (const message of ['first', 'second', 'third']) {
+      await gql(app, SEND, {
+        token: me.token,
+        variables: { input: { category: 'idea', message } },
+      });
+    }
+    const query = `query($after: String) { me { feedbackReports(first: 2, after: $after) {
+      nodes { message } pageInfo { hasNextPage endCursor } } } }`;
+    const first = await gql(app, query, { token: me.token });
+    const conn = first.body.data.me.feedbackReports;
+    expect(conn.nodes.map((n: any) => n.message)).toEqual(['third', 'second']);
+    expect(conn.pageInfo.hasNextPage).toBe(true);
+    const next = await gql(app, query, {
+      token: me.token,
+      variables: { after: conn.pageInfo.endCursor },
+    });
+    expect(next.body.data.me.feedbackReports).toEqual({
+      nodes: [{ message: 'first' }],
+      pageInfo: { hasNextPage: false, endCursor: null },
+    });
+  });
+
   it('caps reports per person per day with 429 rate_limited', async () => {
     const me = await seedUser(app);
     const send = () =>

@@ -8,7 +8,7 @@ import { decryptSecret } from '../../src/domains/monitor/monitor.crypto.ts';
 import { seedPersonalToken, seedUser } from '../factories/users.ts';
 import { startFakeMonitorCloud } from '../fakes/monitor-cloud.ts';
 import { startTestApp } from '../harness/app.ts';
-import { rest } from '../harness/clients.ts';
+import { gql, rest } from '../harness/clients.ts';
 import { callTool, mcpClient } from '../harness/mcp.ts';
 
 const SECRET = 'monitor-webhook-secret-0123456789';
@@ -389,6 +389,17 @@ describe('MCP monitor_readings_read', () => {
       serial_number: theirs.serial,
     });
     expect((other.structuredContent as any).items).toEqual([]);
+  });
+
+  it('answers the same readings as me { monitorReadings } in the dashboard graph', async () => {
+    const mine = await seeded();
+    const query = `{ me { monitorReadings(first: 25, days: 1) {
+      nodes { serialNumber co2 } pageInfo { hasNextPage endCursor } } } }`;
+    const res = await gql(app, query, { token: mine.token });
+    const conn = res.body.data.me.monitorReadings;
+    expect(conn.nodes).toHaveLength(25);
+    expect(conn.nodes.every((n: any) => n.serialNumber === mine.serial)).toBe(true);
+    expect(conn.pageInfo.hasNextPage).toBe(true);
   });
 
   it('refuses a token without health:metrics:read and out-of-bounds arguments', async () => {

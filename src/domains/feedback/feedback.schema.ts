@@ -23,7 +23,7 @@ const FeedbackCategory = builder.enumType('FeedbackCategory', {
   } as const,
 });
 
-const FeedbackReport = builder.objectRef<FeedbackReportView>('FeedbackReport').implement({
+export const FeedbackReport = builder.objectRef<FeedbackReportView>('FeedbackReport').implement({
   description: 'A feedback report the person sent',
   fields: (t) => ({
     id: t.exposeInt('id'),

@@ -24,7 +24,7 @@ import type { MonitorWebhookAck as WebhookAckView } from './monitor.webhook.ts';
 /** Days a sync fetches by default. */
 const SYNC_DAYS_DEFAULT = 7;
 
-const MonitorReading = builder.objectRef<MonitorReadingView>('MonitorReading').implement({
+export const MonitorReading = builder.objectRef<MonitorReadingView>('MonitorReading').implement({
   description: "One sample of a room monitor: the room's air at a time",
   fields: (t) => ({
     serialNumber: t.exposeString('serialNumber', { description: "the monitor's serial number" }),
@@ -115,12 +115,18 @@ const LinkMonitorInput = builder.inputType('LinkMonitorInput', {
   }),
 });
 
-const days = (defaultValue: number, what: string) => ({
+export const days = (defaultValue: number, what: string) => ({
   defaultValue,
   required: true as const,
   description: `${what} (1..${MONITOR_DAYS_MAX}, default ${defaultValue})`,
   validate: z.number().int().min(1).max(MONITOR_DAYS_MAX),
 });
+
+/** The optional one-monitor filter of the reading reads. */
+export const serialNumberArg = {
+  description: 'only this monitor (its serial number); leave it out for all',
+  validate: z.string().min(1).max(64).nullish(),
+};
 
 builder.queryFields((t) => ({
   monitorReadingPage: t.withAuth({ scope: 'health:metrics:read' }).field({
@@ -128,10 +134,7 @@ builder.queryFields((t) => ({
     description: "One page of the person's room-monitor readings of the last days, newest first",
     args: {
       days: t.arg.int(days(1, 'the window: the last days')),
-      serialNumber: t.arg.string({
-        description: 'only this monitor (its serial number); leave it out for all',
-        validate: z.string().min(1).max(64).nullish(),
-      }),
+      serialNumber: t.arg.string(serialNumberArg),
       limit: t.arg.int({
         defaultValue: MONITOR_PAGE_DEFAULT,
         required: true,
