@@ -19,6 +19,8 @@ import { recordTools } from './tools/records.tools.ts';
 import { sessionTools } from './tools/sessions.tools.ts';
 import { scoreTools } from './tools/scores.tools.ts';
 import { orderTools } from './tools/orders.tools.ts';
+import { deviceTools } from './tools/devices.tools.ts';
+import { feedbackTools } from './tools/feedback.tools.ts';
 
 export const TOOL_FAMILIES: Readonly<Record<string, readonly McpTool[]>> = {
   'access-grants': accessGrantTools,
@@ -40,6 +42,8 @@ export const TOOL_FAMILIES: Readonly<Record<string, readonly McpTool[]>> = {
   sessions: sessionTools,
   scores: scoreTools,
   orders: orderTools,
+  devices: deviceTools,
+  feedback: feedbackTools,
 };
 
 export const TOOLS: readonly McpTool[] = Object.values(TOOL_FAMILIES).flat();

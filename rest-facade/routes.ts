@@ -17,6 +17,7 @@ import { insightRoutes } from './routes/insights.routes.ts';
 import { outreachRoutes } from './routes/outreach.routes.ts';
 import { adminNotificationRoutes } from './routes/admin-notifications.routes.ts';
 import { paymentRoutes } from './routes/payments.routes.ts';
+import { monitorRoutes } from './routes/monitor.routes.ts';
 
 export const ROUTES: readonly RestRoute[] = [
   ...syncRoutes,
@@ -36,4 +37,5 @@ export const ROUTES: readonly RestRoute[] = [
   ...outreachRoutes,
   ...adminNotificationRoutes,
   ...paymentRoutes,
+  ...monitorRoutes,
 ];

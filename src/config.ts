@@ -183,6 +183,19 @@ const EnvSchema = z.object({
   STRIPE_PRICE_PREMIUM_YEARLY: z.string().min(1).optional(),
   /** Payment and setup intents created per client IP per hour (kit, auth, setup; then 429) */
   PAYMENTS_INTENTS_PER_IP_PER_HOUR: z.coerce.number().int().min(1).default(20),
+  /**
+   * Room-monitor cloud (issue 15): its consumer API's base URL (devices at <base>/v1/devices, like
+   * Airthings' https://ext-api.airthings.com); unset: link and sync answer 503
+   */
+  MONITOR_API_BASE: z.string().url().optional(),
+  /** Its client-credentials token endpoint; unset: <MONITOR_API_BASE>/v1/token */
+  MONITOR_TOKEN_URL: z.string().url().optional(),
+  /** HMAC-SHA256 key of the cloud's webhook signatures; unset: the webhook answers 503 */
+  MONITOR_WEBHOOK_SECRET: z.string().min(16).optional(),
+  /** Timeout of one call to the monitor cloud (504 beyond) */
+  MONITOR_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(10_000),
+  /** Feedback reports a person may send per UTC day (429 rate_limited beyond) */
+  FEEDBACK_REPORTS_PER_DAY: z.coerce.number().int().min(1).default(20),
 });
 
 export type Env = z.infer<typeof EnvSchema>;

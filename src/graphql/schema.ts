@@ -7,6 +7,8 @@ import '../domains/oauth/oauth.schema.ts';
 import '../domains/consents/consents.schema.ts';
 import '../domains/outreach/outreach.schema.ts';
 import '../domains/payments/payments.schema.ts';
+import '../domains/monitor/monitor.schema.ts';
+import '../domains/feedback/feedback.schema.ts';
 import '../domains/identity/identity.schema.ts';
 import '../domains/profile/profile.schema.ts';
 import '../domains/health/health.schema.ts';
@@ -29,6 +31,8 @@ import '../domains/account/account.graph.ts';
 import '../domains/tokens/tokens.graph.ts';
 import '../domains/consents/consents.graph.ts';
 import '../domains/outreach/outreach.graph.ts';
+import '../domains/monitor/monitor.graph.ts';
+import '../domains/feedback/feedback.graph.ts';
 import './references.ts';
 
 export const schema = builder.toSchema({ sortSchema: true });

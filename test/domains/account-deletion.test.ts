@@ -237,6 +237,16 @@ const SEEDERS: Record<string, (p: Db, me: Person, other: Person) => Promise<unkn
     p.mealItem.create({
       data: { id: rand(), userId: me.id, mealId: rand(), name: 'rice', grams: 100 },
     }),
+  'MonitorLink.userId': (p, me) =>
+    p.monitorLink.create({ data: { userId: me.id, clientId: rand(), secretCiphertext: rand() } }),
+  'MonitorDevice.userId': (p, me) =>
+    p.monitorDevice.create({ data: { userId: me.id, serialNumber: rand() } }),
+  'MonitorReading.userId': (p, me) =>
+    p.monitorReading.create({
+      data: { userId: me.id, serialNumber: rand(), recordedAt: new Date(), co2: 600 },
+    }),
+  'FeedbackReport.userId': (p, me) =>
+    p.feedbackReport.create({ data: { userId: me.id, category: 'idea', message: 'more graphs' } }),
   // keyed by address
   'EmailCode.email': (p, me) =>
     p.emailCode.create({ data: { email: me.email, codeHash: rand(), expiresAt: later() } }),

@@ -23,6 +23,7 @@ import { seedUser } from '../factories/users.ts';
 import { startFakeOpenAI } from '../fakes/openai.ts';
 import { startFakePushGateway } from '../fakes/push.ts';
 import { startFakeStripe } from '../fakes/stripe.ts';
+import { startFakeMonitorCloud } from '../fakes/monitor-cloud.ts';
 import { startTestApp } from '../harness/app.ts';
 import { rest } from '../harness/clients.ts';
 import { rawRequest } from '../harness/raw-http.ts';
@@ -85,6 +86,8 @@ const models = await startFakeOpenAI({ answerFromSchema: true });
 const pushGateway = await startFakePushGateway();
 // Payments call the suite's Stripe server (test/fakes/stripe.ts).
 const payments = await startFakeStripe();
+// The room-monitor routes reach the suite's monitor cloud (it refuses any fuzzed credentials).
+const monitorCloud = await startFakeMonitorCloud();
 const app = await startTestApp(
   {
     PUSH_HTTP_URL: pushGateway.url,
@@ -92,6 +95,8 @@ const app = await startTestApp(
     ADMIN_NOTIFICATION_SENDS_PER_HOUR: '1000000',
     OPENAI_API_KEY: 'sk-fuzz',
     OPENAI_BASE_URL: models.url,
+    MONITOR_API_BASE: monitorCloud.url,
+    MONITOR_WEBHOOK_SECRET: 'fuzz-monitor-webhook-secret',
     AI_DAILY_BUDGET_USD: '1000000',
     MEALS_ANALYZE_DAILY_CAP: '1000000',
     MEALS_SUGGEST_NAME_DAILY_CAP: '1000000',

@@ -1,0 +1,12 @@
+/** Devices: the person's room-monitor readings, a page at a time. */
+import type { McpTool } from '../tool.ts';
+
+export const deviceTools: McpTool[] = [
+  {
+    name: 'monitor_readings_read',
+    title: 'Read room-monitor readings',
+    operation: 'ListMonitorReadingPage',
+    scopes: ['health:metrics:read'],
+    kind: 'read',
+  },
+];

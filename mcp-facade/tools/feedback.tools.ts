@@ -1,0 +1,19 @@
+/** Feedback: the person sends feedback reports to the team and lists their own. */
+import type { McpTool } from '../tool.ts';
+
+export const feedbackTools: McpTool[] = [
+  {
+    name: 'feedback_report_send',
+    title: 'Send a feedback report',
+    operation: 'SendFeedbackReport',
+    scopes: ['feedback:write'],
+    kind: 'write',
+  },
+  {
+    name: 'feedback_report_list',
+    title: 'List feedback reports',
+    operation: 'ListFeedbackReports',
+    scopes: ['account:read'],
+    kind: 'read',
+  },
+];
