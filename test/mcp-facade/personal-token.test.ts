@@ -23,10 +23,11 @@ describe('tools/list', () => {
     const cases: [Scope[], string[]][] = [
       [['profile:read'], ['get_profile']],
       [['profile:write'], ['profile_photo_set', 'update_profile', 'update_profile_onboarding']],
-      [['account:read'], ['sessions_list_read']],
+      [['account:read'], ['feedback_report_list', 'sessions_list_read']],
       [
         ['profile:read', 'profile:write', 'account:read'],
         [
+          'feedback_report_list',
           'get_profile',
           'profile_photo_set',
           'sessions_list_read',
@@ -34,12 +35,13 @@ describe('tools/list', () => {
           'update_profile_onboarding',
         ],
       ],
-      [['health:metrics:read'], ['list_records', 'synced_records_read']],
+      [['health:metrics:read'], ['list_records', 'monitor_readings_read', 'synced_records_read']],
       [
         ['health:metrics:read', 'account:write'],
         [
           'account_delete',
           'list_records',
+          'monitor_readings_read',
           'sessions_all_revoke',
           'sessions_one_revoke',
           'synced_records_read',

@@ -79,6 +79,7 @@ describe('buildRegistry', () => {
     expect(names(['profile:read'])).toEqual(['get_profile']);
     expect(names(['profile:read', 'account:read'])).toEqual([
       'both_read',
+      'feedback_report_list',
       'get_profile',
       'sessions_list_read',
     ]);
