@@ -15,6 +15,7 @@ import { tokenRoutes } from './routes/tokens.routes.ts';
 import { oauthRoutes } from './routes/oauth.routes.ts';
 import { insightRoutes } from './routes/insights.routes.ts';
 import { outreachRoutes } from './routes/outreach.routes.ts';
+import { adminRoutes } from './routes/admin.routes.ts';
 
 export const ROUTES: readonly RestRoute[] = [
   ...syncRoutes,
@@ -32,4 +33,5 @@ export const ROUTES: readonly RestRoute[] = [
   ...foodRoutes,
   ...insightRoutes,
   ...outreachRoutes,
+  ...adminRoutes,
 ];

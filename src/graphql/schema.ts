@@ -27,6 +27,7 @@ import '../domains/account/account.graph.ts';
 import '../domains/tokens/tokens.graph.ts';
 import '../domains/consents/consents.graph.ts';
 import '../domains/outreach/outreach.graph.ts';
+import '../domains/admin/admin.schema.ts';
 import './references.ts';
 
 export const schema = builder.toSchema({ sortSchema: true });
