@@ -285,6 +285,47 @@ const InsightsOverview = builder
     }),
   });
 
+const StatusDatabase = builder
+  .objectRef<SystemStatusView['database']>('AdminStatusDatabase')
+  .implement({
+    description: 'Whether the database answers (never its URL)',
+    fields: (t) => ({
+      kind: t.exposeString('kind', { description: 'pglite or postgresql' }),
+      reachable: t.exposeBoolean('reachable'),
+      latencyMs: t.exposeFloat('latencyMs', { nullable: true }),
+    }),
+  });
+
+const StatusMigrations = builder
+  .objectRef<SystemStatusView['migrations']>('AdminStatusMigrations')
+  .implement({
+    description: 'Whether every migration folder is applied',
+    fields: (t) => ({
+      upToDate: t.exposeBoolean('upToDate'),
+      pending: t.exposeStringList('pending', { description: 'migration folders not applied' }),
+    }),
+  });
+
+const StatusLimitsStore = builder
+  .objectRef<SystemStatusView['limitsStore']>('AdminStatusLimitsStore')
+  .implement({
+    description: 'Where rate-limit counts live',
+    fields: (t) => ({
+      kind: t.exposeString('kind', { description: 'memory, or redis (shared by replicas)' }),
+    }),
+  });
+
+const StatusCounts = builder
+  .objectRef<NonNullable<SystemStatusView['counts']>>('AdminStatusCounts')
+  .implement({
+    description: 'Rows, counted',
+    fields: (t) => ({
+      users: t.exposeInt('users'),
+      glucoseReadings: t.exposeInt('glucoseReadings'),
+      rawSamples: t.exposeInt('rawSamples'),
+    }),
+  });
+
 const SystemStatus = builder.objectRef<SystemStatusView>('AdminSystemStatus').implement({
   description: 'Whether the service and its parts are up (nothing secret)',
   fields: (t) => ({
@@ -292,17 +333,14 @@ const SystemStatus = builder.objectRef<SystemStatusView>('AdminSystemStatus').im
     version: t.exposeString('version'),
     nodeVersion: t.exposeString('nodeVersion'),
     uptimeSeconds: t.exposeInt('uptimeSeconds'),
-    database: t.expose('database', { type: 'JSON', description: '{kind, reachable, latency_ms}' }),
-    migrations: t.expose('migrations', {
-      type: 'JSON',
-      description: '{up_to_date, pending: migration folder names}',
-    }),
-    limitsStore: t.expose('limitsStore', { type: 'JSON', description: '{kind: memory or redis}' }),
+    database: t.expose('database', { type: StatusDatabase }),
+    migrations: t.expose('migrations', { type: StatusMigrations }),
+    limitsStore: t.expose('limitsStore', { type: StatusLimitsStore }),
     aiConfigured: t.exposeBoolean('aiConfigured'),
     counts: t.expose('counts', {
-      type: 'JSON',
+      type: StatusCounts,
       nullable: true,
-      description: '{users, glucose_readings, raw_samples}; null when the database is down',
+      description: 'null when the database is down',
     }),
     checkedAt: t.expose('checkedAt', { type: 'DateTime' }),
   }),
