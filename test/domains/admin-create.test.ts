@@ -61,7 +61,7 @@ describe('npm run admin:create', () => {
       const user = await userOf('new.admin@example.com');
       expect(user?.isAdmin).toBe(true);
       expect(user?.passwordHash).not.toContain('long enough pw');
-      expect(await verifyPassword(user!.passwordHash!, 'long enough pw')).toBe(true);
+      expect(await verifyPassword(user!.passwordHash, 'long enough pw')).toBe(true);
     },
     SLOW,
   );
