@@ -304,6 +304,8 @@ describe('GET /api/admin/raw-sensor-data (streamed)', () => {
       'limit=0',
       'start_date=yesterday',
       'start_date=2026-02-01&end_date=2026-01-01',
+      'start_date=%2B275760-09-13T00%3A00%3A00.000Z',
+      'end_date=1899-12-31',
     ]) {
       const r = await get(`/api/admin/raw-sensor-data?${query}`);
       expect(r.status, query).toBe(422);

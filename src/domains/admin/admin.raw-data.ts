@@ -57,10 +57,19 @@ const invalid = (loc: string, msg: string): Error =>
   });
 
 const DATE_ONLY = /^\d{4}-\d{2}-\d{2}$/;
+/** The years a date bound may name. */
+const YEAR_MIN = 1900;
+const YEAR_MAX = 9998;
 
 function instant(value: string, loc: string, endOfDay: boolean): Date {
   const date = new Date(DATE_ONLY.test(value) ? `${value}T00:00:00Z` : value);
-  if (Number.isNaN(date.getTime())) throw invalid(loc, 'Input should be a valid date or datetime');
+  // NOTE: years beyond 9999 are valid in JavaScript but not as the database's timestamp text
+  const year = date.getUTCFullYear();
+  if (Number.isNaN(date.getTime()) || year < YEAR_MIN || year > YEAR_MAX)
+    throw invalid(
+      loc,
+      `Input should be a valid date or datetime in years ${YEAR_MIN}..${YEAR_MAX}`,
+    );
   if (endOfDay && DATE_ONLY.test(value)) date.setUTCDate(date.getUTCDate() + 1);
   return date;
 }
