@@ -24,8 +24,13 @@ import { jsonStreamBodyParser } from '../src/platform/json-stream.ts';
 import { snakeKeys, toCamel, toSnake } from '../src/wire.ts';
 import { httpAnswerFor } from './http-errors.ts';
 import type { VariableOrigin, VariableOrigins } from './http-errors.ts';
-import { cachedResponder, preflightResponder, readMultipart } from './responders.ts';
-import type { CachedAnswer } from './responders.ts';
+import {
+  cachedResponder,
+  preflightResponder,
+  readMultipart,
+  streamResponder,
+} from './responders.ts';
+import type { CachedAnswer, StreamChunk } from './responders.ts';
 import type { RestRoute } from './route.ts';
 import { readWireValue } from './wire-input.ts';
 
@@ -205,6 +210,20 @@ function handlerFor(route: RestRoute, options: RestFacadeOptions) {
     for (const cookie of ctx.responseCookies) res.append('set-cookie', cookie);
     if (result.errors.length) return fail(result.errors[0]);
     if (cached) return cached(req, res, result.data?.[rootField] as CachedAnswer);
+    if (route.responder === 'stream') {
+      const chunkAfter = async (after: string): Promise<StreamChunk> => {
+        const more = await options.operations.execute(
+          route.operation,
+          { ...variables, after },
+          ctx,
+        );
+        if (more.errors.length) throw more.errors[0];
+        return more.data?.[rootField] as StreamChunk;
+      };
+      const cut = (error: unknown) =>
+        ctx.log.error({ err: error }, 'stream cut after its first chunk');
+      return streamResponder(res, result.data?.[rootField] as StreamChunk, chunkAfter, cut);
+    }
     res.status(route.status ?? 200).json(snakeKeys(result.data?.[rootField] ?? null, opaque));
   };
 }

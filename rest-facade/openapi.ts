@@ -230,6 +230,16 @@ function spreadFragment(op: PersistedOperation, rootField: string): string | nul
 }
 
 /** A `preflight` row (OPTIONS): no parameters, no body, an empty 200 naming the path's methods. */
+/** The success answer's schema: a `cached` row any JSON, a `stream` row the array of its chunks' rows. */
+function answerSchema(route: RestRoute, result: JsonSchema): JsonSchema {
+  if (route.responder === 'cached') return {};
+  if (route.responder === 'stream') {
+    const properties = result.properties as Record<string, JsonSchema> | undefined;
+    return properties?.rows ?? { type: 'array' };
+  }
+  return result;
+}
+
 function preflightOperation(route: RestRoute, op: PersistedOperation): OpenApiOperation {
   const header = { schema: { type: 'string' } };
   return {
@@ -368,7 +378,8 @@ function operationFor(
     [status]: {
       description: status === '201' ? 'Created' : 'Successful Response',
       // a `cached` row answers the field's `document` (any JSON), with an ETag
-      content: { 'application/json': { schema: route.responder === 'cached' ? {} : result } },
+      // a `stream` row answers the rows of every chunk as one array
+      content: { 'application/json': { schema: answerSchema(route, result) } },
     },
   };
   if (route.responder === 'cached') {

@@ -18,14 +18,22 @@
  *   1 MB: 413 beyond), and the row's `body` variable (a String) receives it as UTF-8 text exactly as
  *   sent, so the field can verify a signature made over those bytes (payment and monitor webhooks).
  *   Bytes that are not UTF-8 decode with replacement characters, so such a signature never matches.
+ * - `stream`: a large export (admin raw sensor data). The root field answers one bounded chunk,
+ *   `{rows, nextCursor}`; the responder writes the rows of every chunk as one JSON array, running
+ *   the same operation again with `$after = nextCursor` until it is null, and writes each chunk
+ *   only when the socket has drained the previous one. So memory holds one chunk, whatever the
+ *   export's length, and the field still decides everything (auth, bounds, audit, 404) on the first
+ *   run. A failure after the first chunk can no longer change the status: the connection is cut
+ *   before the closing `]`, so a client sees an incomplete body, never a short but valid array.
  */
+import { once } from 'node:events';
 import { gzipSync } from 'node:zlib';
 import busboy from 'busboy';
 import type { Request, RequestHandler, Response } from 'express';
 import { CSRF_HEADER } from '../src/auth/authenticate.ts';
 import { snakeKeys } from '../src/wire.ts';
 
-export const RESPONDERS = ['multipart', 'preflight', 'cached', 'raw'] as const;
+export const RESPONDERS = ['multipart', 'preflight', 'cached', 'raw', 'stream'] as const;
 
 export type Responder = (typeof RESPONDERS)[number];
 
@@ -199,4 +207,45 @@ export function cachedResponder(): (req: Request, res: Response, answer: CachedA
     if (gzip) res.set('content-encoding', 'gzip');
     res.end(gzip ? current.gzip : current.json);
   };
+}
+
+/** What a `stream` row's root field answers: one chunk, and the cursor of the next (null: done). */
+export interface StreamChunk {
+  rows: unknown[];
+  nextCursor: string | null;
+}
+
+/**
+ * The `stream` responder: `first` is the operation's first answer, `next(cursor)` runs it again
+ * after `cursor` (it throws the operation's error). Writes `[`, each chunk's rows in snake_case,
+ * `]`; waits for `drain` whenever the socket's buffer is full; stops when the client goes away.
+ */
+export async function streamResponder(
+  res: Response,
+  first: StreamChunk,
+  next: (cursor: string) => Promise<StreamChunk>,
+  onError: (error: unknown) => void,
+): Promise<void> {
+  res.status(200).set({ 'content-type': 'application/json; charset=utf-8' });
+  let chunk = first;
+  let written = 0;
+  const write = async (text: string): Promise<void> => {
+    if (!res.write(text)) await once(res, 'drain');
+  };
+  try {
+    await write('[');
+    for (;;) {
+      if (chunk.rows.length) {
+        const json = JSON.stringify(snakeKeys(chunk.rows));
+        await write((written ? ',' : '') + json.slice(1, -1));
+        written += chunk.rows.length;
+      }
+      if (!chunk.nextCursor || res.destroyed) break;
+      chunk = await next(chunk.nextCursor);
+    }
+    res.end(']');
+  } catch (error) {
+    onError(error);
+    res.destroy();
+  }
 }

@@ -51,7 +51,8 @@ export interface RestRoute {
    * multipart/form-data body (file parts and text fields fill variables like JSON body fields);
    * `preflight` (OPTIONS) runs no operation: `operation` then names the one the path serves;
    * `cached` answers the root field's `document` with its `etag` (304, gzip; responders.ts);
-   * `raw` gives `body`'s String variable the body exactly as sent (a signed webhook)
+   * `raw` gives `body`'s String variable the body exactly as sent (a signed webhook);
+   * `stream` writes the rows of the field's chunks as one JSON array, following `nextCursor`
    */
   responder?: Responder;
 }

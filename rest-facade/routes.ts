@@ -18,6 +18,7 @@ import { outreachRoutes } from './routes/outreach.routes.ts';
 import { adminNotificationRoutes } from './routes/admin-notifications.routes.ts';
 import { paymentRoutes } from './routes/payments.routes.ts';
 import { monitorRoutes } from './routes/monitor.routes.ts';
+import { adminRoutes } from './routes/admin.routes.ts';
 
 export const ROUTES: readonly RestRoute[] = [
   ...syncRoutes,
@@ -35,7 +36,8 @@ export const ROUTES: readonly RestRoute[] = [
   ...foodRoutes,
   ...insightRoutes,
   ...outreachRoutes,
-  ...adminNotificationRoutes,
   ...paymentRoutes,
   ...monitorRoutes,
+  ...adminRoutes,
+  ...adminNotificationRoutes,
 ];

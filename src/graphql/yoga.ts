@@ -18,6 +18,26 @@ import { createContext } from './context.ts';
 import type { Context, ContextDeps } from './context.ts';
 import type { OperationStore } from './operations.ts';
 
+/**
+ * GraphiQL's first tab (admins use GraphiQL): how to send the admin bearer, and an admin query.
+ * Only shown on a browser's first visit; GraphiQL keeps the person's own tabs after that.
+ */
+export const GRAPHIQL_ADMIN_QUERY = `# Admin GraphiQL. Admin fields need an admin's bearer token:
+#   1. POST /api/admin/auth/login with {"email": "...", "password": "..."}
+#      (an admin account: npm run admin:create -- --email <address>)
+#   2. In the Headers tab below, enter:
+#      { "Authorization": "Bearer <access_token from step 1>" }
+#   3. Run this query (Ctrl-Enter). Without the header: 401; with a non-admin's token: 403.
+query AdminOverview {
+  adminDashboardStats {
+    accounts { users admins newLast7Days activeSessions }
+    glucose { readings people meanMgDl inRangePct }
+    sensors { active unbound }
+  }
+  adminSystemStatus { status version uptimeSeconds migrations { upToDate } }
+}
+`;
+
 export interface YogaOptions {
   schema: GraphQLSchema;
   operations: OperationStore;
@@ -57,7 +77,12 @@ export function createGraphqlServer(
     logging: false,
     landingPage: false,
     graphiql: config.GRAPHIQL
-      ? { title: 'Health platform GraphiQL', credentials: 'same-origin' }
+      ? {
+          title: 'Health platform GraphiQL',
+          credentials: 'same-origin',
+          defaultQuery: GRAPHIQL_ADMIN_QUERY,
+          defaultEditorToolsVisibility: 'headers',
+        }
       : false,
     // The page is the same for every request (about 9 MB with its assets inlined): render it once.
     // NOTE: its module is loaded on the first page, not at start: holding the inlined assets cost an

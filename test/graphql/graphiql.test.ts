@@ -4,8 +4,10 @@
  * and run a query typed into its editor.
  */
 import { describe, expect, it } from 'vitest';
+import { seedUser } from '../factories/users.ts';
 import { startTestApp } from '../harness/app.ts';
 import { offlinePage, useChromium } from '../harness/browser.ts';
+import { rest } from '../harness/clients.ts';
 
 const app = await startTestApp();
 
@@ -59,6 +61,39 @@ describe('GraphiQL at GET /graphql', () => {
       await expect
         .poll(() => page.locator('.result-window').innerText(), { timeout: 15_000 })
         .toContain('"Query"');
+      expect(elsewhere).toEqual([]);
+    } finally {
+      await page.close();
+    }
+  });
+
+  it('opens with the admin example query, which runs with an admin bearer typed into the Headers tab (issue 15)', async () => {
+    const { user, password } = await seedUser(app, { isAdmin: true });
+    const login = await rest(app, 'POST', '/api/admin/auth/login', {
+      body: { email: user.email, password },
+    });
+    expect(login.status).toBe(200);
+    const { page, elsewhere } = await offlinePage(chromium.browser, app.baseUrl);
+    try {
+      await page.goto(`${app.baseUrl}/graphql`);
+      const editor = page.locator('.graphiql-query-editor .view-lines');
+      await expect
+        .poll(() => editor.innerText(), { timeout: 30_000 })
+        .toContain('adminDashboardStats');
+      expect(await editor.innerText()).toContain('Authorization');
+      await page
+        .locator('.graphiql-editor-tool .monaco-editor >> visible=true')
+        .click({ timeout: 30_000 });
+      await page.keyboard.press('ControlOrMeta+A');
+      await page.keyboard.press('Delete');
+      await page.keyboard.insertText(
+        JSON.stringify({ Authorization: `Bearer ${login.body.access_token}` }),
+      );
+      await page.locator('.graphiql-execute-button').click();
+      await expect
+        .poll(() => page.locator('.result-window').innerText(), { timeout: 15_000 })
+        .toContain('"admins"');
+      expect(await page.locator('.result-window').innerText()).not.toContain('"errors"');
       expect(elsewhere).toEqual([]);
     } finally {
       await page.close();

@@ -3,3 +3,11 @@ export { createSession, startWebSession } from './account.sessions.ts';
 export type { IssuedSession, WebSessionStart } from './account.sessions.ts';
 export { normaliseEmail } from './account.shared.ts';
 export { SignInToken, SignInWebSession } from './account.schema.ts';
+export {
+  accountById,
+  accountCounts,
+  accountEventsSql,
+  accountExists,
+  listAccounts,
+} from './account.admin.ts';
+export type { AccountCountsView, AccountDetailView, AccountSummaryView } from './account.admin.ts';

@@ -30,3 +30,43 @@ export async function recordAdminAction(
     },
   });
 }
+
+export interface AuditEntryView {
+  id: number;
+  adminUserId: number;
+  targetUserId: number | null;
+  action: string;
+  detail: Prisma.JsonValue;
+  createdAt: Date;
+}
+
+export interface ListAuditEntriesOptions {
+  /** entries about one person; none: every entry */
+  targetUserId?: number | null;
+  /** one action (a field name, e.g. "adminUser") */
+  action?: string | null;
+  /** entries skipped (newest first) */
+  offset: number;
+  /** entries answered */
+  limit: number;
+}
+
+/** One page of the audit log, newest first, and how many entries match. */
+export async function listAuditEntries(
+  ctx: AuthedContext,
+  options: ListAuditEntriesOptions,
+): Promise<{ total: number; items: AuditEntryView[] }> {
+  const where: Prisma.AdminAuditEntryWhereInput = {};
+  if (options.targetUserId != null) where.targetUserId = options.targetUserId;
+  if (options.action) where.action = options.action;
+  const [total, items] = await Promise.all([
+    ctx.prisma.adminAuditEntry.count({ where }),
+    ctx.prisma.adminAuditEntry.findMany({
+      where,
+      orderBy: { id: 'desc' },
+      skip: options.offset,
+      take: options.limit,
+    }),
+  ]);
+  return { total, items };
+}

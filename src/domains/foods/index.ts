@@ -7,3 +7,5 @@
 export { loadCatalogueFoods } from './foods.item-lookup.ts';
 export type { ItemFood } from './foods.item-lookup.ts';
 export { normaliseGtin } from './foods.gtin.ts';
+export { browseCatalogue } from './foods.admin.ts';
+export type { CatalogueRowView } from './foods.admin.ts';

@@ -2,3 +2,10 @@
 export { glucosePoints } from './glucose.service.ts';
 export { trendStats } from './glucose.stats.ts';
 export type { StatPoint, TrendStats } from './glucose.stats.ts';
+export { glucoseAggregate, glucoseCountsOf, rawSamples } from './glucose.admin.ts';
+export type {
+  GlucoseAggregateView,
+  PersonGlucoseCountsView,
+  RawSampleKey,
+  RawSampleView,
+} from './glucose.admin.ts';

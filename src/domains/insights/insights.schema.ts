@@ -95,7 +95,7 @@ const Suggestion = builder.objectRef<SuggestionView>('InsightSuggestion').implem
   }),
 });
 
-const Suggestions = builder.objectRef<SuggestionsView>('InsightSuggestions').implement({
+export const Suggestions = builder.objectRef<SuggestionsView>('InsightSuggestions').implement({
   description: 'The suggestions that apply today (SuggestionsOut)',
   fields: (t) => ({
     date: t.exposeString('date'),
@@ -126,7 +126,7 @@ const PredictiveAlerts = builder.objectRef<PredictiveAlertsView>('PredictiveAler
   }),
 });
 
-const InsightCard = builder.objectRef<InsightCardView>('InsightCard').implement({
+export const InsightCard = builder.objectRef<InsightCardView>('InsightCard').implement({
   description: 'A card of the insights feed (InsightCardOut)',
   fields: (t) => ({
     id: t.exposeString('id', { description: 'stable for the same card on the same day' }),

@@ -1,0 +1,6 @@
+/** What other domains may use of the insights domain (the admin API's insight trigger). */
+export { insightsOfPerson } from './insights.admin.ts';
+export type { PersonInsightsView } from './insights.admin.ts';
+export { InsightCard, Suggestions } from './insights.schema.ts';
+export { HIGH_MG_DL, LOW_MG_DL, PREDICTION_HORIZON_MINUTES } from './insights.rules.ts';
+export { SCORE_KINDS } from './insights.scores.ts';

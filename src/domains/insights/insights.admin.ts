@@ -1,0 +1,36 @@
+/**
+ * Insights for the admin API (src/domains/admin): one person's insights computed now, exactly as
+ * the person would see them (insights are computed on demand and stored nowhere).
+ * NOTE: reads another person's data: only the admin trigger field (`t.withAuth({ admin: true })`)
+ * calls it, and that field writes an audit entry first.
+ */
+import type { AuthedContext } from '../../graphql/context.ts';
+import type { InsightCard } from './insights.rules.ts';
+import { insightCardsOf, insightSuggestions } from './insights.service.ts';
+import type { SuggestionsView } from './insights.service.ts';
+
+export interface PersonInsightsView {
+  userId: number;
+  generatedAt: Date;
+  cards: InsightCard[];
+  suggestions: SuggestionsView;
+}
+
+/**
+ * Today's cards and suggestions of `userId`, read as a read-only view of that person (the same
+ * mechanism as a grantee's view-as: every insights read goes through readerUserId).
+ */
+export async function insightsOfPerson(
+  ctx: AuthedContext,
+  userId: number,
+): Promise<PersonInsightsView> {
+  const asPerson: AuthedContext = {
+    ...ctx,
+    principal: { ...ctx.principal, viewAs: { grantId: 0, ownerId: userId } },
+  };
+  const [cards, suggestions] = await Promise.all([
+    insightCardsOf(asPerson),
+    insightSuggestions(asPerson),
+  ]);
+  return { userId, generatedAt: new Date(), cards, suggestions };
+}
