@@ -28,7 +28,9 @@ export const GRAPHIQL_ADMIN_QUERY = `# Admin GraphiQL. Admin fields need an admi
 #   2. In the Headers tab below, enter:
 #      { "Authorization": "Bearer <access_token from step 1>" }
 #   3. Run this query (Ctrl-Enter). Without the header: 401; with a non-admin's token: 403.
-query AdminOverview {
+# (Anonymous on purpose: GraphiQL keeps a named default's operation name for a moment after the
+# text is replaced, and would run the new text under that stale name.)
+{
   adminDashboardStats {
     accounts { users admins newLast7Days activeSessions }
     glucose { readings people meanMgDl inRangePct }
