@@ -235,13 +235,17 @@ export async function streamResponder(
   try {
     await write('[');
     for (;;) {
+      // the next chunk is asked for before this one is serialised and written, so the database
+      // reads it while this process converts and sends (at most two chunks are held)
+      const following = chunk.nextCursor && !res.destroyed ? next(chunk.nextCursor) : null;
+      following?.catch(() => {}); // awaited below; a failure there ends the stream
       if (chunk.rows.length) {
         const json = JSON.stringify(snakeKeys(chunk.rows));
         await write((written ? ',' : '') + json.slice(1, -1));
         written += chunk.rows.length;
       }
-      if (!chunk.nextCursor || res.destroyed) break;
-      chunk = await next(chunk.nextCursor);
+      if (!following || res.destroyed) break;
+      chunk = await following;
     }
     res.end(']');
   } catch (error) {
