@@ -19,12 +19,14 @@
  *   sent, so the field can verify a signature made over those bytes (payment and monitor webhooks).
  *   Bytes that are not UTF-8 decode with replacement characters, so such a signature never matches.
  * - `stream`: a large export (admin raw sensor data). The root field answers one bounded chunk,
- *   `{rows, nextCursor}`; the responder writes the rows of every chunk as one JSON array, running
- *   the same operation again with `$after = nextCursor` until it is null, and writes each chunk
- *   only when the socket has drained the previous one. So memory holds one chunk, whatever the
- *   export's length, and the field still decides everything (auth, bounds, audit, 404) on the first
- *   run. A failure after the first chunk can no longer change the status: the connection is cut
- *   before the closing `]`, so a client sees an incomplete body, never a short but valid array.
+ *   `{rows, nextCursor}`, or `{rowsJson, nextCursor}` (the rows as one JSON array text the field
+ *   already wrote in wire names, copied as it is). The responder writes the rows of every chunk as
+ *   one JSON array, running the same operation again with `$after = nextCursor` until it is null;
+ *   it asks for the next chunk while it writes one, and writes only when the socket has drained
+ *   the previous write. So memory holds two chunks at most, whatever the export's length, and the
+ *   field still decides everything (auth, bounds, audit, 404) on the first run. A failure after the
+ *   first chunk can no longer change the status: the connection is cut before the closing `]`, so
+ *   a client sees an incomplete body, never a short but valid array.
  */
 import { once } from 'node:events';
 import { gzipSync } from 'node:zlib';
@@ -211,8 +213,17 @@ export function cachedResponder(): (req: Request, res: Response, answer: CachedA
 
 /** What a `stream` row's root field answers: one chunk, and the cursor of the next (null: done). */
 export interface StreamChunk {
-  rows: unknown[];
+  /** the chunk's rows (converted to snake_case keys here) */
+  rows?: unknown[] | null;
+  /** or the chunk's rows as one JSON array text already in wire names, written as it is */
+  rowsJson?: string | null;
   nextCursor: string | null;
+}
+
+/** The inside of a chunk's JSON array (`a,b,c`; empty for none). */
+function chunkItems(chunk: StreamChunk): string {
+  const json = chunk.rowsJson ?? JSON.stringify(snakeKeys(chunk.rows ?? []));
+  return json.slice(1, -1).trim();
 }
 
 /**
@@ -239,10 +250,10 @@ export async function streamResponder(
       // reads it while this process converts and sends (at most two chunks are held)
       const following = chunk.nextCursor && !res.destroyed ? next(chunk.nextCursor) : null;
       following?.catch(() => {}); // awaited below; a failure there ends the stream
-      if (chunk.rows.length) {
-        const json = JSON.stringify(snakeKeys(chunk.rows));
-        await write((written ? ',' : '') + json.slice(1, -1));
-        written += chunk.rows.length;
+      const items = chunkItems(chunk);
+      if (items) {
+        await write((written ? ',' : '') + items);
+        written += 1;
       }
       if (!following || res.destroyed) break;
       chunk = await following;

@@ -392,9 +392,9 @@ describe('GET /api/admin/system/status', () => {
     expect(r.body).toMatchObject({
       status: 'ok',
       version: '0.1.0',
-      database: { kind: 'pglite', reachable: true },
+      database: { kind: process.env.TEST_DATABASE_URL ? 'postgresql' : 'pglite', reachable: true },
       migrations: { up_to_date: true, pending: [] },
-      limits_store: { kind: 'memory' },
+      limits_store: { kind: process.env.TEST_REDIS_URL ? 'redis' : 'memory' },
       counts: { raw_samples: 12_500, glucose_readings: 4 },
     });
     expect(r.body.uptime_seconds).toBeGreaterThanOrEqual(0);

@@ -8,7 +8,7 @@
  */
 import { appError } from '../../errors.ts';
 import type { AuthedContext } from '../../graphql/context.ts';
-import { rawSamples } from '../glucose/index.ts';
+import { rawSamples, rawSamplesJson } from '../glucose/index.ts';
 import type { RawSampleKey, RawSampleView } from '../glucose/index.ts';
 import { recordAdminAction } from './admin.audit.ts';
 import { requirePerson } from './admin.service.ts';
@@ -36,12 +36,17 @@ export interface RawSensorChunkOptions {
   after?: string | null;
   /** samples in this chunk (1..RAW_CHUNK_MAX) */
   first: number;
+  /** answer the samples as one JSON text written by the database (`rowsJson`) instead of `rows` */
+  asJson?: boolean | null;
 }
 
 export interface RawSensorChunkView {
   page: number;
   limit: number;
-  rows: RawSampleView[];
+  /** the samples (null when asked as JSON) */
+  rows: RawSampleView[] | null;
+  /** the samples as one JSON array text in wire names (null unless asked as JSON) */
+  rowsJson: string | null;
   /** the cursor of the next chunk of this window; null when the window is complete */
   nextCursor: string | null;
 }
@@ -121,8 +126,15 @@ export async function rawSensorChunk(
   const done = cursor?.n ?? 0;
   const take = Math.min(options.first, options.limit - done);
   const base = { page: options.page, limit: options.limit };
-  if (take <= 0) return { ...base, rows: [], nextCursor: null };
-  const rows = await rawSamples(ctx, {
+  if (take <= 0) {
+    return {
+      ...base,
+      rows: options.asJson ? null : [],
+      rowsJson: options.asJson ? '[]' : null,
+      nextCursor: null,
+    };
+  }
+  const query = {
     userId: options.userId,
     sensorId: options.sensorId,
     start,
@@ -130,9 +142,15 @@ export async function rawSensorChunk(
     offset: (options.page - 1) * options.limit,
     after: cursor,
     take,
-  });
-  const n = done + rows.length;
-  const last = rows.at(-1);
-  const more = last !== undefined && rows.length === take && n < options.limit;
-  return { ...base, rows, nextCursor: more ? encodeCursor({ ...last, n }) : null };
+  };
+  const next = (count: number, last: RawSampleKey | null | undefined): string | null => {
+    const n = done + count;
+    return last && count === take && n < options.limit ? encodeCursor({ ...last, n }) : null;
+  };
+  if (options.asJson) {
+    const chunk = await rawSamplesJson(ctx, query);
+    return { ...base, rows: null, rowsJson: chunk.json, nextCursor: next(chunk.count, chunk.last) };
+  }
+  const rows = await rawSamples(ctx, query);
+  return { ...base, rows, rowsJson: null, nextCursor: next(rows.length, rows.at(-1)) };
 }

@@ -239,7 +239,16 @@ const RawChunk = builder.objectRef<RawSensorChunkView>('AdminRawSensorChunk').im
   fields: (t) => ({
     page: t.exposeInt('page'),
     limit: t.exposeInt('limit'),
-    rows: t.expose('rows', { type: [RawSample] }),
+    rows: t.expose('rows', {
+      type: [RawSample],
+      nullable: true,
+      description: 'the samples (null when asked `asJson`)',
+    }),
+    rowsJson: t.exposeString('rowsJson', {
+      nullable: true,
+      description:
+        'with `asJson`: the samples as one JSON array text in wire names (snake_case), written by the database (what the REST export streams)',
+    }),
     nextCursor: t.exposeString('nextCursor', {
       nullable: true,
       description: 'pass as `after` for the next chunk; null: the window is complete',
@@ -465,6 +474,9 @@ builder.queryFields((t) => ({
         defaultValue: RAW_CHUNK_DEFAULT,
         description: `samples in this chunk (1..${RAW_CHUNK_MAX})`,
         validate: z.number().int().min(1).max(RAW_CHUNK_MAX),
+      }),
+      asJson: t.arg.boolean({
+        description: 'answer `rowsJson` (one JSON text written by the database) instead of `rows`',
       }),
     },
     resolve: (_root, args, ctx) => rawSensorChunk(ctx, args),

@@ -30,11 +30,15 @@ export interface SystemStatusView {
   checkedAt: Date;
 }
 
-async function probeDatabase(ctx: AuthedContext): Promise<number | null> {
+/** The database's round-trip time and what it is (PGlite names itself in version()). */
+async function probeDatabase(
+  ctx: AuthedContext,
+): Promise<{ latencyMs: number; kind: 'pglite' | 'postgresql' } | null> {
   const started = performance.now();
   try {
-    await ctx.prisma.$queryRaw`SELECT 1`;
-    return Math.round((performance.now() - started) * 10) / 10;
+    const [row] = await ctx.prisma.$queryRaw<{ version: string }[]>`SELECT version() AS version`;
+    const latencyMs = Math.round((performance.now() - started) * 10) / 10;
+    return { latencyMs, kind: /\bPGlite\b/.test(row.version) ? 'pglite' : 'postgresql' };
   } catch {
     return null;
   }
@@ -42,8 +46,9 @@ async function probeDatabase(ctx: AuthedContext): Promise<number | null> {
 
 /** Checks each part; a part that fails is reported, never thrown (the answer stays 200). */
 export async function systemStatus(ctx: AuthedContext): Promise<SystemStatusView> {
-  const latencyMs = await probeDatabase(ctx);
-  const reachable = latencyMs !== null;
+  const probe = await probeDatabase(ctx);
+  const reachable = probe !== null;
+  const latencyMs = probe?.latencyMs ?? null;
   // NOTE: the runner's one read is a fixed statement (of _prisma_migrations), never input.
   const pending = reachable
     ? await pendingMigrations((sql) => ctx.prisma.$queryRawUnsafe<AppliedRow[]>(sql)).catch(() => [
@@ -63,7 +68,11 @@ export async function systemStatus(ctx: AuthedContext): Promise<SystemStatusView
     version: VERSION,
     nodeVersion: process.version,
     uptimeSeconds: Math.round(process.uptime()),
-    database: { kind: ctx.config.DATABASE_URL ? 'postgresql' : 'pglite', reachable, latencyMs },
+    database: {
+      kind: probe?.kind ?? (ctx.config.DATABASE_URL ? 'postgresql' : 'pglite'),
+      reachable,
+      latencyMs,
+    },
     migrations: { upToDate: pending.length === 0, pending },
     limitsStore: { kind: redis ? 'redis' : 'memory' },
     aiConfigured: ctx.models !== null,

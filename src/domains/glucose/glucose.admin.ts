@@ -119,11 +119,8 @@ export interface RawSamplesOptions {
   take: number;
 }
 
-/** One chunk of live raw sensor samples in (person, sensor, time) order. */
-export async function rawSamples(
-  ctx: Context,
-  options: RawSamplesOptions,
-): Promise<RawSampleView[]> {
+/** The WHERE conditions of a chunk of raw samples (filters, then the keyset after `after`). */
+function rawSampleConditions(options: RawSamplesOptions): Prisma.Sql {
   const conditions: Prisma.Sql[] = [Prisma.sql`deleted_at IS NULL`];
   if (options.userId != null) conditions.push(Prisma.sql`user_id = ${options.userId}::int`);
   if (options.sensorId != null) conditions.push(Prisma.sql`sensor_id = ${options.sensorId}::int`);
@@ -139,6 +136,14 @@ export async function rawSamples(
       Prisma.sql`(user_id, sensor_id, "timestamp") > (${a.userId}::int, ${a.sensorId}::int, ${a.timestamp.toISOString()}::timestamptz)`,
     );
   }
+  return Prisma.join(conditions, ' AND ');
+}
+
+/** One chunk of live raw sensor samples in (person, sensor, time) order. */
+export async function rawSamples(
+  ctx: Context,
+  options: RawSamplesOptions,
+): Promise<RawSampleView[]> {
   const rows = await ctx.prisma.$queryRaw<
     {
       id: string;
@@ -149,9 +154,9 @@ export async function rawSamples(
       temperature_c: number | null;
     }[]
   >`SELECT id, user_id, sensor_id, "timestamp", raw_value, temperature_c FROM raw_sensor_data
-     WHERE ${Prisma.join(conditions, ' AND ')}
+     WHERE ${rawSampleConditions(options)}
      ORDER BY user_id, sensor_id, "timestamp"
-     LIMIT ${options.take}::int OFFSET ${a ? 0 : options.offset}::bigint`;
+     LIMIT ${options.take}::int OFFSET ${options.after ? 0 : options.offset}::bigint`;
   return rows.map((r) => ({
     id: r.id,
     userId: r.user_id,
@@ -160,4 +165,56 @@ export async function rawSamples(
     rawValue: r.raw_value,
     temperatureC: r.temperature_c,
   }));
+}
+
+/** A chunk of raw samples as the database wrote it: one JSON array, and where it ended. */
+export interface RawSamplesJsonView {
+  /** the samples as one JSON array text, keys in wire names (snake_case), times in ISO 8601 UTC */
+  json: string;
+  /** samples in it */
+  count: number;
+  /** the last sample's key (the keyset of the next chunk); null when empty */
+  last: RawSampleKey | null;
+}
+
+/**
+ * The same chunk as rawSamples, serialised by the database: no row becomes a JavaScript object, so
+ * a large export costs the process one string per chunk. Times are written as
+ * Date.prototype.toISOString writes them (milliseconds, `Z`), numbers as PostgreSQL's shortest
+ * round-trip text, which is JavaScript's.
+ */
+export async function rawSamplesJson(
+  ctx: Context,
+  options: RawSamplesOptions,
+): Promise<RawSamplesJsonView> {
+  const [row] = await ctx.prisma.$queryRaw<
+    {
+      json: string;
+      count: number;
+      user_id: number | null;
+      sensor_id: number | null;
+      timestamp: Date | null;
+    }[]
+  >`WITH chunk AS (
+      SELECT id, user_id, sensor_id, "timestamp", raw_value, temperature_c FROM raw_sensor_data
+       WHERE ${rawSampleConditions(options)}
+       ORDER BY user_id, sensor_id, "timestamp"
+       LIMIT ${options.take}::int OFFSET ${options.after ? 0 : options.offset}::bigint)
+    SELECT (SELECT coalesce('[' || string_agg(row_to_json(w)::text, ','
+                      ORDER BY c.user_id, c.sensor_id, c."timestamp") || ']', '[]')
+              FROM chunk AS c
+             CROSS JOIN LATERAL (
+               SELECT c.id, c.user_id, c.sensor_id,
+                      to_char(c."timestamp" AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "timestamp",
+                      c.raw_value, c.temperature_c) AS w) AS json,
+           (SELECT count(*)::int FROM chunk) AS count,
+           l.user_id, l.sensor_id, l."timestamp"
+      FROM (SELECT 1) AS one
+      LEFT JOIN LATERAL (SELECT user_id, sensor_id, "timestamp" FROM chunk
+                          ORDER BY user_id DESC, sensor_id DESC, "timestamp" DESC LIMIT 1) AS l ON true`;
+  const last =
+    row.user_id !== null && row.sensor_id !== null && row.timestamp !== null
+      ? { userId: row.user_id, sensorId: row.sensor_id, timestamp: row.timestamp }
+      : null;
+  return { json: row.json, count: row.count, last };
 }

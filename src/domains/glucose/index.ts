@@ -2,7 +2,7 @@
 export { glucosePoints } from './glucose.service.ts';
 export { trendStats } from './glucose.stats.ts';
 export type { StatPoint, TrendStats } from './glucose.stats.ts';
-export { glucoseAggregate, glucoseCountsOf, rawSamples } from './glucose.admin.ts';
+export { glucoseAggregate, glucoseCountsOf, rawSamples, rawSamplesJson } from './glucose.admin.ts';
 export type {
   GlucoseAggregateView,
   PersonGlucoseCountsView,
