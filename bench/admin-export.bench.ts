@@ -12,11 +12,11 @@
  * the peak over the idle RSS measured just before. Time: the best of RUNS (default 3) for both.
  * Prints one JSON line.
  */
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { openDatabase } from '../src/db/database.ts';
-import { fetchJson as json, signUp, startBenchServer } from './server.ts';
+import { fetchJson as json, memoryOf, signUp, startBenchServer } from './server.ts';
 import type { BenchServer } from './server.ts';
 
 const N = Number(process.env.ROWS ?? 50_000);
@@ -25,13 +25,6 @@ const GOAL_GROWTH_MB = 64;
 const GOAL_RATIO = 2;
 const url = process.env.BENCH_DATABASE_URL || undefined;
 const dataDir = mkdtempSync(path.join(tmpdir(), 'hdp-bench-admin-export-'));
-
-function memoryOf(pid: number): { rss: number; hwm: number } {
-  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-  const kb = (field: string): number =>
-    Number(status.match(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm'))?.[1] ?? NaN);
-  return { rss: kb('VmRSS') / 1024, hwm: kb('VmHWM') / 1024 };
-}
 
 const round = (x: number): number => Math.round(x * 10) / 10;
 const email = `admin-export.${Date.now()}@example.com`;

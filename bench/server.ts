@@ -103,3 +103,11 @@ export async function signUp(base: string, email: string): Promise<string> {
   };
   return token;
 }
+
+/** VmRSS and VmHWM (peak since the last clear_refs) of a process, in MB (Linux /proc). */
+export function memoryOf(pid: number | 'self'): { rss: number; hwm: number } {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const kb = (field: string): number =>
+    Number(status.match(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm'))?.[1] ?? NaN);
+  return { rss: kb('VmRSS') / 1024, hwm: kb('VmHWM') / 1024 };
+}

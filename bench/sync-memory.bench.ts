@@ -10,25 +10,17 @@
  * peak reported is the pull's; RSS is also sampled every 5 ms as a cross-check.
  * Prints one JSON line.
  */
-import { readFileSync, rmSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { rmSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { openDatabase } from '../src/db/database.ts';
-import { fetchJson as json, signUp, startBenchServer } from './server.ts';
+import { fetchJson as json, memoryOf, signUp, startBenchServer } from './server.ts';
 import type { BenchServer } from './server.ts';
 
 const N = Number(process.env.RECORDS ?? 100_000);
 const GOAL_MB = 512;
 const url = process.env.BENCH_DATABASE_URL || undefined;
 const dataDir = mkdtempSync(path.join(tmpdir(), 'hdp-bench-sync-memory-'));
-
-/** VmRSS / VmHWM of a process, MB. */
-function memoryOf(pid: number): { rss: number; hwm: number } {
-  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-  const kb = (field: string): number =>
-    Number(status.match(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm'))?.[1] ?? NaN);
-  return { rss: kb('VmRSS') / 1024, hwm: kb('VmHWM') / 1024 };
-}
 
 const round = (x: number): number => Math.round(x * 10) / 10;
 let server: BenchServer | null = null;

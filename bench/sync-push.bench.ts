@@ -12,12 +12,12 @@
  * figures are the operation's own; RSS is also sampled every 5 ms. Prints one JSON line.
  */
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { openDatabase } from '../src/db/database.ts';
-import { fetchJson as json, signUp, startBenchServer } from './server.ts';
+import { fetchJson as json, memoryOf, signUp, startBenchServer } from './server.ts';
 import type { BenchServer } from './server.ts';
 
 const N = Number(process.env.RECORDS ?? 100_000);
@@ -57,14 +57,6 @@ function recordOf(
     timestamp: START + i * 60_000,
     source: SOURCES[i % SOURCES.length],
   };
-}
-
-/** VmRSS / VmHWM of a process, MB. */
-function memoryOf(pid: number | 'self'): { rss: number; hwm: number } {
-  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-  const kb = (field: string): number =>
-    Number(status.match(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm'))?.[1] ?? NaN);
-  return { rss: kb('VmRSS') / 1024, hwm: kb('VmHWM') / 1024 };
 }
 
 /** Runs `fn` with the process `pid`'s peak reset first; answers its duration and memory (MB). */
