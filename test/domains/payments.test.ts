@@ -327,9 +327,11 @@ describe('POST /api/subscriptions/webhook', () => {
     /** The same story for one person: their subscription's life and two orders' payments. */
     async function story(person: SeededUser) {
       const sub = await subscribed(person);
-      const orders = await Promise.all(
-        ['paid', 'canceled', 'late'].map((tag) =>
-          prisma.order.create({
+      // one after another, so ids (and the state's order) follow the tags
+      const orders = [];
+      for (const tag of ['paid', 'canceled', 'late']) {
+        orders.push(
+          await prisma.order.create({
             data: {
               userId: person.user.id,
               product: 'kit',
@@ -339,8 +341,8 @@ describe('POST /api/subscriptions/webhook', () => {
               paymentIntentId: `pi_${tag}_${person.user.id}`,
             },
           }),
-        ),
-      );
+        );
+      }
       // after the subscription was created (its creation is the state held until then)
       const t = now() + 10;
       const s = (status: string, end: number) =>
