@@ -49,7 +49,7 @@ describe('npm run import:apple-health (issue 4)', () => {
       'test/fixtures/apple_health/healthkit_to_sqlite_export.zip',
     );
     expect(ok.code).toBe(0);
-    expect(ok.stderr).toMatch(/read 3 records \(2 imported types, 1 other\)/);
+    expect(ok.stderr).toMatch(/read 3 records \(2 imported types, 1 other; 5 archived\)/);
     expect(JSON.parse(ok.stdout)).toMatchObject({
       seen: 3,
       metrics: { inserted: 1 },

@@ -1,29 +1,59 @@
 /**
  * Imports an Apple Health export for one person: streams it through the parser and stores each
  * batch with the same service functions as the REST import (so the same dedupe applies: importing
- * an export twice, or an export overlapping what the phone already sent, stores nothing twice).
+ * an export twice, or an export overlapping what the phone already sent, stores nothing twice),
+ * and the whole export in the health archive (issue 16): every record, workouts with their
+ * statistics, events and routes (GPX files of the export), and the ECG recordings.
  */
 import type { Context } from '../../graphql/context.ts';
-import { openExport, parseAppleHealth } from './health.apple-parser.ts';
+import { parseAppleHealth } from './health.apple-parser.ts';
 import type { ParseProgress } from './health.apple-parser.ts';
+import {
+  archiveWorkoutId,
+  storeArchiveRecords,
+  storeArchiveWorkouts,
+  storeEcgRecording,
+  storeRoutePoints,
+} from './health.apple-archive.ts';
+import { openExportSource, parseEcgCsv, parseGpx } from './health.apple-files.ts';
 import { importIntervalsFor, importMetricsFor, MAX_IMPORT_SAMPLES } from './health.service.ts';
 import type { ImportResult } from './health.service.ts';
 
 export interface ImportAppleHealthFileOptions {
   /** whose data it is (the CLI resolves it from --email) */
   userId: number;
-  /** path of export.xml or of the export zip */
+  /** path of export.xml (its folder holds workout-routes/ and electrocardiograms/) or of the export zip */
   file: string;
   /** samples per stored batch (default 5000, at most MAX_IMPORT_SAMPLES) */
   batchSize?: number;
   /** progress lines (the CLI prints them to stderr) */
   onProgress?: (line: string) => void;
+  /** every progress line's figures, for callers that count rather than print */
+  onProgressCounts?: (progress: ParseProgress & { stored: number }) => void;
+  /** records between progress reports (default 50,000) */
+  progressEvery?: number;
+}
+
+export interface ArchiveImportCounts {
+  /** archive records (all types, correlations, workout events, activity summaries) stored new */
+  records: number;
+  /** archive workouts stored new */
+  workouts: number;
+  /** route points stored new (GPX files and inline locations) */
+  routePoints: number;
+  /** route files referenced by a workout but not found in the export */
+  missingRouteFiles: number;
+  /** ECG recordings stored new */
+  ecg: number;
+  /** ECG files that were not readable ECG exports */
+  unreadableEcgFiles: number;
 }
 
 export interface AppleHealthImportSummary extends ParseProgress {
   metrics: ImportResult;
   sleep: ImportResult;
   workouts: ImportResult;
+  archive: ArchiveImportCounts;
 }
 
 const add = (a: ImportResult, b: ImportResult): ImportResult => ({
@@ -31,37 +61,94 @@ const add = (a: ImportResult, b: ImportResult): ImportResult => ({
   skipped: a.skipped + b.skipped,
 });
 
+/** Route points of one GPX file get seq numbers from (file index + 1) x this (inline ones from 0). */
+const ROUTE_FILE_SEQ = 10_000_000;
+
 /** Imports the export at `file` for `userId`; answers what was read and stored. */
 export async function importAppleHealthFile(
   db: Pick<Context, 'prisma'>,
   options: ImportAppleHealthFileOptions,
 ): Promise<AppleHealthImportSummary> {
+  const { userId } = options;
   const totals = {
     metrics: { inserted: 0, skipped: 0 },
     sleep: { inserted: 0, skipped: 0 },
     workouts: { inserted: 0, skipped: 0 },
   };
-  const input = await openExport(options.file);
+  const archive: ArchiveImportCounts = {
+    records: 0,
+    workouts: 0,
+    routePoints: 0,
+    missingRouteFiles: 0,
+    ecg: 0,
+    unreadableEcgFiles: 0,
+  };
+  const routeFiles: { workoutId: string; file: string; index: number }[] = [];
+  const source = await openExportSource(options.file);
   const started = Date.now();
-  const parsed = await parseAppleHealth(input, {
-    batchSize: Math.min(options.batchSize ?? 5000, MAX_IMPORT_SAMPLES),
-    onBatch: async (batch) => {
-      totals.metrics = add(
-        totals.metrics,
-        await importMetricsFor(db, options.userId, { samples: batch.metrics }),
-      );
-      const intervals = await importIntervalsFor(db, options.userId, {
-        sleep: batch.sleep,
-        workouts: batch.workouts,
+  const stored = (): number =>
+    totals.metrics.inserted +
+    totals.sleep.inserted +
+    totals.workouts.inserted +
+    archive.records +
+    archive.workouts;
+  try {
+    const parsed = await parseAppleHealth(await source.xml(), {
+      batchSize: Math.min(options.batchSize ?? 5000, MAX_IMPORT_SAMPLES),
+      progressEvery: options.progressEvery,
+      onBatch: async (batch) => {
+        const [metrics, intervals, records, workouts] = await Promise.all([
+          importMetricsFor(db, userId, { samples: batch.metrics }),
+          importIntervalsFor(db, userId, { sleep: batch.sleep, workouts: batch.workouts }),
+          storeArchiveRecords(db, userId, batch.archive.records),
+          storeArchiveWorkouts(db, userId, batch.archive.workouts),
+        ]);
+        totals.metrics = add(totals.metrics, metrics);
+        totals.sleep = add(totals.sleep, intervals.sleep);
+        totals.workouts = add(totals.workouts, intervals.workouts);
+        archive.records += records + workouts.events;
+        archive.workouts += workouts.workouts;
+        archive.routePoints += workouts.points;
+        for (const w of batch.archive.workouts) {
+          w.routeFiles.forEach((file, index) =>
+            routeFiles.push({ workoutId: archiveWorkoutId(userId, w), file, index }),
+          );
+        }
+      },
+      onProgress: (p) => {
+        options.onProgressCounts?.({ ...p, stored: stored() });
+        options.onProgress?.(
+          `read ${p.seen} records (${p.mapped} imported types, ${p.ignored} other; ${p.archived} archived) in ${((Date.now() - started) / 1000).toFixed(1)}s; ` +
+            `stored ${stored()}`,
+        );
+      },
+    });
+    for (const ref of routeFiles) {
+      const input = await source.open(ref.file);
+      if (!input) {
+        archive.missingRouteFiles += 1;
+        continue;
+      }
+      let seq = (ref.index + 1) * ROUTE_FILE_SEQ;
+      await parseGpx(input, async (points) => {
+        archive.routePoints += await storeRoutePoints(db, userId, ref.workoutId, seq, points);
+        seq += points.length;
       });
-      totals.sleep = add(totals.sleep, intervals.sleep);
-      totals.workouts = add(totals.workouts, intervals.workouts);
-    },
-    onProgress: (p) =>
-      options.onProgress?.(
-        `read ${p.seen} records (${p.mapped} imported types, ${p.ignored} other) in ${((Date.now() - started) / 1000).toFixed(1)}s; ` +
-          `stored ${totals.metrics.inserted + totals.sleep.inserted + totals.workouts.inserted}`,
-      ),
-  });
-  return { ...parsed, ...totals };
+    }
+    if (routeFiles.length > 0)
+      options.onProgress?.(`read ${routeFiles.length} workout route files`);
+    const ecgFiles = source
+      .list('electrocardiograms')
+      .filter((f) => f.toLowerCase().endsWith('.csv'));
+    for (const file of ecgFiles) {
+      const input = await source.open(file);
+      const recording = input ? await parseEcgCsv(input, file) : null;
+      if (!recording) archive.unreadableEcgFiles += 1;
+      else archive.ecg += await storeEcgRecording(db, userId, recording);
+    }
+    if (ecgFiles.length > 0) options.onProgress?.(`read ${ecgFiles.length} ECG files`);
+    return { ...parsed, ...totals, archive };
+  } finally {
+    source.close();
+  }
 }

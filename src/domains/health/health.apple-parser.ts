@@ -6,12 +6,17 @@
  * It never writes anything itself; scripts/import-apple-health.ts feeds the batches to the same
  * service functions the REST import uses.
  */
-import { createReadStream } from 'node:fs';
 import type { Readable } from 'node:stream';
 import { SaxesParser } from 'saxes';
-import yauzl from 'yauzl';
 import type { MetricSampleIn, SleepSampleIn, WorkoutSampleIn } from './health.service.ts';
 import type { MetricType, SleepStage } from './health.constants.ts';
+import { ArchiveRecordColumns, exportDateText, pushRecord } from './health.apple-archive.ts';
+import type {
+  ArchiveKind,
+  ArchiveRecordIn,
+  ArchiveWorkoutIn,
+  RoutePointIn,
+} from './health.apple-archive.ts';
 
 /** HealthKit quantity types we import, and our metric type for each. */
 export const HK_METRIC_TYPES: Readonly<Record<string, MetricType>> = {
@@ -40,6 +45,8 @@ export interface AppleHealthBatch {
   metrics: MetricSampleIn[];
   sleep: SleepSampleIn[];
   workouts: WorkoutSampleIn[];
+  /** the archive: every element as exported (issue 16) */
+  archive: { records: ArchiveRecordColumns; workouts: ArchiveWorkoutIn[] };
 }
 
 export interface ParseProgress {
@@ -49,6 +56,8 @@ export interface ParseProgress {
   mapped: number;
   /** of those seen, ignored (types we do not import, or values we cannot read) */
   ignored: number;
+  /** elements kept in the archive (records, correlations, activity summaries, workouts) */
+  archived: number;
 }
 
 export interface ParseAppleHealthOptions {
@@ -159,6 +168,141 @@ export function mapWorkout(a: Attrs): WorkoutSampleIn | null {
   };
 }
 
+const emptyBatch = (): AppleHealthBatch => ({
+  metrics: [],
+  sleep: [],
+  workouts: [],
+  archive: { records: new ArchiveRecordColumns(), workouts: [] },
+});
+
+/** An archive record from a `<Record>`'s or `<Correlation>`'s attributes; null when its dates are unreadable. */
+function archiveRecord(kind: ArchiveKind, a: Attrs): ArchiveRecordIn | null {
+  const start = exportDateText(a.startDate);
+  const end = exportDateText(a.endDate);
+  if (!start || !end || !a.type) return null;
+  return {
+    kind,
+    type: a.type,
+    valueText: a.value ?? '',
+    unit: a.unit ?? null,
+    start,
+    end,
+    created: exportDateText(a.creationDate),
+    sourceName: a.sourceName ?? '',
+    sourceVersion: a.sourceVersion ?? null,
+    device: a.device ?? null,
+    metadata: null,
+  };
+}
+
+/** An `<ActivitySummary>` as an archive record of its day (its attributes as metadata). */
+function activitySummary(a: Attrs): ArchiveRecordIn | null {
+  const day = a.dateComponents;
+  if (!day || !/^\d{4}-\d{2}-\d{2}$/.test(day)) return null;
+  const start = exportDateText(`${day} 00:00:00 +0000`);
+  if (!start) return null;
+  const { dateComponents: _day, ...values } = a;
+  return {
+    kind: 'activity_summary',
+    type: 'ActivitySummary',
+    valueText: '',
+    unit: null,
+    start,
+    end: start,
+    created: null,
+    sourceName: '',
+    sourceVersion: null,
+    device: null,
+    metadata: values,
+  };
+}
+
+/** The minutes of a duration in `unit` (min, s, h), null when unknown. */
+function minutes(value: number | null, unit: string | undefined): number | null {
+  if (value === null) return null;
+  const f: Record<string, number> = {
+    min: 1,
+    s: 1 / 60,
+    sec: 1 / 60,
+    h: 60,
+    hr: 60,
+    ms: 1 / 60_000,
+  };
+  const k = f[(unit ?? 'min').toLowerCase()];
+  return k === undefined ? null : value * k;
+}
+
+/** A workout event (`<WorkoutEvent type date duration durationUnit>`) as an archive record. */
+function workoutEvent(a: Attrs, w: ArchiveWorkoutIn): ArchiveRecordIn | null {
+  const start = exportDateText(a.date);
+  const at = parseHealthDate(a.date);
+  if (!start || !at || !a.type) return null;
+  const mins = minutes(num(a.duration), a.durationUnit) ?? 0;
+  const end = mins > 0 ? new Date(at.getTime() + mins * 60_000).toISOString() : start;
+  return {
+    kind: 'workout_event',
+    type: a.type,
+    valueText: '',
+    unit: null,
+    start,
+    end,
+    created: null,
+    sourceName: w.sourceName,
+    sourceVersion: w.sourceVersion,
+    device: w.device,
+    metadata: null,
+  };
+}
+
+/** A `<Workout>`'s own fields for the archive; null when its dates are unreadable. */
+function archiveWorkout(a: Attrs): ArchiveWorkoutIn | null {
+  const start = exportDateText(a.startDate);
+  const end = exportDateText(a.endDate);
+  if (!start || !end || !a.workoutActivityType) return null;
+  const distance = num(a.totalDistance);
+  const energy = num(a.totalEnergyBurned);
+  return {
+    activityType: a.workoutActivityType,
+    start,
+    end,
+    durationMinutes: minutes(num(a.duration), a.durationUnit),
+    distanceM: distance === null ? null : metres(distance, a.totalDistanceUnit),
+    energyKcal: energy === null ? null : kcal(energy, a.totalEnergyBurnedUnit),
+    sourceName: a.sourceName ?? '',
+    sourceVersion: a.sourceVersion ?? null,
+    device: a.device ?? null,
+    metadata: null,
+    statistics: [],
+    events: [],
+    points: [],
+    routeFiles: [],
+  };
+}
+
+/** A route point from an inline `<Location>`; null when unreadable. */
+function location(a: Attrs): RoutePointIn | null {
+  const at = exportDateText(a.date);
+  const lat = num(a.latitude);
+  const lon = num(a.longitude);
+  if (!at || lat === null || lon === null || Math.abs(lat) > 90 || Math.abs(lon) > 180) return null;
+  const nonNegative = (v: number | null): number | null => (v === null || v < 0 ? null : v);
+  return {
+    at,
+    lat,
+    lon,
+    elevation: num(a.altitude),
+    speed: nonNegative(num(a.speed)),
+    course: nonNegative(num(a.course)),
+    hAcc: num(a.horizontalAccuracy),
+    vAcc: num(a.verticalAccuracy),
+  };
+}
+
+const setMeta = (target: { metadata: Record<string, string> | null }, a: Attrs): void => {
+  if (a.key === undefined) return;
+  (target.metadata ??= {})[a.key] = a.value ?? '';
+};
+
 /** Streams an export.xml from `input`, calling `onBatch` with mapped samples; answers the final counts. */
 export async function parseAppleHealth(
   input: Readable,
@@ -166,28 +310,89 @@ export async function parseAppleHealth(
 ): Promise<ParseProgress> {
   const batchSize = options.batchSize ?? 5000;
   const progressEvery = options.progressEvery ?? 50_000;
-  const progress: ParseProgress = { seen: 0, mapped: 0, ignored: 0 };
-  let batch: AppleHealthBatch = { metrics: [], sleep: [], workouts: [] };
-  const size = (): number => batch.metrics.length + batch.sleep.length + batch.workouts.length;
+  const progress: ParseProgress = { seen: 0, mapped: 0, ignored: 0, archived: 0 };
+  let batch = emptyBatch();
+  let points = 0;
+  const size = (): number =>
+    batch.metrics.length +
+    batch.sleep.length +
+    batch.workouts.length +
+    batch.archive.records.length +
+    points;
   // a holder, not a variable: the compiler does not follow assignments made in the 'error' handler
   const failed: { error: Error | null } = { error: null };
+
+  // the archive element being read (its MetadataEntry children belong to it)
+  let record: ArchiveRecordIn | null = null;
+  let correlation: ArchiveRecordIn | null = null;
+  let workout: ArchiveWorkoutIn | null = null;
+  let event: ArchiveRecordIn | null = null;
+  let inRoute = false;
 
   const parser = new SaxesParser();
   parser.on('error', (e) => {
     failed.error ??= e;
   });
   parser.on('opentag', (tag) => {
-    if (tag.name !== 'Record' && tag.name !== 'Workout') return;
-    progress.seen += 1;
     const attrs = tag.attributes as Attrs;
+    switch (tag.name) {
+      case 'MetadataEntry': {
+        const target = event ?? record ?? (inRoute ? null : (workout ?? correlation));
+        if (target) setMeta(target, attrs);
+        return;
+      }
+      case 'WorkoutStatistics':
+        workout?.statistics.push({ ...attrs });
+        return;
+      case 'WorkoutEvent':
+        event = workout ? workoutEvent(attrs, workout) : null;
+        return;
+      case 'WorkoutRoute':
+        inRoute = true;
+        return;
+      case 'FileReference':
+        if (inRoute && workout && attrs.path) workout.routeFiles.push(attrs.path);
+        return;
+      case 'Location': {
+        const p = inRoute && workout ? location(attrs) : null;
+        if (p) {
+          workout!.points.push(p);
+          points += 1;
+        }
+        return;
+      }
+      case 'Correlation':
+        correlation = archiveRecord('correlation', attrs);
+        return;
+      case 'ActivitySummary': {
+        const r = activitySummary(attrs);
+        if (r) {
+          pushRecord(batch.archive.records, r);
+          progress.archived += 1;
+        }
+        return;
+      }
+      case 'Record':
+      case 'Workout':
+        break;
+      default:
+        return;
+    }
+    progress.seen += 1;
     let mapped = false;
     if (tag.name === 'Workout') {
+      workout = archiveWorkout(attrs);
       const w = mapWorkout(attrs);
       if (w) {
         batch.workouts.push(w);
         mapped = true;
       }
     } else {
+      // a record inside a correlation also appears at the top level (the export's DTD): kept once
+      if (!correlation) {
+        const kind = attrs.type?.startsWith('HKCategoryTypeIdentifier') ? 'category' : 'quantity';
+        record = archiveRecord(kind, attrs);
+      }
       const r = mapRecord(attrs);
       if (r?.metric) {
         batch.metrics.push(r.metric);
@@ -203,12 +408,54 @@ export async function parseAppleHealth(
     if (options.onProgress && progress.seen % progressEvery === 0)
       options.onProgress({ ...progress });
   });
+  parser.on('closetag', (tag) => {
+    switch (tag.name) {
+      case 'Record':
+        if (record) {
+          pushRecord(batch.archive.records, record);
+          progress.archived += 1;
+          record = null;
+        }
+        return;
+      case 'Correlation':
+        if (correlation) {
+          pushRecord(batch.archive.records, correlation);
+          progress.archived += 1;
+          correlation = null;
+        }
+        return;
+      case 'WorkoutEvent':
+        if (event && workout) workout.events.push(event);
+        event = null;
+        return;
+      case 'WorkoutRoute':
+        inRoute = false;
+        return;
+      case 'Workout':
+        if (workout) {
+          batch.archive.workouts.push(workout);
+          progress.archived += 1;
+          workout = null;
+        }
+        return;
+      default:
+        return;
+    }
+  });
 
+  // NOTE: one batch is stored while the next is parsed (at most two in memory): the wait for the
+  // previous store is the backpressure.
+  let storing: Promise<void> | null = null;
   const flush = async (): Promise<void> => {
+    if (storing) await storing;
+    storing = null;
     if (size() === 0) return;
     const full = batch;
-    batch = { metrics: [], sleep: [], workouts: [] };
-    await options.onBatch(full);
+    batch = emptyBatch();
+    points = 0;
+    const pending = options.onBatch(full);
+    pending.catch(() => undefined); // awaited at the next flush; no unhandled rejection meanwhile
+    storing = pending;
   };
 
   input.setEncoding('utf8');
@@ -220,31 +467,7 @@ export async function parseAppleHealth(
   parser.close();
   if (failed.error) throw failed.error;
   await flush();
+  await flush();
   options.onProgress?.({ ...progress });
   return progress;
-}
-
-/** Opens `file` for reading: the export.xml itself, or the export.xml inside an export zip. */
-export async function openExport(file: string): Promise<Readable> {
-  if (!file.toLowerCase().endsWith('.zip')) return createReadStream(file);
-  const zip = await new Promise<yauzl.ZipFile>((resolve, reject) =>
-    yauzl.open(file, { lazyEntries: true }, (err, z) =>
-      err || !z ? reject(err ?? new Error('no zip')) : resolve(z),
-    ),
-  );
-  return new Promise<Readable>((resolve, reject) => {
-    zip.on('entry', (entry: yauzl.Entry) => {
-      // the main file; export_cda.xml (clinical documents) and workout routes are not read
-      if (/(^|\/)export\.xml$/.test(entry.fileName)) {
-        zip.openReadStream(entry, (err, stream) =>
-          err || !stream ? reject(err ?? new Error('unreadable entry')) : resolve(stream),
-        );
-      } else {
-        zip.readEntry();
-      }
-    });
-    zip.on('end', () => reject(new Error(`no export.xml in ${file}`)));
-    zip.on('error', reject);
-    zip.readEntry();
-  });
 }

@@ -1,0 +1,261 @@
+/**
+ * The files of an Apple Health export beside export.xml: the export folder (or the export zip,
+ * read entry by entry as streams, never whole), the GPX workout routes (`workout-routes/*.gpx`) and
+ * the ECG recordings (`electrocardiograms/*.csv`), each read as a stream.
+ */
+import { createReadStream, existsSync, readdirSync } from 'node:fs';
+import path from 'node:path';
+import { createInterface } from 'node:readline';
+import type { Readable } from 'node:stream';
+import { SaxesParser } from 'saxes';
+import yauzl from 'yauzl';
+import type { EcgRecordingIn, RoutePointIn } from './health.apple-archive.ts';
+import { parseHealthDate } from './health.apple-parser.ts';
+
+/** An export: its export.xml and the files beside it. */
+export interface ExportSource {
+  /** the export.xml stream */
+  xml(): Promise<Readable>;
+  /** a file named relative to the export's folder (`/workout-routes/x.gpx`), null when absent */
+  open(relative: string): Promise<Readable | null>;
+  /** the files of a folder of the export (`electrocardiograms`), relative names, sorted */
+  list(folder: string): string[];
+  close(): void;
+}
+
+const clean = (relative: string): string =>
+  path.posix.normalize(`/${relative.replace(/\\/g, '/')}`).replace(/^\/+/, '');
+
+function folderSource(file: string): ExportSource {
+  const root = path.dirname(path.resolve(file));
+  const inside = (relative: string): string => path.join(root, clean(relative));
+  return {
+    xml: async () => createReadStream(file),
+    open: async (relative) => {
+      const p = inside(relative);
+      return existsSync(p) ? createReadStream(p) : null;
+    },
+    list: (folder) => {
+      const dir = inside(folder);
+      if (!existsSync(dir)) return [];
+      return readdirSync(dir)
+        .sort()
+        .map((f) => `${clean(folder)}/${f}`);
+    },
+    close: () => undefined,
+  };
+}
+
+async function zipSource(file: string): Promise<ExportSource> {
+  const zip = await new Promise<yauzl.ZipFile>((resolve, reject) =>
+    yauzl.open(file, { lazyEntries: true, autoClose: false }, (err, z) =>
+      err || !z ? reject(err ?? new Error('no zip')) : resolve(z),
+    ),
+  );
+  // the central directory only (names and offsets), not the contents
+  const entries = new Map<string, yauzl.Entry>();
+  await new Promise<void>((resolve, reject) => {
+    zip.on('entry', (entry: yauzl.Entry) => {
+      if (!entry.fileName.endsWith('/')) entries.set(entry.fileName, entry);
+      zip.readEntry();
+    });
+    zip.on('end', resolve);
+    zip.on('error', reject);
+    zip.readEntry();
+  });
+  const main = [...entries.keys()].find((n) => /(^|\/)export\.xml$/.test(n));
+  if (!main) {
+    zip.close();
+    throw new Error(`no export.xml in ${file}`);
+  }
+  const root = path.posix.dirname(main) === '.' ? '' : `${path.posix.dirname(main)}/`;
+  const stream = (entry: yauzl.Entry): Promise<Readable> =>
+    new Promise((resolve, reject) =>
+      zip.openReadStream(entry, (err, s) =>
+        err || !s ? reject(err ?? new Error('unreadable entry')) : resolve(s),
+      ),
+    );
+  return {
+    xml: () => stream(entries.get(main)!),
+    open: async (relative) => {
+      const entry = entries.get(root + clean(relative));
+      return entry ? stream(entry) : null;
+    },
+    list: (folder) => {
+      const prefix = `${root}${clean(folder)}/`;
+      return [...entries.keys()]
+        .filter((n) => n.startsWith(prefix) && !n.slice(prefix.length).includes('/'))
+        .sort()
+        .map((n) => n.slice(root.length));
+    },
+    close: () => zip.close(),
+  };
+}
+
+/** Opens an export: the export zip, or export.xml with its folder. */
+export function openExportSource(file: string): Promise<ExportSource> {
+  return file.toLowerCase().endsWith('.zip')
+    ? zipSource(file)
+    : Promise.resolve(folderSource(file));
+}
+
+function num(text: string): number | null {
+  if (text.trim() === '') return null;
+  const n = Number(text);
+  return Number.isFinite(n) ? n : null;
+}
+
+/**
+ * Streams a GPX file's track points (`<trkpt lat lon><ele/><time/><extensions><speed/><course/>
+ * <hAcc/><vAcc/></extensions></trkpt>`, as the Health app writes them) to `onPoints` in batches.
+ * Points without a readable time or position are skipped. Answers how many were read.
+ */
+export async function parseGpx(
+  input: Readable,
+  onPoints: (points: RoutePointIn[]) => Promise<void>,
+  batchSize = 5000,
+): Promise<number> {
+  const parser = new SaxesParser();
+  const failed: { error: Error | null } = { error: null };
+  let batch: RoutePointIn[] = [];
+  let count = 0;
+  let point: (RoutePointIn & { time: string | null }) | null = null;
+  let field: string | null = null;
+  let text = '';
+  parser.on('error', (e) => {
+    failed.error ??= e;
+  });
+  parser.on('opentag', (tag) => {
+    if (tag.name === 'trkpt') {
+      const a = tag.attributes as Record<string, string>;
+      const lat = num(a.lat ?? '');
+      const lon = num(a.lon ?? '');
+      point =
+        lat === null || lon === null || Math.abs(lat) > 90 || Math.abs(lon) > 180
+          ? null
+          : {
+              at: '',
+              time: null,
+              lat,
+              lon,
+              elevation: null,
+              speed: null,
+              course: null,
+              hAcc: null,
+              vAcc: null,
+            };
+    } else if (point) {
+      field = tag.name;
+      text = '';
+    }
+  });
+  parser.on('text', (t) => {
+    if (field) text += t;
+  });
+  parser.on('closetag', (tag) => {
+    if (tag.name === 'trkpt') {
+      if (point?.time) {
+        const { time, ...p } = point;
+        batch.push({ ...p, at: time });
+        count += 1;
+      }
+      point = null;
+      return;
+    }
+    if (!point || field !== tag.name) return;
+    const v = text.trim();
+    if (tag.name === 'time') {
+      const d = new Date(v);
+      point.time =
+        Number.isNaN(d.getTime()) || d.getUTCFullYear() < 1000 || d.getUTCFullYear() > 9999
+          ? null
+          : d.toISOString();
+    } else if (tag.name === 'ele') point.elevation = num(v);
+    else if (tag.name === 'speed') point.speed = num(v);
+    else if (tag.name === 'course') point.course = num(v);
+    else if (tag.name === 'hAcc') point.hAcc = num(v);
+    else if (tag.name === 'vAcc') point.vAcc = num(v);
+    field = null;
+  });
+  input.setEncoding('utf8');
+  for await (const chunk of input) {
+    parser.write(chunk as string);
+    if (failed.error) throw failed.error;
+    if (batch.length >= batchSize) {
+      const full = batch;
+      batch = [];
+      await onPoints(full);
+    }
+  }
+  parser.close();
+  if (failed.error) throw failed.error;
+  if (batch.length > 0) await onPoints(batch);
+  return count;
+}
+
+/** Splits one CSV line of two cells (`Key,Value` or `Key,"Value, with comma"`). */
+function headerLine(line: string): [string, string] | null {
+  const comma = line.indexOf(',');
+  if (comma < 0) return null;
+  const key = line.slice(0, comma).trim();
+  let value = line.slice(comma + 1).trim();
+  if (value.startsWith('"') && value.endsWith('"') && value.length >= 2)
+    value = value.slice(1, -1).replace(/""/g, '"');
+  return key ? [key, value] : null;
+}
+
+/** The most samples kept of one recording (a 30-second ECG at 512 Hz is 15,360). */
+export const ECG_MAX_SAMPLES = 200_000;
+
+/**
+ * Reads an ECG CSV as the Health app exports it: header lines `Name`, `Date of Birth`, `Recorded
+ * Date`, `Classification`, `Symptoms`, `Software Version`, `Device`, `Sample Rate` (`512 hertz`),
+ * `Lead`, `Unit`, then one voltage per line. Null when it has no readable Recorded Date or Sample
+ * Rate (not an ECG export).
+ */
+export async function parseEcgCsv(
+  input: Readable,
+  fileName: string,
+): Promise<EcgRecordingIn | null> {
+  const header: Record<string, string> = {};
+  const samples: number[] = [];
+  let inSamples = false;
+  for await (const raw of createInterface({ input, crlfDelay: Infinity })) {
+    const line = (raw as string).replace(/^\uFEFF/, '').trim();
+    if (!inSamples) {
+      if (line === '') {
+        if (Object.keys(header).length > 0) inSamples = true;
+        continue;
+      }
+      const n = num(line.replace(',', '.'));
+      if (n !== null && !line.includes(',')) {
+        inSamples = true;
+        samples.push(n);
+        continue;
+      }
+      const kv = headerLine(line);
+      if (kv) header[kv[0]] = kv[1];
+      continue;
+    }
+    if (line === '') continue;
+    const n = num(line.replace(',', '.'));
+    if (n !== null && samples.length < ECG_MAX_SAMPLES) samples.push(n);
+  }
+  const recordedAt = parseHealthDate(header['Recorded Date']);
+  const rate = num(/^[\d.]+/.exec(header['Sample Rate'] ?? '')?.[0] ?? '');
+  if (!recordedAt || rate === null || rate <= 0) return null;
+  const text = (k: string): string | null => (header[k] ? header[k] : null);
+  return {
+    recordedAt,
+    classification: text('Classification'),
+    symptoms: text('Symptoms'),
+    softwareVersion: text('Software Version'),
+    device: text('Device'),
+    sampleRateHz: rate,
+    lead: text('Lead'),
+    unit: text('Unit'),
+    header,
+    samples,
+    fileName,
+  };
+}
