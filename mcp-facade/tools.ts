@@ -9,6 +9,7 @@ import { documentTools } from './tools/documents.tools.ts';
 import { foodTools } from './tools/foods.tools.ts';
 import { glucoseTools } from './tools/glucose.tools.ts';
 import { healthTools } from './tools/health.tools.ts';
+import { healthArchiveTools } from './tools/health-archive.tools.ts';
 import { mediaTools } from './tools/media.tools.ts';
 import { memoryTools } from './tools/memory.tools.ts';
 import { nutritionTools } from './tools/nutrition.tools.ts';
@@ -31,7 +32,7 @@ export const TOOL_FAMILIES: Readonly<Record<string, readonly McpTool[]>> = {
   documents: documentTools,
   foods: foodTools,
   glucose: glucoseTools,
-  health: healthTools,
+  health: [...healthTools, ...healthArchiveTools],
   media: mediaTools,
   memory: memoryTools,
   nutrition: nutritionTools,

@@ -4,6 +4,7 @@ import { accountRoutes } from './routes/account.routes.ts';
 import { deviceRoutes } from './routes/devices.routes.ts';
 import { foodRoutes } from './routes/foods.routes.ts';
 import { healthRoutes } from './routes/health.routes.ts';
+import { healthArchiveRoutes } from './routes/health-archive.routes.ts';
 import { consentRoutes } from './routes/consents.routes.ts';
 import { glucoseRoutes } from './routes/glucose.routes.ts';
 import { mealRoutes } from './routes/meals.routes.ts';
@@ -31,6 +32,7 @@ export const ROUTES: readonly RestRoute[] = [
   ...consentRoutes,
   ...deviceRoutes,
   ...healthRoutes,
+  ...healthArchiveRoutes,
   ...glucoseRoutes,
   ...mealRoutes,
   ...foodRoutes,

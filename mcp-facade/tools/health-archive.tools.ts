@@ -1,0 +1,54 @@
+/** Health: the health archive, the whole Apple Health export (issue 16). */
+import type { McpTool } from '../tool.ts';
+
+export const healthArchiveTools: McpTool[] = [
+  {
+    name: 'get_health_archive_coverage',
+    title: 'Get what the health archive holds',
+    operation: 'HealthArchiveCoverage',
+    scopes: ['health:metrics:read'],
+    kind: 'read',
+  },
+  {
+    name: 'health_archive_samples',
+    title: 'Read archived samples of one type',
+    operation: 'HealthArchiveSamples',
+    scopes: ['health:metrics:read'],
+    kind: 'read',
+  },
+  {
+    name: 'health_archive_events',
+    title: 'Read archived health events',
+    operation: 'HealthArchiveEvents',
+    scopes: ['health:metrics:read'],
+    kind: 'read',
+  },
+  {
+    name: 'health_archive_workouts',
+    title: 'Read archived workouts with statistics',
+    operation: 'HealthArchiveWorkouts',
+    scopes: ['health:workouts:read'],
+    kind: 'read',
+  },
+  {
+    name: 'health_archive_workout_series',
+    title: "Read a workout's archived series",
+    operation: 'HealthArchiveWorkoutSeries',
+    scopes: ['health:metrics:read'],
+    kind: 'read',
+  },
+  {
+    name: 'health_archive_routes',
+    title: "Read an archived workout's route",
+    operation: 'HealthArchiveRoute',
+    scopes: ['health:metrics:read'],
+    kind: 'read',
+  },
+  {
+    name: 'health_archive_ecg',
+    title: 'Read archived ECG recordings',
+    operation: 'HealthArchiveEcg',
+    scopes: ['health:metrics:read'],
+    kind: 'read',
+  },
+];
