@@ -209,6 +209,58 @@ const SEEDERS: Record<string, (p: Db, me: Person, other: Person) => Promise<unkn
         source: rand(),
       },
     }),
+  'HealthArchiveRecord.userId': (p, me) =>
+    p.healthArchiveRecord.create({
+      data: {
+        userId: me.id,
+        kind: 'quantity',
+        type: 'HKQuantityTypeIdentifierStepCount',
+        startAt: new Date(),
+        endAt: new Date(),
+        sourceName: rand(),
+      },
+    }),
+  'HealthArchiveWorkout.userId': (p, me) =>
+    p.healthArchiveWorkout.create({
+      data: {
+        id: rand(),
+        userId: me.id,
+        activityType: 'HKWorkoutActivityTypeRunning',
+        startAt: new Date(),
+        endAt: new Date(),
+      },
+    }),
+  'HealthArchiveRoutePoint.userId': (p, me) =>
+    p.healthArchiveRoutePoint.create({
+      data: {
+        seq: 0,
+        at: new Date(),
+        lat: 51.5,
+        lon: -0.12,
+        user: { connect: { id: me.id } },
+        workout: {
+          create: {
+            id: rand(),
+            userId: me.id,
+            activityType: 'HKWorkoutActivityTypeWalking',
+            startAt: new Date(),
+            endAt: new Date(),
+          },
+        },
+      },
+    }),
+  'HealthArchiveEcg.userId': (p, me) =>
+    p.healthArchiveEcg.create({
+      data: {
+        id: rand(),
+        userId: me.id,
+        recordedAt: new Date(),
+        sampleRateHz: 512,
+        header: {},
+        samples: [1, 2, 3],
+        fileName: 'electrocardiograms/ecg.csv',
+      },
+    }),
   'DeviceToken.userId': (p, me) =>
     p.deviceToken.create({ data: { id: rand(), userId: me.id, token: rand(), platform: 'ios' } }),
   'SensorSession.userId': (p, me) =>

@@ -193,32 +193,57 @@ ON CONFLICT DO NOTHING`;
   workouts.forEach((w, i) => {
     for (const e of w.events) pushRecord(events, { ...e, workoutId: ids[i] });
   });
-  const storedEvents = await storeArchiveRecords(db, userId, events);
-  let points = 0;
-  for (const [i, w] of workouts.entries()) {
-    if (w.points.length > 0) points += await storeRoutePoints(db, userId, ids[i], 0, w.points);
-  }
-  return { workouts: inserted, events: storedEvents, points };
+  const pointIds: string[] = [];
+  const seqs: number[] = [];
+  const points: RoutePointIn[] = [];
+  workouts.forEach((w, i) =>
+    w.points.forEach((p, seq) => {
+      pointIds.push(ids[i]);
+      seqs.push(seq);
+      points.push(p);
+    }),
+  );
+  const [storedEvents, storedPoints] = await Promise.all([
+    storeArchiveRecords(db, userId, events),
+    storeRoutePointRows(db, userId, pointIds, seqs, points),
+  ]);
+  return { workouts: inserted, events: storedEvents, points: storedPoints };
 }
 
 /** Stores route points of a workout numbered from `firstSeq`; answers how many were new. */
-export async function storeRoutePoints(
+export function storeRoutePoints(
   db: Db,
   userId: number,
   workoutId: string,
   firstSeq: number,
   points: RoutePointIn[],
 ): Promise<number> {
+  return storeRoutePointRows(
+    db,
+    userId,
+    points.map(() => workoutId),
+    points.map((_p, i) => firstSeq + i),
+    points,
+  );
+}
+
+/** Stores route points of any workouts in one statement (workoutIds[i] and seqs[i] go with points[i]). */
+async function storeRoutePointRows(
+  db: Db,
+  userId: number,
+  workoutIds: string[],
+  seqs: number[],
+  points: RoutePointIn[],
+): Promise<number> {
   if (points.length === 0) return 0;
   const col = <T>(f: (p: RoutePointIn) => T): T[] => points.map(f);
   return db.prisma.$executeRaw`
 INSERT INTO health_archive_route_points (workout_id, seq, user_id, at, lat, lon, elevation, speed, course, h_acc, v_acc)
-SELECT ${workoutId}, ${firstSeq}::int + u.n::int - 1, ${userId}::int, ${ts('u.at')}, u.lat, u.lon,
-       u.elevation, u.speed, u.course, u.h_acc, u.v_acc
-FROM unnest(${col((p) => p.at)}::text[], ${col((p) => p.lat)}::float8[], ${col((p) => p.lon)}::float8[],
-            ${col((p) => p.elevation)}::float8[], ${col((p) => p.speed)}::float8[],
+SELECT u.workout_id, u.seq, ${userId}::int, ${ts('u.at')}, u.lat, u.lon, u.elevation, u.speed, u.course, u.h_acc, u.v_acc
+FROM unnest(${workoutIds}::text[], ${seqs}::int[], ${col((p) => p.at)}::text[], ${col((p) => p.lat)}::float8[],
+            ${col((p) => p.lon)}::float8[], ${col((p) => p.elevation)}::float8[], ${col((p) => p.speed)}::float8[],
             ${col((p) => p.course)}::float8[], ${col((p) => p.hAcc)}::float8[], ${col((p) => p.vAcc)}::float8[])
-  WITH ORDINALITY AS u(at, lat, lon, elevation, speed, course, h_acc, v_acc, n)
+  AS u(workout_id, seq, at, lat, lon, elevation, speed, course, h_acc, v_acc)
 ON CONFLICT DO NOTHING`;
 }
 
