@@ -2,6 +2,8 @@
  * Imports an Apple Health export ("Export All Health Data": the zip, or its export.xml) into one
  * person's account, through the same service path and dedupe as POST /api/health/platform/import.
  *   npm run import:apple-health -- --email person@example.com export.zip
+ * Besides the seven metrics, sleep and workouts it stores the whole export in the health archive
+ * (every record type, workouts with statistics, events and routes, ECG recordings; issue 16).
  * The person is an existing account named by --email (never created here). Progress goes to
  * stderr, the summary (JSON) to stdout. Database: DATABASE_URL or the embedded one in DATA_DIR.
  */

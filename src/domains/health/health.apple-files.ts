@@ -30,10 +30,10 @@ function folderSource(file: string): ExportSource {
   const root = path.dirname(path.resolve(file));
   const inside = (relative: string): string => path.join(root, clean(relative));
   return {
-    xml: async () => createReadStream(file),
-    open: async (relative) => {
+    xml: () => Promise.resolve(createReadStream(file)),
+    open: (relative) => {
       const p = inside(relative);
-      return existsSync(p) ? createReadStream(p) : null;
+      return Promise.resolve(existsSync(p) ? createReadStream(p) : null);
     },
     list: (folder) => {
       const dir = inside(folder);
@@ -221,7 +221,7 @@ export async function parseEcgCsv(
   const samples: number[] = [];
   let inSamples = false;
   for await (const raw of createInterface({ input, crlfDelay: Infinity })) {
-    const line = (raw as string).replace(/^\uFEFF/, '').trim();
+    const line = raw.replace(/^\uFEFF/, '').trim();
     if (!inSamples) {
       if (line === '') {
         if (Object.keys(header).length > 0) inSamples = true;
