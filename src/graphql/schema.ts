@@ -12,6 +12,7 @@ import '../domains/feedback/feedback.schema.ts';
 import '../domains/identity/identity.schema.ts';
 import '../domains/profile/profile.schema.ts';
 import '../domains/health/health.schema.ts';
+import '../domains/health/health.summary.schema.ts';
 import '../domains/devices/devices.schema.ts';
 import '../domains/glucose/glucose.schema.ts';
 import '../domains/sync/sync.schema.ts';
