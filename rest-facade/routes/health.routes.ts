@@ -78,7 +78,12 @@ export const healthRoutes: RestRoute[] = [
     rename: { workout_id: 'id' },
     tag: 'health',
   },
-  { method: 'GET', path: '/api/v1/health/sleep/nights', operation: 'ListSleepNights', tag: 'health' },
+  {
+    method: 'GET',
+    path: '/api/v1/health/sleep/nights',
+    operation: 'ListSleepNights',
+    tag: 'health',
+  },
   {
     method: 'GET',
     path: '/api/v1/health/sleep/nights/{date}',

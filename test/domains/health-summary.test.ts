@@ -4,8 +4,7 @@
  * differ from UTC days): figures, units, sources, local-day bucketing, bounds, scopes and meta.
  */
 import { describe, expect, it } from 'vitest';
-import { importIntervalsFor, importMetricsFor } from '../../src/domains/health/health.service.ts';
-import type { MetricType } from '../../src/domains/health/health.constants.ts';
+import { seedHealthPerson } from '../factories/health-summary.ts';
 import { seedPersonalToken, seedUser } from '../factories/users.ts';
 import { startTestApp } from '../harness/app.ts';
 import { rest } from '../harness/clients.ts';
@@ -13,81 +12,7 @@ import { callTool, mcpClient } from '../harness/mcp.ts';
 
 const app = await startTestApp();
 
-/** Berlin is UTC+1 in early March 2025 (summer time starts on the 30th). */
-const at = (local: string): Date => new Date(`${local}+01:00`);
-
-/**
- * A person in Europe/Berlin with: steps on the 10th (one at 00:30 local, on the 9th in UTC) and one
- * on the 11th at 00:15 local (the 10th in UTC); heart rate from two sources; two weights; a night
- * ending on the 10th from a watch and a phone; a run on the 10th with heart rate during it, and two
- * earlier runs and a ride.
- */
-async function seededPerson() {
-  const person = await seedUser(app);
-  await app.db.prisma.user.update({
-    where: { id: person.user.id },
-    data: { timezone: 'Europe/Berlin' },
-  });
-  const m = (metricType: MetricType, value: number, local: string, source = 'Watch') => ({
-    metricType,
-    value,
-    timestamp: at(local),
-    source,
-  });
-  await importMetricsFor(app.db, person.user.id, {
-    samples: [
-      m('steps', 1000, '2025-03-10T00:30:00', 'Phone'),
-      m('steps', 2000, '2025-03-10T12:00:00'),
-      m('steps', 500, '2025-03-10T23:30:00'),
-      m('steps', 700, '2025-03-11T00:15:00'),
-      m('steps', 4000, '2025-03-03T10:00:00'),
-      m('heart_rate', 60, '2025-03-10T07:00:00'),
-      m('heart_rate', 80, '2025-03-10T09:00:00'),
-      m('heart_rate', 100, '2025-03-10T11:00:00', 'Phone'),
-      m('heart_rate', 120, '2025-03-10T18:05:00'),
-      m('heart_rate', 140, '2025-03-10T18:15:00'),
-      m('heart_rate', 160, '2025-03-10T18:25:00'),
-      m('heart_rate', 130, '2025-03-05T07:10:00'),
-      m('body_weight', 80, '2025-03-10T08:00:00', 'Scale'),
-      m('body_weight', 79.5, '2025-03-10T20:00:00', 'Scale'),
-      m('body_weight', 81, '2025-03-03T08:00:00', 'Scale'),
-      m('active_energy', 250.5, '2025-03-10T13:00:00'),
-    ],
-  });
-  const s = (stage: string, start: string, end: string, source = 'Watch') => ({
-    stage: stage as never,
-    startAt: at(start),
-    endAt: at(end),
-    source,
-  });
-  const w = (activityType: string, start: string, end: string, kcal: number, meters: number) => ({
-    activityType,
-    startAt: at(start),
-    endAt: at(end),
-    energyKcal: kcal,
-    distanceM: meters,
-    source: 'Watch',
-  });
-  await importIntervalsFor(app.db, person.user.id, {
-    sleep: [
-      s('core', '2025-03-09T22:00:00', '2025-03-10T01:00:00'),
-      s('deep', '2025-03-10T01:00:00', '2025-03-10T02:00:00'),
-      s('rem', '2025-03-10T02:00:00', '2025-03-10T03:00:00'),
-      s('awake', '2025-03-10T03:00:00', '2025-03-10T03:10:00'),
-      s('core', '2025-03-10T03:10:00', '2025-03-10T06:00:00'),
-      s('in_bed', '2025-03-09T21:30:00', '2025-03-10T06:30:00', 'Phone'),
-      s('asleep', '2025-03-09T22:30:00', '2025-03-10T06:00:00', 'Phone'),
-      s('asleep', '2025-03-08T23:00:00', '2025-03-09T07:00:00'),
-    ],
-    workouts: [
-      w('running', '2025-03-10T18:00:00', '2025-03-10T18:30:00', 300, 5000),
-      w('running', '2025-03-05T07:00:00', '2025-03-05T07:40:00', 400, 6000),
-      w('running', '2025-03-01T07:00:00', '2025-03-01T07:40:00', 400, 6000),
-      w('cycling', '2025-03-08T10:00:00', '2025-03-08T11:00:00', 500, 20000),
-    ],
-  });
-  return person;
-}
+const seededPerson = () => seedHealthPerson(app);
 
 const tokenFor = (userId: number, scopes: Parameters<typeof seedPersonalToken>[2]) =>
   seedPersonalToken(app, userId, scopes);
@@ -103,7 +28,12 @@ describe('health_summary_read and get_health_summary (issue 16)', () => {
     expect(day.timezone).toBe('Europe/Berlin');
     const byType = Object.fromEntries(day.metrics.map((m: any) => [m.metric_type, m]));
     // 00:30 local counts (the 9th in UTC); 00:15 on the 11th does not (the 10th in UTC)
-    expect(byType.steps).toMatchObject({ aggregation: 'sum', value: 3500, count: 3, unit: 'count' });
+    expect(byType.steps).toMatchObject({
+      aggregation: 'sum',
+      value: 3500,
+      count: 3,
+      unit: 'count',
+    });
     expect(byType.steps.sources).toEqual(['Watch', 'Phone']);
     expect(byType.heart_rate).toMatchObject({
       aggregation: 'avg',
@@ -191,10 +121,21 @@ describe('health_summary_read and get_health_summary (issue 16)', () => {
     const refused = await rest(app, 'GET', '/api/v1/health/summary?date=2025-03-10', { token });
     expect(refused.status).toBe(403);
     const good = await tokenFor(person.user.id, ['health:summary:read']);
-    for (const date of ['2025-02-30', 'yesterday', '1969-12-31', '2025-03-10\u0000', 'x'.repeat(5000)]) {
-      const res = await rest(app, 'GET', `/api/v1/health/summary?date=${encodeURIComponent(date)}`, {
-        token: good,
-      });
+    for (const date of [
+      '2025-02-30',
+      'yesterday',
+      '1969-12-31',
+      '2025-03-10\u0000',
+      'x'.repeat(5000),
+    ]) {
+      const res = await rest(
+        app,
+        'GET',
+        `/api/v1/health/summary?date=${encodeURIComponent(date)}`,
+        {
+          token: good,
+        },
+      );
       expect(res.status, date.slice(0, 20)).toBe(422);
     }
   });
@@ -305,9 +246,14 @@ describe('health_summary_range (issue 16)', () => {
     });
     expect(res.isError).toBe(true);
     const token = await tokenFor(person.user.id, ['health:metrics:read']);
-    const http = await rest(app, 'GET', '/api/v1/health/summary/range?from=2025-03-01&to=2025-03-02', {
-      token,
-    });
+    const http = await rest(
+      app,
+      'GET',
+      '/api/v1/health/summary/range?from=2025-03-01&to=2025-03-02',
+      {
+        token,
+      },
+    );
     expect(http.status).toBe(403);
   });
 });
@@ -378,7 +324,14 @@ describe('activity_body_composition_read (issue 16)', () => {
       { date: '2025-03-11', steps: 700, active_energy_kcal: null, body_weight_kg: null },
     ]);
     expect(trend.mean_steps).toBeCloseTo(2733.33, 2);
-    expect(trend.body_weight).toEqual({ count: 3, first: 81, last: 79.5, change: -1.5, min: 79.5, max: 81 });
+    expect(trend.body_weight).toEqual({
+      count: 3,
+      first: 81,
+      last: 79.5,
+      change: -1.5,
+      min: 79.5,
+      max: 81,
+    });
     expect(trend.meta).toHaveProperty('phone_last_sync_at');
 
     const token = await tokenFor(person.user.id, ['health:metrics:read']);
@@ -386,13 +339,23 @@ describe('activity_body_composition_read (issue 16)', () => {
       token,
     });
     expect(http.body.days).toEqual(trend.days);
-    const tooLong = await rest(app, 'GET', '/api/v1/health/activity?from=2024-01-01&to=2025-03-11', {
-      token,
-    });
+    const tooLong = await rest(
+      app,
+      'GET',
+      '/api/v1/health/activity?from=2024-01-01&to=2025-03-11',
+      {
+        token,
+      },
+    );
     expect(tooLong.status).toBe(422);
-    const refused = await rest(app, 'GET', '/api/v1/health/activity?from=2025-03-01&to=2025-03-11', {
-      token: await tokenFor(person.user.id, ['health:summary:read']),
-    });
+    const refused = await rest(
+      app,
+      'GET',
+      '/api/v1/health/activity?from=2025-03-01&to=2025-03-11',
+      {
+        token: await tokenFor(person.user.id, ['health:summary:read']),
+      },
+    );
     expect(refused.status).toBe(403);
   });
 });

@@ -225,7 +225,9 @@ export async function listSleepNights(
   const to = options.to ?? localDateOf(new Date(), zone);
   const from = options.from ?? addDays(to, -(NIGHTS_DEFAULT_DAYS - 1));
   if (from > to)
-    throw validationError([{ loc: ['to'], msg: 'to must not be before from', type: 'value_error' }]);
+    throw validationError([
+      { loc: ['to'], msg: 'to must not be before from', type: 'value_error' },
+    ]);
   if (Date.parse(to) - Date.parse(from) >= NIGHTS_SPAN_MAX_DAYS * 86_400_000)
     throw validationError([
       {

@@ -39,7 +39,13 @@ export async function workoutTotalsOn(
 ): Promise<WorkoutTotalsView> {
   // NOTE: the person's data: the owner's rows while viewing as a grantee.
   const [row] = await ctx.prisma.$queryRaw<
-    { count: number; minutes: number; energy: number | null; distance: number | null; types: string[] | null }[]
+    {
+      count: number;
+      minutes: number;
+      energy: number | null;
+      distance: number | null;
+      types: string[] | null;
+    }[]
   >`
     SELECT count(*)::int AS count, coalesce(round(sum(duration_minutes)::numeric, 1), 0)::float8 AS minutes,
            round(sum(energy_kcal)::numeric, 1)::float8 AS energy, round(sum(distance_m)::numeric, 1)::float8 AS distance,
@@ -121,7 +127,9 @@ export async function listWorkoutPage(
 ): Promise<WorkoutPageView> {
   const zone = await personZone(ctx);
   if (options.from && options.to && options.from > options.to)
-    throw validationError([{ loc: ['to'], msg: 'to must not be before from', type: 'value_error' }]);
+    throw validationError([
+      { loc: ['to'], msg: 'to must not be before from', type: 'value_error' },
+    ]);
   const after = options.cursor ? decodeWorkoutCursor(options.cursor) : null;
   const startAt: Prisma.DateTimeFilter = {};
   if (options.from) startAt.gte = localTime(options.from, 0, zone);
@@ -192,7 +200,10 @@ export async function workoutDetail(
 ): Promise<WorkoutDetailView> {
   const w = await ownWorkout(ctx, options.id);
   const userId = readerUserId(ctx);
-  const sliceMs = Math.max(1000, Math.ceil((w.endAt.getTime() - w.startAt.getTime()) / SERIES_POINTS));
+  const sliceMs = Math.max(
+    1000,
+    Math.ceil((w.endAt.getTime() - w.startAt.getTime()) / SERIES_POINTS),
+  );
   const [points, [agg]] = await Promise.all([
     ctx.prisma.$queryRaw<{ slice: number; avg: number; max: number }[]>`
       SELECT floor(extract(epoch FROM "timestamp" - (${w.startAt.toISOString()}::timestamptz AT TIME ZONE 'UTC')) * 1000 / ${sliceMs})::int AS slice,

@@ -94,30 +94,27 @@ const SummaryInterval = builder.enumType('HealthSummaryInterval', {
   >,
 });
 
-const MetricAggregate = builder
-  .objectRef<MetricAggregateView>('HealthMetricAggregate')
-  .implement({
-    description: 'One metric over a day, week or month: its figure and the samples behind it',
-    fields: (t) => ({
-      metricType: t.exposeString('metricType'),
-      unit: t.exposeString('unit', { description: 'ms, bpm, count, kcal, kg or breaths/min' }),
-      aggregation: t.exposeString('aggregation', {
-        description:
-          'how value is made: sum (steps, active_energy), avg (rates), last (body_weight)',
-      }),
-      value: t.exposeFloat('value', { description: 'the figure of the bucket' }),
-      count: t.exposeInt('count', { description: 'samples in the bucket' }),
-      min: t.exposeFloat('min', { description: 'smallest sample' }),
-      max: t.exposeFloat('max', { description: 'largest sample' }),
-      start: t.exposeString('start', { description: 'first local date of the bucket in the range' }),
-      end: t.exposeString('end', { description: 'last local date of the bucket in the range' }),
-      sources: t.stringList({
-        nullable: true,
-        description: 'apps or devices that recorded the samples, most samples first (day summary)',
-        resolve: (m) => m.sources ?? null,
-      }),
+const MetricAggregate = builder.objectRef<MetricAggregateView>('HealthMetricAggregate').implement({
+  description: 'One metric over a day, week or month: its figure and the samples behind it',
+  fields: (t) => ({
+    metricType: t.exposeString('metricType'),
+    unit: t.exposeString('unit', { description: 'ms, bpm, count, kcal, kg or breaths/min' }),
+    aggregation: t.exposeString('aggregation', {
+      description: 'how value is made: sum (steps, active_energy), avg (rates), last (body_weight)',
     }),
-  });
+    value: t.exposeFloat('value', { description: 'the figure of the bucket' }),
+    count: t.exposeInt('count', { description: 'samples in the bucket' }),
+    min: t.exposeFloat('min', { description: 'smallest sample' }),
+    max: t.exposeFloat('max', { description: 'largest sample' }),
+    start: t.exposeString('start', { description: 'first local date of the bucket in the range' }),
+    end: t.exposeString('end', { description: 'last local date of the bucket in the range' }),
+    sources: t.stringList({
+      nullable: true,
+      description: 'apps or devices that recorded the samples, most samples first (day summary)',
+      resolve: (m) => m.sources ?? null,
+    }),
+  }),
+});
 
 const NightStages = builder.objectRef<NightStagesView>('SleepNightStages').implement({
   description: "Minutes per stage of a night (its chosen source's intervals)",
@@ -203,17 +200,15 @@ const CatalogMetric = builder.objectRef<CatalogMetricView>('HealthCatalogMetric'
   }),
 });
 
-const CatalogInterval = builder
-  .objectRef<CatalogIntervalView>('HealthCatalogInterval')
-  .implement({
-    description: 'A sleep stage or workout activity type the person has intervals of',
-    fields: (t) => ({
-      type: t.exposeString('type'),
-      count: t.exposeInt('count'),
-      firstAt: t.expose('firstAt', { type: 'DateTime' }),
-      lastAt: t.expose('lastAt', { type: 'DateTime' }),
-    }),
-  });
+const CatalogInterval = builder.objectRef<CatalogIntervalView>('HealthCatalogInterval').implement({
+  description: 'A sleep stage or workout activity type the person has intervals of',
+  fields: (t) => ({
+    type: t.exposeString('type'),
+    count: t.exposeInt('count'),
+    firstAt: t.expose('firstAt', { type: 'DateTime' }),
+    lastAt: t.expose('lastAt', { type: 'DateTime' }),
+  }),
+});
 
 const Catalog = builder.objectRef<HealthCatalogView>('HealthCatalog').implement({
   description: "What the person's health record holds",
@@ -242,19 +237,17 @@ const ActivityDay = builder.objectRef<ActivityDayView>('HealthActivityDay').impl
   }),
 });
 
-const BodyWeightTrend = builder
-  .objectRef<BodyWeightTrendView>('HealthBodyWeightTrend')
-  .implement({
-    description: 'Body weight over the range, kg',
-    fields: (t) => ({
-      count: t.exposeInt('count', { description: 'weight samples' }),
-      first: t.exposeFloat('first', { description: "the first day's weight" }),
-      last: t.exposeFloat('last', { description: "the last day's weight" }),
-      change: t.exposeFloat('change', { description: 'last - first' }),
-      min: t.exposeFloat('min'),
-      max: t.exposeFloat('max'),
-    }),
-  });
+const BodyWeightTrend = builder.objectRef<BodyWeightTrendView>('HealthBodyWeightTrend').implement({
+  description: 'Body weight over the range, kg',
+  fields: (t) => ({
+    count: t.exposeInt('count', { description: 'weight samples' }),
+    first: t.exposeFloat('first', { description: "the first day's weight" }),
+    last: t.exposeFloat('last', { description: "the last day's weight" }),
+    change: t.exposeFloat('change', { description: 'last - first' }),
+    min: t.exposeFloat('min'),
+    max: t.exposeFloat('max'),
+  }),
+});
 
 const ActivityTrend = builder.objectRef<ActivityTrendView>('HealthActivityTrend').implement({
   description: 'Daily steps and active energy, and the body-weight trend, over a range',
@@ -326,32 +319,28 @@ const WorkoutDetail = builder.objectRef<WorkoutDetailView>('HealthWorkoutDetail'
   }),
 });
 
-const ComparedWorkout = builder
-  .objectRef<ComparedWorkoutView>('HealthComparedWorkout')
-  .implement({
-    description: 'A workout in a comparison',
-    fields: (t) => ({
-      id: t.exposeString('id'),
-      activityType: t.exposeString('activityType'),
-      startAt: t.expose('startAt', { type: 'DateTime' }),
-      durationMinutes: t.exposeFloat('durationMinutes'),
-      energyKcal: t.exposeFloat('energyKcal', { nullable: true }),
-      distanceM: t.exposeFloat('distanceM', { nullable: true }),
-      avgHeartRate: t.exposeFloat('avgHeartRate', { nullable: true }),
-    }),
-  });
+const ComparedWorkout = builder.objectRef<ComparedWorkoutView>('HealthComparedWorkout').implement({
+  description: 'A workout in a comparison',
+  fields: (t) => ({
+    id: t.exposeString('id'),
+    activityType: t.exposeString('activityType'),
+    startAt: t.expose('startAt', { type: 'DateTime' }),
+    durationMinutes: t.exposeFloat('durationMinutes'),
+    energyKcal: t.exposeFloat('energyKcal', { nullable: true }),
+    distanceM: t.exposeFloat('distanceM', { nullable: true }),
+    avgHeartRate: t.exposeFloat('avgHeartRate', { nullable: true }),
+  }),
+});
 
-const WorkoutFigures = builder
-  .objectRef<WorkoutFiguresView>('HealthWorkoutFigures')
-  .implement({
-    description: 'Duration (min), energy (kcal), distance (m) and mean heart rate (bpm)',
-    fields: (t) => ({
-      durationMinutes: t.exposeFloat('durationMinutes', { nullable: true }),
-      energyKcal: t.exposeFloat('energyKcal', { nullable: true }),
-      distanceM: t.exposeFloat('distanceM', { nullable: true }),
-      avgHeartRate: t.exposeFloat('avgHeartRate', { nullable: true }),
-    }),
-  });
+const WorkoutFigures = builder.objectRef<WorkoutFiguresView>('HealthWorkoutFigures').implement({
+  description: 'Duration (min), energy (kcal), distance (m) and mean heart rate (bpm)',
+  fields: (t) => ({
+    durationMinutes: t.exposeFloat('durationMinutes', { nullable: true }),
+    energyKcal: t.exposeFloat('energyKcal', { nullable: true }),
+    distanceM: t.exposeFloat('distanceM', { nullable: true }),
+    avgHeartRate: t.exposeFloat('avgHeartRate', { nullable: true }),
+  }),
+});
 
 const WorkoutComparison = builder
   .objectRef<WorkoutComparisonView>('HealthWorkoutComparison')
@@ -428,7 +417,9 @@ builder.queryFields((t) => ({
     args: {
       from: t.arg.string(requiredDate('first local date YYYY-MM-DD')),
       to: t.arg.string(
-        requiredDate(`last local date YYYY-MM-DD (at most ${SUMMARY_SPAN_MAX_DAYS} days after from)`),
+        requiredDate(
+          `last local date YYYY-MM-DD (at most ${SUMMARY_SPAN_MAX_DAYS} days after from)`,
+        ),
       ),
       interval: t.arg({ type: SummaryInterval, required: true, defaultValue: 'day' }),
       metricTypes: t.arg({

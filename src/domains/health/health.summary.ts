@@ -106,10 +106,17 @@ export interface LocalRange {
 }
 
 /** The UTC bounds [start, end) of the local dates from..to, refused when reversed or too long. */
-export function localRange(from: LocalDate, to: LocalDate, zone: string, maxDays: number): LocalRange {
+export function localRange(
+  from: LocalDate,
+  to: LocalDate,
+  zone: string,
+  maxDays: number,
+): LocalRange {
   const span = daysBetween(from, to) + 1;
   if (span < 1)
-    throw validationError([{ loc: ['to'], msg: 'to must not be before from', type: 'value_error' }]);
+    throw validationError([
+      { loc: ['to'], msg: 'to must not be before from', type: 'value_error' },
+    ]);
   if (span > maxDays)
     throw validationError([
       {
@@ -118,7 +125,13 @@ export function localRange(from: LocalDate, to: LocalDate, zone: string, maxDays
         type: 'value_error',
       },
     ]);
-  return { from, to, zone, start: localTime(from, 0, zone), end: localTime(addDays(to, 1), 0, zone) };
+  return {
+    from,
+    to,
+    zone,
+    start: localTime(from, 0, zone),
+    end: localTime(addDays(to, 1), 0, zone),
+  };
 }
 
 /** How many buckets of `interval` the local dates from..to touch. */
@@ -416,7 +429,13 @@ export async function activityTrend(
 ): Promise<ActivityTrendView> {
   const zone = await personZone(ctx);
   const range = localRange(options.from, options.to, zone, TREND_SPAN_MAX_DAYS);
-  const rows = await aggregates(ctx, range, 'day', ['steps', 'active_energy', 'body_weight'], false);
+  const rows = await aggregates(
+    ctx,
+    range,
+    'day',
+    ['steps', 'active_energy', 'body_weight'],
+    false,
+  );
   const byDay = new Map<LocalDate, ActivityDayView>();
   const weights: { value: number; min: number; max: number }[] = [];
   let weightCount = 0;
