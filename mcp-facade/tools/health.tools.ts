@@ -14,7 +14,7 @@ export const healthTools: McpTool[] = [
   {
     name: 'get_health_summary',
     title: "Get the day's health summary",
-    description: "The person's health at a glance for one day (today unless date is given).",
+    description: "The person's health at a glance for one day; health_summary_read answers the same.",
     operation: 'HealthDaySummary',
     scopes: [],
     kind: 'read',
@@ -23,6 +23,8 @@ export const healthTools: McpTool[] = [
   {
     name: 'health_summary_read',
     title: 'Read a health day summary',
+    description:
+      'The day summary under the health:summary:read scope (get_health_summary is its twin).',
     operation: 'HealthDaySummary',
     scopes: ['health:summary:read'],
     kind: 'read',

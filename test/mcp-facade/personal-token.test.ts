@@ -35,11 +35,20 @@ describe('tools/list', () => {
           'update_profile_onboarding',
         ],
       ],
-      [['health:metrics:read'], ['list_records', 'monitor_readings_read', 'synced_records_read']],
+      [
+        ['health:metrics:read'],
+        [
+          'activity_body_composition_read',
+          'list_records',
+          'monitor_readings_read',
+          'synced_records_read',
+        ],
+      ],
       [
         ['health:metrics:read', 'account:write'],
         [
           'account_delete',
+          'activity_body_composition_read',
           'list_records',
           'monitor_readings_read',
           'sessions_all_revoke',
@@ -54,6 +63,7 @@ describe('tools/list', () => {
     ];
     expect([...UNSCOPED].sort()).toEqual([
       'get_glucose_readings',
+      'get_health_summary',
       'get_nutrition_meals',
       'list_changes',
       'list_records',

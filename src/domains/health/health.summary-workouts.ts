@@ -13,7 +13,6 @@ import { addDays, localTime } from '../../platform/local-dates.ts';
 import type { LocalDate } from '../../platform/local-dates.ts';
 import { personZone } from '../profile/index.ts';
 import type { WorkoutSampleView } from './health.service.ts';
-import type { LocalRange } from './health.summary.ts';
 
 export const WORKOUTS_PAGE_DEFAULT = 25;
 export const WORKOUTS_PAGE_MAX = 100;
@@ -35,7 +34,7 @@ export interface WorkoutTotalsView {
 /** The workouts that started within a local range (the day summary's workouts). One aggregate. */
 export async function workoutTotalsOn(
   ctx: AuthedContext,
-  range: LocalRange,
+  range: { start: Date; end: Date },
 ): Promise<WorkoutTotalsView> {
   // NOTE: the person's data: the owner's rows while viewing as a grantee.
   const [row] = await ctx.prisma.$queryRaw<

@@ -421,7 +421,12 @@ builder.queryFields((t) => ({
           `last local date YYYY-MM-DD (at most ${SUMMARY_SPAN_MAX_DAYS} days after from)`,
         ),
       ),
-      interval: t.arg({ type: SummaryInterval, required: true, defaultValue: 'day' }),
+      interval: t.arg({
+        type: SummaryInterval,
+        required: true,
+        defaultValue: 'day',
+        description: "day, week (Monday first) or month, in the person's time zone (default day)",
+      }),
       metricTypes: t.arg({
         type: [HealthMetricType],
         description: 'only these metric types; leave it out for every type',
