@@ -14,7 +14,8 @@ export const healthTools: McpTool[] = [
   {
     name: 'get_health_summary',
     title: "Get the day's health summary",
-    description: "The person's health at a glance for one day; health_summary_read answers the same.",
+    description:
+      "The person's health at a glance for one day; health_summary_read answers the same.",
     operation: 'HealthDaySummary',
     scopes: [],
     kind: 'read',
