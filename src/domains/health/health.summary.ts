@@ -164,28 +164,35 @@ export function metricAggregateSql(options: {
   withSources: boolean;
 }): Prisma.Sql {
   const { userId, zone, interval, start, end, metricTypes, withSources } = options;
+  // the day summary's sources, most samples first (one day: the ordered aggregate is cheap)
+  const sourcesAgg = withSources ? Prisma.sql`, array_agg(s.source) AS sources` : Prisma.empty;
   const sources = withSources
     ? Prisma.sql`, (SELECT array_agg(x.source ORDER BY x.n DESC, x.source)
-          FROM (SELECT s2.source, count(*) AS n FROM unnest(array_agg(s.source)) AS s2(source)
-                GROUP BY s2.source) x) AS sources`
+          FROM (SELECT u.source, count(*) AS n FROM unnest(b.sources) AS u(source)
+                GROUP BY u.source) x) AS sources`
     : Prisma.empty;
+  // grouped on the truncated local time (a hash aggregate, no sort of the samples); the last
+  // weight is the max of [epoch, value] pairs, which needs no ordered aggregate either
   return Prisma.sql`
-SELECT to_char(date_trunc(${interval}, (s."timestamp" AT TIME ZONE 'UTC') AT TIME ZONE ${zone}), 'YYYY-MM-DD') AS bucket,
-       s.metric_type,
-       count(*)::int AS count,
-       ${r2(Prisma.sql`sum(s.value)`)} AS sum,
-       ${r2(Prisma.sql`avg(s.value)`)} AS avg,
-       ${r2(Prisma.sql`min(s.value)`)} AS min,
-       ${r2(Prisma.sql`max(s.value)`)} AS max,
-       ${r2(Prisma.sql`(array_agg(s.value ORDER BY s."timestamp" DESC) FILTER (WHERE s.metric_type = 'body_weight'))[1]`)} AS last
-       ${sources}
-FROM health_metrics s
-WHERE s.user_id = ${userId}::int
-  AND s.deleted_at IS NULL
-  AND s.metric_type = ANY(${[...metricTypes]}::text[])
-  AND s."timestamp" >= (${start.toISOString()}::timestamptz AT TIME ZONE 'UTC')
-  AND s."timestamp" < (${end.toISOString()}::timestamptz AT TIME ZONE 'UTC')
-GROUP BY 1, 2
+SELECT to_char(b.bucket, 'YYYY-MM-DD') AS bucket, b.metric_type, b.count,
+       ${r2(Prisma.sql`b.sum`)} AS sum, ${r2(Prisma.sql`b.avg`)} AS avg,
+       ${r2(Prisma.sql`b.min`)} AS min, ${r2(Prisma.sql`b.max`)} AS max,
+       ${r2(Prisma.sql`b.last[2]`)} AS last ${sources}
+FROM (
+  SELECT date_trunc(${interval}, (s."timestamp" AT TIME ZONE 'UTC') AT TIME ZONE ${zone}) AS bucket,
+         s.metric_type, count(*)::int AS count, sum(s.value) AS sum, avg(s.value) AS avg,
+         min(s.value) AS min, max(s.value) AS max,
+         max(ARRAY[extract(epoch FROM s."timestamp")::float8, s.value])
+           FILTER (WHERE s.metric_type = 'body_weight') AS last
+         ${sourcesAgg}
+  FROM health_metrics s
+  WHERE s.user_id = ${userId}::int
+    AND s.deleted_at IS NULL
+    AND s.metric_type = ANY(${[...metricTypes]}::text[])
+    AND s."timestamp" >= (${start.toISOString()}::timestamptz AT TIME ZONE 'UTC')
+    AND s."timestamp" < (${end.toISOString()}::timestamptz AT TIME ZONE 'UTC')
+  GROUP BY 1, 2
+) b
 ORDER BY 1, 2`;
 }
 
