@@ -97,7 +97,7 @@ try {
       });
       let rawRows = 0;
       const r = await time(async () => {
-        rawRows = ((await db.prisma.$queryRaw(raw(c))) as unknown[]).length;
+        rawRows = (await db.prisma.$queryRaw<unknown[]>(raw(c))).length;
       });
       if (rows !== rawRows || rows === 0) throw new Error(`${c.name}: ${rows} rows vs ${rawRows}`);
       if (run === 0) continue; // warm-up
