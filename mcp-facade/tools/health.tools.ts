@@ -9,4 +9,81 @@ export const healthTools: McpTool[] = [
     scopes: ['health:workouts:read'],
     kind: 'read',
   },
+  // The spec lists no scope; the field behind it requires health:summary:read, so tools/list shows
+  // it only to tokens holding that scope (a call without it gets INSUFFICIENT_SCOPE); health meta.
+  {
+    name: 'get_health_summary',
+    title: "Get the day's health summary",
+    description:
+      "The person's health at a glance for one day; health_summary_read answers the same.",
+    operation: 'HealthDaySummary',
+    scopes: [],
+    kind: 'read',
+    healthData: true,
+  },
+  {
+    name: 'health_summary_read',
+    title: 'Read a health day summary',
+    description:
+      'The day summary under the health:summary:read scope (get_health_summary is its twin).',
+    operation: 'HealthDaySummary',
+    scopes: ['health:summary:read'],
+    kind: 'read',
+  },
+  {
+    name: 'health_summary_range',
+    title: 'Read health summaries over a range',
+    operation: 'HealthRangeSummary',
+    scopes: ['health:summary:read'],
+    kind: 'read',
+  },
+  {
+    name: 'health_catalog_read',
+    title: 'Read the health record catalogue',
+    operation: 'HealthCatalog',
+    scopes: ['health:summary:read'],
+    kind: 'read',
+  },
+  {
+    name: 'activity_body_composition_read',
+    title: 'Read activity and body composition',
+    operation: 'HealthActivityTrend',
+    scopes: ['health:metrics:read'],
+    kind: 'read',
+  },
+  {
+    name: 'workouts_list',
+    title: 'List workouts',
+    operation: 'ListHealthWorkoutPage',
+    scopes: ['health:workouts:read'],
+    kind: 'read',
+  },
+  {
+    name: 'workout_detail_read',
+    title: 'Read a workout with its heart rate',
+    operation: 'HealthWorkoutDetail',
+    scopes: ['health:workouts:read'],
+    kind: 'read',
+  },
+  {
+    name: 'workout_comparison_read',
+    title: 'Compare a workout with earlier ones',
+    operation: 'HealthWorkoutComparison',
+    scopes: ['health:workouts:read'],
+    kind: 'read',
+  },
+  {
+    name: 'sleep_nights_list',
+    title: 'List sleep nights',
+    operation: 'ListSleepNights',
+    scopes: ['health:sleep:read'],
+    kind: 'read',
+  },
+  {
+    name: 'sleep_stages_read',
+    title: "Read a night's sleep stages",
+    operation: 'HealthSleepStages',
+    scopes: ['health:sleep:read'],
+    kind: 'read',
+  },
 ];

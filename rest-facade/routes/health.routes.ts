@@ -43,4 +43,51 @@ export const healthRoutes: RestRoute[] = [
   },
   { method: 'GET', path: '/api/health/workouts', operation: 'ListWorkouts', tag: 'health' },
   { method: 'GET', path: '/api/health/metrics', operation: 'ListHealthMetrics', tag: 'health' },
+  // the read API (/api/v1/health): summaries, workouts and nights (issue 16)
+  { method: 'GET', path: '/api/v1/health/summary', operation: 'HealthDaySummary', tag: 'health' },
+  {
+    method: 'GET',
+    path: '/api/v1/health/summary/range',
+    operation: 'HealthRangeSummary',
+    tag: 'health',
+  },
+  { method: 'GET', path: '/api/v1/health/catalog', operation: 'HealthCatalog', tag: 'health' },
+  {
+    method: 'GET',
+    path: '/api/v1/health/activity',
+    operation: 'HealthActivityTrend',
+    tag: 'health',
+  },
+  {
+    method: 'GET',
+    path: '/api/v1/health/workouts',
+    operation: 'ListHealthWorkoutPage',
+    tag: 'health',
+  },
+  {
+    method: 'GET',
+    path: '/api/v1/health/workouts/{workout_id}',
+    operation: 'HealthWorkoutDetail',
+    rename: { workout_id: 'id' },
+    tag: 'health',
+  },
+  {
+    method: 'GET',
+    path: '/api/v1/health/workouts/{workout_id}/comparison',
+    operation: 'HealthWorkoutComparison',
+    rename: { workout_id: 'id' },
+    tag: 'health',
+  },
+  {
+    method: 'GET',
+    path: '/api/v1/health/sleep/nights',
+    operation: 'ListSleepNights',
+    tag: 'health',
+  },
+  {
+    method: 'GET',
+    path: '/api/v1/health/sleep/nights/{date}',
+    operation: 'HealthSleepStages',
+    tag: 'health',
+  },
 ];

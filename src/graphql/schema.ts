@@ -13,6 +13,7 @@ import '../domains/identity/identity.schema.ts';
 import '../domains/profile/profile.schema.ts';
 import '../domains/health/health.schema.ts';
 import '../domains/health/health.archive.schema.ts';
+import '../domains/health/health.summary.schema.ts';
 import '../domains/devices/devices.schema.ts';
 import '../domains/glucose/glucose.schema.ts';
 import '../domains/sync/sync.schema.ts';

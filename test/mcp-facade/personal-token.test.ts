@@ -44,6 +44,7 @@ describe('tools/list', () => {
           'health_archive_routes',
           'health_archive_samples',
           'health_archive_workout_series',
+          'activity_body_composition_read',
           'list_records',
           'monitor_readings_read',
           'synced_records_read',
@@ -59,6 +60,7 @@ describe('tools/list', () => {
           'health_archive_routes',
           'health_archive_samples',
           'health_archive_workout_series',
+          'activity_body_composition_read',
           'list_records',
           'monitor_readings_read',
           'sessions_all_revoke',
@@ -73,6 +75,7 @@ describe('tools/list', () => {
     ];
     expect([...UNSCOPED].sort()).toEqual([
       'get_glucose_readings',
+      'get_health_summary',
       'get_nutrition_meals',
       'list_changes',
       'list_records',

@@ -1,0 +1,489 @@
+/**
+ * Summaries of the person's health metrics for agents and the dashboard (issue 16): a day, a range
+ * by day, week or month, the catalogue of what is stored, and the activity and body-composition
+ * trend. Every figure is an SQL aggregate (GROUP BY over the local day, week or month in the
+ * person's time zone); no function here ever loads the samples themselves. Answers are bounded
+ * (SUMMARY_ROWS_MAX rows), so an answer stays well under 25,000 tokens.
+ */
+import { Prisma } from '../../generated/prisma/client.ts';
+import { readerUserId } from '../../auth/principal.ts';
+import { validationError } from '../../errors.ts';
+import type { AuthedContext } from '../../graphql/context.ts';
+import { addDays, daysBetween, localDateOf, localTime } from '../../platform/local-dates.ts';
+import type { LocalDate } from '../../platform/local-dates.ts';
+import { personZone } from '../profile/index.ts';
+import { METRIC_TYPES, METRIC_UNITS } from './health.constants.ts';
+import type { MetricType } from './health.constants.ts';
+import { nightOf } from './health.summary-sleep.ts';
+import type { NightView } from './health.summary-sleep.ts';
+import { workoutTotalsOn } from './health.summary-workouts.ts';
+import type { WorkoutTotalsView } from './health.summary-workouts.ts';
+
+/** The intervals of a range summary. */
+export const SUMMARY_INTERVALS = ['day', 'week', 'month'] as const;
+export type SummaryInterval = (typeof SUMMARY_INTERVALS)[number];
+/** The most rows (buckets x metric types) one range summary answers (~100 characters a row). */
+export const SUMMARY_ROWS_MAX = 400;
+/** The longest range of a range or trend read, in days (ten years). */
+export const SUMMARY_SPAN_MAX_DAYS = 3660;
+/** The longest activity and body-composition trend, in days (one row a day). */
+export const TREND_SPAN_MAX_DAYS = 366;
+/** Sources named per metric (the catalogue and the day summary), most samples first. */
+const SOURCES_MAX = 10;
+
+/** How a metric's samples make one figure for a day, week or month. */
+export type Aggregation = 'sum' | 'avg' | 'last';
+
+/** Summed: counts and energy; last: body weight; the rest (rates) averaged with min and max. */
+export const METRIC_AGGREGATION: Record<MetricType, Aggregation> = {
+  steps: 'sum',
+  active_energy: 'sum',
+  body_weight: 'last',
+  heart_rate: 'avg',
+  hrv: 'avg',
+  resting_heart_rate: 'avg',
+  respiratory_rate: 'avg',
+};
+
+/** One metric over one bucket (a day, week or month). */
+export interface MetricAggregateView {
+  metricType: string;
+  unit: string;
+  /** how `value` is made: sum, avg or last */
+  aggregation: Aggregation;
+  /** the bucket's figure (`aggregation` of the samples) */
+  value: number;
+  count: number;
+  min: number;
+  max: number;
+  /** the first and last local date of the bucket within the asked range */
+  start: LocalDate;
+  end: LocalDate;
+  /** the apps or devices that recorded the samples, most samples first (day summary and catalog) */
+  sources?: string[];
+}
+
+export interface DaySummaryView {
+  date: LocalDate;
+  timezone: string;
+  metrics: MetricAggregateView[];
+  /** the night ending that day (docs/scores.md, "Days and time zones"), null without sleep */
+  sleep: NightView | null;
+  workouts: WorkoutTotalsView;
+}
+
+export interface RangeSummaryView {
+  from: LocalDate;
+  to: LocalDate;
+  interval: SummaryInterval;
+  timezone: string;
+  rows: MetricAggregateView[];
+}
+
+export interface DaySummaryOptions {
+  /** the local date; absent: today in the person's zone */
+  date?: LocalDate | null;
+}
+
+export interface RangeSummaryOptions {
+  /** first local date, inclusive */
+  from: LocalDate;
+  /** last local date, inclusive */
+  to: LocalDate;
+  /** bucket size */
+  interval: SummaryInterval;
+  /** only these metric types; absent or empty: every type */
+  metricTypes?: readonly MetricType[] | null;
+}
+
+/** A sliced, typed view of a local date range: its UTC bounds in the zone. */
+export interface LocalRange {
+  from: LocalDate;
+  to: LocalDate;
+  zone: string;
+  start: Date;
+  end: Date;
+}
+
+/** The UTC bounds [start, end) of the local dates from..to, refused when reversed or too long. */
+export function localRange(
+  from: LocalDate,
+  to: LocalDate,
+  zone: string,
+  maxDays: number,
+): LocalRange {
+  const span = daysBetween(from, to) + 1;
+  if (span < 1)
+    throw validationError([
+      { loc: ['to'], msg: 'to must not be before from', type: 'value_error' },
+    ]);
+  if (span > maxDays)
+    throw validationError([
+      {
+        loc: ['to'],
+        msg: `the range may span at most ${maxDays} days: ask for a shorter range`,
+        type: 'value_error',
+      },
+    ]);
+  return {
+    from,
+    to,
+    zone,
+    start: localTime(from, 0, zone),
+    end: localTime(addDays(to, 1), 0, zone),
+  };
+}
+
+/** How many buckets of `interval` the local dates from..to touch. */
+export function bucketCount(from: LocalDate, to: LocalDate, interval: SummaryInterval): number {
+  if (interval === 'day') return daysBetween(from, to) + 1;
+  if (interval === 'week') {
+    const monday = addDays(from, -((new Date(`${from}T00:00:00Z`).getUTCDay() + 6) % 7));
+    return Math.floor(daysBetween(monday, to) / 7) + 1;
+  }
+  const [y1, m1] = from.split('-').map(Number);
+  const [y2, m2] = to.split('-').map(Number);
+  return (y2 - y1) * 12 + (m2 - m1) + 1;
+}
+
+/** `x` rounded to 2 decimals in SQL (figures an agent reads, not measurements to recompute). */
+const r2 = (x: Prisma.Sql): Prisma.Sql => Prisma.sql`round((${x})::numeric, 2)::float8`;
+
+/**
+ * The aggregate SQL of a summary: one row per (bucket, metric type) of the person's live samples in
+ * [start, end), buckets truncated in the zone. Exported for the benchmark (bench/health-summary.bench.ts
+ * runs it directly as the baseline).
+ */
+export function metricAggregateSql(options: {
+  userId: number;
+  zone: string;
+  interval: SummaryInterval;
+  start: Date;
+  end: Date;
+  metricTypes: readonly string[];
+  withSources: boolean;
+}): Prisma.Sql {
+  const { userId, zone, interval, start, end, metricTypes, withSources } = options;
+  // the day summary's sources, most samples first (one day: the ordered aggregate is cheap)
+  const sourcesAgg = withSources ? Prisma.sql`, array_agg(s.source) AS sources` : Prisma.empty;
+  const sources = withSources
+    ? Prisma.sql`, (SELECT array_agg(x.source ORDER BY x.n DESC, x.source)
+          FROM (SELECT u.source, count(*) AS n FROM unnest(b.sources) AS u(source)
+                GROUP BY u.source) x) AS sources`
+    : Prisma.empty;
+  // grouped on the truncated local time (a hash aggregate, no sort of the samples); the last
+  // weight is the max of [epoch, value] pairs, which needs no ordered aggregate either
+  return Prisma.sql`
+SELECT to_char(b.bucket, 'YYYY-MM-DD') AS bucket, b.metric_type, b.count,
+       ${r2(Prisma.sql`b.sum`)} AS sum, ${r2(Prisma.sql`b.avg`)} AS avg,
+       ${r2(Prisma.sql`b.min`)} AS min, ${r2(Prisma.sql`b.max`)} AS max,
+       ${r2(Prisma.sql`b.last[2]`)} AS last ${sources}
+FROM (
+  SELECT date_trunc(${interval}, (s."timestamp" AT TIME ZONE 'UTC') AT TIME ZONE ${zone}) AS bucket,
+         s.metric_type, count(*)::int AS count, sum(s.value) AS sum, avg(s.value) AS avg,
+         min(s.value) AS min, max(s.value) AS max,
+         max(ARRAY[extract(epoch FROM s."timestamp")::float8, s.value])
+           FILTER (WHERE s.metric_type = 'body_weight') AS last
+         ${sourcesAgg}
+  FROM health_metrics s
+  WHERE s.user_id = ${userId}::int
+    AND s.deleted_at IS NULL
+    AND s.metric_type = ANY(${[...metricTypes]}::text[])
+    AND s."timestamp" >= (${start.toISOString()}::timestamptz AT TIME ZONE 'UTC')
+    AND s."timestamp" < (${end.toISOString()}::timestamptz AT TIME ZONE 'UTC')
+  GROUP BY 1, 2
+) b
+ORDER BY 1, 2`;
+}
+
+interface AggregateRow {
+  bucket: string;
+  metric_type: string;
+  count: number;
+  sum: number;
+  avg: number;
+  min: number;
+  max: number;
+  last: number | null;
+  sources?: string[];
+}
+
+/** The last local date of the bucket starting `bucket`. */
+function bucketEnd(bucket: LocalDate, interval: SummaryInterval): LocalDate {
+  if (interval === 'day') return bucket;
+  if (interval === 'week') return addDays(bucket, 6);
+  const [y, m] = bucket.split('-').map(Number);
+  return addDays(new Date(Date.UTC(y, m, 1)).toISOString().slice(0, 10), -1);
+}
+
+/** Runs the aggregate over a local range and shapes its rows (buckets clipped to the range). */
+async function aggregates(
+  ctx: AuthedContext,
+  range: LocalRange,
+  interval: SummaryInterval,
+  metricTypes: readonly MetricType[],
+  withSources: boolean,
+): Promise<MetricAggregateView[]> {
+  // NOTE: the person's data: the owner's rows while viewing as a grantee.
+  const rows = await ctx.prisma.$queryRaw<AggregateRow[]>(
+    metricAggregateSql({
+      userId: readerUserId(ctx),
+      zone: range.zone,
+      interval,
+      start: range.start,
+      end: range.end,
+      metricTypes,
+      withSources,
+    }),
+  );
+  return rows.map((r) => {
+    const type = r.metric_type as MetricType;
+    const aggregation = METRIC_AGGREGATION[type] ?? 'avg';
+    const end = bucketEnd(r.bucket, interval);
+    return {
+      metricType: type,
+      unit: METRIC_UNITS[type] ?? '',
+      aggregation,
+      value: aggregation === 'sum' ? r.sum : aggregation === 'last' ? (r.last ?? r.avg) : r.avg,
+      count: r.count,
+      min: r.min,
+      max: r.max,
+      start: r.bucket < range.from ? range.from : r.bucket,
+      end: end > range.to ? range.to : end,
+      ...(withSources ? { sources: (r.sources ?? []).slice(0, SOURCES_MAX) } : {}),
+    };
+  });
+}
+
+/** Today's local date in the zone. */
+const today = (zone: string): LocalDate => localDateOf(new Date(), zone);
+
+/**
+ * The person's day: each metric's aggregate with unit, count and sources, the night ending that day
+ * and the day's workouts. Three aggregate queries, whatever the number of samples.
+ */
+export async function healthDaySummary(
+  ctx: AuthedContext,
+  options: DaySummaryOptions,
+): Promise<DaySummaryView> {
+  const zone = await personZone(ctx);
+  const date = options.date ?? today(zone);
+  const range = localRange(date, date, zone, 1);
+  const [metrics, sleep, workouts] = await Promise.all([
+    aggregates(ctx, range, 'day', METRIC_TYPES, true),
+    nightOf(ctx, { date, zone }),
+    workoutTotalsOn(ctx, range),
+  ]);
+  return { date, timezone: zone, metrics, sleep, workouts };
+}
+
+/**
+ * One row per bucket (day, week or month, in the person's zone) and metric type over a range.
+ * Refused (VALIDATION_FAILED, saying what to ask instead) beyond SUMMARY_ROWS_MAX rows.
+ */
+export async function healthRangeSummary(
+  ctx: AuthedContext,
+  options: RangeSummaryOptions,
+): Promise<RangeSummaryView> {
+  const zone = await personZone(ctx);
+  const range = localRange(options.from, options.to, zone, SUMMARY_SPAN_MAX_DAYS);
+  const types = options.metricTypes?.length ? [...new Set(options.metricTypes)] : [...METRIC_TYPES];
+  const rows = bucketCount(range.from, range.to, options.interval) * types.length;
+  if (rows > SUMMARY_ROWS_MAX)
+    throw validationError([
+      {
+        loc: ['interval'],
+        msg:
+          `${rows} rows (buckets x metric types) exceed ${SUMMARY_ROWS_MAX}: ask for a longer ` +
+          'interval (week or month), fewer metric_types, or a shorter range',
+        type: 'value_error',
+      },
+    ]);
+  return {
+    from: range.from,
+    to: range.to,
+    interval: options.interval,
+    timezone: zone,
+    rows: await aggregates(ctx, range, options.interval, types, false),
+  };
+}
+
+export interface CatalogMetricView {
+  metricType: string;
+  unit: string;
+  aggregation: Aggregation;
+  count: number;
+  firstAt: Date;
+  lastAt: Date;
+  sources: string[];
+}
+
+export interface CatalogIntervalView {
+  /** the sleep stage or the workout's activity type */
+  type: string;
+  count: number;
+  firstAt: Date;
+  lastAt: Date;
+}
+
+export interface HealthCatalogView {
+  timezone: string;
+  metrics: CatalogMetricView[];
+  sleepStages: CatalogIntervalView[];
+  workoutTypes: CatalogIntervalView[];
+}
+
+/** Activity types named by the catalogue (most recorded first). */
+const CATALOG_TYPES_MAX = 100;
+
+/**
+ * What the person has stored: per metric type the count, first and last time, unit and sources; per
+ * sleep stage and workout activity type the count and first and last time. Three GROUP BY queries.
+ */
+export async function healthCatalog(ctx: AuthedContext): Promise<HealthCatalogView> {
+  // NOTE: the person's data: the owner's rows while viewing as a grantee.
+  const userId = readerUserId(ctx);
+  const [zone, metrics, sleep, workouts] = await Promise.all([
+    personZone(ctx),
+    ctx.prisma.$queryRaw<
+      { metric_type: string; count: number; first_at: Date; last_at: Date; sources: string[] }[]
+    >`
+      SELECT t.metric_type, sum(t.n)::int AS count, min(t.first_at) AS first_at, max(t.last_at) AS last_at,
+             array_agg(t.source ORDER BY t.n DESC, t.source) AS sources
+      FROM (SELECT metric_type, source, count(*) AS n, min("timestamp") AS first_at, max("timestamp") AS last_at
+            FROM health_metrics WHERE user_id = ${userId}::int AND deleted_at IS NULL
+            GROUP BY metric_type, source) t
+      GROUP BY t.metric_type ORDER BY t.metric_type`,
+    ctx.prisma.$queryRaw<{ type: string; count: number; first_at: Date; last_at: Date }[]>`
+      SELECT stage AS type, count(*)::int AS count, min(start_at) AS first_at, max(end_at) AS last_at
+      FROM sleep_samples WHERE user_id = ${userId}::int AND deleted_at IS NULL
+      GROUP BY stage ORDER BY stage`,
+    ctx.prisma.$queryRaw<{ type: string; count: number; first_at: Date; last_at: Date }[]>`
+      SELECT activity_type AS type, count(*)::int AS count, min(start_at) AS first_at, max(start_at) AS last_at
+      FROM workout_samples WHERE user_id = ${userId}::int AND deleted_at IS NULL
+      GROUP BY activity_type ORDER BY count(*) DESC, activity_type LIMIT ${CATALOG_TYPES_MAX}`,
+  ]);
+  const interval = (r: { type: string; count: number; first_at: Date; last_at: Date }) => ({
+    type: r.type,
+    count: r.count,
+    firstAt: r.first_at,
+    lastAt: r.last_at,
+  });
+  return {
+    timezone: zone,
+    metrics: metrics.map((m) => ({
+      metricType: m.metric_type,
+      unit: METRIC_UNITS[m.metric_type as MetricType] ?? '',
+      aggregation: METRIC_AGGREGATION[m.metric_type as MetricType] ?? 'avg',
+      count: m.count,
+      firstAt: m.first_at,
+      lastAt: m.last_at,
+      sources: m.sources.slice(0, SOURCES_MAX),
+    })),
+    sleepStages: sleep.map(interval),
+    workoutTypes: workouts.map(interval),
+  };
+}
+
+export interface ActivityDayView {
+  date: LocalDate;
+  /** steps that day (sum), null without samples */
+  steps: number | null;
+  /** active energy that day, kcal (sum) */
+  activeEnergyKcal: number | null;
+  /** the day's last body weight, kg */
+  bodyWeightKg: number | null;
+}
+
+export interface BodyWeightTrendView {
+  count: number;
+  first: number;
+  last: number;
+  /** last - first, kg */
+  change: number;
+  min: number;
+  max: number;
+}
+
+export interface ActivityTrendView {
+  from: LocalDate;
+  to: LocalDate;
+  timezone: string;
+  /** the days with any activity or weight sample, oldest first */
+  days: ActivityDayView[];
+  /** mean daily steps and energy over the days with samples */
+  meanSteps: number | null;
+  meanActiveEnergyKcal: number | null;
+  /** the body weight trend over the range (null without weight samples) */
+  bodyWeight: BodyWeightTrendView | null;
+}
+
+export interface ActivityTrendOptions {
+  from: LocalDate;
+  to: LocalDate;
+}
+
+const mean = (xs: number[]): number | null =>
+  xs.length ? Math.round((xs.reduce((a, b) => a + b, 0) / xs.length) * 100) / 100 : null;
+
+/**
+ * Daily steps and active energy and the body weight trend over a range (at most 366 days): the
+ * range summary's aggregate by day for the three metrics, one row a day.
+ */
+export async function activityTrend(
+  ctx: AuthedContext,
+  options: ActivityTrendOptions,
+): Promise<ActivityTrendView> {
+  const zone = await personZone(ctx);
+  const range = localRange(options.from, options.to, zone, TREND_SPAN_MAX_DAYS);
+  const rows = await aggregates(
+    ctx,
+    range,
+    'day',
+    ['steps', 'active_energy', 'body_weight'],
+    false,
+  );
+  const byDay = new Map<LocalDate, ActivityDayView>();
+  const weights: { value: number; min: number; max: number }[] = [];
+  let weightCount = 0;
+  for (const r of rows) {
+    const day = byDay.get(r.start) ?? {
+      date: r.start,
+      steps: null,
+      activeEnergyKcal: null,
+      bodyWeightKg: null,
+    };
+    if (r.metricType === 'steps') day.steps = r.value;
+    else if (r.metricType === 'active_energy') day.activeEnergyKcal = r.value;
+    else {
+      day.bodyWeightKg = r.value;
+      weights.push(r);
+      weightCount += r.count;
+    }
+    byDay.set(r.start, day);
+  }
+  const days = [...byDay.values()].sort((a, b) => (a.date < b.date ? -1 : 1));
+  const first = weights[0];
+  const last = weights.at(-1);
+  return {
+    from: range.from,
+    to: range.to,
+    timezone: zone,
+    days,
+    meanSteps: mean(days.flatMap((d) => (d.steps === null ? [] : [d.steps]))),
+    meanActiveEnergyKcal: mean(
+      days.flatMap((d) => (d.activeEnergyKcal === null ? [] : [d.activeEnergyKcal])),
+    ),
+    bodyWeight:
+      first && last
+        ? {
+            count: weightCount,
+            first: first.value,
+            last: last.value,
+            change: Math.round((last.value - first.value) * 100) / 100,
+            min: Math.min(...weights.map((w) => w.min)),
+            max: Math.max(...weights.map((w) => w.max)),
+          }
+        : null,
+  };
+}
