@@ -399,6 +399,7 @@ builder.queryFields((t) => ({
           .refine((s) => isLocalDate(s) && s >= '1900-01-01' && s <= '2100-12-31', {
             message: 'not a date YYYY-MM-DD between 1900 and 2100',
           })
+          .meta({ format: 'date' })
           .nullish(),
       }),
       skinType: t.arg.int({
