@@ -35,11 +35,15 @@ describe('tools/list', () => {
           'update_profile_onboarding',
         ],
       ],
-      [['health:metrics:read'], ['list_records', 'monitor_readings_read', 'synced_records_read']],
+      [
+        ['health:metrics:read'],
+        ['bp_readings_list', 'list_records', 'monitor_readings_read', 'synced_records_read'],
+      ],
       [
         ['health:metrics:read', 'account:write'],
         [
           'account_delete',
+          'bp_readings_list',
           'list_records',
           'monitor_readings_read',
           'sessions_all_revoke',
