@@ -22,6 +22,9 @@ import { scoreTools } from './tools/scores.tools.ts';
 import { orderTools } from './tools/orders.tools.ts';
 import { deviceTools } from './tools/devices.tools.ts';
 import { feedbackTools } from './tools/feedback.tools.ts';
+import { bloodPressureTools } from './tools/blood-pressure.tools.ts';
+import { logTools } from './tools/logs.tools.ts';
+import { sunTools } from './tools/sun.tools.ts';
 
 export const TOOL_FAMILIES: Readonly<Record<string, readonly McpTool[]>> = {
   'access-grants': accessGrantTools,
@@ -45,6 +48,9 @@ export const TOOL_FAMILIES: Readonly<Record<string, readonly McpTool[]>> = {
   orders: orderTools,
   devices: deviceTools,
   feedback: feedbackTools,
+  'blood-pressure': bloodPressureTools,
+  logs: logTools,
+  sun: sunTools,
 };
 
 export const TOOLS: readonly McpTool[] = Object.values(TOOL_FAMILIES).flat();

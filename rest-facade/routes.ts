@@ -20,6 +20,7 @@ import { adminNotificationRoutes } from './routes/admin-notifications.routes.ts'
 import { paymentRoutes } from './routes/payments.routes.ts';
 import { monitorRoutes } from './routes/monitor.routes.ts';
 import { adminRoutes } from './routes/admin.routes.ts';
+import { logsRoutes } from './routes/logs.routes.ts';
 
 export const ROUTES: readonly RestRoute[] = [
   ...syncRoutes,
@@ -42,4 +43,5 @@ export const ROUTES: readonly RestRoute[] = [
   ...monitorRoutes,
   ...adminRoutes,
   ...adminNotificationRoutes,
+  ...logsRoutes,
 ];

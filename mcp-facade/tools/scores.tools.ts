@@ -61,4 +61,22 @@ export const scoreTools: McpTool[] = [
     'Read the daily nutrition score',
     "Reads the nutrition score of each day (protein share of energy, fibre per 1,000 kcal and sugar share of the day's logged meals), newest first.",
   ),
+  {
+    ...ofKind(
+      'bp_trends_read',
+      'blood_pressure',
+      'Read the daily blood-pressure score',
+      "Reads the blood_pressure score of each day (the day's mean systolic and diastolic readings against the 2017 ACC/AHA thresholds), newest first.",
+    ),
+    scopes: ['health:metrics:read', 'health:summary:read'],
+  },
+  {
+    ...ofKind(
+      'sun_today_read',
+      'sun',
+      "Read today's sun score",
+      "Reads today's sun score (minutes of the day's saved sun sessions against a 15-60 minute target); pass from and to (YYYY-MM-DD) for earlier days.",
+    ),
+    fixed: { kind: 'sun', order: 'desc', days: 1 },
+  },
 ];

@@ -289,6 +289,14 @@ const SEEDERS: Record<string, (p: Db, me: Person, other: Person) => Promise<unkn
     p.mealItem.create({
       data: { id: rand(), userId: me.id, mealId: rand(), name: 'rice', grams: 100 },
     }),
+  'BloodPressureReading.userId': (p, me) =>
+    p.bloodPressureReading.create({
+      data: { id: rand(), userId: me.id, systolic: 120, diastolic: 80, measuredAt: new Date() },
+    }),
+  'LogEntry.userId': (p, me) =>
+    p.logEntry.create({
+      data: { id: rand(), userId: me.id, kind: 'weight', value: 70, loggedAt: new Date() },
+    }),
   'MonitorLink.userId': (p, me) =>
     p.monitorLink.create({ data: { userId: me.id, clientId: rand(), secretCiphertext: rand() } }),
   'MonitorDevice.userId': (p, me) =>

@@ -49,6 +49,7 @@ describe('tools/list', () => {
           'monitor_readings_read',
           'synced_records_read',
         ],
+        ['bp_readings_list', 'list_records', 'monitor_readings_read', 'synced_records_read'],
       ],
       [
         ['health:metrics:read', 'account:write'],
@@ -61,6 +62,7 @@ describe('tools/list', () => {
           'health_archive_samples',
           'health_archive_workout_series',
           'activity_body_composition_read',
+          'bp_readings_list',
           'list_records',
           'monitor_readings_read',
           'sessions_all_revoke',

@@ -17,6 +17,8 @@ export const SCORE_KINDS = [
   'activity',
   'recovery',
   'nutrition',
+  'blood_pressure',
+  'sun',
 ] as const;
 export type ScoreKind = (typeof SCORE_KINDS)[number];
 
@@ -433,5 +435,76 @@ export function scoresOfDays(inputs: ScoreInputs, dates: readonly LocalDate[]): 
       nutrition: nutritionScore(date, slice(meals, start, end)),
     };
     return { date, timezone: zone, overall: overallScore(date, parts), ...parts };
+  });
+}
+
+/** A blood-pressure reading as the blood-pressure score reads it. */
+export interface PressureReading {
+  systolic: number;
+  diastolic: number;
+  measuredAt: Date;
+}
+
+/** A saved sun session (it counts for the day it starts on). */
+export interface SunSession {
+  loggedAt: Date;
+  durationMinutes: number;
+}
+
+/** The sun score's target: minutes of sun a day (full points from here to SUN_FULL_HIGH_MINUTES). */
+export const SUN_TARGET_MINUTES = 15;
+export const SUN_FULL_HIGH_MINUTES = 60;
+/** ... falling to 0 points at this many minutes (long exposure, sunburn risk). */
+export const SUN_ZERO_HIGH_MINUTES = 180;
+
+/**
+ * Blood pressure (docs/scores.md): the means of the day's systolic and diastolic readings against
+ * the 2017 ACC/AHA thresholds: 100 points up to 120 systolic and 80 diastolic (normal), 50 at
+ * stage 2 (140 / 90), 0 at 160 / 100 and above; low pressure loses points below 90 / 60 (0 at 70 / 40).
+ */
+export function bloodPressureScore(date: LocalDate, readings: readonly PressureReading[]): Score {
+  const has = readings.length > 0;
+  const mean = (f: (r: PressureReading) => number): number =>
+    readings.reduce((s, r) => s + f(r), 0) / readings.length;
+  const components = [
+    component('mean_systolic', has ? mean((r) => r.systolic) : null, 'mmHg', 120, 0.5, (v) =>
+      band(v, 70, 90, 120, 160),
+    ),
+    component('mean_diastolic', has ? mean((r) => r.diastolic) : null, 'mmHg', 80, 0.5, (v) =>
+      band(v, 40, 60, 80, 100),
+    ),
+  ];
+  return score('blood_pressure', date, components, has ? null : 'no_blood_pressure_data');
+}
+
+/**
+ * Sun (docs/scores.md): the minutes of the day's saved sun sessions: 100 points from 15 to 60
+ * minutes, rising from 0 at no sun, falling to 0 at 180 minutes.
+ */
+export function sunScore(date: LocalDate, sessions: readonly SunSession[]): Score {
+  const minutes = sessions.reduce((s, x) => s + x.durationMinutes, 0);
+  const has = sessions.length > 0;
+  const components = [
+    component('sun_minutes', has ? minutes : null, 'min', SUN_TARGET_MINUTES, 1, (v) =>
+      band(v, 0, SUN_TARGET_MINUTES, SUN_FULL_HIGH_MINUTES, SUN_ZERO_HIGH_MINUTES),
+    ),
+  ];
+  return score('sun', date, components, has ? null : 'no_sun_sessions');
+}
+
+/** The blood-pressure or sun score of each local day, from readings or sessions of those days. */
+export function loggedScoresOfDays(
+  kind: 'blood_pressure' | 'sun',
+  zone: string,
+  items: { readings: readonly PressureReading[]; sun: readonly SunSession[] },
+  dates: readonly LocalDate[],
+): Score[] {
+  const readings = timeline(items.readings, (r) => r.measuredAt);
+  const sun = timeline(items.sun, (s) => s.loggedAt);
+  return dates.map((date) => {
+    const { start, end } = dayBounds(date, zone);
+    return kind === 'blood_pressure'
+      ? bloodPressureScore(date, slice(readings, start, end))
+      : sunScore(date, slice(sun, start, end));
   });
 }

@@ -21,6 +21,8 @@ import {
   workoutsStartingBetween,
 } from '../health/index.ts';
 import { mealTotalsBetween } from '../meals/index.ts';
+import { bloodPressureBetween, sunSessionsBetween } from '../logs/index.ts';
+import { credentialHolds } from '../../auth/view-as.ts';
 import { personZone } from '../profile/index.ts';
 import {
   addDays,
@@ -38,7 +40,12 @@ import {
   suggestions,
 } from './insights.rules.ts';
 import type { InsightCard, PredictiveAlert, Suggestion } from './insights.rules.ts';
-import { RECOVERY_BASELINE_DAYS, scoresOfDays, SLEEP_DAY_CUTOFF_HOUR } from './insights.scores.ts';
+import {
+  loggedScoresOfDays,
+  RECOVERY_BASELINE_DAYS,
+  scoresOfDays,
+  SLEEP_DAY_CUTOFF_HOUR,
+} from './insights.scores.ts';
 import type { DayScores, Score, ScoreInputs, ScoreKind } from './insights.scores.ts';
 
 /** Longest range of days one read may cover. */
@@ -165,7 +172,35 @@ export async function scoresOfKind(
   ctx: AuthedContext,
   options: ScoresOfKindOptions,
 ): Promise<Score[]> {
-  return (await scoreDays(ctx, options)).map((d) => d[options.kind]);
+  const { kind } = options;
+  if (kind === 'blood_pressure' || kind === 'sun') return loggedScores(ctx, { ...options, kind });
+  return (await scoreDays(ctx, options)).map((d) => d[kind]);
+}
+
+/**
+ * The blood-pressure or sun score of each day of a range (not part of the overall score, so only
+ * their own source is read). NOTE: the blood-pressure score shows readings, so it also needs
+ * health:metrics:read (the scope of bp_readings_list), beside the field's health:summary:read.
+ */
+async function loggedScores(
+  ctx: AuthedContext,
+  options: RangeOptions & { kind: 'blood_pressure' | 'sun' },
+): Promise<Score[]> {
+  if (options.kind === 'blood_pressure' && !credentialHolds(ctx.principal, 'health:metrics:read'))
+    throw appError('INSUFFICIENT_SCOPE', 'This token lacks the scope health:metrics:read', {
+      detail: { code: 'insufficient_scope', scope: 'health:metrics:read' },
+    });
+  const person = await personOf(ctx);
+  const dates = rangeDates(person.today, options);
+  const range = {
+    start: dayBounds(dates[0], person.zone).start,
+    end: dayBounds(dates.at(-1)!, person.zone).end,
+  };
+  const [readings, sun] = await Promise.all([
+    options.kind === 'blood_pressure' ? bloodPressureBetween(ctx, range) : [],
+    options.kind === 'sun' ? sunSessionsBetween(ctx, range) : [],
+  ]);
+  return ordered(loggedScoresOfDays(options.kind, person.zone, { readings, sun }, dates), options);
 }
 
 /** Glucose statistics of the 7 local days starting at `first`. */

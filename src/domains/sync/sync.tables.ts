@@ -12,6 +12,7 @@
  */
 import type { Scope } from '../../auth/scopes.ts';
 import { METRIC_TYPES, SLEEP_STAGES } from '../health/index.ts';
+import { ANY_DURATION, ANY_VALUE, DIASTOLIC, LOG_KINDS, PULSE, SYSTOLIC } from '../logs/index.ts';
 
 /**
  * How a wire value is stored: `timestamp_ms` is a number of ms on the wire, TIMESTAMP(3) (UTC) in the
@@ -63,7 +64,7 @@ export interface SyncedTable {
 }
 
 /** The sync schema version this server speaks; bump it with every table or column added below. */
-export const SYNC_SCHEMA_VERSION = 4;
+export const SYNC_SCHEMA_VERSION = 5;
 
 /** The six amounts a meal (its totals) and a meal item carry, kcal and grams. */
 const MEAL_NUTRIENT_COLUMNS: readonly SyncedColumn[] = [
@@ -319,6 +320,57 @@ export const SYNCED_TABLES: readonly SyncedTable[] = [
       },
       { wire: 'portion', db: 'portion', type: 'text' },
       ...MEAL_NUTRIENT_COLUMNS,
+    ],
+  },
+  // Blood pressure and logs (src/domains/logs/README.md). A push checks each column's bounds; the
+  // rules across columns (diastolic below systolic, a kind's own bounds) hold for the server's
+  // tools only (docs/decisions.md, issue 16).
+  {
+    table: 'blood_pressure_readings',
+    sqlTable: 'blood_pressure_readings',
+    model: 'BloodPressureReading',
+    since: 5,
+    readScope: 'health:metrics:read',
+    writeScope: 'health:logs:write',
+    columns: [
+      { wire: 'systolic', db: 'systolic', type: 'int', notNull: true, required: true, ...SYSTOLIC },
+      {
+        wire: 'diastolic',
+        db: 'diastolic',
+        type: 'int',
+        notNull: true,
+        required: true,
+        ...DIASTOLIC,
+      },
+      { wire: 'pulse', db: 'pulse', type: 'int', ...PULSE },
+      {
+        wire: 'measured_at',
+        db: 'measured_at',
+        type: 'timestamptz_ms',
+        notNull: true,
+        required: true,
+      },
+      { wire: 'source', db: 'source', type: 'text', notNull: true, default: 'phone' },
+      { wire: 'note', db: 'note', type: 'text' },
+    ],
+  },
+  {
+    table: 'log_entries',
+    sqlTable: 'log_entries',
+    model: 'LogEntry',
+    since: 5,
+    readScope: 'health:metrics:read',
+    writeScope: 'health:logs:write',
+    columns: [
+      { wire: 'kind', db: 'kind', type: 'text', notNull: true, required: true, oneOf: LOG_KINDS },
+      { wire: 'name', db: 'name', type: 'text' },
+      { wire: 'value', db: 'value', type: 'float', ...ANY_VALUE },
+      { wire: 'unit', db: 'unit', type: 'text' },
+      { wire: 'dose', db: 'dose', type: 'text' },
+      { wire: 'duration_minutes', db: 'duration_minutes', type: 'float', ...ANY_DURATION },
+      { wire: 'logged_at', db: 'logged_at', type: 'timestamptz_ms', notNull: true, required: true },
+      { wire: 'note', db: 'note', type: 'text' },
+      { wire: 'source', db: 'source', type: 'text', notNull: true, default: 'phone' },
     ],
   },
 ];
