@@ -19,6 +19,7 @@ import { adminNotificationRoutes } from './routes/admin-notifications.routes.ts'
 import { paymentRoutes } from './routes/payments.routes.ts';
 import { monitorRoutes } from './routes/monitor.routes.ts';
 import { adminRoutes } from './routes/admin.routes.ts';
+import { goalRoutes } from './routes/goals.routes.ts';
 
 export const ROUTES: readonly RestRoute[] = [
   ...syncRoutes,
@@ -38,6 +39,7 @@ export const ROUTES: readonly RestRoute[] = [
   ...outreachRoutes,
   ...paymentRoutes,
   ...monitorRoutes,
+  ...goalRoutes,
   ...adminRoutes,
   ...adminNotificationRoutes,
 ];
