@@ -22,6 +22,7 @@ import { orderTools } from './tools/orders.tools.ts';
 import { deviceTools } from './tools/devices.tools.ts';
 import { feedbackTools } from './tools/feedback.tools.ts';
 import { goalTools } from './tools/goals.tools.ts';
+import { sleepTools } from './tools/sleep.tools.ts';
 
 export const TOOL_FAMILIES: Readonly<Record<string, readonly McpTool[]>> = {
   'access-grants': accessGrantTools,
@@ -46,6 +47,7 @@ export const TOOL_FAMILIES: Readonly<Record<string, readonly McpTool[]>> = {
   devices: deviceTools,
   feedback: feedbackTools,
   goals: goalTools,
+  sleep: sleepTools,
 };
 
 export const TOOLS: readonly McpTool[] = Object.values(TOOL_FAMILIES).flat();

@@ -20,6 +20,7 @@ import { paymentRoutes } from './routes/payments.routes.ts';
 import { monitorRoutes } from './routes/monitor.routes.ts';
 import { adminRoutes } from './routes/admin.routes.ts';
 import { goalRoutes } from './routes/goals.routes.ts';
+import { snoringRoutes } from './routes/snoring.routes.ts';
 
 export const ROUTES: readonly RestRoute[] = [
   ...syncRoutes,
@@ -40,6 +41,7 @@ export const ROUTES: readonly RestRoute[] = [
   ...paymentRoutes,
   ...monitorRoutes,
   ...goalRoutes,
+  ...snoringRoutes,
   ...adminRoutes,
   ...adminNotificationRoutes,
 ];
