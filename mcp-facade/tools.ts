@@ -23,6 +23,7 @@ import { deviceTools } from './tools/devices.tools.ts';
 import { feedbackTools } from './tools/feedback.tools.ts';
 import { goalTools } from './tools/goals.tools.ts';
 import { sleepTools } from './tools/sleep.tools.ts';
+import { homeTools } from './tools/home.tools.ts';
 
 export const TOOL_FAMILIES: Readonly<Record<string, readonly McpTool[]>> = {
   'access-grants': accessGrantTools,
@@ -48,6 +49,7 @@ export const TOOL_FAMILIES: Readonly<Record<string, readonly McpTool[]>> = {
   feedback: feedbackTools,
   goals: goalTools,
   sleep: sleepTools,
+  home: homeTools,
 };
 
 export const TOOLS: readonly McpTool[] = Object.values(TOOL_FAMILIES).flat();

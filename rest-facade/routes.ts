@@ -21,6 +21,7 @@ import { monitorRoutes } from './routes/monitor.routes.ts';
 import { adminRoutes } from './routes/admin.routes.ts';
 import { goalRoutes } from './routes/goals.routes.ts';
 import { snoringRoutes } from './routes/snoring.routes.ts';
+import { homeRoutes } from './routes/home.routes.ts';
 
 export const ROUTES: readonly RestRoute[] = [
   ...syncRoutes,
@@ -42,6 +43,7 @@ export const ROUTES: readonly RestRoute[] = [
   ...monitorRoutes,
   ...goalRoutes,
   ...snoringRoutes,
+  ...homeRoutes,
   ...adminRoutes,
   ...adminNotificationRoutes,
 ];
