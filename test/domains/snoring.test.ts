@@ -88,7 +88,7 @@ describe('snore_nights_list and snore_night_read', () => {
       await callTool(client, 'snore_nights_list', { limit: 2, cursor: first.next_cursor })
     ).structuredContent as any;
     expect(second.items.map((n: any) => n.id)).toEqual([before]);
-    expect(second.next_cursor).toBeNull();
+    expect(second.next_cursor ?? null).toBeNull();
     const ranged = await rest(
       app,
       'GET',
