@@ -15,7 +15,7 @@ const app = await startTestApp();
 const READ = ['health:sleep:read'] as const;
 
 /** A WAV file of `bytes` bytes (RIFF header, then silence). */
-function wav(bytes: number): Uint8Array {
+function wav(bytes: number): Uint8Array<ArrayBuffer> {
   const b = Buffer.alloc(bytes);
   b.write('RIFF', 0);
   b.writeUInt32LE(bytes - 8, 4);
@@ -31,7 +31,7 @@ function wav(bytes: number): Uint8Array {
   b.write('data', 36);
   b.writeUInt32LE(bytes - 44, 40);
   for (let i = 44; i < bytes; i++) b[i] = i % 251;
-  return new Uint8Array(b);
+  return new Uint8Array(b.buffer.slice(b.byteOffset, b.byteOffset + b.byteLength) as ArrayBuffer);
 }
 
 /** The phone pushes nights ending `daysAgo` days before today at 06:00 UTC. */
@@ -58,7 +58,7 @@ async function pushNights(u: SeededUser, daysAgo: number[]): Promise<string[]> {
   return created.map((c) => c.id);
 }
 
-function upload(token: string, nightId: string, data: Uint8Array, type = 'audio/wav') {
+function upload(token: string, nightId: string, data: Uint8Array<ArrayBuffer>, type = 'audio/wav') {
   const form = new FormData();
   form.append('file', new Blob([data], { type }), 'clip.wav');
   return app.fetch(`/api/v1/health/snoring/${nightId}/audio`, {
