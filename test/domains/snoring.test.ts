@@ -31,7 +31,7 @@ function wav(bytes: number): Uint8Array<ArrayBuffer> {
   b.write('data', 36);
   b.writeUInt32LE(bytes - 44, 40);
   for (let i = 44; i < bytes; i++) b[i] = i % 251;
-  return new Uint8Array(b.buffer.slice(b.byteOffset, b.byteOffset + b.byteLength) as ArrayBuffer);
+  return new Uint8Array(b.buffer.slice(b.byteOffset, b.byteOffset + b.byteLength));
 }
 
 /** The phone pushes nights ending `daysAgo` days before today at 06:00 UTC. */
