@@ -25,6 +25,9 @@ import { feedbackTools } from './tools/feedback.tools.ts';
 import { bloodPressureTools } from './tools/blood-pressure.tools.ts';
 import { logTools } from './tools/logs.tools.ts';
 import { sunTools } from './tools/sun.tools.ts';
+import { goalTools } from './tools/goals.tools.ts';
+import { sleepTools } from './tools/sleep.tools.ts';
+import { homeTools } from './tools/home.tools.ts';
 
 export const TOOL_FAMILIES: Readonly<Record<string, readonly McpTool[]>> = {
   'access-grants': accessGrantTools,
@@ -51,6 +54,9 @@ export const TOOL_FAMILIES: Readonly<Record<string, readonly McpTool[]>> = {
   'blood-pressure': bloodPressureTools,
   logs: logTools,
   sun: sunTools,
+  goals: goalTools,
+  sleep: sleepTools,
+  home: homeTools,
 };
 
 export const TOOLS: readonly McpTool[] = Object.values(TOOL_FAMILIES).flat();

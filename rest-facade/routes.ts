@@ -21,6 +21,9 @@ import { paymentRoutes } from './routes/payments.routes.ts';
 import { monitorRoutes } from './routes/monitor.routes.ts';
 import { adminRoutes } from './routes/admin.routes.ts';
 import { logsRoutes } from './routes/logs.routes.ts';
+import { goalRoutes } from './routes/goals.routes.ts';
+import { snoringRoutes } from './routes/snoring.routes.ts';
+import { homeRoutes } from './routes/home.routes.ts';
 
 export const ROUTES: readonly RestRoute[] = [
   ...syncRoutes,
@@ -41,6 +44,9 @@ export const ROUTES: readonly RestRoute[] = [
   ...outreachRoutes,
   ...paymentRoutes,
   ...monitorRoutes,
+  ...goalRoutes,
+  ...snoringRoutes,
+  ...homeRoutes,
   ...adminRoutes,
   ...adminNotificationRoutes,
   ...logsRoutes,

@@ -16,4 +16,11 @@ export const mediaTools: McpTool[] = [
     scopes: ['health:nutrition:read', 'media:read'],
     kind: 'read',
   },
+  {
+    name: 'snore_audio_read',
+    title: 'Read a snoring audio clip',
+    operation: 'ReadSnoreAudio',
+    scopes: ['health:sleep:read'],
+    kind: 'read',
+  },
 ];

@@ -37,6 +37,9 @@ import '../domains/monitor/monitor.graph.ts';
 import '../domains/feedback/feedback.graph.ts';
 import '../domains/admin/admin.schema.ts';
 import '../domains/logs/logs.schema.ts';
+import '../domains/goals/goals.schema.ts';
+import '../domains/snoring/snoring.schema.ts';
+import '../domains/home/home.schema.ts';
 import './references.ts';
 
 export const schema = builder.toSchema({ sortSchema: true });

@@ -307,6 +307,26 @@ const SEEDERS: Record<string, (p: Db, me: Person, other: Person) => Promise<unkn
     }),
   'FeedbackReport.userId': (p, me) =>
     p.feedbackReport.create({ data: { userId: me.id, category: 'idea', message: 'more graphs' } }),
+  'Goal.userId': (p, me) =>
+    p.goal.create({ data: { id: rand(), userId: me.id, metric: 'steps', target: 8000 } }),
+  'SnoreNight.userId': (p, me) =>
+    p.snoreNight.create({
+      data: { id: rand(), userId: me.id, startedAt: new Date(), endedAt: later() },
+    }),
+  'SnoreAudioClip.userId': async (p, me) => {
+    const night = await p.snoreNight.create({
+      data: { id: rand(), userId: me.id, startedAt: new Date(), endedAt: later() },
+    });
+    return p.snoreAudioClip.create({
+      data: {
+        userId: me.id,
+        nightId: night.id,
+        key: `snoring/${rand()}${rand()}.wav`,
+        mimeType: 'audio/wav',
+        bytes: 1,
+      },
+    });
+  },
   // keyed by address
   'EmailCode.email': (p, me) =>
     p.emailCode.create({ data: { email: me.email, codeHash: rand(), expiresAt: later() } }),

@@ -16,6 +16,7 @@ import type { Prisma } from '../../generated/prisma/client.ts';
 import { getDatamodel } from '../../generated/pothos-types.ts';
 import type { AuthedContext } from '../../graphql/context.ts';
 import { mealPhotoKeys } from '../meals/index.ts';
+import { snoreAudioKeys } from '../snoring/index.ts';
 import { clearCookiesOfWebCaller } from './account.sessions.ts';
 
 /** Sweeps of the user's rows; the last one also deletes the user. */
@@ -111,6 +112,7 @@ export async function deleteAccount(
   const fileKeys = new Set<string>();
   const sweepWithFiles = async (tx: Prisma.TransactionClient): Promise<number> => {
     for (const key of await mealPhotoKeys(tx, userId)) fileKeys.add(key);
+    for (const key of await snoreAudioKeys(tx, userId)) fileKeys.add(key);
     return sweep(tx, userId, user.email);
   };
   for (let pass = 1; pass < SWEEP_PASSES; pass++) {

@@ -9,3 +9,5 @@ export type {
   RawSampleKey,
   RawSampleView,
 } from './glucose.admin.ts';
+export { dailyTimeInRange, glucoseWindow, TIME_IN_RANGE_MG_DL } from './glucose.daily.ts';
+export type { DailyGlucoseView, GlucoseWindowView } from './glucose.daily.ts';

@@ -6,3 +6,5 @@ export {
   sleepEndingBetween,
   workoutsStartingBetween,
 } from './health.service.ts';
+export { dailyHealth, lastMetricAt } from './health.daily.ts';
+export type { DailyHealthOptions, DailyHealthView } from './health.daily.ts';

@@ -13,6 +13,13 @@
 import type { Scope } from '../../auth/scopes.ts';
 import { METRIC_TYPES, SLEEP_STAGES } from '../health/index.ts';
 import { ANY_DURATION, ANY_VALUE, DIASTOLIC, LOG_KINDS, PULSE, SYSTOLIC } from '../logs/index.ts';
+import {
+  GOAL_DIRECTIONS,
+  GOAL_METRICS,
+  GOAL_PERIODS,
+  GOAL_TARGET_MAX,
+  GOAL_TARGET_MIN,
+} from '../goals/index.ts';
 
 /**
  * How a wire value is stored: `timestamp_ms` is a number of ms on the wire, TIMESTAMP(3) (UTC) in the
@@ -371,6 +378,84 @@ export const SYNCED_TABLES: readonly SyncedTable[] = [
       { wire: 'logged_at', db: 'logged_at', type: 'timestamptz_ms', notNull: true, required: true },
       { wire: 'note', db: 'note', type: 'text' },
       { wire: 'source', db: 'source', type: 'text', notNull: true, default: 'phone' },
+  // Goals (issue 16): one active goal per metric (the API upserts by metric; README of goals).
+  {
+    table: 'goals',
+    sqlTable: 'goals',
+    model: 'Goal',
+    since: 5,
+    readScope: 'goals:read',
+    writeScope: 'goals:write',
+    columns: [
+      {
+        wire: 'metric',
+        db: 'metric',
+        type: 'text',
+        notNull: true,
+        required: true,
+        oneOf: GOAL_METRICS,
+      },
+      {
+        wire: 'target',
+        db: 'target',
+        type: 'float',
+        notNull: true,
+        required: true,
+        min: GOAL_TARGET_MIN,
+        max: GOAL_TARGET_MAX,
+      },
+      {
+        wire: 'period',
+        db: 'period',
+        type: 'text',
+        notNull: true,
+        default: 'day',
+        oneOf: GOAL_PERIODS,
+      },
+      {
+        wire: 'direction',
+        db: 'direction',
+        type: 'text',
+        notNull: true,
+        default: 'at_least',
+        oneOf: GOAL_DIRECTIONS,
+      },
+    ],
+  },
+  // Snoring nights (issue 16): the phone measures and pushes them; audio clips are uploaded apart
+  // (a pushed record never names a stored file).
+  {
+    table: 'snore_nights',
+    sqlTable: 'snore_nights',
+    model: 'SnoreNight',
+    since: 5,
+    readScope: 'health:sleep:read',
+    writeScope: 'health:logs:write',
+    columns: [
+      { wire: 'started_at', db: 'started_at', type: 'timestamp_ms', notNull: true, required: true },
+      { wire: 'ended_at', db: 'ended_at', type: 'timestamp_ms', notNull: true, required: true },
+      {
+        wire: 'snoring_minutes',
+        db: 'snoring_minutes',
+        type: 'float',
+        notNull: true,
+        default: 0,
+        min: 0,
+        max: 1440,
+      },
+      { wire: 'snoring_percent', db: 'snoring_percent', type: 'float', min: 0, max: 100 },
+      { wire: 'loudness_mean_db', db: 'loudness_mean_db', type: 'float', min: 0, max: 150 },
+      { wire: 'loudness_max_db', db: 'loudness_max_db', type: 'float', min: 0, max: 150 },
+      {
+        wire: 'episodes',
+        db: 'episodes',
+        type: 'int',
+        notNull: true,
+        default: 0,
+        min: 0,
+        max: 10000,
+      },
+      { wire: 'source', db: 'source', type: 'text', notNull: true },
     ],
   },
 ];

@@ -1,0 +1,91 @@
+/**
+ * The person's glucose summarised in SQL for goals and home (issue 16): time in range per local
+ * day, and a summary of a window (the night). In range is the consensus 70..180 mg/dL.
+ * NOTE: ownership. Every read is of readerUserId(ctx), a bound parameter; the zone is bound too.
+ */
+import { readerUserId } from '../../auth/principal.ts';
+import type { AuthedContext } from '../../graphql/context.ts';
+import { dayBounds } from '../../platform/local-dates.ts';
+import type { LocalDate } from '../../platform/local-dates.ts';
+
+/** The range counted "in range", mg/dL. */
+export const TIME_IN_RANGE_MG_DL = { low: 70, high: 180 } as const;
+
+export interface DailyGlucoseView {
+  date: LocalDate;
+  readings: number;
+  /** readings within 70..180 mg/dL */
+  inRange: number;
+  /** share of the day's readings within 70..180 mg/dL, percent (one decimal) */
+  inRangePct: number;
+}
+
+export interface GlucoseWindowView {
+  readings: number;
+  meanMgDl: number | null;
+  minMgDl: number | null;
+  maxMgDl: number | null;
+  /** percent of readings within, below and above 70..180 mg/dL (null without readings) */
+  inRangePct: number | null;
+  belowRangePct: number | null;
+  aboveRangePct: number | null;
+}
+
+const round1 = (v: number | null): number | null => (v === null ? null : Math.round(v * 10) / 10);
+
+/** Time in range of each local day from..to that has readings. */
+export async function dailyTimeInRange(
+  ctx: AuthedContext,
+  options: { from: LocalDate; to: LocalDate; zone: string },
+): Promise<DailyGlucoseView[]> {
+  const start = dayBounds(options.from, options.zone).start;
+  const end = dayBounds(options.to, options.zone).end;
+  const rows = await ctx.prisma.$queryRaw<{ d: string; n: number; in_range: number }[]>`
+    SELECT (("timestamp" AT TIME ZONE ${options.zone}::text)::date)::text AS d, count(*)::int AS n,
+           (count(*) FILTER (WHERE value_mg_dl BETWEEN ${TIME_IN_RANGE_MG_DL.low}::float8 AND ${TIME_IN_RANGE_MG_DL.high}::float8))::int AS in_range
+      FROM glucose_readings
+     WHERE user_id = ${readerUserId(ctx)}::int AND deleted_at IS NULL
+       AND "timestamp" >= ${start.toISOString()}::timestamptz AND "timestamp" < ${end.toISOString()}::timestamptz
+     GROUP BY 1 ORDER BY 1`;
+  return rows.map((r) => ({
+    date: r.d,
+    readings: r.n,
+    inRange: r.in_range,
+    inRangePct: round1((100 * r.in_range) / r.n) ?? 0,
+  }));
+}
+
+/** Summary of the readings taken in [start, end). */
+export async function glucoseWindow(
+  ctx: AuthedContext,
+  options: { start: Date; end: Date },
+): Promise<GlucoseWindowView> {
+  const [r] = await ctx.prisma.$queryRaw<
+    {
+      n: number;
+      mean: number | null;
+      min: number | null;
+      max: number | null;
+      in_range: number;
+      below: number;
+      above: number;
+    }[]
+  >`SELECT count(*)::int AS n, avg(value_mg_dl)::float8 AS mean, min(value_mg_dl)::float8 AS min,
+           max(value_mg_dl)::float8 AS max,
+           (count(*) FILTER (WHERE value_mg_dl BETWEEN ${TIME_IN_RANGE_MG_DL.low}::float8 AND ${TIME_IN_RANGE_MG_DL.high}::float8))::int AS in_range,
+           (count(*) FILTER (WHERE value_mg_dl < ${TIME_IN_RANGE_MG_DL.low}::float8))::int AS below,
+           (count(*) FILTER (WHERE value_mg_dl > ${TIME_IN_RANGE_MG_DL.high}::float8))::int AS above
+      FROM glucose_readings
+     WHERE user_id = ${readerUserId(ctx)}::int AND deleted_at IS NULL
+       AND "timestamp" >= ${options.start.toISOString()}::timestamptz AND "timestamp" < ${options.end.toISOString()}::timestamptz`;
+  const pct = (k: number) => (r.n ? round1((100 * k) / r.n) : null);
+  return {
+    readings: r.n,
+    meanMgDl: round1(r.mean),
+    minMgDl: r.min,
+    maxMgDl: r.max,
+    inRangePct: pct(r.in_range),
+    belowRangePct: pct(r.below),
+    aboveRangePct: pct(r.above),
+  };
+}

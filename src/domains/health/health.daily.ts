@@ -1,0 +1,149 @@
+/**
+ * Per-day aggregates of the person's health samples, computed in SQL (never by loading every
+ * sample): what goals, home and streaks need (issue 16). Days are local dates in the zone the
+ * caller passes (the person's zone). One statement per source, whatever the range's length.
+ *
+ * Rules (src/domains/goals/README.md): a cumulative metric (steps, active energy) is summed per
+ * source, then the largest source is the day's figure (a watch and a phone counting the same steps
+ * are not added; insights' dailyTotal does the same); exercise minutes are the workouts that start
+ * that day; sleep minutes are the union of the asleep stages (asleep, core, deep, rem) of the
+ * intervals that end between 18:00 of the day before and 18:00 of the day (the night that ends that
+ * morning, as insights' sleep score counts it), overlaps counted once; body weight is the last
+ * measurement of the day.
+ *
+ * NOTE: ownership. Every read is of readerUserId(ctx) (the owner's data while a grantee views as),
+ * a bound parameter; the zone is bound too.
+ */
+import { readerUserId } from '../../auth/principal.ts';
+import { Prisma } from '../../generated/prisma/client.ts';
+import type { AuthedContext } from '../../graphql/context.ts';
+import { addDays, dayBounds, localTime } from '../../platform/local-dates.ts';
+import type { LocalDate } from '../../platform/local-dates.ts';
+
+/** One local day's figures; null where the day has no sample of that kind. */
+export interface DailyHealthView {
+  date: LocalDate;
+  steps: number | null;
+  activeEnergyKcal: number | null;
+  exerciseMinutes: number | null;
+  sleepMinutes: number | null;
+  bodyWeightKg: number | null;
+  /** samples of any kind stored for the day (metrics, workouts started, sleep ended) */
+  samples: number;
+}
+
+export interface DailyHealthOptions {
+  /** first local date (inclusive) */
+  from: LocalDate;
+  /** last local date (inclusive) */
+  to: LocalDate;
+  /** the IANA zone the days are counted in */
+  zone: string;
+}
+
+const utc = (d: Date): Prisma.Sql =>
+  Prisma.sql`(${d.toISOString()}::timestamptz AT TIME ZONE 'UTC')`;
+const localDay = (col: string, zone: string, shiftHours = 0): Prisma.Sql =>
+  Prisma.sql`((((${Prisma.raw(col)} AT TIME ZONE 'UTC') AT TIME ZONE ${zone}::text) + make_interval(hours => ${shiftHours}::int))::date)::text`;
+
+type DayRow = { d: string; v: number | null; n?: number };
+
+/** The figures of each local day from..to (days without any sample are left out). */
+export async function dailyHealth(
+  ctx: AuthedContext,
+  options: DailyHealthOptions,
+): Promise<DailyHealthView[]> {
+  const me = readerUserId(ctx);
+  const { zone } = options;
+  const start = dayBounds(options.from, zone).start;
+  const end = dayBounds(options.to, zone).end;
+  const sleepStart = localTime(addDays(options.from, -1), 18, zone);
+  const sleepEnd = localTime(options.to, 18, zone);
+  const [totals, weights, workouts, sleep] = await Promise.all([
+    ctx.prisma.$queryRaw<(DayRow & { metric_type: string })[]>`
+      SELECT d, metric_type, max(total)::float8 AS v, sum(n)::int AS n FROM (
+        SELECT ${localDay('"timestamp"', zone)} AS d, metric_type, source, sum(value) AS total, count(*) AS n
+          FROM health_metrics
+         WHERE user_id = ${me}::int AND deleted_at IS NULL
+           AND "timestamp" >= ${utc(start)} AND "timestamp" < ${utc(end)}
+         GROUP BY 1, 2, 3) x
+       GROUP BY d, metric_type`,
+    ctx.prisma.$queryRaw<DayRow[]>`
+      SELECT DISTINCT ON (d) d, v FROM (
+        SELECT ${localDay('"timestamp"', zone)} AS d, value::float8 AS v, "timestamp" AS at
+          FROM health_metrics
+         WHERE user_id = ${me}::int AND deleted_at IS NULL AND metric_type = 'body_weight'
+           AND "timestamp" >= ${utc(start)} AND "timestamp" < ${utc(end)}) x
+       ORDER BY d, at DESC`,
+    ctx.prisma.$queryRaw<DayRow[]>`
+      SELECT ${localDay('start_at', zone)} AS d, sum(duration_minutes)::float8 AS v, count(*)::int AS n
+        FROM workout_samples
+       WHERE user_id = ${me}::int AND deleted_at IS NULL
+         AND start_at >= ${utc(start)} AND start_at < ${utc(end)}
+       GROUP BY 1`,
+    ctx.prisma.$queryRaw<DayRow[]>`
+      WITH s AS (
+        SELECT ${localDay('end_at', zone, 6)} AS d, start_at, end_at, stage
+          FROM sleep_samples
+         WHERE user_id = ${me}::int AND deleted_at IS NULL AND end_at > start_at
+           AND end_at >= ${utc(sleepStart)} AND end_at < ${utc(sleepEnd)}),
+      a AS (SELECT d, start_at, end_at,
+                   max(end_at) OVER (PARTITION BY d ORDER BY start_at, end_at
+                                     ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING) AS prev_end
+              FROM s WHERE stage IN ('asleep', 'core', 'deep', 'rem')),
+      g AS (SELECT d, start_at, end_at,
+                   sum(CASE WHEN prev_end >= start_at THEN 0 ELSE 1 END)
+                     OVER (PARTITION BY d ORDER BY start_at, end_at) AS grp
+              FROM a),
+      i AS (SELECT d, min(start_at) AS st, max(end_at) AS en FROM g GROUP BY d, grp),
+      asleep AS (SELECT d, sum(extract(epoch FROM (en - st)) / 60)::float8 AS v FROM i GROUP BY d),
+      counted AS (SELECT d, count(*)::int AS n FROM s GROUP BY d)
+      SELECT counted.d, asleep.v, counted.n FROM counted LEFT JOIN asleep ON asleep.d = counted.d`,
+  ]);
+  const days = new Map<LocalDate, DailyHealthView>();
+  const day = (d: LocalDate): DailyHealthView => {
+    let v = days.get(d);
+    if (!v) {
+      v = {
+        date: d,
+        steps: null,
+        activeEnergyKcal: null,
+        exerciseMinutes: null,
+        sleepMinutes: null,
+        bodyWeightKg: null,
+        samples: 0,
+      };
+      days.set(d, v);
+    }
+    return v;
+  };
+  for (const r of totals) {
+    const v = day(r.d);
+    v.samples += Number(r.n ?? 0);
+    if (r.metric_type === 'steps') v.steps = r.v;
+    if (r.metric_type === 'active_energy') v.activeEnergyKcal = r.v;
+  }
+  for (const r of weights) day(r.d).bodyWeightKg = r.v;
+  for (const r of workouts) {
+    const v = day(r.d);
+    v.exerciseMinutes = r.v;
+    v.samples += Number(r.n ?? 0);
+  }
+  for (const r of sleep) {
+    if (r.d < options.from || r.d > options.to) continue;
+    const v = day(r.d);
+    v.sleepMinutes = r.v === null ? null : Math.round(r.v);
+    v.samples += Number(r.n ?? 0);
+  }
+  return [...days.values()].sort((a, b) => a.date.localeCompare(b.date));
+}
+
+/** When the person's latest live sample of a metric type was taken, or null. */
+export async function lastMetricAt(ctx: AuthedContext, metricType: string): Promise<Date | null> {
+  const row = await ctx.prisma.healthMetric.findFirst({
+    where: { userId: readerUserId(ctx), deletedAt: null, metricType },
+    orderBy: { timestamp: 'desc' },
+    select: { timestamp: true },
+  });
+  return row?.timestamp ?? null;
+}

@@ -1,0 +1,5 @@
+/** What other domains may use of the snoring domain (home's morning review, account deletion). */
+export { snoreAudioKeys } from './snoring.audio.ts';
+export { latestSnoreNight } from './snoring.nights.ts';
+export type { SnoreNightView } from './snoring.nights.ts';
+export { SnoreNight } from './snoring.schema.ts';

@@ -1,0 +1,129 @@
+/**
+ * Goals and snoring nights with the real WatermelonDB client (issue 16): a goal set over MCP reaches
+ * the phone's pull, a goal and a snoring night the phone creates reach the MCP reads, and clearing
+ * a goal over MCP deletes it on the phone.
+ */
+import { randomBytes } from 'node:crypto';
+import { describe, expect, it } from 'vitest';
+import { seedPersonalToken, seedUser } from '../factories/users.ts';
+import { startTestApp } from '../harness/app.ts';
+import { callTool, mcpClient } from '../harness/mcp.ts';
+import { Phone, watermelon } from './sync-watermelon.helpers.ts';
+
+const app = await startTestApp();
+const { Model, appSchema, tableSchema } = watermelon;
+
+class GoalRecord extends Model {
+  static table = 'goals';
+}
+class SnoreNightRecord extends Model {
+  static table = 'snore_nights';
+}
+
+const optional = (name: string) => ({ name, type: 'number', isOptional: true });
+
+/** The phone's schema of the two tables (sync schema version 5). */
+const phoneTables = {
+  schema: appSchema({
+    version: 5,
+    tables: [
+      tableSchema({
+        name: 'goals',
+        columns: [
+          { name: 'metric', type: 'string' },
+          { name: 'target', type: 'number' },
+          { name: 'period', type: 'string' },
+          { name: 'direction', type: 'string' },
+        ],
+      }),
+      tableSchema({
+        name: 'snore_nights',
+        columns: [
+          { name: 'started_at', type: 'number' },
+          { name: 'ended_at', type: 'number' },
+          { name: 'snoring_minutes', type: 'number' },
+          optional('snoring_percent'),
+          optional('loudness_mean_db'),
+          optional('loudness_max_db'),
+          { name: 'episodes', type: 'number' },
+          { name: 'source', type: 'string' },
+        ],
+      }),
+    ],
+  }),
+  modelClasses: [GoalRecord, SnoreNightRecord],
+};
+
+function createLocal(phone: Phone, table: string, raw: Record<string, unknown>): Promise<string> {
+  return phone.db.write(async () => {
+    const rec = await phone.db.get(table).create((r: any) => {
+      r._raw.id = randomBytes(8).toString('hex');
+      for (const [k, v] of Object.entries(raw)) r._setRaw(k, v);
+    });
+    return rec.id as string;
+  });
+}
+
+async function localRows(phone: Phone, table: string): Promise<Record<string, any>[]> {
+  return (await phone.db.get(table).query().fetch()).map((r: any) => r._raw);
+}
+
+describe('goals and snoring nights with the WatermelonDB client', () => {
+  it('carries goals and nights both ways between the phone and MCP', async () => {
+    const u = await seedUser(app);
+    const phone = new Phone(app, u.token, phoneTables);
+    const client = await mcpClient(
+      app,
+      await seedPersonalToken(app, u.user.id, ['goals:read', 'goals:write', 'health:sleep:read']),
+    );
+
+    const set = await callTool(client, 'goals_goal_set', { metric: 'steps', target: 9000 });
+    expect(set.isError).toBeFalsy();
+    const ended = Date.now() - 3_600_000;
+    const nightId = await createLocal(phone, 'snore_nights', {
+      started_at: ended - 7 * 3_600_000,
+      ended_at: ended,
+      snoring_minutes: 33,
+      snoring_percent: 8,
+      loudness_mean_db: 40,
+      loudness_max_db: 61,
+      episodes: 5,
+      source: 'phone',
+    });
+    const goalId = await createLocal(phone, 'goals', {
+      metric: 'sleep_minutes',
+      target: 450,
+      period: 'day',
+      direction: 'at_least',
+    });
+    await phone.sync();
+
+    // MCP -> phone
+    const goals = await localRows(phone, 'goals');
+    expect(goals.map((g) => [g.metric, g.target]).sort()).toEqual([
+      ['sleep_minutes', 450],
+      ['steps', 9000],
+    ]);
+    // phone -> MCP
+    const night = await callTool(client, 'snore_night_read', { id: nightId });
+    expect(night.structuredContent).toMatchObject({
+      id: nightId,
+      snoring_minutes: 33,
+      episodes: 5,
+    });
+    const listed = await callTool(client, 'snore_nights_list');
+    expect((listed.structuredContent as any).items.map((n: any) => n.id)).toEqual([nightId]);
+    const progress = await callTool(client, 'goals_progress_read', { metric: 'sleep_minutes' });
+    expect((progress.structuredContent as any).goals[0].goal).toMatchObject({
+      id: goalId,
+      target: 450,
+    });
+
+    // an MCP set of the phone's goal updates that record; a clear deletes it on the phone
+    await callTool(client, 'goals_goal_set', { metric: 'sleep_minutes', target: 480 });
+    await callTool(client, 'goals_goal_clear', { metric: 'steps', confirm: true });
+    await phone.sync();
+    const after = await localRows(phone, 'goals');
+    expect(after.map((g) => [g.id, g.metric, g.target])).toEqual([[goalId, 'sleep_minutes', 480]]);
+  });
+});
