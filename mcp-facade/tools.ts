@@ -21,6 +21,7 @@ import { scoreTools } from './tools/scores.tools.ts';
 import { orderTools } from './tools/orders.tools.ts';
 import { deviceTools } from './tools/devices.tools.ts';
 import { feedbackTools } from './tools/feedback.tools.ts';
+import { exportTools } from './tools/export.tools.ts';
 
 export const TOOL_FAMILIES: Readonly<Record<string, readonly McpTool[]>> = {
   'access-grants': accessGrantTools,
@@ -44,6 +45,7 @@ export const TOOL_FAMILIES: Readonly<Record<string, readonly McpTool[]>> = {
   orders: orderTools,
   devices: deviceTools,
   feedback: feedbackTools,
+  export: exportTools,
 };
 
 export const TOOLS: readonly McpTool[] = Object.values(TOOL_FAMILIES).flat();

@@ -19,6 +19,7 @@ import { adminNotificationRoutes } from './routes/admin-notifications.routes.ts'
 import { paymentRoutes } from './routes/payments.routes.ts';
 import { monitorRoutes } from './routes/monitor.routes.ts';
 import { adminRoutes } from './routes/admin.routes.ts';
+import { exportRoutes } from './routes/export.routes.ts';
 
 export const ROUTES: readonly RestRoute[] = [
   ...syncRoutes,
@@ -40,4 +41,5 @@ export const ROUTES: readonly RestRoute[] = [
   ...monitorRoutes,
   ...adminRoutes,
   ...adminNotificationRoutes,
+  ...exportRoutes,
 ];

@@ -34,6 +34,7 @@ import '../domains/outreach/outreach.graph.ts';
 import '../domains/monitor/monitor.graph.ts';
 import '../domains/feedback/feedback.graph.ts';
 import '../domains/admin/admin.schema.ts';
+import '../domains/export/export.schema.ts';
 import './references.ts';
 
 export const schema = builder.toSchema({ sortSchema: true });

@@ -6,3 +6,10 @@ export {
   sleepEndingBetween,
   workoutsStartingBetween,
 } from './health.service.ts';
+export { metricBucketsOf, rawMetricChunk } from './health.export-rows.ts';
+export type {
+  MetricBucketRow,
+  MetricExportScope,
+  RawMetricKey,
+  RawMetricRow,
+} from './health.export-rows.ts';
