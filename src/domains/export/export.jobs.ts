@@ -58,9 +58,10 @@ export interface StartExportOptions {
   from: Date;
   /** first instant excluded */
   to: Date;
-  /** raw samples, or hour/day buckets aggregated in SQL */
-  interval: ExportInterval;
-  format: ExportFormat;
+  /** raw samples, or hour/day buckets aggregated in SQL (default raw) */
+  interval?: ExportInterval | null;
+  /** default csv */
+  format?: ExportFormat | null;
   /** metric types to include; empty or absent for all */
   metricTypes?: readonly string[] | null;
 }
@@ -98,8 +99,8 @@ export async function startHealthExport(
     data: {
       id: randomUUID(),
       userId,
-      format: options.format,
-      interval: options.interval,
+      format: options.format ?? 'csv',
+      interval: options.interval ?? 'raw',
       metricTypes: [...new Set(options.metricTypes ?? [])],
       fromAt: options.from,
       toAt: options.to,

@@ -129,13 +129,11 @@ const StartHealthExportInput = builder.inputType('StartHealthExportInput', {
     }),
     interval: t.field({
       type: ExportInterval,
-      required: true,
       defaultValue: 'raw',
       description: 'raw samples, or hour/day aggregates (default raw)',
     }),
     format: t.field({
       type: ExportFormat,
-      required: true,
       defaultValue: 'csv',
       description: 'csv or json (default csv)',
     }),
@@ -147,8 +145,8 @@ const StartHealthExportInput = builder.inputType('StartHealthExportInput', {
     .object({
       from: z.date().min(EXPORT_EARLIEST, 'from must be 2000-01-01 or later'),
       to: z.date(),
-      interval: z.enum(EXPORT_INTERVALS),
-      format: z.enum(EXPORT_FORMATS),
+      interval: z.enum(EXPORT_INTERVALS).nullish(),
+      format: z.enum(EXPORT_FORMATS).nullish(),
       metricTypes: z.array(metricType).max(20).nullish(),
     })
     .refine((v) => v.to > v.from, { message: 'to must be after from', path: ['to'] })
