@@ -121,16 +121,28 @@ describe('health_export_start -> status -> download (MCP)', () => {
     const again = sc(await callTool(p.client, 'health_export_start', args));
     expect(again.id).toBe(first.id);
     expect(await app.db.prisma.exportJob.count({ where: { userId: p.user.id } })).toBe(1);
-    // hold it queued: the worker only takes queued jobs, so mark it running by hand
-    await app.db.prisma.exportJob.update({ where: { id: first.id }, data: { status: 'running' } });
-    const early = errorOf(await callTool(p.client, 'health_export_download', { id: first.id }));
+    // a job a worker is writing, and a failed one (rows by hand: the worker only claims queued jobs)
+    const held = (status: string, error: string | null = null) =>
+      app.db.prisma.exportJob.create({
+        data: {
+          id: crypto.randomUUID(),
+          userId: p.user.id,
+          status,
+          error,
+          format: 'csv',
+          interval: 'raw',
+          metricTypes: [],
+          fromAt: new Date(START),
+          toAt: new Date(START + HOUR),
+          expiresAt: new Date(Date.now() + 86_400_000),
+        },
+      });
+    const running = await held('running');
+    const broken = await held('failed', 'broken disk');
+    const early = errorOf(await callTool(p.client, 'health_export_download', { id: running.id }));
     expect(early.code).toBe('CONFLICT');
     expect(early.message).toContain('health_export_status');
-    await app.db.prisma.exportJob.update({
-      where: { id: first.id },
-      data: { status: 'failed', error: 'broken disk' },
-    });
-    const failed = errorOf(await callTool(p.client, 'health_export_download', { id: first.id }));
+    const failed = errorOf(await callTool(p.client, 'health_export_download', { id: broken.id }));
     expect(failed.message).toContain('broken disk');
     expect(failed.message).toContain('health_export_start');
   });
@@ -474,7 +486,7 @@ describe('restarts, expiry and deletion', () => {
       { ...app.deps, log: createLogger('silent'), singleProcess: true },
       new Date(),
     );
-    expect(existsSync(fileOf(ids[0]!))).toBe(false);
+    expect(existsSync(fileOf(ids[0]))).toBe(false);
     expect(await app.db.prisma.exportJob.count({ where: { id: ids[0] } })).toBe(0);
     expect((await rest(app, 'GET', `/api/v1/export/jobs/${ids[0]}`, { token: p.pat })).status).toBe(
       404,
@@ -482,6 +494,6 @@ describe('restarts, expiry and deletion', () => {
 
     const deleted = await rest(app, 'DELETE', '/api/auth/me', { token: p.token });
     expect(deleted.status).toBeLessThan(300);
-    expect(existsSync(fileOf(ids[1]!))).toBe(false);
+    expect(existsSync(fileOf(ids[1]))).toBe(false);
   });
 });
