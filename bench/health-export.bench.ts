@@ -92,7 +92,7 @@ try {
     const t0 = performance.now();
     await db.prisma.$executeRawUnsafe(
       `INSERT INTO health_metrics (id, user_id, metric_type, value, unit, timestamp, source)
-       SELECT 'b' || g, $1::int, (ARRAY['hrv','resting_heart_rate','steps','active_energy',
+       SELECT 'b' || $1::int || '-' || g, $1::int, (ARRAY['hrv','resting_heart_rate','steps','active_energy',
               'body_weight','respiratory_rate','heart_rate'])[1 + g % 7], 50 + g % 100, 'u',
               $2::timestamptz + g * make_interval(secs => $3::float8), 'Bench Watch'
          FROM generate_series(0, $4::int - 1) AS g`,
@@ -123,7 +123,8 @@ try {
   const baselineBytes = statSync(baselineFile).size;
 
   // 3. the server again: idle memory, then the export job, polled until ready
-  server = await startBenchServer({}, { dataDir });
+  const chunkRows = process.env.EXPORT_CHUNK_ROWS;
+  server = await startBenchServer(chunkRows ? { EXPORT_CHUNK_ROWS: chunkRows } : {}, { dataDir });
   const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
   // warm the path and the queue with a one-hour export
   const warm = await json(server.base, '/api/v1/export/jobs', {
@@ -166,6 +167,7 @@ try {
       bench: 'health-export',
       database: url ? 'postgresql' : 'pglite',
       rows: N,
+      chunk_rows: Number(chunkRows ?? 1000),
       export_ms: Math.round(exportMs),
       baseline_ms: Math.round(baselineMs),
       ratio: Math.round((exportMs / baselineMs) * 100) / 100,
