@@ -28,6 +28,7 @@ import { sunTools } from './tools/sun.tools.ts';
 import { goalTools } from './tools/goals.tools.ts';
 import { sleepTools } from './tools/sleep.tools.ts';
 import { homeTools } from './tools/home.tools.ts';
+import { exportTools } from './tools/export.tools.ts';
 
 export const TOOL_FAMILIES: Readonly<Record<string, readonly McpTool[]>> = {
   'access-grants': accessGrantTools,
@@ -57,6 +58,7 @@ export const TOOL_FAMILIES: Readonly<Record<string, readonly McpTool[]>> = {
   goals: goalTools,
   sleep: sleepTools,
   home: homeTools,
+  export: exportTools,
 };
 
 export const TOOLS: readonly McpTool[] = Object.values(TOOL_FAMILIES).flat();

@@ -26,11 +26,12 @@ import { httpAnswerFor } from './http-errors.ts';
 import type { VariableOrigin, VariableOrigins } from './http-errors.ts';
 import {
   cachedResponder,
+  fileResponder,
   preflightResponder,
   readMultipart,
   streamResponder,
 } from './responders.ts';
-import type { CachedAnswer, StreamChunk } from './responders.ts';
+import type { CachedAnswer, FileAnswer, StreamChunk } from './responders.ts';
 import type { RestRoute } from './route.ts';
 import { readWireValue } from './wire-input.ts';
 
@@ -223,6 +224,9 @@ function handlerFor(route: RestRoute, options: RestFacadeOptions) {
       const cut = (error: unknown) =>
         ctx.log.error({ err: error }, 'stream cut after its first chunk');
       return streamResponder(res, result.data?.[rootField] as StreamChunk, chunkAfter, cut);
+    }
+    if (route.responder === 'file') {
+      return fileResponder(res, ctx.config.DATA_DIR, result.data?.[rootField] as FileAnswer);
     }
     res.status(route.status ?? 200).json(snakeKeys(result.data?.[rootField] ?? null, opaque));
   };

@@ -378,8 +378,14 @@ function operationFor(
     [status]: {
       description: status === '201' ? 'Created' : 'Successful Response',
       // a `cached` row answers the field's `document` (any JSON), with an ETag
-      // a `stream` row answers the rows of every chunk as one array
-      content: { 'application/json': { schema: answerSchema(route, result) } },
+      // a `stream` row answers the rows of every chunk as one array; a `file` row the file's bytes
+      content:
+        route.responder === 'file'
+          ? {
+              'text/csv': { schema: { type: 'string' } },
+              'application/json': { schema: {} },
+            }
+          : { 'application/json': { schema: answerSchema(route, result) } },
     },
   };
   if (route.responder === 'cached') {

@@ -27,15 +27,20 @@
  *   field still decides everything (auth, bounds, audit, 404) on the first run. A failure after the
  *   first chunk can no longer change the status: the connection is cut before the closing `]`, so
  *   a client sees an incomplete body, never a short but valid array.
+ * - `file`: a finished export's file (issue 16). The root field decides who may read which file
+ *   and answers `{fileKey, fileName, contentType}`; the responder streams that file from
+ *   DATA_DIR/exports (src/platform/export-files.ts) as an attachment, or 404 when it is gone.
  */
 import { once } from 'node:events';
 import { gzipSync } from 'node:zlib';
 import busboy from 'busboy';
 import type { Request, RequestHandler, Response } from 'express';
 import { CSRF_HEADER } from '../src/auth/authenticate.ts';
+import { httpErrorBody } from '../src/errors.ts';
+import { openExportFile } from '../src/platform/export-files.ts';
 import { snakeKeys } from '../src/wire.ts';
 
-export const RESPONDERS = ['multipart', 'preflight', 'cached', 'raw', 'stream'] as const;
+export const RESPONDERS = ['multipart', 'preflight', 'cached', 'raw', 'stream', 'file'] as const;
 
 export type Responder = (typeof RESPONDERS)[number];
 
@@ -263,4 +268,30 @@ export async function streamResponder(
     onError(error);
     res.destroy();
   }
+}
+
+/** What a `file` row's root field answers. */
+export interface FileAnswer {
+  fileKey: string;
+  fileName: string;
+  contentType: string;
+}
+
+/** The `file` responder: streams the export file the field named, as an attachment. */
+export async function fileResponder(
+  res: Response,
+  dataDir: string,
+  answer: FileAnswer,
+): Promise<void> {
+  const file = await openExportFile(dataDir, answer.fileKey);
+  if (!file) return void res.status(404).json(httpErrorBody('NOT_FOUND'));
+  res.status(200).set({
+    'content-type': answer.contentType,
+    'content-length': String(file.size),
+    'content-disposition': `attachment; filename="${answer.fileName.replace(/[^\w.-]/g, '_')}"`,
+    'cache-control': 'private, no-store',
+    'x-content-type-options': 'nosniff',
+  });
+  file.body.on('error', (err) => res.destroy(err));
+  file.body.pipe(res);
 }

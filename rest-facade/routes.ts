@@ -24,6 +24,7 @@ import { logsRoutes } from './routes/logs.routes.ts';
 import { goalRoutes } from './routes/goals.routes.ts';
 import { snoringRoutes } from './routes/snoring.routes.ts';
 import { homeRoutes } from './routes/home.routes.ts';
+import { exportRoutes } from './routes/export.routes.ts';
 
 export const ROUTES: readonly RestRoute[] = [
   ...syncRoutes,
@@ -50,4 +51,5 @@ export const ROUTES: readonly RestRoute[] = [
   ...adminRoutes,
   ...adminNotificationRoutes,
   ...logsRoutes,
+  ...exportRoutes,
 ];

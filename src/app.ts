@@ -30,6 +30,9 @@ import type { OperationStore } from './graphql/operations.ts';
 import { schema } from './graphql/schema.ts';
 import { createGraphqlServer } from './graphql/yoga.ts';
 import { createIdempotencyStore } from './platform/idempotency.ts';
+import { createJobQueue } from './platform/jobs.ts';
+import type { JobQueue } from './platform/jobs.ts';
+import { registerExportWorker, resumeExports } from './domains/export/index.ts';
 import { corsFor } from './platform/cors.ts';
 import { clip, jsonBodyParser, TOO_DEEP } from './platform/input-guards.ts';
 import { createMediaRouter } from './platform/media.router.ts';
@@ -67,6 +70,8 @@ export interface App {
   /** the app's rate limits and their store (Redis with REDIS_URL: wait for ready(), close() at exit) */
   limits: Limits;
   limitStore: LimitStore;
+  /** background jobs (pg-boss): stop() them before closing the database */
+  jobs: JobQueue;
   /** the long-lived parts every request's context carries (createContext) */
   deps: ContextDeps;
   /** builds the context of an express request through `via` (createContext) */
@@ -121,7 +126,12 @@ export function createApp(options: AppOptions): App {
     idp: createIdentityProviders(config),
     limits,
     models: createModelClient(config),
+    jobs: createJobQueue(db.target, log),
   };
+  // export jobs (issue 16): the worker, and at start the jobs an earlier run left behind
+  const exportDeps = { ...deps, log, singleProcess: db.target.kind === 'pglite' };
+  registerExportWorker(exportDeps);
+  resumeExports(exportDeps).catch((err: unknown) => log.error({ err }, 'export resume failed'));
   const yoga = createGraphqlServer({ schema, operations, deps, log });
   // every door's context comes from createContext (src/graphql/context.ts)
   const contextFor = (req: Request, via: Via): Promise<Context> =>
@@ -260,6 +270,7 @@ export function createApp(options: AppOptions): App {
     operations,
     limits,
     limitStore,
+    jobs: deps.jobs,
     deps,
     contextFor,
     createOAuthHost: (publicUrl) =>

@@ -58,6 +58,12 @@ const EnvSchema = z.object({
    */
   FOODS_AUTOLOAD: z.enum(['auto', 'off']).default('auto'),
   MCP_CALLS_PER_MINUTE: z.coerce.number().int().min(1).default(60),
+  /** Days a finished health export (file and job) is kept before it is deleted (issue 16) */
+  EXPORT_RETENTION_DAYS: z.coerce.number().int().min(1).max(90).default(7),
+  /** Rows a health export job reads per query (memory holds one chunk) */
+  EXPORT_CHUNK_ROWS: z.coerce.number().int().min(1).max(50_000).default(1000),
+  /** Seconds a health export download link stays valid */
+  EXPORT_LINK_TTL_SECONDS: z.coerce.number().int().min(30).max(3600).default(600),
   MCP_CALLS_PER_DAY: z.coerce.number().int().min(1).default(2000),
   /** Extra origins allowed to call the MCP endpoint from a browser (comma separated) */
   MCP_ALLOWED_ORIGINS: z.string().default(''),

@@ -26,6 +26,7 @@ describe('error masking', () => {
       idp: createIdentityProviders(app.config),
       limits: app.limits,
       models: null,
+      jobs: app.deps.jobs,
     };
     const request = {
       requestId: 'req-123',

@@ -16,6 +16,7 @@ import type { Mailer } from '../integrations/mailer.ts';
 import type { ModelClient } from '../integrations/openai.ts';
 import type { Storage } from '../integrations/storage.ts';
 import type { Logger } from '../logger.ts';
+import type { JobQueue } from '../platform/jobs.ts';
 import type { Limits } from '../platform/limits.ts';
 import { RequestLoaders } from './loaders.ts';
 
@@ -32,6 +33,8 @@ export interface ContextDeps {
   limits: Limits;
   /** the AI model API (openai SDK); null when OPENAI_API_KEY is unset (AI features answer 503) */
   models: ModelClient | null;
+  /** background jobs (pg-boss on either database; src/platform/jobs.ts) */
+  jobs: JobQueue;
 }
 
 /** Which door a request came through. */
@@ -95,7 +98,7 @@ export function createContextAs<P extends Principal | null>(
   request: RequestMeta,
   principal: P,
 ): Context & { principal: P } {
-  const { prisma, config, mailer, storage, idp, limits, models } = deps;
+  const { prisma, config, mailer, storage, idp, limits, models, jobs } = deps;
   return {
     prisma,
     config,
@@ -104,6 +107,7 @@ export function createContextAs<P extends Principal | null>(
     idp,
     limits,
     models,
+    jobs,
     principal,
     requestId: request.requestId,
     log: request.log,

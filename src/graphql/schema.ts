@@ -40,6 +40,7 @@ import '../domains/logs/logs.schema.ts';
 import '../domains/goals/goals.schema.ts';
 import '../domains/snoring/snoring.schema.ts';
 import '../domains/home/home.schema.ts';
+import '../domains/export/export.schema.ts';
 import './references.ts';
 
 export const schema = builder.toSchema({ sortSchema: true });

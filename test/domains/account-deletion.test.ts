@@ -327,6 +327,20 @@ const SEEDERS: Record<string, (p: Db, me: Person, other: Person) => Promise<unkn
       },
     });
   },
+  'ExportJob.userId': (p, me) =>
+    p.exportJob.create({
+      data: {
+        id: crypto.randomUUID(),
+        userId: me.id,
+        status: 'ready',
+        format: 'csv',
+        interval: 'raw',
+        metricTypes: [],
+        fromAt: new Date(0),
+        toAt: new Date(),
+        expiresAt: later(),
+      },
+    }),
   // keyed by address
   'EmailCode.email': (p, me) =>
     p.emailCode.create({ data: { email: me.email, codeHash: rand(), expiresAt: later() } }),

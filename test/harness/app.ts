@@ -128,6 +128,7 @@ export async function startTestApp(
         new Promise((resolve) => server.close(resolve)),
         new Promise((resolve) => oauthServer.close(resolve)),
       ]);
+      await built.jobs.stop();
       await Promise.all([options.database ? undefined : db.close(), built.limitStore.close()]);
     },
   };

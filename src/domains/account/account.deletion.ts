@@ -17,6 +17,8 @@ import { getDatamodel } from '../../generated/pothos-types.ts';
 import type { AuthedContext } from '../../graphql/context.ts';
 import { mealPhotoKeys } from '../meals/index.ts';
 import { snoreAudioKeys } from '../snoring/index.ts';
+import { exportFileKeysOf } from '../export/index.ts';
+import { removeExportFile } from '../../platform/export-files.ts';
 import { clearCookiesOfWebCaller } from './account.sessions.ts';
 
 /** Sweeps of the user's rows; the last one also deletes the user. */
@@ -108,6 +110,8 @@ export async function deleteAccount(
       throw e;
     });
   let removedRows = 0;
+  // export files (DATA_DIR/exports), named by the jobs the sweep removes
+  const exportFiles = await exportFileKeysOf(ctx.prisma, userId);
   // stored files named by rows of other tables (meal photos), gathered before each pass removes the rows
   const fileKeys = new Set<string>();
   const sweepWithFiles = async (tx: Prisma.TransactionClient): Promise<number> => {
@@ -128,6 +132,11 @@ export async function deleteAccount(
     await ctx.storage
       .delete(key)
       .catch((err: unknown) => ctx.log.error({ err, key }, 'could not delete a stored file'));
+  }
+  for (const key of exportFiles) {
+    await removeExportFile(ctx.config.DATA_DIR, key).catch((err: unknown) =>
+      ctx.log.error({ err, key }, 'could not delete an export file'),
+    );
   }
   clearCookiesOfWebCaller(ctx);
   return { deleted: true, removedRows };

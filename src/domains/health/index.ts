@@ -8,3 +8,10 @@ export {
 } from './health.service.ts';
 export { dailyHealth, lastMetricAt } from './health.daily.ts';
 export type { DailyHealthOptions, DailyHealthView } from './health.daily.ts';
+export { metricBucketsOf, rawMetricChunk } from './health.export-rows.ts';
+export type {
+  MetricBucketRow,
+  MetricExportScope,
+  RawMetricKey,
+  RawMetricRow,
+} from './health.export-rows.ts';
