@@ -378,6 +378,8 @@ export const SYNCED_TABLES: readonly SyncedTable[] = [
       { wire: 'logged_at', db: 'logged_at', type: 'timestamptz_ms', notNull: true, required: true },
       { wire: 'note', db: 'note', type: 'text' },
       { wire: 'source', db: 'source', type: 'text', notNull: true, default: 'phone' },
+    ],
+  },
   // Goals (issue 16): one active goal per metric (the API upserts by metric; README of goals).
   {
     table: 'goals',
