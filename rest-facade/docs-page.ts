@@ -68,6 +68,8 @@ function renderPage(options: DocsPageOptions): { html: string; script: string } 
     validatorUrl: null,
     layout: 'BaseLayout',
     defaultModelsExpandDepth: 0,
+    // Tags start collapsed: expanding all ~160 operations at once stalls the page for minutes
+    docExpansion: 'none',
     displayOperationId: true,
   })});\n`;
   return { html, script };

@@ -255,11 +255,23 @@ describe('GET /api/docs', () => {
       page.on('pageerror', (e) => void problems.push(e.message));
       const res = await page.goto(`${app.baseUrl}/api/docs`);
       expect(res?.status()).toBe(200);
-      await page.waitForSelector('.opblock', { timeout: 20_000 });
-      expect(await page.locator('.opblock').count()).toBe(ROUTES.length);
-      await expect
-        .poll(() => page.locator('.opblock-summary-operation-id').allInnerTexts())
-        .toContain('CreatePersonalToken');
+      // Tags start collapsed (docExpansion none); opening each in turn lists its operations
+      await page.waitForSelector('.opblock-tag', { timeout: 20_000 });
+      const tags = [...new Set(ROUTES.map((r) => r.tag))];
+      const listed: string[] = [];
+      for (const tag of tags) {
+        const section = page.locator(`.opblock-tag[data-tag="${tag}"]`);
+        await section.click();
+        const ids = page.locator(
+          `.opblock-tag-section:has(> .opblock-tag[data-tag="${tag}"]) .opblock-summary-operation-id`,
+        );
+        const expected = ROUTES.filter((r) => r.tag === tag).length;
+        await expect.poll(() => ids.count(), { timeout: 10_000 }).toBe(expected);
+        listed.push(...(await ids.allInnerTexts()));
+        await section.click();
+      }
+      expect(listed).toHaveLength(ROUTES.length);
+      expect(listed).toContain('CreatePersonalToken');
       expect(elsewhere).toEqual([]);
       expect(problems).toEqual([]);
     } finally {

@@ -53,6 +53,8 @@ function oneOfEach(): Record<string, Record<string, unknown>> {
     },
     meals: { id: mealId, meal_name: 'Oats', eaten_at: T0 },
     meal_items: { id: newId(), meal_id: mealId, name: 'Oats', grams: 50 },
+    blood_pressure_readings: { id: newId(), systolic: 120, diastolic: 80, measured_at: T0 },
+    log_entries: { id: newId(), kind: 'hydration', value: 250, unit: 'ml', logged_at: T0 },
     goals: { id: newId(), metric: 'steps', target: 8000 },
     snore_nights: { id: newId(), started_at: T0, ended_at: T0 + 25_200_000, snoring_minutes: 30 },
   };
@@ -110,6 +112,8 @@ describe('sync scopes: the registry', () => {
       workout_samples: ['health:workouts:read', 'health:logs:write'],
       meals: ['health:nutrition:read', 'health:nutrition:write'],
       meal_items: ['health:nutrition:read', 'health:nutrition:write'],
+      blood_pressure_readings: ['health:metrics:read', 'health:logs:write'],
+      log_entries: ['health:metrics:read', 'health:logs:write'],
       goals: ['goals:read', 'goals:write'],
       snore_nights: ['health:sleep:read', 'health:logs:write'],
     });
