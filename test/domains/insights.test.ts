@@ -289,10 +289,10 @@ describe('MCP score tools', () => {
     return mcpClient(app, await seedPersonalToken(app, person.user.id, [...scopes]));
   }
 
-  it('lists the seven tools, the derived ones without kind or order', async () => {
+  it('lists the nine tools, the derived ones without kind or order', async () => {
     const person = await seedUser(app);
     const tools = (await (await client(person)).listTools()).tools;
-    const seven = [
+    const eight = [
       'activity_score_read',
       'daily_nutrition_score_read',
       'get_scores',
@@ -300,9 +300,13 @@ describe('MCP score tools', () => {
       'glucose_score_read',
       'recovery_score_read',
       'sleep_score_read',
+      'sun_today_read',
     ];
-    expect(scoreTools.map((t) => t.name).sort()).toEqual(seven);
-    expect(tools.map((t) => t.name)).toEqual(expect.arrayContaining(seven));
+    // bp_trends_read needs health:metrics:read too, so a health:summary:read token does not see it
+    expect(scoreTools.map((t) => t.name).sort()).toEqual(['bp_trends_read', ...eight].sort());
+    const names = tools.map((t) => t.name);
+    expect(names).toEqual(expect.arrayContaining(eight));
+    expect(names).not.toContain('bp_trends_read');
     const derived = tools.find((t) => t.name === 'sleep_score_read')!;
     expect(Object.keys(derived.inputSchema.properties ?? {}).sort()).toEqual([
       'cursor',

@@ -112,13 +112,13 @@ describe('blood pressure and logs with the WatermelonDB client', () => {
       await callTool(agent, 'bp_reading_log', {
         systolic: 140,
         diastolic: 90,
-        idempotency_key: `wm-${process.pid}`,
+        idempotency_key: `wm-${randomUUID()}`,
       })
     ).structuredContent as any;
     const water = (
       await callTool(agent, 'logs_hydration_add', {
         ml: 400,
-        idempotency_key: `wm-w-${process.pid}`,
+        idempotency_key: `wm-w-${randomUUID()}`,
       })
     ).structuredContent as any;
     await callTool(agent, 'logs_entry_edit', { entry_id: water.id, input: { value: 450 } });
