@@ -12,7 +12,7 @@ import { callTool, mcpClient } from '../harness/mcp.ts';
 const app = await startTestApp();
 const BP = '/api/v1/health/blood-pressure';
 let seq = 0;
-const key = () => `bp-${process.pid}-${++seq}`;
+const key = () => `bp-key-${process.pid}-${++seq}`;
 const at = (minutes: number, seconds = 0) =>
   new Date(Date.UTC(2026, 10, 20, 8, 0, 0) + minutes * 60_000 + seconds * 1000).toISOString();
 const range = { from: '2026-11-20T00:00:00Z', to: '2026-11-21T00:00:00Z' };
