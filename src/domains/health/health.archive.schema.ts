@@ -313,127 +313,123 @@ const idArg = (what: string) => ({
   validate: z.string().min(1).max(100),
 });
 
-builder.queryFields((t) => ({
-  healthArchiveCoverage: t.withAuth({ scope: 'health:metrics:read' }).field({
-    type: Coverage,
-    description: 'What the health archive holds per record type (range, count, units, sources)',
-    resolve: (_root, _args, ctx) => archiveCoverage(ctx),
-  }),
-  healthArchiveSamples: t.withAuth({ scope: 'health:metrics:read' }).field({
-    type: SamplePage,
-    description: 'Records of one type in [start, end), oldest first, or interval aggregates',
-    args: {
-      type: t.arg.string({
-        ...typeArg(
-          'the HealthKit type as exported, e.g. HKQuantityTypeIdentifierHeartRate (see the coverage)',
+builder.queryFields((t) => {
+  /** the [start, end) arguments of the ranged reads */
+  const instantWindow = () => ({
+    start: t.arg({ type: 'DateTime', required: true, description: 'first instant (inclusive)' }),
+    end: t.arg({
+      type: 'DateTime',
+      required: true,
+      description: 'end instant (exclusive), after start',
+    }),
+  });
+  return {
+    healthArchiveCoverage: t.withAuth({ scope: 'health:metrics:read' }).field({
+      type: Coverage,
+      description: 'What the health archive holds per record type (range, count, units, sources)',
+      resolve: (_root, _args, ctx) => archiveCoverage(ctx),
+    }),
+    healthArchiveSamples: t.withAuth({ scope: 'health:metrics:read' }).field({
+      type: SamplePage,
+      description: 'Records of one type in [start, end), oldest first, or interval aggregates',
+      args: {
+        type: t.arg.string({
+          ...typeArg(
+            'the HealthKit type as exported, e.g. HKQuantityTypeIdentifierHeartRate (see the coverage)',
+          ),
+          required: true,
+        }),
+        ...instantWindow(),
+        interval: t.arg({
+          type: ArchiveInterval,
+          description:
+            'aggregate to buckets of this interval (count, min, max, avg, sum) instead of listing records',
+        }),
+        limit: t.arg.int(limitArg('records (or buckets)', ARCHIVE_LIMITS.samples)),
+        cursor: t.arg.string(cursorArg),
+      },
+      resolve: (_root, args, ctx) => archiveSamples(ctx, args),
+    }),
+    healthArchiveEvents: t.withAuth({ scope: 'health:metrics:read' }).field({
+      type: EventPage,
+      description: 'Category-type records and workout events in [start, end), oldest first',
+      args: {
+        ...instantWindow(),
+        type: t.arg.string(
+          typeArg(
+            'only this type, e.g. HKCategoryTypeIdentifierMindfulSession or HKWorkoutEventTypePause',
+          ),
         ),
-        required: true,
-      }),
-      start: t.arg({ type: 'DateTime', required: true, description: 'first instant (inclusive)' }),
-      end: t.arg({
-        type: 'DateTime',
-        required: true,
-        description: 'end instant (exclusive), after start',
-      }),
-      interval: t.arg({
-        type: ArchiveInterval,
-        description:
-          'aggregate to buckets of this interval (count, min, max, avg, sum) instead of listing records',
-      }),
-      limit: t.arg.int(limitArg('records (or buckets)', ARCHIVE_LIMITS.samples)),
-      cursor: t.arg.string(cursorArg),
-    },
-    resolve: (_root, args, ctx) => archiveSamples(ctx, args),
-  }),
-  healthArchiveEvents: t.withAuth({ scope: 'health:metrics:read' }).field({
-    type: EventPage,
-    description: 'Category-type records and workout events in [start, end), oldest first',
-    args: {
-      start: t.arg({ type: 'DateTime', required: true, description: 'first instant (inclusive)' }),
-      end: t.arg({
-        type: 'DateTime',
-        required: true,
-        description: 'end instant (exclusive), after start',
-      }),
-      type: t.arg.string(
-        typeArg(
-          'only this type, e.g. HKCategoryTypeIdentifierMindfulSession or HKWorkoutEventTypePause',
+        limit: t.arg.int(limitArg('events', ARCHIVE_LIMITS.events)),
+        cursor: t.arg.string(cursorArg),
+      },
+      resolve: (_root, args, ctx) => archiveEvents(ctx, args),
+    }),
+    healthArchiveWorkouts: t.withAuth({ scope: 'health:workouts:read' }).field({
+      type: WorkoutPage,
+      description: 'Workouts that started in [start, end), newest first, with statistics',
+      args: {
+        ...instantWindow(),
+        activityType: t.arg.string(
+          typeArg('only this activity: HKWorkoutActivityTypeRunning or running'),
         ),
-      ),
-      limit: t.arg.int(limitArg('events', ARCHIVE_LIMITS.events)),
-      cursor: t.arg.string(cursorArg),
-    },
-    resolve: (_root, args, ctx) => archiveEvents(ctx, args),
-  }),
-  healthArchiveWorkouts: t.withAuth({ scope: 'health:workouts:read' }).field({
-    type: WorkoutPage,
-    description: 'Workouts that started in [start, end), newest first, with statistics',
-    args: {
-      start: t.arg({ type: 'DateTime', required: true, description: 'first instant (inclusive)' }),
-      end: t.arg({
-        type: 'DateTime',
-        required: true,
-        description: 'end instant (exclusive), after start',
-      }),
-      activityType: t.arg.string(
-        typeArg('only this activity: HKWorkoutActivityTypeRunning or running'),
-      ),
-      limit: t.arg.int(limitArg('workouts', ARCHIVE_LIMITS.workouts)),
-      cursor: t.arg.string(cursorArg),
-    },
-    resolve: (_root, args, ctx) => archiveWorkouts(ctx, args),
-  }),
-  healthArchiveWorkoutSeries: t.withAuth({ scope: 'health:metrics:read' }).field({
-    type: Series,
-    description: "Records of one type during an archive workout's time span",
-    args: {
-      workoutId: t.arg.string(idArg('archive workout')),
-      type: t.arg.string({
-        ...typeArg(`the record type (default ${HEART_RATE})`),
-        required: true,
-        defaultValue: HEART_RATE,
-      }),
-      interval: t.arg({
-        type: ArchiveInterval,
-        description: 'aggregate to buckets of this interval',
-      }),
-      limit: t.arg.int(limitArg('records (or buckets)', ARCHIVE_LIMITS.samples)),
-      cursor: t.arg.string(cursorArg),
-    },
-    resolve: (_root, args, ctx) => archiveWorkoutSeries(ctx, args),
-  }),
-  healthArchiveRoute: t.withAuth({ scope: 'health:metrics:read' }).field({
-    type: Route,
-    description: "An archive workout's route points, a page at a time or downsampled",
-    args: {
-      workoutId: t.arg.string(idArg('archive workout')),
-      maxPoints: t.arg.int({
-        description: `answer the whole track downsampled to at most this many points (2..${ARCHIVE_LIMITS.route.max}); no paging`,
-        validate: z.number().int().min(2).max(ARCHIVE_LIMITS.route.max).nullish(),
-      }),
-      limit: t.arg.int(limitArg('points', ARCHIVE_LIMITS.route)),
-      cursor: t.arg.string(cursorArg),
-    },
-    resolve: (_root, args, ctx) => archiveRoute(ctx, args),
-  }),
-  healthArchiveEcg: t.withAuth({ scope: 'health:metrics:read' }).field({
-    type: Ecg,
-    description: "The person's ECG recordings, or one recording's samples a window at a time",
-    args: {
-      ecgId: t.arg.string({
-        description: "read this recording's samples; leave it out to list the recordings",
-        validate: z.string().min(1).max(100).nullish(),
-      }),
-      limit: t.arg.int(limitArg('recordings', ARCHIVE_LIMITS.ecgList)),
-      cursor: t.arg.string(cursorArg),
-      sampleOffset: t.arg.int({
-        required: true,
-        defaultValue: 0,
-        description: 'first sample of the window (0-based, default 0)',
-        validate: z.number().int().min(0).max(10_000_000),
-      }),
-      sampleCount: t.arg.int(limitArg('samples', ARCHIVE_LIMITS.ecgSamples)),
-    },
-    resolve: (_root, args, ctx) => archiveEcg(ctx, args),
-  }),
-}));
+        limit: t.arg.int(limitArg('workouts', ARCHIVE_LIMITS.workouts)),
+        cursor: t.arg.string(cursorArg),
+      },
+      resolve: (_root, args, ctx) => archiveWorkouts(ctx, args),
+    }),
+    healthArchiveWorkoutSeries: t.withAuth({ scope: 'health:metrics:read' }).field({
+      type: Series,
+      description: "Records of one type during an archive workout's time span",
+      args: {
+        workoutId: t.arg.string(idArg('archive workout')),
+        type: t.arg.string({
+          ...typeArg(`the record type (default ${HEART_RATE})`),
+          required: true,
+          defaultValue: HEART_RATE,
+        }),
+        interval: t.arg({
+          type: ArchiveInterval,
+          description: 'aggregate to buckets of this interval',
+        }),
+        limit: t.arg.int(limitArg('records (or buckets)', ARCHIVE_LIMITS.samples)),
+        cursor: t.arg.string(cursorArg),
+      },
+      resolve: (_root, args, ctx) => archiveWorkoutSeries(ctx, args),
+    }),
+    healthArchiveRoute: t.withAuth({ scope: 'health:metrics:read' }).field({
+      type: Route,
+      description: "An archive workout's route points, a page at a time or downsampled",
+      args: {
+        workoutId: t.arg.string(idArg('archive workout')),
+        maxPoints: t.arg.int({
+          description: `answer the whole track downsampled to at most this many points (2..${ARCHIVE_LIMITS.route.max}); no paging`,
+          validate: z.number().int().min(2).max(ARCHIVE_LIMITS.route.max).nullish(),
+        }),
+        limit: t.arg.int(limitArg('points', ARCHIVE_LIMITS.route)),
+        cursor: t.arg.string(cursorArg),
+      },
+      resolve: (_root, args, ctx) => archiveRoute(ctx, args),
+    }),
+    healthArchiveEcg: t.withAuth({ scope: 'health:metrics:read' }).field({
+      type: Ecg,
+      description: "The person's ECG recordings, or one recording's samples a window at a time",
+      args: {
+        ecgId: t.arg.string({
+          description: "read this recording's samples; leave it out to list the recordings",
+          validate: z.string().min(1).max(100).nullish(),
+        }),
+        limit: t.arg.int(limitArg('recordings', ARCHIVE_LIMITS.ecgList)),
+        cursor: t.arg.string(cursorArg),
+        sampleOffset: t.arg.int({
+          required: true,
+          defaultValue: 0,
+          description: 'first sample of the window (0-based, default 0)',
+          validate: z.number().int().min(0).max(10_000_000),
+        }),
+        sampleCount: t.arg.int(limitArg('samples', ARCHIVE_LIMITS.ecgSamples)),
+      },
+      resolve: (_root, args, ctx) => archiveEcg(ctx, args),
+    }),
+  };
+});
