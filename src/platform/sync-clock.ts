@@ -72,6 +72,15 @@ const advanceClockSql = (userId: number): Prisma.Sql => Prisma.sql`
   RETURNING clock_ms`;
 
 /**
+ * The same upsert as statement text and values, for a connection outside Prisma (a COPY session,
+ * src/db/copy.ts): it answers one row with `clock_ms`, the change time to stamp.
+ */
+export function advanceClockStatement(userId: number): { text: string; values: unknown[] } {
+  const sql = advanceClockSql(userId);
+  return { text: sql.text, values: sql.values };
+}
+
+/**
  * CTEs ending in `sync_clock(at)` for a bulk statement that writes synced rows of account `userId`:
  * it advances the clock in the same statement, and `(SELECT at FROM sync_clock)` is the
  * `server_updated_at` to stamp. One statement is one round trip and its own transaction, so the

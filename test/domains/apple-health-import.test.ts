@@ -10,7 +10,7 @@ import { rest } from '../harness/clients.ts';
 
 const app = await startTestApp();
 const fixture = (name: string): string => path.resolve('test/fixtures/apple_health', name);
-const db = { prisma: app.db.prisma };
+const db = app.db;
 
 describe('the Apple Health importer (issue 4)', () => {
   it('parses export dates with their offset and names workout activities', () => {

@@ -14,7 +14,7 @@ import { rest } from '../harness/clients.ts';
 import { callTool, mcpClient } from '../harness/mcp.ts';
 
 const app = await startTestApp();
-const db = { prisma: app.db.prisma };
+const db = app.db;
 const fixture = (name: string): string => path.resolve('test/fixtures/apple_health', name);
 const CONSTRUCTED = fixture('constructed/export.xml');
 const HR = 'HKQuantityTypeIdentifierHeartRate';

@@ -19,8 +19,12 @@ export type ArchiveKind =
   | 'workout_event'
   | 'activity_summary';
 
+// NOTE: no capture groups: the importer checks three dates per record, and a match array each
+// was a large share of its garbage.
 const EXPORT_DATE =
-  /^([1-9]\d{3})-(0[1-9]|1[0-2])-(\d{2}) ([01]\d|2[0-3]):([0-5]\d):([0-5]\d) ([+-])(\d{2})(\d{2})$/;
+  /^[1-9]\d{3}-(?:0[1-9]|1[0-2])-[0-3]\d (?:[01]\d|2[0-3]):[0-5]\d:[0-5]\d [+-]\d{4}$/;
+
+const digits = (text: string, from: number, to: number): number => Number(text.slice(from, to));
 
 /**
  * The export's date text (`2016-11-14 07:25:41 -0700`) when PostgreSQL reads it as a timestamptz
@@ -28,16 +32,39 @@ const EXPORT_DATE =
  * days past the 28th are checked against the calendar.
  */
 export function exportDateText(text: string | undefined): string | null {
-  if (!text) return null;
-  const m = EXPORT_DATE.exec(text);
-  if (!m) return null;
-  const day = Number(m[3]);
+  if (!text || !EXPORT_DATE.test(text)) return null;
+  const day = digits(text, 8, 10);
   if (day === 0) return null;
   if (day > 28) {
-    const last = new Date(Date.UTC(Number(m[1]), Number(m[2]), 0)).getUTCDate();
+    const last = new Date(Date.UTC(digits(text, 0, 4), digits(text, 5, 7), 0)).getUTCDate();
     if (day > last) return null;
   }
   return text;
+}
+
+/** Milliseconds since the epoch of an export date text that exportDateText accepted. */
+export function exportDateMs(text: string): number {
+  const minutes = digits(text, 21, 23) * 60 + digits(text, 23, 25);
+  const offsetMs = (text.charCodeAt(20) === 45 ? -minutes : minutes) * 60_000;
+  const local = Date.UTC(
+    digits(text, 0, 4),
+    digits(text, 5, 7) - 1,
+    digits(text, 8, 10),
+    digits(text, 11, 13),
+    digits(text, 14, 16),
+    digits(text, 17, 19),
+  );
+  return local - offsetMs;
+}
+
+/**
+ * The UTC instant of an export date text that exportDateText accepted, in ISO form (a timestamp
+ * column's input on COPY, which would ignore an offset written in the text).
+ */
+export function exportDateUtc(text: string): string {
+  const iso = new Date(exportDateMs(text)).toISOString();
+  // year 10000 (9999-12-31 with a negative offset) is written +010000-..., which PostgreSQL refuses
+  return iso.startsWith('+') ? iso.slice(2) : iso;
 }
 
 /** Columns of a batch of archive records (one index = one record). */

@@ -5,18 +5,18 @@
  * and the whole export in the health archive (issue 16): every record, workouts with their
  * statistics, events and routes (GPX files of the export), and the ECG recordings.
  */
-import type { Context } from '../../graphql/context.ts';
 import { parseAppleHealth } from './health.apple-parser.ts';
 import type { ParseProgress } from './health.apple-parser.ts';
 import {
   archiveWorkoutId,
-  storeArchiveRecords,
   storeArchiveWorkouts,
   storeEcgRecording,
   storeRoutePoints,
 } from './health.apple-archive.ts';
 import { openExportSource, parseEcgCsv, parseGpx } from './health.apple-files.ts';
-import { importIntervalsFor, importMetricsFor, MAX_IMPORT_SAMPLES } from './health.service.ts';
+import { AppleImportStore } from './health.apple-store.ts';
+import type { ImportDb } from './health.apple-store.ts';
+import { importIntervalsFor, MAX_IMPORT_SAMPLES } from './health.service.ts';
 import type { ImportResult } from './health.service.ts';
 
 export interface ImportAppleHealthFileOptions {
@@ -66,7 +66,7 @@ const ROUTE_FILE_SEQ = 10_000_000;
 
 /** Imports the export at `file` for `userId`; answers what was read and stored. */
 export async function importAppleHealthFile(
-  db: Pick<Context, 'prisma'>,
+  db: ImportDb,
   options: ImportAppleHealthFileOptions,
 ): Promise<AppleHealthImportSummary> {
   const { userId } = options;
@@ -85,6 +85,7 @@ export async function importAppleHealthFile(
   };
   const routeFiles: { workoutId: string; file: string; index: number }[] = [];
   const source = await openExportSource(options.file);
+  const store = await AppleImportStore.open(db, userId);
   const started = Date.now();
   const stored = (): number =>
     totals.metrics.inserted +
@@ -98,9 +99,9 @@ export async function importAppleHealthFile(
       progressEvery: options.progressEvery,
       onBatch: async (batch) => {
         const [metrics, intervals, records, workouts] = await Promise.all([
-          importMetricsFor(db, userId, { samples: batch.metrics }),
+          store.metrics(batch.metrics),
           importIntervalsFor(db, userId, { sleep: batch.sleep, workouts: batch.workouts }),
-          storeArchiveRecords(db, userId, batch.archive.records),
+          store.records(batch.archive.records),
           storeArchiveWorkouts(db, userId, batch.archive.workouts),
         ]);
         totals.metrics = add(totals.metrics, metrics);
@@ -150,5 +151,6 @@ export async function importAppleHealthFile(
     return { ...parsed, ...totals, archive };
   } finally {
     source.close();
+    await store.close();
   }
 }

@@ -10,7 +10,12 @@ import type { Readable } from 'node:stream';
 import { SaxesParser } from 'saxes';
 import type { MetricSampleIn, SleepSampleIn, WorkoutSampleIn } from './health.service.ts';
 import type { MetricType, SleepStage } from './health.constants.ts';
-import { ArchiveRecordColumns, exportDateText, pushRecord } from './health.apple-archive.ts';
+import {
+  ArchiveRecordColumns,
+  exportDateMs,
+  exportDateText,
+  pushRecord,
+} from './health.apple-archive.ts';
 import type {
   ArchiveKind,
   ArchiveRecordIn,
@@ -73,6 +78,7 @@ export interface ParseAppleHealthOptions {
 /** Parses an export date, e.g. `2016-11-14 07:25:41 -0700`, to a Date (null when unreadable). */
 export function parseHealthDate(text: string | undefined): Date | null {
   if (!text) return null;
+  if (exportDateText(text)) return new Date(exportDateMs(text));
   const m = /^(\d{4}-\d{2}-\d{2}) (\d{2}:\d{2}:\d{2}) ([+-])(\d{2})(\d{2})$/.exec(text.trim());
   const d = m ? new Date(`${m[1]}T${m[2]}${m[3]}${m[4]}:${m[5]}`) : new Date(text);
   return Number.isNaN(d.getTime()) ? null : d;

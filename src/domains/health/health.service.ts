@@ -103,6 +103,14 @@ function rowId(prefix: string, ...parts: (string | number)[]): string {
   return `${prefix}_${createHash('sha256').update(parts.join('\u001f')).digest('hex').slice(0, 32)}`;
 }
 
+/** The row id of a metric sample (its dedupe key hashed); `ts` is the ISO time. */
+export const metricRowId = (
+  userId: number,
+  ts: string,
+  metricType: string,
+  source: string,
+): string => rowId('hm', userId, ts, metricType, source);
+
 // NOTE: ON CONFLICT DO NOTHING without a target: the primary key (deterministic id) and every
 // UNIQUE index (user, timestamp, metric_type, source) absorb duplicates, including those of a
 // concurrent transaction, which waits on the index entry and then skips.
@@ -143,7 +151,7 @@ export async function importMetricsFor(
   for (const s of samples) {
     const source = s.source ?? '';
     const ts = s.timestamp.toISOString();
-    ids.push(rowId('hm', userId, ts, s.metricType, source));
+    ids.push(metricRowId(userId, ts, s.metricType, source));
     types.push(s.metricType);
     values.push(s.value);
     units.push(METRIC_UNITS[s.metricType]);
