@@ -98,9 +98,18 @@ export async function importAppleHealthFile(
       batchSize: Math.min(options.batchSize ?? 5000, MAX_IMPORT_SAMPLES),
       progressEvery: options.progressEvery,
       onBatch: async (batch) => {
-        const [metrics, intervals, records, workouts] = await Promise.all([
-          store.metrics(batch.metrics),
-          importIntervalsFor(db, userId, { sleep: batch.sleep, workouts: batch.workouts }),
+        // NOTE: metrics and intervals one after the other: both take the account's sync clock,
+        // which stays locked until each transaction commits, so in parallel one would only wait.
+        const synced = async () => {
+          const metrics = await store.metrics(batch.metrics);
+          const intervals = await importIntervalsFor(db, userId, {
+            sleep: batch.sleep,
+            workouts: batch.workouts,
+          });
+          return { metrics, intervals };
+        };
+        const [{ metrics, intervals }, records, workouts] = await Promise.all([
+          synced(),
           store.records(batch.archive.records),
           storeArchiveWorkouts(db, userId, batch.archive.workouts),
         ]);

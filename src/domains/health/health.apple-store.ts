@@ -52,6 +52,19 @@ const RECORD_COLUMNS = [
   'workout_id',
 ] as const;
 
+/** exportDateUtc remembering its last answer (dates repeat from one record to the next). */
+function lastUtc(): (text: string) => string {
+  let text = '';
+  let utc = '';
+  return (next) => {
+    if (next !== text) {
+      text = next;
+      utc = exportDateUtc(next);
+    }
+    return utc;
+  };
+}
+
 /** One table's way in: COPY while its rows are new, else the INSERT. */
 class Lane {
   private useCopy = true;
@@ -142,6 +155,8 @@ export class AppleImportStore {
     return this.recordLane.store(
       c.length,
       (session) => {
+        // an instant's end is its start, and consecutive records share their creation date
+        const [when, createdWhen] = [lastUtc(), lastUtc()];
         let rows = '';
         for (let i = 0; i < c.length; i++) {
           const created = c.created[i];
@@ -152,9 +167,9 @@ export class AppleImportStore {
             c.value[i],
             c.valueText[i],
             c.unit[i],
-            exportDateUtc(c.start[i]),
-            exportDateUtc(c.end[i]),
-            created === null ? null : exportDateUtc(created),
+            when(c.start[i]),
+            when(c.end[i]),
+            created === null ? null : createdWhen(created),
             c.sourceName[i],
             c.sourceVersion[i],
             c.device[i],
