@@ -5,6 +5,7 @@
  */
 import { z } from 'zod';
 import { builder } from '../../graphql/builder.ts';
+import { enumValues } from '../../graphql/enum-values.ts';
 import { isLocalDate } from '../../platform/local-dates.ts';
 import { HealthMetricType, WorkoutSample } from './health.schema.ts';
 import {
@@ -88,10 +89,7 @@ const workoutIdArg = {
 
 const SummaryInterval = builder.enumType('HealthSummaryInterval', {
   description: 'The bucket of a range summary: a local day, ISO week (Monday first) or month',
-  values: Object.fromEntries(SUMMARY_INTERVALS.map((i) => [i, { value: i }])) as Record<
-    (typeof SUMMARY_INTERVALS)[number],
-    { value: (typeof SUMMARY_INTERVALS)[number] }
-  >,
+  values: enumValues(SUMMARY_INTERVALS),
 });
 
 const MetricAggregate = builder.objectRef<MetricAggregateView>('HealthMetricAggregate').implement({
