@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { seedPersonalToken, seedUser } from '../factories/users.ts';
 import { startTestApp } from '../harness/app.ts';
 import { callTool, mcpClient } from '../harness/mcp.ts';
-import { Phone, watermelon } from './sync-watermelon.helpers.ts';
+import { createLocal, localRows, Phone, watermelon } from './sync-watermelon.helpers.ts';
 
 const app = await startTestApp();
 const { Model, appSchema, tableSchema } = watermelon;
@@ -21,6 +21,9 @@ class SnoreNightRecord extends Model {
 }
 
 const optional = (name: string) => ({ name, type: 'number', isOptional: true });
+
+/** A WatermelonDB-style id (16 characters, not a uuid): goals and nights take any client id. */
+const watermelonId = (): string => randomBytes(8).toString('hex');
 
 /** The phone's schema of the two tables (sync schema version 5). */
 const phoneTables = {
@@ -54,20 +57,6 @@ const phoneTables = {
   modelClasses: [GoalRecord, SnoreNightRecord],
 };
 
-function createLocal(phone: Phone, table: string, raw: Record<string, unknown>): Promise<string> {
-  return phone.db.write(async () => {
-    const rec = await phone.db.get(table).create((r: any) => {
-      r._raw.id = randomBytes(8).toString('hex');
-      for (const [k, v] of Object.entries(raw)) r._setRaw(k, v);
-    });
-    return rec.id as string;
-  });
-}
-
-async function localRows(phone: Phone, table: string): Promise<Record<string, any>[]> {
-  return (await phone.db.get(table).query().fetch()).map((r: any) => r._raw);
-}
-
 describe('goals and snoring nights with the WatermelonDB client', () => {
   it('carries goals and nights both ways between the phone and MCP', async () => {
     const u = await seedUser(app);
@@ -80,22 +69,27 @@ describe('goals and snoring nights with the WatermelonDB client', () => {
     const set = await callTool(client, 'goals_goal_set', { metric: 'steps', target: 9000 });
     expect(set.isError).toBeFalsy();
     const ended = Date.now() - 3_600_000;
-    const nightId = await createLocal(phone, 'snore_nights', {
-      started_at: ended - 7 * 3_600_000,
-      ended_at: ended,
-      snoring_minutes: 33,
-      snoring_percent: 8,
-      loudness_mean_db: 40,
-      loudness_max_db: 61,
-      episodes: 5,
-      source: 'phone',
-    });
-    const goalId = await createLocal(phone, 'goals', {
-      metric: 'sleep_minutes',
-      target: 450,
-      period: 'day',
-      direction: 'at_least',
-    });
+    const nightId = await createLocal(
+      phone,
+      'snore_nights',
+      {
+        started_at: ended - 7 * 3_600_000,
+        ended_at: ended,
+        snoring_minutes: 33,
+        snoring_percent: 8,
+        loudness_mean_db: 40,
+        loudness_max_db: 61,
+        episodes: 5,
+        source: 'phone',
+      },
+      watermelonId(),
+    );
+    const goalId = await createLocal(
+      phone,
+      'goals',
+      { metric: 'sleep_minutes', target: 450, period: 'day', direction: 'at_least' },
+      watermelonId(),
+    );
     await phone.sync();
 
     // MCP -> phone

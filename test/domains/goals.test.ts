@@ -1,7 +1,7 @@
 /**
  * Goals (issue 16): goals_list_read, goals_progress_read, goals_goal_set, goals_goal_clear through
  * MCP and their /api/v1/goals routes: upsert by metric, bounds, scopes, another person's goals,
- * and the progress rules of src/domains/goals/README.md.
+ * and the progress rules of src/domains/goals/README.md (hydration from the logs domain too).
  */
 import { describe, expect, it } from 'vitest';
 import { seedPersonalToken, seedUser } from '../factories/users.ts';
@@ -49,7 +49,7 @@ describe('goals_goal_set and goals_list_read', () => {
     expect((await setGoal(p.token, 'steps', { target: 50 })).status).toBe(422);
     expect((await setGoal(p.token, 'steps', { target: 500_000 })).status).toBe(422);
     expect((await setGoal(p.token, 'steps', { target: 500_000, period: 'week' })).status).toBe(200);
-    expect((await setGoal(p.token, 'hydration_ml', { target: 2000 })).status).toBe(422);
+    expect((await setGoal(p.token, 'caffeine_mg', { target: 200 })).status).toBe(422);
     expect((await setGoal(p.token, 'sleep_minutes', { target: 480, period: 'month' })).status).toBe(
       422,
     );
@@ -198,11 +198,84 @@ describe('goals_progress_read', () => {
 
   it('bounds periods to 1..12 and metric to the list (422)', async () => {
     const p = await person();
-    for (const q of ['periods=13', 'periods=0', 'metric=hydration_ml', 'periods=abc']) {
+    for (const q of ['periods=13', 'periods=0', 'metric=caffeine_mg', 'periods=abc']) {
       expect(
         (await rest(app, 'GET', `/api/v1/goals/progress?${q}`, { token: p.token })).status,
       ).toBe(422);
     }
     expect((await callTool(p.client, 'goals_progress_read', { periods: 99 })).isError).toBe(true);
+  });
+});
+
+describe('hydration goals', () => {
+  const TOKYO_MS = 9 * 3_600_000; // Asia/Tokyo is UTC+9 all year
+  /** The instant of local Tokyo time `hours` into today + `days` (Tokyo's today, not UTC's). */
+  const tokyo = (days: number, hours: number): Date => {
+    const local = new Date(Date.now() + TOKYO_MS);
+    const midnight = Date.UTC(local.getUTCFullYear(), local.getUTCMonth(), local.getUTCDate());
+    return new Date(midnight - TOKYO_MS + days * 86_400_000 + hours * 3_600_000);
+  };
+  const tokyoDate = (days: number): string =>
+    new Date(tokyo(days, 0).getTime() + TOKYO_MS).toISOString().slice(0, 10);
+  const drink = (token: string, ml: number, at: Date) =>
+    rest(app, 'POST', '/api/v1/health/logs/hydration', {
+      token,
+      body: { ml, logged_at: at.toISOString() },
+    });
+
+  it("sums the day's logged hydration in the person's zone, without deleted entries or other kinds", async () => {
+    const p = await person(['goals:read', 'goals:write', 'health:logs:write']);
+    await app.db.prisma.user.update({ where: { id: p.user.id }, data: { timezone: 'Asia/Tokyo' } });
+    const set = await callTool(p.client, 'goals_goal_set', { metric: 'hydration', target: 2000 });
+    expect(set.structuredContent).toMatchObject({ metric: 'hydration', unit: 'ml', target: 2000 });
+    // 00:30 and 23:30 local fall on one UTC day but on two Tokyo days
+    expect((await drink(p.token, 500, tokyo(0, 0.5))).status).toBe(201);
+    expect((await drink(p.token, 1600, tokyo(0, 8))).status).toBe(201);
+    expect((await drink(p.token, 700, tokyo(-1, 23.5))).status).toBe(201);
+    const deleted = await drink(p.token, 3000, tokyo(0, 1));
+    const del = await rest(app, 'DELETE', `/api/v1/health/logs/${deleted.body.id}`, {
+      token: p.token,
+    });
+    expect(del.status).toBe(200);
+    const custom = await rest(app, 'POST', '/api/v1/health/logs/custom-metrics', {
+      token: p.token,
+      body: { name: 'water', value: 2500, unit: 'ml', logged_at: tokyo(0, 3).toISOString() },
+    });
+    expect(custom.status).toBe(201);
+    const other = await person(['health:logs:write']);
+    await drink(other.token, 4000, tokyo(0, 2));
+
+    const res = await rest(app, 'GET', '/api/v1/goals/progress?periods=2&metric=hydration', {
+      token: p.token,
+    });
+    expect(res.status).toBe(200);
+    expect(res.body.timezone).toBe('Asia/Tokyo');
+    expect(res.body.date).toBe(tokyoDate(0));
+    expect(res.body.goals[0].goal).toMatchObject({ metric: 'hydration', unit: 'ml' });
+    expect(res.body.goals[0].periods).toMatchObject([
+      { start: tokyoDate(0), value: 2100, percent: 105, met: true, status: 'met' },
+      { start: tokyoDate(-1), value: 700, percent: 35, met: false, status: 'missed' },
+    ]);
+    const mcp = await callTool(p.client, 'goals_progress_read', { metric: 'hydration' });
+    expect((mcp.structuredContent as any).goals[0].periods[0]).toMatchObject({ value: 2100 });
+  });
+
+  it('sums a week of hydration and bounds targets to 100..10000 ml a day, 7 times that a week', async () => {
+    const p = await person(['goals:read', 'goals:write', 'health:logs:write']);
+    expect((await setGoal(p.token, 'hydration', { target: 99 })).status).toBe(422);
+    expect((await setGoal(p.token, 'hydration', { target: 10_001 })).status).toBe(422);
+    expect((await setGoal(p.token, 'hydration', { target: 70_001, period: 'week' })).status).toBe(
+      422,
+    );
+    expect((await setGoal(p.token, 'hydration', { target: 70_000, period: 'week' })).status).toBe(
+      200,
+    );
+    const week = await rest(app, 'GET', '/api/v1/goals/progress', { token: p.token });
+    const monday = new Date(`${week.body.goals[0].periods[0].start}T00:00:00Z`);
+    expect(week.body.goals[0].periods[0].status).toBe('no_data');
+    await drink(p.token, 1000, new Date(monday.getTime() + 10 * 3_600_000));
+    await drink(p.token, 1500, new Date(monday.getTime() + 11 * 3_600_000));
+    const after = await rest(app, 'GET', '/api/v1/goals/progress', { token: p.token });
+    expect(after.body.goals[0].periods[0]).toMatchObject({ value: 2500, met: false });
   });
 });

@@ -4,7 +4,7 @@
  * differ from UTC days): figures, units, sources, local-day bucketing, bounds, scopes and meta.
  */
 import { describe, expect, it } from 'vitest';
-import { seedHealthPerson } from '../factories/health-summary.ts';
+import { at, seedHealthPerson } from '../factories/health-summary.ts';
 import { seedPersonalToken, seedUser } from '../factories/users.ts';
 import { startTestApp } from '../harness/app.ts';
 import { rest } from '../harness/clients.ts';
@@ -310,6 +310,7 @@ describe('health_catalog_read (issue 16)', () => {
 });
 
 describe('activity_body_composition_read (issue 16)', () => {
+  const imported = (kg: number) => ({ body_weight_kg: kg, body_weight_source: 'imported' });
   it('answers daily steps, energy and weight and the weight trend over a range', async () => {
     const person = await seededPerson();
     const client = await mcpClient(app, await tokenFor(person.user.id, ['health:metrics:read']));
@@ -319,13 +320,20 @@ describe('activity_body_composition_read (issue 16)', () => {
     });
     const trend = res.structuredContent as any;
     expect(trend.days).toEqual([
-      { date: '2025-03-03', steps: 4000, active_energy_kcal: null, body_weight_kg: 81 },
-      { date: '2025-03-10', steps: 3500, active_energy_kcal: 250.5, body_weight_kg: 79.5 },
-      { date: '2025-03-11', steps: 700, active_energy_kcal: null, body_weight_kg: null },
+      { date: '2025-03-03', steps: 4000, active_energy_kcal: null, ...imported(81) },
+      { date: '2025-03-10', steps: 3500, active_energy_kcal: 250.5, ...imported(79.5) },
+      {
+        date: '2025-03-11',
+        steps: 700,
+        active_energy_kcal: null,
+        body_weight_kg: null,
+        body_weight_source: null,
+      },
     ]);
     expect(trend.mean_steps).toBeCloseTo(2733.33, 2);
     expect(trend.body_weight).toEqual({
       count: 3,
+      logged: 0,
       first: 81,
       last: 79.5,
       change: -1.5,
@@ -357,5 +365,89 @@ describe('activity_body_composition_read (issue 16)', () => {
       },
     );
     expect(refused.status).toBe(403);
+  });
+});
+
+describe('activity_body_composition_read with logged weights', () => {
+  it('puts weights logged through the logs domain next to the imported ones, marked by source', async () => {
+    const person = await seededPerson();
+    const token = await tokenFor(person.user.id, ['health:metrics:read', 'health:logs:write']);
+    const client = await mcpClient(app, token);
+    const weigh = async (kg: number, local: string) => {
+      const res = await rest(app, 'POST', '/api/v1/health/logs/weight', {
+        token,
+        body: { kg, logged_at: at(local).toISOString() },
+      });
+      expect(res.status).toBe(201);
+      return res.body.id as string;
+    };
+    // the 10th: logged at 21:00 after the imported 79.5 at 20:00, so the day's weight is logged
+    const viaMcp = await callTool(client, 'logs_weight_add', {
+      kg: 79,
+      logged_at: at('2025-03-10T21:00:00').toISOString(),
+      idempotency_key: `weigh-${person.user.id}-10`,
+    });
+    expect(viaMcp.isError).toBeFalsy();
+    await weigh(80.2, '2025-03-05T07:00:00'); // a day with nothing imported
+    await weigh(82, '2025-03-03T07:00:00'); // before the imported 81 at 08:00: 81 stays
+    // 00:30 on the 5th in Berlin is still the 4th in UTC: it counts on the 5th, before 07:00
+    await weigh(80.4, '2025-03-05T00:30:00');
+    const gone = await weigh(60, '2025-03-04T07:00:00');
+    expect((await rest(app, 'DELETE', `/api/v1/health/logs/${gone}`, { token })).status).toBe(200);
+    const stranger = await seedUser(app);
+    await rest(app, 'POST', '/api/v1/health/logs/weight', {
+      token: stranger.token,
+      body: { kg: 150, logged_at: at('2025-03-06T07:00:00').toISOString() },
+    });
+
+    const res = await callTool(client, 'activity_body_composition_read', {
+      from: '2025-03-01',
+      to: '2025-03-11',
+    });
+    const trend = res.structuredContent as any;
+    expect(trend.days).toEqual([
+      {
+        date: '2025-03-03',
+        steps: 4000,
+        active_energy_kcal: null,
+        body_weight_kg: 81,
+        body_weight_source: 'imported',
+      },
+      {
+        date: '2025-03-05',
+        steps: null,
+        active_energy_kcal: null,
+        body_weight_kg: 80.2,
+        body_weight_source: 'logged',
+      },
+      {
+        date: '2025-03-10',
+        steps: 3500,
+        active_energy_kcal: 250.5,
+        body_weight_kg: 79,
+        body_weight_source: 'logged',
+      },
+      {
+        date: '2025-03-11',
+        steps: 700,
+        active_energy_kcal: null,
+        body_weight_kg: null,
+        body_weight_source: null,
+      },
+    ]);
+    expect(trend.mean_steps).toBeCloseTo(2733.33, 2);
+    expect(trend.body_weight).toEqual({
+      count: 7,
+      logged: 4,
+      first: 81,
+      last: 79,
+      change: -2,
+      min: 79,
+      max: 82,
+    });
+    const http = await rest(app, 'GET', '/api/v1/health/activity?from=2025-03-01&to=2025-03-11', {
+      token,
+    });
+    expect(http.body.days).toEqual(trend.days);
   });
 });

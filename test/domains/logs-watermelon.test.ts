@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { seedPersonalToken, seedUser } from '../factories/users.ts';
 import { startTestApp } from '../harness/app.ts';
 import { callTool, mcpClient } from '../harness/mcp.ts';
-import { Phone, watermelon } from './sync-watermelon.helpers.ts';
+import { createLocal, localRows, Phone, watermelon } from './sync-watermelon.helpers.ts';
 
 const app = await startTestApp();
 const { Model, appSchema, tableSchema } = watermelon;
@@ -56,20 +56,6 @@ const logsPhone = {
   }),
   modelClasses: [ReadingRecord, EntryRecord],
 };
-
-function createLocal(phone: Phone, table: string, raw: Record<string, unknown>): Promise<string> {
-  return phone.db.write(async () => {
-    const rec = await phone.db.get(table).create((r: any) => {
-      r._raw.id = randomUUID();
-      for (const [k, v] of Object.entries(raw)) r._setRaw(k, v);
-    });
-    return rec.id as string;
-  });
-}
-
-async function localRows(phone: Phone, table: string): Promise<Record<string, any>[]> {
-  return (await phone.db.get(table).query().fetch()).map((r: any) => r._raw);
-}
 
 describe('blood pressure and logs with the WatermelonDB client', () => {
   it('pulls what an agent logs, edits and deletes, and serves what the phone pushes', async () => {

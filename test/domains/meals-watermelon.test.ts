@@ -3,13 +3,12 @@
  * and meals logged over MCP, edited and deleted over REST reach the phone's local database through
  * synchronize(), deletions included.
  */
-import { randomUUID } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { listMeals, logMeal, RICE, seedFood } from '../factories/meals.ts';
 import { seedUser } from '../factories/users.ts';
 import { startTestApp } from '../harness/app.ts';
 import { rest } from '../harness/clients.ts';
-import { Phone, watermelon } from './sync-watermelon.helpers.ts';
+import { createLocal, localRows, Phone, watermelon } from './sync-watermelon.helpers.ts';
 
 const app = await startTestApp();
 const { Model, appSchema, tableSchema } = watermelon;
@@ -62,21 +61,6 @@ const mealsPhone = {
 beforeAll(async () => {
   await seedFood(app, RICE);
 });
-
-/** Creates a record on the phone with these raw columns (meal ids are uuids, as the app makes them). */
-function createLocal(phone: Phone, table: string, raw: Record<string, unknown>): Promise<string> {
-  return phone.db.write(async () => {
-    const rec = await phone.db.get(table).create((r: any) => {
-      r._raw.id = randomUUID();
-      for (const [k, v] of Object.entries(raw)) r._setRaw(k, v);
-    });
-    return rec.id as string;
-  });
-}
-
-async function localRows(phone: Phone, table: string): Promise<Record<string, any>[]> {
-  return (await phone.db.get(table).query().fetch()).map((r: any) => r._raw);
-}
 
 describe('meals with the WatermelonDB client', () => {
   it('syncs a phone meal to the server, and server meals, edits and deletions to the phone', async () => {

@@ -263,3 +263,51 @@ describe('snore_night_delete', () => {
     ).toBe(200);
   });
 });
+
+describe('a night deleted through sync', () => {
+  /** The phone deletes nights through a WatermelonDB push (a tombstone, nothing else). */
+  async function pushDeletes(u: SeededUser, ids: string[]): Promise<void> {
+    const res = await rest(app, 'POST', '/api/sync/push', {
+      token: u.token,
+      body: {
+        changes: { snore_nights: { created: [], updated: [], deleted: ids } },
+        last_pulled_at: Date.now(),
+      },
+    });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+  }
+  const clipCount = (nightId: string) => app.db.prisma.snoreAudioClip.count({ where: { nightId } });
+
+  it("loses its clips and files on the person's next snoring read, other nights and people keep theirs", async () => {
+    const u = await seedUser(app);
+    const [gone, kept] = await pushNights(u, [1, 0]);
+    const goneClips = [
+      await (await upload(u.token, gone, wav(2000))).json(),
+      await (await upload(u.token, gone, wav(3000))).json(),
+    ];
+    const keptClip = await (await upload(u.token, kept, wav(2500))).json();
+    const other = await seedUser(app);
+    const [othersGone] = await pushNights(other, [1]);
+    const othersClip = await (await upload(other.token, othersGone, wav(2000))).json();
+
+    await pushDeletes(u, [gone]);
+    await pushDeletes(other, [othersGone]);
+    // the push only tombstones the night: the clips wait for the next snoring read
+    expect(await clipCount(gone)).toBe(2);
+
+    const list = await rest(app, 'GET', '/api/v1/health/snoring', { token: u.token });
+    expect(list.status).toBe(200);
+    expect(list.body.items.map((n: any) => n.id)).toEqual([kept]);
+    expect(await clipCount(gone)).toBe(0);
+    for (const clip of goneClips) expect(await app.deps.storage.get(clip.key)).toBeNull();
+    expect(await clipCount(kept)).toBe(1);
+    expect(await app.deps.storage.get(keptClip.key)).not.toBeNull();
+    // another person's clips are theirs to sweep, on their own next read
+    expect(await clipCount(othersGone)).toBe(1);
+    const client = await mcpClient(app, await seedPersonalToken(app, other.user.id, [...READ]));
+    const read = await callTool(client, 'snore_audio_read', { night_id: othersGone, clip: 0 });
+    expect(read.isError).toBe(true);
+    expect(await clipCount(othersGone)).toBe(0);
+    expect(await app.deps.storage.get(othersClip.key)).toBeNull();
+  });
+});

@@ -3,6 +3,7 @@
  * phone's schema of the synced tables, synchronised through `synchronize()` against the REST paths.
  * Its ES build does not import in Node, so it is loaded with createRequire.
  */
+import { randomUUID } from 'node:crypto';
 import { createRequire } from 'node:module';
 import type { TestApp } from '../harness/app.ts';
 import { rest } from '../harness/clients.ts';
@@ -167,4 +168,28 @@ export class Phone {
       }
     }
   }
+}
+
+/**
+ * Creates a record on a phone with these raw columns; answers its id (a uuid, as the app makes meal
+ * and log ids, unless the test passes another form of client id).
+ */
+export function createLocal(
+  phone: Phone,
+  table: string,
+  raw: Record<string, unknown>,
+  id: string = randomUUID(),
+): Promise<string> {
+  return phone.db.write(async () => {
+    const rec = await phone.db.get(table).create((r: any) => {
+      r._raw.id = id;
+      for (const [k, v] of Object.entries(raw)) r._setRaw(k, v);
+    });
+    return rec.id as string;
+  });
+}
+
+/** The phone's live local rows of a table, raw columns as synchronised. */
+export async function localRows(phone: Phone, table: string): Promise<Record<string, any>[]> {
+  return (await phone.db.get(table).query().fetch()).map((r: any) => r._raw);
 }

@@ -10,6 +10,7 @@ import type { GraphQLSchema } from 'graphql';
 import { z } from 'zod';
 import type { AuthedContext } from '../../graphql/context.ts';
 import { builder } from '../../graphql/builder.ts';
+import { enumValues } from '../../graphql/enum-values.ts';
 import type { Nutrients } from '../meals/index.ts';
 import type {
   AnalyzedItemView,
@@ -40,10 +41,7 @@ const BASE64_PHOTO_MAX_CHARS = 28_000_000;
 const ItemSource = builder.enumType('MealItemSource', {
   description:
     "Where an analysed item's nutrients come from: the food catalogue (FoodData Central and the other catalogue sources) for the grams, or the model's own estimate",
-  values: Object.fromEntries(ITEM_SOURCES.map((s) => [s, { value: s }])) as Record<
-    (typeof ITEM_SOURCES)[number],
-    { value: (typeof ITEM_SOURCES)[number] }
-  >,
+  values: enumValues(ITEM_SOURCES),
 });
 
 const nutrientFields = {

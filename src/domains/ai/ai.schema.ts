@@ -6,6 +6,7 @@
  */
 import { z } from 'zod';
 import { builder } from '../../graphql/builder.ts';
+import { enumValues } from '../../graphql/enum-values.ts';
 import type { InsightView } from './ai.meals.ts';
 import {
   INSIGHT_TONES,
@@ -30,10 +31,7 @@ const AiLanguage = builder.enumType('AiLanguage', {
 
 const InsightTone = builder.enumType('InsightTone', {
   description: 'How a tag of an insight reads: good news, plain fact, or something to watch',
-  values: Object.fromEntries(INSIGHT_TONES.map((t) => [t, { value: t }])) as Record<
-    (typeof INSIGHT_TONES)[number],
-    { value: (typeof INSIGHT_TONES)[number] }
-  >,
+  values: enumValues(INSIGHT_TONES),
 });
 
 const InsightTag = builder.objectRef<InsightView['tags'][number]>('InsightTag').implement({

@@ -4,7 +4,7 @@
  * goals, so this file imports nothing.
  */
 
-/** Metrics a goal may track (hydration waits for the logs domain: docs/decisions.md, issue 16). */
+/** Metrics a goal may track (README.md: where each one's daily value comes from). */
 export const GOAL_METRICS = [
   'steps',
   'active_energy',
@@ -12,6 +12,7 @@ export const GOAL_METRICS = [
   'sleep_minutes',
   'body_weight',
   'glucose_time_in_range',
+  'hydration',
 ] as const;
 export type GoalMetric = (typeof GOAL_METRICS)[number];
 
@@ -38,6 +39,7 @@ export const GOAL_METRIC_RULES: Record<GoalMetric, GoalMetricRule> = {
   sleep_minutes: { unit: 'min', min: 60, max: 1_440, week: 'mean' },
   body_weight: { unit: 'kg', min: 20, max: 400, week: 'last' },
   glucose_time_in_range: { unit: '%', min: 1, max: 100, week: 'whole' },
+  hydration: { unit: 'ml', min: 100, max: 10_000, week: 'sum' },
 };
 
 /** The largest target of a metric for a period. */

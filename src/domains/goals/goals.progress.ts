@@ -1,13 +1,14 @@
 /**
  * Progress of the person's goals (rules: README.md), computed from per-day SQL aggregates of the
- * health domain (dailyHealth) and the glucose domain (dailyTimeInRange): one statement per source
- * for the whole span, whatever the number of goals and periods. Days are local dates in the
- * person's zone; a week is Monday..Sunday.
+ * health domain (dailyHealth), the glucose domain (dailyTimeInRange) and the logs domain
+ * (dailyHydration): one statement per source for the whole span, whatever the number of goals and
+ * periods. Days are local dates in the person's zone; a week is Monday..Sunday.
  */
 import { dailyTimeInRange } from '../glucose/index.ts';
 import type { DailyGlucoseView } from '../glucose/index.ts';
 import { dailyHealth } from '../health/index.ts';
 import type { DailyHealthView } from '../health/index.ts';
+import { dailyHydration } from '../logs/index.ts';
 import { personZone } from '../profile/index.ts';
 import type { AuthedContext } from '../../graphql/context.ts';
 import {
@@ -63,10 +64,12 @@ export interface GoalProgressOptions {
   metric?: GoalMetric | null;
 }
 
-/** What the progress of goals needs: the person's days and glucose, keyed by local date. */
+/** What the progress of goals needs: the person's days, glucose and hydration, by local date. */
 interface DayData {
   health: Map<LocalDate, DailyHealthView>;
   glucose: Map<LocalDate, DailyGlucoseView>;
+  /** the day's logged hydration, ml (days without entries are absent) */
+  hydration: Map<LocalDate, number>;
 }
 
 /** The first date of the period containing `date`. */
@@ -76,22 +79,30 @@ export function periodStart(date: LocalDate, period: GoalPeriod): LocalDate {
 
 const periodLength = (period: GoalPeriod): number => (period === 'day' ? 1 : 7);
 
-/** Loads the person's days from..to (one statement per source). */
+/**
+ * Loads the person's days from..to (one statement per source). Glucose is read only when asked;
+ * hydration unless `hydration: false` (callers that may meet a hydration goal need not know it).
+ */
 export async function loadDays(
   ctx: AuthedContext,
-  options: { from: LocalDate; to: LocalDate; zone: string; glucose: boolean },
+  options: { from: LocalDate; to: LocalDate; zone: string; glucose: boolean; hydration?: boolean },
 ): Promise<DayData> {
-  const [health, glucose] = await Promise.all([
+  const [health, glucose, hydration] = await Promise.all([
     dailyHealth(ctx, options),
     options.glucose ? dailyTimeInRange(ctx, options) : Promise.resolve([]),
+    options.hydration === false ? Promise.resolve([]) : dailyHydration(ctx, options),
   ]);
   return {
     health: new Map(health.map((d) => [d.date, d])),
     glucose: new Map(glucose.map((d) => [d.date, d])),
+    hydration: new Map(hydration.map((d) => [d.date, d.ml])),
   };
 }
 
-const dailyValue = (metric: GoalMetric, d: DailyHealthView | undefined): number | null => {
+/** A metric's value on one day (glucose time in range is made from counts: periodValue). */
+const dailyValue = (data: DayData, metric: GoalMetric, date: LocalDate): number | null => {
+  if (metric === 'hydration') return data.hydration.get(date) ?? null;
+  const d = data.health.get(date);
   if (!d) return null;
   switch (metric) {
     case 'steps':
@@ -132,7 +143,7 @@ export function periodValue(
     return n ? round1((100 * inRange) / n) : null;
   }
   const values = dates
-    .map((d) => dailyValue(metric, data.health.get(d)))
+    .map((d) => dailyValue(data, metric, d))
     .filter((v): v is number => v !== null);
   if (!values.length) return null;
   switch (GOAL_METRIC_RULES[metric].week) {
@@ -188,6 +199,7 @@ export async function goalProgress(
     to: today,
     zone,
     glucose: goals.some((g) => g.metric === 'glucose_time_in_range'),
+    hydration: goals.some((g) => g.metric === 'hydration'),
   });
   return {
     date: today,

@@ -101,7 +101,7 @@ builder.mutationFields((t) => ({
       target: t.arg.float({
         required: true,
         description:
-          'the target in the metric unit: steps 100..100000 (count), active_energy 10..10000 (kcal), exercise_minutes 1..1440, sleep_minutes 60..1440, body_weight 20..400 (kg), glucose_time_in_range 1..100 (%); weekly steps, active_energy and exercise_minutes up to 7 times as much',
+          'the target in the metric unit: steps 100..100000 (count), active_energy 10..10000 (kcal), exercise_minutes 1..1440, sleep_minutes 60..1440, body_weight 20..400 (kg), glucose_time_in_range 1..100 (%), hydration 100..10000 (ml); weekly steps, active_energy, exercise_minutes and hydration up to 7 times as much',
         validate: z.number().finite().min(1).max(700_000),
       }),
       period: t.arg.string({

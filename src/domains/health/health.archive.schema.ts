@@ -1,6 +1,7 @@
 /** The health archive (issue 16): the whole Apple Health export, read a bounded page at a time. */
 import { z } from 'zod';
 import { builder } from '../../graphql/builder.ts';
+import { enumValues } from '../../graphql/enum-values.ts';
 import {
   ARCHIVE_INTERVALS,
   ARCHIVE_LIMITS,
@@ -38,10 +39,7 @@ const HEART_RATE = 'HKQuantityTypeIdentifierHeartRate';
 
 const ArchiveInterval = builder.enumType('HealthArchiveInterval', {
   description: 'An interval samples are aggregated to (buckets start at its UTC boundary)',
-  values: Object.fromEntries(ARCHIVE_INTERVALS.map((i) => [i, { value: i }])) as Record<
-    (typeof ARCHIVE_INTERVALS)[number],
-    { value: (typeof ARCHIVE_INTERVALS)[number] }
-  >,
+  values: enumValues(ARCHIVE_INTERVALS),
 });
 
 const KeyValue = builder.objectRef<KeyValueView>('HealthArchiveMetadataEntry').implement({

@@ -1,6 +1,7 @@
 /** Health-store imports (metrics; sleep and workout intervals) and their reads. */
 import { z } from 'zod';
 import { builder } from '../../graphql/builder.ts';
+import { enumValues } from '../../graphql/enum-values.ts';
 import type {
   BatchImportResult,
   DataSubjectView,
@@ -37,18 +38,12 @@ const interval = <T extends { startAt: Date; endAt: Date }>(s: z.ZodType<T>): z.
 
 export const HealthMetricType = builder.enumType('HealthMetricType', {
   description: "A point-in-time health metric imported from the phone's health store",
-  values: Object.fromEntries(METRIC_TYPES.map((m) => [m, { value: m }])) as Record<
-    (typeof METRIC_TYPES)[number],
-    { value: (typeof METRIC_TYPES)[number] }
-  >,
+  values: enumValues(METRIC_TYPES),
 });
 
 export const SleepStage = builder.enumType('SleepStage', {
   description: 'A stage of a sleep interval',
-  values: Object.fromEntries(SLEEP_STAGES.map((s) => [s, { value: s }])) as Record<
-    (typeof SLEEP_STAGES)[number],
-    { value: (typeof SLEEP_STAGES)[number] }
-  >,
+  values: enumValues(SLEEP_STAGES),
 });
 
 const ImportResultRef = builder.objectRef<ImportResult>('HealthImportResult').implement({

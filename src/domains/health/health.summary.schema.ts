@@ -5,6 +5,7 @@
  */
 import { z } from 'zod';
 import { builder } from '../../graphql/builder.ts';
+import { enumValues } from '../../graphql/enum-values.ts';
 import { isLocalDate } from '../../platform/local-dates.ts';
 import { HealthMetricType, WorkoutSample } from './health.schema.ts';
 import {
@@ -16,6 +17,7 @@ import {
   SUMMARY_ROWS_MAX,
   SUMMARY_SPAN_MAX_DAYS,
   TREND_SPAN_MAX_DAYS,
+  WEIGHT_SOURCES,
 } from './health.summary.ts';
 import type {
   ActivityDayView,
@@ -88,10 +90,7 @@ const workoutIdArg = {
 
 const SummaryInterval = builder.enumType('HealthSummaryInterval', {
   description: 'The bucket of a range summary: a local day, ISO week (Monday first) or month',
-  values: Object.fromEntries(SUMMARY_INTERVALS.map((i) => [i, { value: i }])) as Record<
-    (typeof SUMMARY_INTERVALS)[number],
-    { value: (typeof SUMMARY_INTERVALS)[number] }
-  >,
+  values: enumValues(SUMMARY_INTERVALS),
 });
 
 const MetricAggregate = builder.objectRef<MetricAggregateView>('HealthMetricAggregate').implement({
@@ -224,6 +223,12 @@ const Catalog = builder.objectRef<HealthCatalogView>('HealthCatalog').implement(
   }),
 });
 
+const WeightSource = builder.enumType('HealthWeightSource', {
+  description:
+    "Where a body weight comes from: imported from the phone's health store, or logged (by hand, by the phone's log or by an agent)",
+  values: enumValues(WEIGHT_SOURCES),
+});
+
 const ActivityDay = builder.objectRef<ActivityDayView>('HealthActivityDay').implement({
   description: 'A day of activity and body weight (null where nothing was recorded)',
   fields: (t) => ({
@@ -232,7 +237,13 @@ const ActivityDay = builder.objectRef<ActivityDayView>('HealthActivityDay').impl
     activeEnergyKcal: t.exposeFloat('activeEnergyKcal', { nullable: true }),
     bodyWeightKg: t.exposeFloat('bodyWeightKg', {
       nullable: true,
-      description: "the day's last weight",
+      description: "the day's last weight, imported or logged (whichever was taken later)",
+    }),
+    bodyWeightSource: t.field({
+      type: WeightSource,
+      nullable: true,
+      description: 'where bodyWeightKg comes from',
+      resolve: (d) => d.bodyWeightSource,
     }),
   }),
 });
@@ -240,7 +251,8 @@ const ActivityDay = builder.objectRef<ActivityDayView>('HealthActivityDay').impl
 const BodyWeightTrend = builder.objectRef<BodyWeightTrendView>('HealthBodyWeightTrend').implement({
   description: 'Body weight over the range, kg',
   fields: (t) => ({
-    count: t.exposeInt('count', { description: 'weight samples' }),
+    count: t.exposeInt('count', { description: 'weight samples imported and entries logged' }),
+    logged: t.exposeInt('logged', { description: 'of count, the weights logged' }),
     first: t.exposeFloat('first', { description: "the first day's weight" }),
     last: t.exposeFloat('last', { description: "the last day's weight" }),
     change: t.exposeFloat('change', { description: 'last - first' }),

@@ -11,6 +11,8 @@ import { validationError } from '../../errors.ts';
 import type { AuthedContext } from '../../graphql/context.ts';
 import { addDays, daysBetween, localDateOf, localTime } from '../../platform/local-dates.ts';
 import type { LocalDate } from '../../platform/local-dates.ts';
+import { dailyWeights } from '../logs/index.ts';
+import type { DailyWeightView } from '../logs/index.ts';
 import { personZone } from '../profile/index.ts';
 import { METRIC_TYPES, METRIC_UNITS } from './health.constants.ts';
 import type { MetricType } from './health.constants.ts';
@@ -61,6 +63,8 @@ export interface MetricAggregateView {
   end: LocalDate;
   /** the apps or devices that recorded the samples, most samples first (day summary and catalog) */
   sources?: string[];
+  /** when the bucket's last sample was taken (body weight only; the activity trend compares it) */
+  lastAt?: Date;
 }
 
 export interface DaySummaryView {
@@ -177,7 +181,7 @@ export function metricAggregateSql(options: {
 SELECT to_char(b.bucket, 'YYYY-MM-DD') AS bucket, b.metric_type, b.count,
        ${r2(Prisma.sql`b.sum`)} AS sum, ${r2(Prisma.sql`b.avg`)} AS avg,
        ${r2(Prisma.sql`b.min`)} AS min, ${r2(Prisma.sql`b.max`)} AS max,
-       ${r2(Prisma.sql`b.last[2]`)} AS last ${sources}
+       ${r2(Prisma.sql`b.last[2]`)} AS last, b.last[1] AS last_epoch ${sources}
 FROM (
   SELECT date_trunc(${interval}, (s."timestamp" AT TIME ZONE 'UTC') AT TIME ZONE ${zone}) AS bucket,
          s.metric_type, count(*)::int AS count, sum(s.value) AS sum, avg(s.value) AS avg,
@@ -205,6 +209,8 @@ interface AggregateRow {
   min: number;
   max: number;
   last: number | null;
+  /** epoch seconds of the last body weight */
+  last_epoch: number | null;
   sources?: string[];
 }
 
@@ -251,6 +257,7 @@ async function aggregates(
       start: r.bucket < range.from ? range.from : r.bucket,
       end: end > range.to ? range.to : end,
       ...(withSources ? { sources: (r.sources ?? []).slice(0, SOURCES_MAX) } : {}),
+      ...(r.last_epoch === null ? {} : { lastAt: new Date(r.last_epoch * 1000) }),
     };
   });
 }
@@ -391,12 +398,24 @@ export interface ActivityDayView {
   steps: number | null;
   /** active energy that day, kcal (sum) */
   activeEnergyKcal: number | null;
-  /** the day's last body weight, kg */
+  /** the day's last body weight, kg, imported or logged, whichever was taken later */
   bodyWeightKg: number | null;
+  /** where that weight comes from (null without one) */
+  bodyWeightSource: WeightSource | null;
 }
 
+/**
+ * Where a body weight comes from: `imported` from the phone's health store (body_weight samples),
+ * or `logged` through the logs domain (log_entries of kind weight: by hand, the phone or an agent).
+ */
+export const WEIGHT_SOURCES = ['imported', 'logged'] as const;
+export type WeightSource = (typeof WEIGHT_SOURCES)[number];
+
 export interface BodyWeightTrendView {
+  /** imported samples and logged entries */
   count: number;
+  /** of count, the weights logged through the logs domain */
+  logged: number;
   first: number;
   last: number;
   /** last - first, kg */
@@ -414,7 +433,7 @@ export interface ActivityTrendView {
   /** mean daily steps and energy over the days with samples */
   meanSteps: number | null;
   meanActiveEnergyKcal: number | null;
-  /** the body weight trend over the range (null without weight samples) */
+  /** the body weight trend over the range, imported and logged (null without any weight) */
   bodyWeight: BodyWeightTrendView | null;
 }
 
@@ -426,9 +445,66 @@ export interface ActivityTrendOptions {
 const mean = (xs: number[]): number | null =>
   xs.length ? Math.round((xs.reduce((a, b) => a + b, 0) / xs.length) * 100) / 100 : null;
 
+/** A day's body weight: its last value with when and where it was taken, and its spread. */
+interface DayWeight {
+  value: number;
+  at: number;
+  source: WeightSource;
+  min: number;
+  max: number;
+  count: number;
+}
+
+const importedWeight = (r: MetricAggregateView): DayWeight => ({
+  value: r.value,
+  at: r.lastAt?.getTime() ?? 0,
+  source: 'imported',
+  min: r.min,
+  max: r.max,
+  count: r.count,
+});
+
+const loggedWeight = (w: DailyWeightView): DayWeight => ({
+  value: w.lastKg,
+  at: w.lastAt.getTime(),
+  source: 'logged',
+  min: w.minKg,
+  max: w.maxKg,
+  count: w.entries,
+});
+
+/** One day's weight from both origins: the later last value (logged on a tie), the whole spread. */
+const mergeWeights = (a: DayWeight | undefined, b: DayWeight): DayWeight =>
+  a
+    ? {
+        ...(a.at > b.at ? a : b),
+        min: Math.min(a.min, b.min),
+        max: Math.max(a.max, b.max),
+        count: a.count + b.count,
+      }
+    : b;
+
+/** The weight trend over the days' weights (oldest first), or null without any. */
+function weightTrend(weights: DayWeight[], logged: number): BodyWeightTrendView | null {
+  const first = weights[0];
+  const last = weights.at(-1);
+  if (!first || !last) return null;
+  return {
+    count: weights.reduce((n, w) => n + w.count, 0),
+    logged,
+    first: first.value,
+    last: last.value,
+    change: Math.round((last.value - first.value) * 100) / 100,
+    min: Math.min(...weights.map((w) => w.min)),
+    max: Math.max(...weights.map((w) => w.max)),
+  };
+}
+
 /**
  * Daily steps and active energy and the body weight trend over a range (at most 366 days): the
- * range summary's aggregate by day for the three metrics, one row a day.
+ * range summary's aggregate by day for the three metrics, one row a day, and the weights logged
+ * through the logs domain (dailyWeights) next to the imported ones, each day's weight marked by
+ * where it comes from.
  */
 export async function activityTrend(
   ctx: AuthedContext,
@@ -436,35 +512,36 @@ export async function activityTrend(
 ): Promise<ActivityTrendView> {
   const zone = await personZone(ctx);
   const range = localRange(options.from, options.to, zone, TREND_SPAN_MAX_DAYS);
-  const rows = await aggregates(
-    ctx,
-    range,
-    'day',
-    ['steps', 'active_energy', 'body_weight'],
-    false,
-  );
+  const [rows, logged] = await Promise.all([
+    aggregates(ctx, range, 'day', ['steps', 'active_energy', 'body_weight'], false),
+    dailyWeights(ctx, range),
+  ]);
   const byDay = new Map<LocalDate, ActivityDayView>();
-  const weights: { value: number; min: number; max: number }[] = [];
-  let weightCount = 0;
-  for (const r of rows) {
-    const day = byDay.get(r.start) ?? {
-      date: r.start,
+  const dayOf = (date: LocalDate): ActivityDayView => {
+    const day = byDay.get(date) ?? {
+      date,
       steps: null,
       activeEnergyKcal: null,
       bodyWeightKg: null,
+      bodyWeightSource: null,
     };
-    if (r.metricType === 'steps') day.steps = r.value;
-    else if (r.metricType === 'active_energy') day.activeEnergyKcal = r.value;
-    else {
-      day.bodyWeightKg = r.value;
-      weights.push(r);
-      weightCount += r.count;
-    }
-    byDay.set(r.start, day);
+    byDay.set(date, day);
+    return day;
+  };
+  const weightOn = new Map<LocalDate, DayWeight>();
+  for (const r of rows) {
+    if (r.metricType === 'steps') dayOf(r.start).steps = r.value;
+    else if (r.metricType === 'active_energy') dayOf(r.start).activeEnergyKcal = r.value;
+    else weightOn.set(r.start, importedWeight(r));
+  }
+  for (const w of logged) weightOn.set(w.date, mergeWeights(weightOn.get(w.date), loggedWeight(w)));
+  for (const [date, w] of weightOn) {
+    const day = dayOf(date);
+    day.bodyWeightKg = w.value;
+    day.bodyWeightSource = w.source;
   }
   const days = [...byDay.values()].sort((a, b) => (a.date < b.date ? -1 : 1));
-  const first = weights[0];
-  const last = weights.at(-1);
+  const weights = days.flatMap((d) => weightOn.get(d.date) ?? []);
   return {
     from: range.from,
     to: range.to,
@@ -474,16 +551,9 @@ export async function activityTrend(
     meanActiveEnergyKcal: mean(
       days.flatMap((d) => (d.activeEnergyKcal === null ? [] : [d.activeEnergyKcal])),
     ),
-    bodyWeight:
-      first && last
-        ? {
-            count: weightCount,
-            first: first.value,
-            last: last.value,
-            change: Math.round((last.value - first.value) * 100) / 100,
-            min: Math.min(...weights.map((w) => w.min)),
-            max: Math.max(...weights.map((w) => w.max)),
-          }
-        : null,
+    bodyWeight: weightTrend(
+      weights,
+      logged.reduce((n, w) => n + w.entries, 0),
+    ),
   };
 }

@@ -119,10 +119,13 @@ export async function readSnoreAudio(
   ctx: AuthedContext,
   options: ReadSnoreAudioOptions,
 ): Promise<SnoreAudioChunkView> {
-  const night = await ctx.prisma.snoreNight.findFirst({
-    where: { id: options.nightId, userId: readerUserId(ctx), deletedAt: null },
-    select: { clips: { orderBy: { id: 'asc' }, select: { key: true, mimeType: true } } },
-  });
+  const [night] = await Promise.all([
+    ctx.prisma.snoreNight.findFirst({
+      where: { id: options.nightId, userId: readerUserId(ctx), deletedAt: null },
+      select: { clips: { orderBy: { id: 'asc' }, select: { key: true, mimeType: true } } },
+    }),
+    sweepDeletedNightClips(ctx),
+  ]);
   if (!night) throw nightNotFound();
   if (!night.clips.length) {
     throw appError(
@@ -168,4 +171,37 @@ export async function readSnoreAudio(
 export async function snoreAudioKeys(tx: DbTx, userId: number): Promise<string[]> {
   const rows = await tx.snoreAudioClip.findMany({ where: { userId }, select: { key: true } });
   return rows.map((r) => r.key);
+}
+
+/** Removes stored clip files; a file that cannot be removed is logged, never fails the caller. */
+export async function removeClipFiles(ctx: AuthedContext, keys: string[]): Promise<void> {
+  for (const key of keys) {
+    await ctx.storage
+      .delete(key)
+      .catch((err: unknown) => ctx.log.error({ err, key }, 'could not delete a snoring clip'));
+  }
+}
+
+/**
+ * Removes the clips (rows and files) of the caller's nights that are deleted. A night the phone
+ * deletes through sync is only tombstoned by the generic push (which knows no domain and no
+ * storage), so its clips are removed here, on the caller's next snoring read or list, as
+ * deleteSnoreNight removes them at once. One statement: the clips it deletes are the files it
+ * removes, so two reads at once never remove a file twice.
+ * NOTE: ownership. Only the caller's own clips (ctx.principal.userId), whoever's data they read:
+ * a grantee's read never writes the owner's rows.
+ */
+export async function sweepDeletedNightClips(ctx: AuthedContext): Promise<number> {
+  const userId = ctx.principal.userId;
+  const removed = await ctx.prisma.$queryRaw<{ key: string }[]>`
+    DELETE FROM snore_audio_clips c
+     USING snore_nights n
+     WHERE c.night_id = n.id AND c.user_id = ${userId}::int AND n.user_id = ${userId}::int
+       AND n.deleted_at IS NOT NULL
+    RETURNING c.key`;
+  await removeClipFiles(
+    ctx,
+    removed.map((r) => r.key),
+  );
+  return removed.length;
 }
