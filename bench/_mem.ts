@@ -1,0 +1,16 @@
+import pg from 'pg';
+import { openDatabase } from '../src/db/database.ts';
+import { importAppleHealthFile } from '../src/domains/health/health.apple-import.ts';
+const admin = new pg.Client({ connectionString: 'postgres://postgres@127.0.0.1:5432/postgres' });
+await admin.connect();
+await admin.query('DROP DATABASE IF EXISTS probe_m WITH (FORCE)'); await admin.query('CREATE DATABASE probe_m');
+const db = await openDatabase({ url: 'postgres://postgres@127.0.0.1:5432/probe_m', dataDir: null });
+const user = await db.prisma.user.create({ data: { email: `m${Date.now()}@x.com` } });
+const mb = (n: number) => Math.round(n / 2 ** 20);
+const show = (l: string) => { const m = process.memoryUsage(); console.error(l, 'rss', mb(m.rss), 'nonheap', mb(m.rss - m.heapTotal), 'heapTotal', mb(m.heapTotal), 'heapUsed', mb(m.heapUsed), 'external', mb(m.external), 'ab', mb(m.arrayBuffers)); };
+show('idle');
+let peak = 0; const iv = setInterval(() => { const r = process.memoryUsage().rss; if (r > peak) { peak = r; show('peak'); } }, 200);
+const t = performance.now();
+await importAppleHealthFile(db, { userId: user.id, file: process.argv[2] });
+clearInterval(iv); show('end'); console.error('s', (performance.now() - t) / 1000);
+await db.close(); await admin.query('DROP DATABASE probe_m WITH (FORCE)'); await admin.end();
