@@ -12,45 +12,34 @@
  * the peak over the idle RSS measured just before. Time: the best of RUNS (default 3) for both.
  * Prints one JSON line.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
-import { openDatabase } from '../src/db/database.ts';
-import { fetchJson as json, memoryOf, signUp, startBenchServer } from './server.ts';
+import { round, scratchAccount, watchMemory, withDatabase } from './export-bench.ts';
+import { fetchJson as json, startBenchServer } from './server.ts';
 import type { BenchServer } from './server.ts';
 
 const N = Number(process.env.ROWS ?? 50_000);
 const RUNS = Number(process.env.RUNS ?? 3);
 const GOAL_GROWTH_MB = 64;
 const GOAL_RATIO = 2;
-const url = process.env.BENCH_DATABASE_URL || undefined;
-const dataDir = mkdtempSync(path.join(tmpdir(), 'hdp-bench-admin-export-'));
 
-const round = (x: number): number => Math.round(x * 10) / 10;
-const email = `admin-export.${Date.now()}@example.com`;
+// 1. an account (through the API), the server stopped
+const scratch = await scratchAccount('admin-export');
+const { dataDir, email, userId } = scratch;
 let server: BenchServer | null = null;
 try {
-  // 1. an account (through the API), then the server stops
-  server = await startBenchServer({}, { dataDir });
-  const first = await signUp(server.base, email);
-  const me = await json(server.base, '/api/auth/me', {
-    headers: { authorization: `Bearer ${first}` },
-  });
-  await server.stop();
-  server = null;
-
   // 2. the account becomes an admin with N raw samples; the baseline reads them in one query
   const baselineMs: number[] = [];
   let baselineBytes = 0;
-  const db = await openDatabase({ url, dataDir });
-  try {
-    await db.prisma.$executeRawUnsafe(`UPDATE users SET is_admin = true WHERE id = $1::int`, me.id);
+  await withDatabase(scratch, async (db) => {
+    await db.prisma.$executeRawUnsafe(
+      `UPDATE users SET is_admin = true WHERE id = $1::int`,
+      userId,
+    );
     await db.prisma.$executeRawUnsafe(
       `INSERT INTO raw_sensor_data (id, user_id, sensor_id, "timestamp", raw_value, temperature_c)
        SELECT 'bench-' || $1::int || '-' || g, $1::int, 1 + g % 2, now() - g * interval '1 minute',
               1000 + g % 500, CASE WHEN g % 3 = 0 THEN NULL ELSE 30 + (g % 50) / 10.0 END
          FROM generate_series(1, $2::int) AS g`,
-      me.id,
+      userId,
       N,
     );
     for (let i = 0; i < RUNS; i++) {
@@ -58,14 +47,12 @@ try {
       const rows = await db.prisma.$queryRawUnsafe<unknown[]>(
         `SELECT id, user_id, sensor_id, "timestamp", raw_value, temperature_c FROM raw_sensor_data
           WHERE user_id = $1::int AND deleted_at IS NULL ORDER BY user_id, sensor_id, "timestamp"`,
-        me.id,
+        userId,
       );
       baselineBytes = JSON.stringify(rows).length;
       baselineMs.push(performance.now() - t0);
     }
-  } finally {
-    await db.close();
-  }
+  });
 
   // 3. the server again: admin login, idle baseline, then the streamed export
   server = await startBenchServer({}, { dataDir });
@@ -75,15 +62,9 @@ try {
     body: JSON.stringify({ email, password: 'benchmark password' }),
   });
   const headers = { authorization: `Bearer ${login.access_token}` };
-  const exportPath = `/api/admin/raw-sensor-data?user_id=${me.id}`;
+  const exportPath = `/api/admin/raw-sensor-data?user_id=${userId}`;
   await json(server.base, `${exportPath}&limit=10`, { headers }); // warm the path
-  await new Promise((r) => setTimeout(r, 1000));
-  const idle = memoryOf(server.pid);
-  writeFileSync(`/proc/${server.pid}/clear_refs`, '5');
-  let sampledPeak = idle.rss;
-  const sampler = setInterval(() => {
-    sampledPeak = Math.max(sampledPeak, memoryOf(server!.pid).rss);
-  }, 5);
+  const memory = await watchMemory(server.pid);
   const exportMs: number[] = [];
   let rowsOut = 0;
   let bytes = 0;
@@ -96,17 +77,14 @@ try {
     bytes = text.length;
     rowsOut = (JSON.parse(text) as unknown[]).length;
   }
-  clearInterval(sampler);
-  const after = memoryOf(server.pid);
+  const { peak, growth } = memory.stop();
   if (rowsOut !== N) throw new Error(`exported ${rowsOut} of ${N}`);
-  const peak = Math.max(after.hwm, sampledPeak);
   const best = Math.min(...exportMs);
   const base = Math.min(...baselineMs);
-  const growth = peak - idle.rss;
   console.log(
     JSON.stringify({
       bench: 'admin-export',
-      database: url ? 'postgresql' : 'pglite',
+      database: scratch.url ? 'postgresql' : 'pglite',
       rows: N,
       runs: RUNS,
       export_ms: Math.round(best),
@@ -114,7 +92,7 @@ try {
       ratio: Math.round((best / base) * 100) / 100,
       export_mb: round(bytes / 1024 / 1024),
       baseline_mb: round(baselineBytes / 1024 / 1024),
-      idle_rss_mb: round(idle.rss),
+      idle_rss_mb: round(memory.idle),
       peak_rss_mb: round(peak),
       growth_mb: round(growth),
       goals: { growth_mb: GOAL_GROWTH_MB, ratio: GOAL_RATIO },
@@ -123,5 +101,5 @@ try {
   );
 } finally {
   await server?.stop();
-  rmSync(dataDir, { recursive: true, force: true });
+  scratch.remove();
 }

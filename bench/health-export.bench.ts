@@ -11,30 +11,23 @@
  * is stopped (an embedded database has one owner), and the baseline runs then too. Memory: VmHWM
  * reset just before the job (clear_refs) and RSS sampled every 5 ms. Prints one JSON line.
  */
-import { createWriteStream, mkdtempSync, rmSync, statSync } from 'node:fs';
+import { createWriteStream, statSync } from 'node:fs';
 import { once } from 'node:events';
-import { writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { PGlite } from '@electric-sql/pglite';
 import { stringify } from 'csv-stringify/sync';
 import pg from 'pg';
-import { openDatabase } from '../src/db/database.ts';
-import { fetchJson as json, memoryOf, signUp, startBenchServer } from './server.ts';
+import { round, scratchAccount, watchMemory, withDatabase } from './export-bench.ts';
+import { fetchJson as json, startBenchServer } from './server.ts';
 import type { BenchServer } from './server.ts';
 
 const N = Number(process.env.ROWS ?? 2_000_000);
 const GOAL_GROWTH_MB = 64;
-const url = process.env.BENCH_DATABASE_URL || undefined;
-const dataDir = mkdtempSync(path.join(tmpdir(), 'hdp-bench-health-export-'));
 const FROM = new Date('2025-01-01T00:00:00Z');
 const TO = new Date('2026-01-01T00:00:00Z');
 const STEP_S = (TO.getTime() - FROM.getTime()) / 1000 / N;
 const COLUMNS = ['timestamp', 'metric_type', 'value', 'unit', 'source'];
 const CHUNK = 5000;
-
-const round = (x: number): number => Math.round(x * 10) / 10;
-const email = `health-export.${Date.now()}@example.com`;
 
 type Fetch = (sql: string, values?: unknown[]) => Promise<Record<string, unknown>[]>;
 
@@ -72,23 +65,16 @@ async function baseline(run: Fetch, userId: number, file: string): Promise<numbe
   return rows;
 }
 
+// 1. an account (through the API), the server stopped
+const scratch = await scratchAccount('health-export');
+const { dataDir, url, token, userId } = scratch;
 let server: BenchServer | null = null;
 try {
-  // 1. an account (through the API), then the server stops
-  server = await startBenchServer({}, { dataDir });
-  const token = await signUp(server.base, email);
-  const me = await json(server.base, '/api/auth/me', {
-    headers: { authorization: `Bearer ${token}` },
-  });
-  await server.stop();
-  server = null;
-
   // 2. N samples over a year (seven metric types in turn), then the baseline
-  const db = await openDatabase({ url, dataDir });
   let baselineMs = 0;
   let baselineRows = 0;
   const baselineFile = path.join(dataDir, 'baseline.csv');
-  try {
+  await withDatabase(scratch, async (db) => {
     const t0 = performance.now();
     await db.prisma.$executeRawUnsafe(
       `INSERT INTO health_metrics (id, user_id, metric_type, value, unit, timestamp, source)
@@ -96,7 +82,7 @@ try {
               'body_weight','respiratory_rate','heart_rate'])[1 + g % 7], 50 + g % 100, 'u',
               $2::timestamptz + g * make_interval(secs => $3::float8), 'Bench Watch'
          FROM generate_series(0, $4::int - 1) AS g`,
-      me.id,
+      userId,
       FROM,
       STEP_S,
       N,
@@ -114,12 +100,10 @@ try {
       run = async (sql) => (await pglite.query<Record<string, unknown>>(sql)).rows;
     }
     const t1 = performance.now();
-    baselineRows = await baseline(run, me.id, baselineFile);
+    baselineRows = await baseline(run, userId, baselineFile);
     baselineMs = performance.now() - t1;
     await close();
-  } finally {
-    await db.close();
-  }
+  });
   const baselineBytes = statSync(baselineFile).size;
 
   // 3. the server again: idle memory, then the export job, polled until ready
@@ -140,13 +124,7 @@ try {
     }
   };
   await wait(warm.id);
-  await new Promise((r) => setTimeout(r, 1000));
-  const idle = memoryOf(server.pid);
-  writeFileSync(`/proc/${server.pid}/clear_refs`, '5');
-  let sampledPeak = idle.rss;
-  const sampler = setInterval(() => {
-    sampledPeak = Math.max(sampledPeak, memoryOf(server!.pid).rss);
-  }, 5);
+  const memory = await watchMemory(server.pid);
   const t2 = performance.now();
   const started = await json(server.base, '/api/v1/export/jobs', {
     method: 'POST',
@@ -155,13 +133,10 @@ try {
   });
   const done = await wait(started.id);
   const exportMs = performance.now() - t2;
-  clearInterval(sampler);
-  const after = memoryOf(server.pid);
+  const { peak, growth } = memory.stop();
   if (done.status !== 'ready') throw new Error(`export ${done.status}: ${done.error}`);
   if (done.rows_written !== N || baselineRows !== N)
     throw new Error(`exported ${done.rows_written}, baseline ${baselineRows}, of ${N}`);
-  const peak = Math.max(after.hwm, sampledPeak);
-  const growth = peak - idle.rss;
   console.log(
     JSON.stringify({
       bench: 'health-export',
@@ -173,7 +148,7 @@ try {
       ratio: Math.round((exportMs / baselineMs) * 100) / 100,
       export_mb: round(done.size_bytes / 1024 / 1024),
       baseline_mb: round(baselineBytes / 1024 / 1024),
-      idle_rss_mb: round(idle.rss),
+      idle_rss_mb: round(memory.idle),
       peak_rss_mb: round(peak),
       growth_mb: round(growth),
       goals: { growth_mb: GOAL_GROWTH_MB },
@@ -182,5 +157,5 @@ try {
   );
 } finally {
   await server?.stop();
-  rmSync(dataDir, { recursive: true, force: true });
+  scratch.remove();
 }

@@ -7,7 +7,9 @@
  *
  * The queue starts lazily: on the first `send`, or from `resume()` when a domain finds work left
  * from an earlier run, so an app that never queues anything never creates the schema.
- * `stop()` aborts the running handlers (their AbortSignal) and waits for them to return.
+ * `stop()` aborts the running handlers (their AbortSignal) and waits for them to return, and ends
+ * the periodic checks (`every`: timers in this process, not pg-boss schedules, so they run whether
+ * or not the queue has started).
  */
 import PgBoss from 'pg-boss';
 import type { PGlite } from '@electric-sql/pglite';
@@ -24,7 +26,9 @@ export interface JobQueue {
   send(queue: string, data: Record<string, unknown>): Promise<void>;
   /** Starts the queue and its workers now (idempotent). */
   start(): Promise<void>;
-  /** Aborts running handlers, waits for them, and stops polling. */
+  /** Runs `task` every `ms` until stop; a run never overlaps the previous, a failure is logged. */
+  every(ms: number, task: () => Promise<void>): void;
+  /** Aborts running handlers, waits for them, stops polling and the periodic checks. */
   stop(): Promise<void>;
 }
 
@@ -48,6 +52,7 @@ function pgliteDb(pglite: PGlite): PgBoss.Db {
 export function createJobQueue(target: DbTarget, log: Logger): JobQueue {
   const handlers = new Map<string, JobHandler>();
   const running = new Set<AbortController>();
+  const timers: NodeJS.Timeout[] = [];
   let starting: Promise<PgBoss> | null = null;
   let stopped = false;
 
@@ -104,8 +109,22 @@ export function createJobQueue(target: DbTarget, log: Logger): JobQueue {
     async start() {
       await start();
     },
+    every(ms, task) {
+      if (stopped) return;
+      let busy = false;
+      const timer = setInterval(() => {
+        if (busy) return;
+        busy = true;
+        task()
+          .catch((err: unknown) => log.error({ err }, 'periodic job check failed'))
+          .finally(() => (busy = false));
+      }, ms);
+      timer.unref(); // never what keeps the process alive
+      timers.push(timer);
+    },
     async stop() {
       stopped = true;
+      for (const timer of timers.splice(0)) clearInterval(timer);
       if (!starting) return;
       const b = await starting.catch(() => null);
       for (const controller of running) controller.abort();

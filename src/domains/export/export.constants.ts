@@ -22,6 +22,8 @@ export const EXPORT_MAX_PER_DAY = 20;
 export const EXPORT_MAX_ATTEMPTS = 3;
 /** A running job whose worker gave no sign of life for this long was orphaned (PostgreSQL). */
 export const EXPORT_STALE_MS = 2 * 60_000;
+/** How often a running app looks for such jobs (a crashed process's job need not wait a restart). */
+export const EXPORT_STALE_CHECK_MS = 60_000;
 /** The pg-boss queue of export jobs. */
 export const EXPORT_QUEUE = 'health-export';
 /** Jobs a page of the list answers by default and at most. */

@@ -5,6 +5,7 @@
  */
 import { z } from 'zod';
 import { builder } from '../../graphql/builder.ts';
+import { enumValues } from '../../graphql/enum-values.ts';
 import {
   EXPORT_EARLIEST,
   EXPORT_FORMATS,
@@ -34,7 +35,7 @@ const DAY_MS = 86_400_000;
 const enumOf = <T extends string>(name: string, description: string, values: readonly T[]) =>
   builder.enumType(name, {
     description,
-    values: Object.fromEntries(values.map((v) => [v, { value: v }])) as Record<T, { value: T }>,
+    values: enumValues(values),
   });
 
 const ExportFormat = enumOf('ExportFormat', 'The file format of a health export', EXPORT_FORMATS);

@@ -7,7 +7,9 @@
  * app stops mid-job the worker is aborted, its partial file removed and the job set back to
  * queued; a process that died leaves it running without heartbeats. At start, `resumeExports`
  * queues such jobs again (each run rewrites the file from the start) or, after
- * EXPORT_MAX_ATTEMPTS starts, fails them with a reason.
+ * EXPORT_MAX_ATTEMPTS starts, fails them with a reason; while running, every app does the same
+ * each EXPORT_STALE_CHECK_MS for jobs whose heartbeat is older than EXPORT_STALE_MS
+ * (`checkStaleExports`), so on PostgreSQL a crashed process's job does not wait for a restart.
  */
 import type { Config } from '../../config.ts';
 import type { Db } from '../../db/client.ts';
@@ -18,7 +20,13 @@ import {
   removeExportFile,
 } from '../../platform/export-files.ts';
 import type { JobQueue } from '../../platform/jobs.ts';
-import { EXPORT_MAX_ATTEMPTS, EXPORT_QUEUE, EXPORT_STALE_MS } from './export.constants.ts';
+import type { Prisma } from '../../generated/prisma/client.ts';
+import {
+  EXPORT_MAX_ATTEMPTS,
+  EXPORT_QUEUE,
+  EXPORT_STALE_CHECK_MS,
+  EXPORT_STALE_MS,
+} from './export.constants.ts';
 import type { ExportFormat, ExportInterval } from './export.constants.ts';
 import { writeExport } from './export.writer.ts';
 
@@ -115,39 +123,35 @@ export async function runExportJob(
   }
 }
 
-/** Registers the export worker on the app's queue. */
+/** Registers the export worker on the app's queue, and the periodic check for orphaned jobs. */
 export function registerExportWorker(deps: ExportWorkerDeps): void {
   deps.jobs.work(EXPORT_QUEUE, (data, signal) => runExportJob(deps, String(data.id), signal));
+  deps.jobs.every(EXPORT_STALE_CHECK_MS, async () => {
+    await checkStaleExports(deps, new Date());
+  });
 }
 
 /**
- * At start: deletes expired jobs and their files, takes back jobs left
- * running by a process that is gone, and queues every queued job again (a second delivery of a
- * job is harmless: the claim takes it once). Starts the queue only when there is work.
+ * Takes back the running jobs `orphaned` selects: removes the partial file and queues the job
+ * again, or fails it after EXPORT_MAX_ATTEMPTS starts. The update repeats the condition, so a job
+ * that gave a sign of life meanwhile (or another app took back) is left alone. Answers the ids
+ * queued again.
  */
-export async function resumeExports(deps: ExportWorkerDeps): Promise<void> {
+async function takeBackOrphans(
+  deps: ExportWorkerDeps,
+  now: Date,
+  orphaned: Prisma.ExportJobWhereInput,
+): Promise<string[]> {
   const { prisma, config } = deps;
-  const now = new Date();
-  await sweepExpiredExports(deps, now);
-  const orphaned = await prisma.exportJob.findMany({
-    where: {
-      status: 'running',
-      ...(deps.singleProcess
-        ? {}
-        : {
-            OR: [
-              { heartbeatAt: null },
-              { heartbeatAt: { lt: new Date(now.getTime() - EXPORT_STALE_MS) } },
-            ],
-          }),
-    },
+  const jobs = await prisma.exportJob.findMany({
+    where: { ...orphaned, status: 'running' },
     select: { id: true, attempts: true, format: true },
   });
-  for (const job of orphaned) {
-    await removeExportFile(config.DATA_DIR, exportFileKey(job.id, job.format));
+  const requeued: string[] = [];
+  for (const job of jobs) {
     const giveUp = job.attempts >= EXPORT_MAX_ATTEMPTS;
-    await prisma.exportJob.updateMany({
-      where: { id: job.id, status: 'running' },
+    const taken = await prisma.exportJob.updateMany({
+      where: { ...orphaned, id: job.id, status: 'running' },
       data: giveUp
         ? {
             status: 'failed',
@@ -157,7 +161,45 @@ export async function resumeExports(deps: ExportWorkerDeps): Promise<void> {
           }
         : { status: 'queued', heartbeatAt: null, rowsWritten: 0 },
     });
+    if (taken.count === 0) continue;
+    await removeExportFile(config.DATA_DIR, exportFileKey(job.id, job.format));
+    if (!giveUp) requeued.push(job.id);
   }
+  return requeued;
+}
+
+/**
+ * While the app runs: jobs whose heartbeat is older than EXPORT_STALE_MS (their process died) are
+ * queued again, or failed after EXPORT_MAX_ATTEMPTS starts. Answers how many were queued again.
+ */
+export async function checkStaleExports(deps: ExportWorkerDeps, now: Date): Promise<number> {
+  const stale = { heartbeatAt: { lt: new Date(now.getTime() - EXPORT_STALE_MS) } };
+  const requeued = await takeBackOrphans(deps, now, stale);
+  for (const id of requeued) await deps.jobs.send(EXPORT_QUEUE, { id });
+  return requeued.length;
+}
+
+/**
+ * At start: deletes expired jobs and their files, takes back jobs left
+ * running by a process that is gone, and queues every queued job again (a second delivery of a
+ * job is harmless: the claim takes it once). Starts the queue only when there is work.
+ */
+export async function resumeExports(deps: ExportWorkerDeps): Promise<void> {
+  const { prisma } = deps;
+  const now = new Date();
+  await sweepExpiredExports(deps, now);
+  await takeBackOrphans(
+    deps,
+    now,
+    deps.singleProcess
+      ? {}
+      : {
+          OR: [
+            { heartbeatAt: null },
+            { heartbeatAt: { lt: new Date(now.getTime() - EXPORT_STALE_MS) } },
+          ],
+        },
+  );
   const queued = await prisma.exportJob.findMany({
     where: { status: 'queued' },
     select: { id: true },

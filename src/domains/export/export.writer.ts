@@ -1,22 +1,30 @@
 /**
- * Writes one export's rows into its file, streamed: a bounded chunk is read (raw samples by keyset,
- * or one window of hour/day buckets aggregated in SQL), turned into CSV (csv-stringify) or JSON
- * text, written with back-pressure, and dropped before the next is read. Memory holds one chunk.
+ * Writes one export's rows into its file, streamed: the database writes each bounded chunk as the
+ * file's text (raw samples by keyset, or one window of hour/day buckets aggregated in SQL; CSV
+ * lines as csv-stringify would quote them, or the JSON array's objects), and the text is written
+ * with back-pressure and dropped before the next chunk is read. No row becomes a JavaScript object
+ * (a year of samples as typed rows cost 249 MB of garbage, docs/benchmarks.md): memory holds one
+ * chunk's text.
  */
 import { once } from 'node:events';
 import type { Writable } from 'node:stream';
-import { stringify } from 'csv-stringify/sync';
 import type { Db } from '../../db/client.ts';
-import { metricBucketsOf, rawMetricChunk } from '../health/index.ts';
-import type { MetricBucketRow, MetricExportScope, RawMetricRow } from '../health/index.ts';
+import { metricBucketsText, rawMetricChunkText } from '../health/index.ts';
+import type { ExportTextChunk, MetricExportScope, RawMetricTextKey } from '../health/index.ts';
 import type { ExportFormat, ExportInterval } from './export.constants.ts';
 
-const RAW_COLUMNS = ['timestamp', 'metric_type', 'value', 'unit', 'source'];
-const BUCKET_COLUMNS = ['bucket_start', 'metric_type', 'unit', 'count', 'min', 'max', 'avg', 'sum'];
+const RAW_HEADER = 'timestamp,metric_type,value,unit,source\n';
+const BUCKET_HEADER = 'bucket_start,metric_type,unit,count,min,max,avg,sum\n';
 
 /** Days of one aggregation window: a week of hours, a quarter of days. */
 const WINDOW_DAYS: Record<'hour' | 'day', number> = { hour: 7, day: 92 };
 const DAY_MS = 86_400_000;
+/**
+ * Progress (a database write: rows and heartbeat) at most this often, and after the last chunk: a
+ * write per chunk was 2,000 queries' garbage on a year of samples, and the heartbeat's staleness
+ * limit is minutes.
+ */
+const PROGRESS_EVERY_MS = 1000;
 
 export interface WriteExportOptions {
   /** what to export */
@@ -25,61 +33,32 @@ export interface WriteExportOptions {
   interval: ExportInterval;
   /** raw samples per query */
   chunkRows: number;
-  /** called after each chunk with the rows written so far (progress, heartbeat) */
+  /**
+   * called with the rows written so far (progress, heartbeat): after the first chunk, then at most
+   * once a second, and after the last
+   */
   progress: (rowsWritten: number) => Promise<void>;
   /** stops between chunks */
   signal: AbortSignal;
 }
 
-function rawRecord(r: RawMetricRow): Record<string, string | number> {
-  return {
-    timestamp: r.timestamp.toISOString(),
-    metric_type: r.metricType,
-    value: r.value,
-    unit: r.unit,
-    source: r.source,
-  };
-}
-
-function bucketRecord(r: MetricBucketRow): Record<string, string | number> {
-  return {
-    bucket_start: r.bucketStart.toISOString(),
-    metric_type: r.metricType,
-    unit: r.unit,
-    count: Number(r.count),
-    min: r.min,
-    max: r.max,
-    avg: r.avg,
-    sum: r.sum,
-  };
-}
-
-/** The chunks of records of an export, in file order. */
-async function* recordChunks(
-  db: Db,
-  options: WriteExportOptions,
-): AsyncGenerator<Record<string, string | number>[]> {
-  const { scope, interval } = options;
+/** The chunks of an export's text, in file order (empty chunks skipped). */
+async function* textChunks(db: Db, options: WriteExportOptions): AsyncGenerator<ExportTextChunk> {
+  const { scope, interval, format } = options;
   if (interval === 'raw') {
-    let after = null;
+    let after: RawMetricTextKey | null = null;
     for (;;) {
-      const rows = await rawMetricChunk(db, scope, after, options.chunkRows);
-      if (rows.length) yield rows.map(rawRecord);
-      if (rows.length < options.chunkRows) return;
-      const last = rows[rows.length - 1];
-      after = { timestamp: last.timestamp, metricType: last.metricType, source: last.source };
+      const chunk = await rawMetricChunkText(db, scope, after, options.chunkRows, format);
+      if (chunk.count) yield chunk;
+      if (chunk.count < options.chunkRows || !chunk.last) return;
+      after = chunk.last;
     }
   }
   const step = WINDOW_DAYS[interval] * DAY_MS;
   for (let start = scope.from.getTime(); start < scope.to.getTime(); start += step) {
-    const rows = await metricBucketsOf(
-      db,
-      scope,
-      interval,
-      new Date(start),
-      new Date(start + step),
-    );
-    if (rows.length) yield rows.map(bucketRecord);
+    const window = [new Date(start), new Date(start + step)] as const;
+    const chunk = await metricBucketsText(db, scope, interval, ...window, format);
+    if (chunk.count) yield chunk;
   }
 }
 
@@ -89,25 +68,25 @@ export async function writeExport(
   out: Writable,
   options: WriteExportOptions,
 ): Promise<number> {
-  const columns = options.interval === 'raw' ? RAW_COLUMNS : BUCKET_COLUMNS;
   const write = async (text: string): Promise<void> => {
     if (!out.write(text)) await once(out, 'drain');
   };
+  const csv = options.format === 'csv';
   let rows = 0;
-  if (options.format === 'csv') await write(stringify([columns]));
-  else await write('[');
-  for await (const records of recordChunks(db, options)) {
+  let reported = 0;
+  let reportedAt = 0;
+  await write(csv ? (options.interval === 'raw' ? RAW_HEADER : BUCKET_HEADER) : '[');
+  for await (const chunk of textChunks(db, options)) {
     options.signal.throwIfAborted();
-    if (options.format === 'csv') {
-      await write(stringify(records, { columns, cast: { number: (n) => String(n) } }));
-    } else {
-      const items = records.map((r) => JSON.stringify(r)).join(',\n');
-      await write((rows ? ',\n' : '\n') + items);
+    await write(csv ? chunk.text : (rows ? ',\n' : '\n') + chunk.text);
+    rows += chunk.count;
+    if (Date.now() - reportedAt >= PROGRESS_EVERY_MS) {
+      [reported, reportedAt] = [rows, Date.now()];
+      await options.progress(rows);
     }
-    rows += records.length;
-    await options.progress(rows);
   }
-  if (options.format === 'json') await write(rows ? '\n]\n' : ']\n');
+  if (rows !== reported) await options.progress(rows);
+  if (!csv) await write(rows ? '\n]\n' : ']\n');
   options.signal.throwIfAborted();
   return rows;
 }

@@ -8,10 +8,18 @@ export {
 } from './health.service.ts';
 export { dailyHealth, lastMetricAt } from './health.daily.ts';
 export type { DailyHealthOptions, DailyHealthView } from './health.daily.ts';
-export { metricBucketsOf, rawMetricChunk } from './health.export-rows.ts';
+export {
+  metricBucketsOf,
+  metricBucketsText,
+  rawMetricChunk,
+  rawMetricChunkText,
+} from './health.export-rows.ts';
 export type {
+  ExportTextChunk,
+  ExportTextFormat,
   MetricBucketRow,
   MetricExportScope,
   RawMetricKey,
   RawMetricRow,
+  RawMetricTextKey,
 } from './health.export-rows.ts';
