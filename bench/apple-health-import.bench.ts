@@ -34,7 +34,7 @@ import { memoryOf } from './server.ts';
 
 const adminUrl = process.env.BENCH_DATABASE_URL || undefined;
 const SIZE_MB = Number(process.env.SIZE_MB ?? (adminUrl ? 500 : 50));
-const BATCH = Number(process.env.BATCH ?? 5000);
+const BATCH = Number(process.env.BATCH ?? 10_000);
 const GOAL_RATE = 50_000;
 const GOAL_GROWTH_MB = 150;
 const root = path.resolve(import.meta.dirname, '..');

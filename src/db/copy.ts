@@ -15,12 +15,24 @@ import pg from 'pg';
 import { from as copyFrom } from 'pg-copy-streams';
 import type { DbTarget } from './target.ts';
 
-/** One connection of its own, for COPY and the few statements around it. */
+/** A statement as text with $n placeholders and its values (a Prisma.Sql is one). */
+export interface Statement {
+  text: string;
+  values?: unknown[];
+}
+
+/**
+ * One connection of its own, for COPY and the statements around it. Statements run straight on the
+ * pg driver, without the Prisma client's per-query work (a bulk import's dominant cost in this
+ * process once its rows go by COPY).
+ */
 export interface CopySession {
   /** `COPY table (columns) FROM STDIN` of text-format rows (copyRow lines); answers rows stored */
   copy(table: string, columns: readonly string[], rows: string): Promise<number>;
-  /** a statement on the same connection (BEGIN, COMMIT, the sync clock) */
-  query<R extends pg.QueryResultRow>(sql: string, values?: unknown[]): Promise<R[]>;
+  /** runs a statement; answers the rows it wrote */
+  execute(statement: Statement): Promise<number>;
+  /** runs a statement; answers its rows */
+  rows<R extends pg.QueryResultRow>(statement: Statement): Promise<R[]>;
   close(): Promise<void>;
 }
 
@@ -37,8 +49,11 @@ export async function openCopySession(target: DbTarget): Promise<CopySession | n
       await pipeline(Readable.from([rows]), stream);
       return stream.rowCount;
     },
-    async query<R extends pg.QueryResultRow>(sql: string, values?: unknown[]) {
-      return (await client.query<R>(sql, values)).rows;
+    async execute({ text, values }) {
+      return (await client.query(text, values)).rowCount ?? 0;
+    },
+    async rows<R extends pg.QueryResultRow>({ text, values }: Statement) {
+      return (await client.query<R>(text, values)).rows;
     },
     close: () => client.end(),
   };

@@ -10,6 +10,7 @@ import {
   ArchiveRecordColumns,
   exportDateText,
   exportDateUtc,
+  prismaExecute,
   pushRecord,
   storeArchiveRecords,
 } from '../../src/domains/health/health.apple-archive.ts';
@@ -105,7 +106,7 @@ describe('the importer writer', () => {
     } finally {
       await store.close();
     }
-    expect(await storeArchiveRecords(app.db, viaInsert.user.id, batch)).toBe(13);
+    expect(await storeArchiveRecords(prismaExecute(app.db), viaInsert.user.id, batch)).toBe(13);
     const stored = await archiveRows(viaStore.user.id);
     expect(stored).toHaveLength(13);
     expect(stored).toEqual(await archiveRows(viaInsert.user.id));

@@ -11,6 +11,17 @@ import type { Context } from '../../graphql/context.ts';
 
 type Db = Pick<Context, 'prisma'>;
 
+/**
+ * Runs one statement and answers the rows it wrote: Prisma's `$executeRaw` (prismaExecute), or the
+ * importer's own connection on PostgreSQL (health.apple-store.ts).
+ */
+export type ExecuteSql = (sql: Prisma.Sql) => Promise<number>;
+
+export const prismaExecute =
+  (db: Db): ExecuteSql =>
+  (sql) =>
+    db.prisma.$executeRaw(sql);
+
 /** What an archive row is: a `<Record>` of a quantity or category type, or another element. */
 export type ArchiveKind =
   | 'quantity'
@@ -175,12 +186,12 @@ const ts = (column: string): Prisma.Sql =>
 
 /** Stores a batch of records; answers how many were new. */
 export async function storeArchiveRecords(
-  db: Db,
+  execute: ExecuteSql,
   userId: number,
   c: ArchiveRecordColumns,
 ): Promise<number> {
   if (c.length === 0) return 0;
-  return db.prisma.$executeRaw`
+  return execute(Prisma.sql`
 INSERT INTO health_archive_records (user_id, kind, type, value, value_text, unit, start_at, end_at,
   created_at_source, source_name, source_version, device, metadata, workout_id)
 SELECT ${userId}::int, u.kind, u.type, u.value, u.value_text, u.unit, ${ts('u.s')}, ${ts('u.e')},
@@ -190,19 +201,19 @@ FROM unnest(${c.kind}::text[], ${c.type}::text[], ${c.value}::float8[], ${c.valu
             ${c.sourceName}::text[], ${c.sourceVersion}::text[], ${c.device}::text[],
             ${c.metadata}::text[], ${c.workoutId}::text[])
   AS u(kind, type, value, value_text, unit, s, e, c, source_name, source_version, device, metadata, workout_id)
-ON CONFLICT DO NOTHING`;
+ON CONFLICT DO NOTHING`);
 }
 
 /** Stores workouts (and their events and inline points); answers how many of each were new. */
 export async function storeArchiveWorkouts(
-  db: Db,
+  execute: ExecuteSql,
   userId: number,
   workouts: ArchiveWorkoutIn[],
 ): Promise<{ workouts: number; events: number; points: number }> {
   if (workouts.length === 0) return { workouts: 0, events: 0, points: 0 };
   const ids = workouts.map((w) => archiveWorkoutId(userId, w));
   const col = <T>(f: (w: ArchiveWorkoutIn) => T): T[] => workouts.map(f);
-  const inserted = await db.prisma.$executeRaw`
+  const inserted = await execute(Prisma.sql`
 INSERT INTO health_archive_workouts (id, user_id, activity_type, start_at, end_at, duration_minutes,
   distance_m, energy_kcal, source_name, source_version, device, metadata, statistics)
 SELECT u.id, ${userId}::int, u.activity_type, ${ts('u.s')}, ${ts('u.e')}, u.minutes, u.metres, u.kcal,
@@ -215,7 +226,7 @@ FROM unnest(${ids}::text[], ${col((w) => w.activityType)}::text[], ${col((w) => 
             ${col((w) => (w.metadata ? JSON.stringify(w.metadata) : null))}::text[],
             ${col((w) => (w.statistics.length ? JSON.stringify(w.statistics) : null))}::text[])
   AS u(id, activity_type, s, e, minutes, metres, kcal, source_name, source_version, device, metadata, statistics)
-ON CONFLICT DO NOTHING`;
+ON CONFLICT DO NOTHING`);
   const events = new ArchiveRecordColumns();
   workouts.forEach((w, i) => {
     for (const e of w.events) pushRecord(events, { ...e, workoutId: ids[i] });
@@ -231,22 +242,22 @@ ON CONFLICT DO NOTHING`;
     }),
   );
   const [storedEvents, storedPoints] = await Promise.all([
-    storeArchiveRecords(db, userId, events),
-    storeRoutePointRows(db, userId, pointIds, seqs, points),
+    storeArchiveRecords(execute, userId, events),
+    storeRoutePointRows(execute, userId, pointIds, seqs, points),
   ]);
   return { workouts: inserted, events: storedEvents, points: storedPoints };
 }
 
 /** Stores route points of a workout numbered from `firstSeq`; answers how many were new. */
 export function storeRoutePoints(
-  db: Db,
+  execute: ExecuteSql,
   userId: number,
   workoutId: string,
   firstSeq: number,
   points: RoutePointIn[],
 ): Promise<number> {
   return storeRoutePointRows(
-    db,
+    execute,
     userId,
     points.map(() => workoutId),
     points.map((_p, i) => firstSeq + i),
@@ -256,7 +267,7 @@ export function storeRoutePoints(
 
 /** Stores route points of any workouts in one statement (workoutIds[i] and seqs[i] go with points[i]). */
 async function storeRoutePointRows(
-  db: Db,
+  execute: ExecuteSql,
   userId: number,
   workoutIds: string[],
   seqs: number[],
@@ -264,14 +275,14 @@ async function storeRoutePointRows(
 ): Promise<number> {
   if (points.length === 0) return 0;
   const col = <T>(f: (p: RoutePointIn) => T): T[] => points.map(f);
-  return db.prisma.$executeRaw`
+  return execute(Prisma.sql`
 INSERT INTO health_archive_route_points (workout_id, seq, user_id, at, lat, lon, elevation, speed, course, h_acc, v_acc)
 SELECT u.workout_id, u.seq, ${userId}::int, ${ts('u.at')}, u.lat, u.lon, u.elevation, u.speed, u.course, u.h_acc, u.v_acc
 FROM unnest(${workoutIds}::text[], ${seqs}::int[], ${col((p) => p.at)}::text[], ${col((p) => p.lat)}::float8[],
             ${col((p) => p.lon)}::float8[], ${col((p) => p.elevation)}::float8[], ${col((p) => p.speed)}::float8[],
             ${col((p) => p.course)}::float8[], ${col((p) => p.hAcc)}::float8[], ${col((p) => p.vAcc)}::float8[])
   AS u(workout_id, seq, at, lat, lon, elevation, speed, course, h_acc, v_acc)
-ON CONFLICT DO NOTHING`;
+ON CONFLICT DO NOTHING`);
 }
 
 /** One ECG recording read from `electrocardiograms/*.csv`. */

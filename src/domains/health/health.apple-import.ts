@@ -7,16 +7,11 @@
  */
 import { parseAppleHealth } from './health.apple-parser.ts';
 import type { ParseProgress } from './health.apple-parser.ts';
-import {
-  archiveWorkoutId,
-  storeArchiveWorkouts,
-  storeEcgRecording,
-  storeRoutePoints,
-} from './health.apple-archive.ts';
+import { archiveWorkoutId, storeEcgRecording, storeRoutePoints } from './health.apple-archive.ts';
 import { openExportSource, parseEcgCsv, parseGpx } from './health.apple-files.ts';
 import { AppleImportStore } from './health.apple-store.ts';
 import type { ImportDb } from './health.apple-store.ts';
-import { importIntervalsFor, MAX_IMPORT_SAMPLES } from './health.service.ts';
+import { MAX_IMPORT_SAMPLES } from './health.service.ts';
 import type { ImportResult } from './health.service.ts';
 
 export interface ImportAppleHealthFileOptions {
@@ -24,7 +19,7 @@ export interface ImportAppleHealthFileOptions {
   userId: number;
   /** path of export.xml (its folder holds workout-routes/ and electrocardiograms/) or of the export zip */
   file: string;
-  /** samples per stored batch (default 5000, at most MAX_IMPORT_SAMPLES) */
+  /** samples per stored batch (default and most: MAX_IMPORT_SAMPLES) */
   batchSize?: number;
   /** progress lines (the CLI prints them to stderr) */
   onProgress?: (line: string) => void;
@@ -95,23 +90,20 @@ export async function importAppleHealthFile(
     archive.workouts;
   try {
     const parsed = await parseAppleHealth(await source.xml(), {
-      batchSize: Math.min(options.batchSize ?? 5000, MAX_IMPORT_SAMPLES),
+      batchSize: Math.min(options.batchSize ?? MAX_IMPORT_SAMPLES, MAX_IMPORT_SAMPLES),
       progressEvery: options.progressEvery,
       onBatch: async (batch) => {
         // NOTE: metrics and intervals one after the other: both take the account's sync clock,
         // which stays locked until each transaction commits, so in parallel one would only wait.
         const synced = async () => {
           const metrics = await store.metrics(batch.metrics);
-          const intervals = await importIntervalsFor(db, userId, {
-            sleep: batch.sleep,
-            workouts: batch.workouts,
-          });
+          const intervals = await store.intervals(batch);
           return { metrics, intervals };
         };
         const [{ metrics, intervals }, records, workouts] = await Promise.all([
           synced(),
           store.records(batch.archive.records),
-          storeArchiveWorkouts(db, userId, batch.archive.workouts),
+          store.workouts(batch.archive.workouts),
         ]);
         totals.metrics = add(totals.metrics, metrics);
         totals.sleep = add(totals.sleep, intervals.sleep);
@@ -141,7 +133,13 @@ export async function importAppleHealthFile(
       }
       let seq = (ref.index + 1) * ROUTE_FILE_SEQ;
       await parseGpx(input, async (points) => {
-        archive.routePoints += await storeRoutePoints(db, userId, ref.workoutId, seq, points);
+        archive.routePoints += await storeRoutePoints(
+          store.execute,
+          userId,
+          ref.workoutId,
+          seq,
+          points,
+        );
         seq += points.length;
       });
     }

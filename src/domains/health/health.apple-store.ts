@@ -1,8 +1,10 @@
 /**
- * Where the Apple Health importer stores its two big streams: the metric samples (health_metrics)
- * and the archive records (health_archive_records). On PostgreSQL each goes through COPY on a
- * connection of its own while its rows are new, and through the ON CONFLICT DO NOTHING statements
- * of the REST import (health.service.ts, health.apple-archive.ts) otherwise:
+ * Where the Apple Health importer stores a batch. On PostgreSQL it writes on three connections of
+ * its own (metric samples and intervals; archive records; archive workouts), running the same
+ * statements as the REST import (health.service.ts, health.apple-archive.ts) straight on the pg
+ * driver; on the embedded database through Prisma. The two big streams, metric samples
+ * (health_metrics) and archive records (health_archive_records), go by COPY while their rows are
+ * new, and through those ON CONFLICT DO NOTHING statements otherwise:
  * - a COPY that meets a row already stored fails whole and stores nothing (src/db/copy.ts); that
  *   batch is stored again through the INSERT, and so are the next ones (a re-import, or the part of
  *   an export the phone already sent, is mostly duplicates);
@@ -11,15 +13,34 @@
  * export, which is all new rows, loads at COPY speed. On the embedded database both go through the
  * INSERT statements.
  */
+import type { Prisma } from '../../generated/prisma/client.ts';
 import { copyRow, isUniqueViolation, openCopySession } from '../../db/copy.ts';
 import type { CopySession } from '../../db/copy.ts';
 import type { Database } from '../../db/database.ts';
 import { advanceClockStatement } from '../../platform/sync-clock.ts';
-import { exportDateUtc, storeArchiveRecords } from './health.apple-archive.ts';
-import type { ArchiveRecordColumns } from './health.apple-archive.ts';
+import {
+  exportDateUtc,
+  prismaExecute,
+  storeArchiveRecords,
+  storeArchiveWorkouts,
+} from './health.apple-archive.ts';
+import type { ArchiveRecordColumns, ArchiveWorkoutIn, ExecuteSql } from './health.apple-archive.ts';
 import { METRIC_UNITS } from './health.constants.ts';
-import { importMetricsFor, metricRowId } from './health.service.ts';
-import type { ImportResult, MetricSampleIn } from './health.service.ts';
+import {
+  importIntervalsFor,
+  importMetricsFor,
+  metricRowId,
+  metricsInsert,
+  sleepInsert,
+  workoutsInsert,
+} from './health.service.ts';
+import type {
+  BatchImportResult,
+  ImportIntervalsOptions,
+  ImportResult,
+  MetricSampleIn,
+  SyncedInsert,
+} from './health.service.ts';
 
 /** The database the importer writes to: Prisma for the statements, the target for COPY. */
 export type ImportDb = Pick<Database, 'prisma' | 'target'>;
@@ -69,7 +90,7 @@ function lastUtc(): (text: string) => string {
 class Lane {
   private useCopy = true;
 
-  constructor(private readonly session: CopySession | null) {}
+  constructor(readonly session: CopySession | null) {}
 
   /** Stores `length` rows by `copy(session)` or `insert()`; answers how many were new. */
   async store(
@@ -96,65 +117,115 @@ class Lane {
   }
 }
 
-/** The importer's writer of metric samples and archive records for one person. */
+/** Runs `fn` in a transaction on `session` that first takes the account's sync clock (its `ts`). */
+async function syncedOn<T>(
+  session: CopySession,
+  userId: number,
+  fn: (ts: number) => Promise<T>,
+): Promise<T> {
+  await session.execute({ text: 'BEGIN' });
+  try {
+    const [row] = await session.rows<{ clock_ms: string }>(advanceClockStatement(userId));
+    const result = await fn(Number(row.clock_ms));
+    await session.execute({ text: 'COMMIT' });
+    return result;
+  } catch (e) {
+    await session.execute({ text: 'ROLLBACK' });
+    throw e;
+  }
+}
+
+/** A synced insert on `session`, in its own transaction; answers the rows inserted. */
+async function insertOn(session: CopySession, userId: number, insert: SyncedInsert) {
+  const [row] = await syncedOn(session, userId, (ts) =>
+    session.rows<{ inserted: number }>(insert(ts)),
+  );
+  return Number(row?.inserted ?? 0);
+}
+
+/** The importer's writer of one person's batches. */
 export class AppleImportStore {
+  /** runs archive statements (workouts, events, route points) */
+  readonly execute: ExecuteSql;
+
   private constructor(
     private readonly db: ImportDb,
     private readonly userId: number,
     private readonly metricLane: Lane,
     private readonly recordLane: Lane,
-  ) {}
+    private readonly workoutSession: CopySession | null,
+  ) {
+    this.execute = workoutSession
+      ? (sql: Prisma.Sql) => workoutSession.execute(sql)
+      : prismaExecute(db);
+  }
 
   static async open(db: ImportDb, userId: number): Promise<AppleImportStore> {
-    const sessions = await Promise.all([openCopySession(db.target), openCopySession(db.target)]);
-    return new AppleImportStore(db, userId, new Lane(sessions[0]), new Lane(sessions[1]));
+    const [metrics, records, workouts] = await Promise.all([
+      openCopySession(db.target),
+      openCopySession(db.target),
+      openCopySession(db.target),
+    ]);
+    return new AppleImportStore(db, userId, new Lane(metrics), new Lane(records), workouts);
   }
 
   /** Stores metric samples (stamped with the account's sync clock, as the REST import does). */
   async metrics(samples: MetricSampleIn[]): Promise<ImportResult> {
     const { userId } = this;
+    const session = this.metricLane.session;
     const inserted = await this.metricLane.store(
       samples.length,
-      async (session) => {
-        await session.query('BEGIN');
-        try {
-          const clock = advanceClockStatement(userId);
-          const [row] = await session.query<{ clock_ms: string }>(clock.text, clock.values);
-          const stamp = new Date(Number(row.clock_ms)).toISOString();
+      (copySession) =>
+        syncedOn(copySession, userId, (ts) => {
+          const stamp = new Date(ts).toISOString();
           let rows = '';
           for (const s of samples) {
             const source = s.source ?? '';
-            const ts = s.timestamp.toISOString();
+            const at = s.timestamp.toISOString();
             rows += copyRow([
-              metricRowId(userId, ts, s.metricType, source),
+              metricRowId(userId, at, s.metricType, source),
               userId,
               s.metricType,
               s.value,
               METRIC_UNITS[s.metricType],
-              ts,
+              at,
               source,
               stamp,
             ]);
           }
-          const copied = await session.copy('health_metrics', METRIC_COLUMNS, rows);
-          await session.query('COMMIT');
-          return copied;
-        } catch (e) {
-          await session.query('ROLLBACK');
-          throw e;
-        }
-      },
-      async () => (await importMetricsFor(this.db, userId, { samples })).inserted,
+          return copySession.copy('health_metrics', METRIC_COLUMNS, rows);
+        }),
+      async () =>
+        session
+          ? insertOn(session, userId, metricsInsert(userId, samples))
+          : (await importMetricsFor(this.db, userId, { samples })).inserted,
     );
     return { inserted, skipped: samples.length - inserted };
+  }
+
+  /** Stores sleep and workout intervals (after the batch's metrics: both take the sync clock). */
+  async intervals(options: ImportIntervalsOptions): Promise<BatchImportResult> {
+    const session = this.metricLane.session;
+    if (!session) return importIntervalsFor(this.db, this.userId, options);
+    const { userId } = this;
+    const { sleep, workouts } = options;
+    const sleepIn = sleep.length ? await insertOn(session, userId, sleepInsert(userId, sleep)) : 0;
+    const workoutsIn = workouts.length
+      ? await insertOn(session, userId, workoutsInsert(userId, workouts))
+      : 0;
+    return {
+      sleep: { inserted: sleepIn, skipped: sleep.length - sleepIn },
+      workouts: { inserted: workoutsIn, skipped: workouts.length - workoutsIn },
+    };
   }
 
   /** Stores archive records; answers how many were new. */
   records(c: ArchiveRecordColumns): Promise<number> {
     const { userId } = this;
+    const session = this.recordLane.session;
     return this.recordLane.store(
       c.length,
-      (session) => {
+      (copySession) => {
         // an instant's end is its start, and consecutive records share their creation date
         const [when, createdWhen] = [lastUtc(), lastUtc()];
         let rows = '';
@@ -177,13 +248,27 @@ export class AppleImportStore {
             c.workoutId[i],
           ]);
         }
-        return session.copy('health_archive_records', RECORD_COLUMNS, rows);
+        return copySession.copy('health_archive_records', RECORD_COLUMNS, rows);
       },
-      () => storeArchiveRecords(this.db, userId, c),
+      () =>
+        storeArchiveRecords(
+          session ? (sql) => session.execute(sql) : prismaExecute(this.db),
+          userId,
+          c,
+        ),
     );
   }
 
+  /** Stores archive workouts with their events and inline route points. */
+  workouts(workouts: ArchiveWorkoutIn[]) {
+    return storeArchiveWorkouts(this.execute, this.userId, workouts);
+  }
+
   close(): Promise<void> {
-    return Promise.all([this.metricLane.close(), this.recordLane.close()]).then(() => undefined);
+    return Promise.all([
+      this.metricLane.close(),
+      this.recordLane.close(),
+      this.workoutSession?.close(),
+    ]).then(() => undefined);
   }
 }

@@ -132,16 +132,22 @@ WITH ins AS (
 SELECT count(*)::int AS inserted FROM ins`;
 
 /**
- * Imports point-in-time metrics for `userId`. Used by the GraphQL field (the caller) and by the
- * importer CLI (the user it names).
+ * A bulk insert into a synced table: its statement for the account's change time `ts` (ms), which
+ * answers one row `{ inserted }`. Run by runSyncedInsert here, or by the Apple Health importer on a
+ * connection of its own (health.apple-store.ts).
  */
-export async function importMetricsFor(
-  db: Db,
-  userId: number,
-  options: ImportMetricsOptions,
-): Promise<ImportResult> {
-  const { samples } = options;
-  if (samples.length === 0) return { inserted: 0, skipped: 0 };
+export type SyncedInsert = (ts: number) => Prisma.Sql;
+
+/** Runs `insert` in a transaction that takes the account's sync clock; answers the rows inserted. */
+async function runSyncedInsert(db: Db, userId: number, insert: SyncedInsert): Promise<number> {
+  const rows = await syncedWrite(db.prisma, userId, (tx, ts) =>
+    tx.$queryRaw<{ inserted: number }[]>(insert(ts)),
+  );
+  return Number(rows[0]?.inserted ?? 0);
+}
+
+/** The insert of metric samples of `userId` (deterministic ids, units of METRIC_UNITS). */
+export function metricsInsert(userId: number, samples: MetricSampleIn[]): SyncedInsert {
   const ids: string[] = [];
   const types: string[] = [];
   const values: number[] = [];
@@ -158,12 +164,21 @@ export async function importMetricsFor(
     times.push(ts);
     sources.push(source);
   }
-  const rows = await syncedWrite(db.prisma, userId, (tx, ts) =>
-    tx.$queryRaw<{ inserted: number }[]>(
-      insertMetricsSql(userId, [ids, types, values, units, times, sources], ts),
-    ),
-  );
-  const inserted = Number(rows[0]?.inserted ?? 0);
+  return (ts) => insertMetricsSql(userId, [ids, types, values, units, times, sources], ts);
+}
+
+/**
+ * Imports point-in-time metrics for `userId`. Used by the GraphQL field (the caller) and by the
+ * importer CLI (the user it names).
+ */
+export async function importMetricsFor(
+  db: Db,
+  userId: number,
+  options: ImportMetricsOptions,
+): Promise<ImportResult> {
+  const { samples } = options;
+  if (samples.length === 0) return { inserted: 0, skipped: 0 };
+  const inserted = await runSyncedInsert(db, userId, metricsInsert(userId, samples));
   return { inserted, skipped: samples.length - inserted };
 }
 
@@ -203,61 +218,61 @@ WITH ins AS (
 )
 SELECT count(*)::int AS inserted FROM ins`;
 
+/** The insert of sleep intervals of `userId` (ids from the source's own id, else the interval). */
+export function sleepInsert(userId: number, sleep: SleepSampleIn[]): SyncedInsert {
+  const cols: string[][] = [[], [], [], [], [], []];
+  for (const s of sleep) {
+    const source = s.source ?? '';
+    const start = s.startAt.toISOString();
+    const end = s.endAt.toISOString();
+    const id = s.sourceId
+      ? rowId('sl', userId, 'id', s.sourceId)
+      : rowId('sl', userId, s.stage, start, end, source);
+    [id, s.stage, start, end, source, s.sourceId ?? null].forEach((v, i) =>
+      cols[i].push(v as string),
+    );
+  }
+  return (ts) => insertSleepSql(userId, cols, ts);
+}
+
+/** The insert of workout intervals of `userId` (ids from the source's own id, else the interval). */
+export function workoutsInsert(userId: number, workouts: WorkoutSampleIn[]): SyncedInsert {
+  const text: string[][] = [[], [], [], []];
+  const nums: (number | null)[][] = [[], [], []];
+  const tail: (string | null)[][] = [[], []];
+  for (const w of workouts) {
+    const source = w.source ?? '';
+    const start = w.startAt.toISOString();
+    const end = w.endAt.toISOString();
+    const id = w.sourceId
+      ? rowId('wo', userId, 'id', w.sourceId)
+      : rowId('wo', userId, w.activityType, start, end, source);
+    [id, w.activityType, start, end].forEach((v, i) => text[i].push(v));
+    [
+      (w.endAt.getTime() - w.startAt.getTime()) / 60_000,
+      w.energyKcal ?? null,
+      w.distanceM ?? null,
+    ].forEach((v, i) => nums[i].push(v));
+    [source, w.sourceId ?? null].forEach((v, i) => tail[i].push(v));
+  }
+  return (ts) => insertWorkoutsSql(userId, text, nums, tail, ts);
+}
+
 /** Imports sleep and workout intervals for `userId` (GraphQL field and importer CLI). */
 export async function importIntervalsFor(
   db: Db,
   userId: number,
   options: ImportIntervalsOptions,
 ): Promise<BatchImportResult> {
-  const result: BatchImportResult = {
-    sleep: { inserted: 0, skipped: 0 },
-    workouts: { inserted: 0, skipped: 0 },
+  const { sleep, workouts } = options;
+  const sleepIn = sleep.length ? await runSyncedInsert(db, userId, sleepInsert(userId, sleep)) : 0;
+  const workoutsIn = workouts.length
+    ? await runSyncedInsert(db, userId, workoutsInsert(userId, workouts))
+    : 0;
+  return {
+    sleep: { inserted: sleepIn, skipped: sleep.length - sleepIn },
+    workouts: { inserted: workoutsIn, skipped: workouts.length - workoutsIn },
   };
-  if (options.sleep.length > 0) {
-    const cols: string[][] = [[], [], [], [], [], []];
-    for (const s of options.sleep) {
-      const source = s.source ?? '';
-      const start = s.startAt.toISOString();
-      const end = s.endAt.toISOString();
-      const id = s.sourceId
-        ? rowId('sl', userId, 'id', s.sourceId)
-        : rowId('sl', userId, s.stage, start, end, source);
-      [id, s.stage, start, end, source, s.sourceId ?? null].forEach((v, i) =>
-        cols[i].push(v as string),
-      );
-    }
-    const rows = await syncedWrite(db.prisma, userId, (tx, ts) =>
-      tx.$queryRaw<{ inserted: number }[]>(insertSleepSql(userId, cols, ts)),
-    );
-    const inserted = Number(rows[0]?.inserted ?? 0);
-    result.sleep = { inserted, skipped: options.sleep.length - inserted };
-  }
-  if (options.workouts.length > 0) {
-    const text: string[][] = [[], [], [], []];
-    const nums: (number | null)[][] = [[], [], []];
-    const tail: (string | null)[][] = [[], []];
-    for (const w of options.workouts) {
-      const source = w.source ?? '';
-      const start = w.startAt.toISOString();
-      const end = w.endAt.toISOString();
-      const id = w.sourceId
-        ? rowId('wo', userId, 'id', w.sourceId)
-        : rowId('wo', userId, w.activityType, start, end, source);
-      [id, w.activityType, start, end].forEach((v, i) => text[i].push(v));
-      [
-        (w.endAt.getTime() - w.startAt.getTime()) / 60_000,
-        w.energyKcal ?? null,
-        w.distanceM ?? null,
-      ].forEach((v, i) => nums[i].push(v));
-      [source, w.sourceId ?? null].forEach((v, i) => tail[i].push(v));
-    }
-    const rows = await syncedWrite(db.prisma, userId, (tx, ts) =>
-      tx.$queryRaw<{ inserted: number }[]>(insertWorkoutsSql(userId, text, nums, tail, ts)),
-    );
-    const inserted = Number(rows[0]?.inserted ?? 0);
-    result.workouts = { inserted, skipped: options.workouts.length - inserted };
-  }
-  return result;
 }
 
 /** Imports point-in-time metrics for the caller (the phone's health store); marks the phone synced. */
