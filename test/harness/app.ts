@@ -102,6 +102,11 @@ export async function startTestApp(
   });
   const server = createServer(built.app);
   const oauthServer = createServer();
+  // NOTE: the suite's fetch and these servers share one event loop. Under load a request can be
+  // written on a kept-alive connection just as the server's 5 s idle timer closes it (the likely
+  // cause of one ECONNRESET in CI, on the large upload of sync-wire.test.ts); in tests an idle
+  // connection outlives any pause between two requests.
+  for (const s of [server, oauthServer]) s.keepAliveTimeout = 60_000;
   await Promise.all([
     new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve)),
     new Promise<void>((resolve) => oauthServer.listen(0, '127.0.0.1', resolve)),
