@@ -80,7 +80,10 @@ export async function importAppleHealthFile(
   };
   const routeFiles: { workoutId: string; file: string; index: number }[] = [];
   const source = await openExportSource(options.file);
-  const store = await AppleImportStore.open(db, userId);
+  const store = await AppleImportStore.open(db, userId).catch((e: unknown) => {
+    source.close();
+    throw e;
+  });
   const started = Date.now();
   const stored = (): number =>
     totals.metrics.inserted +
