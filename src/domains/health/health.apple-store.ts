@@ -28,11 +28,10 @@ import type { ArchiveRecordColumns, ArchiveWorkoutIn, ExecuteSql } from './healt
 import { METRIC_UNITS } from './health.constants.ts';
 import {
   importIntervalsFor,
+  importIntervalsWith,
   importMetricsFor,
   metricRowId,
   metricsInsert,
-  sleepInsert,
-  workoutsInsert,
 } from './health.service.ts';
 import type {
   BatchImportResult,
@@ -204,19 +203,11 @@ export class AppleImportStore {
   }
 
   /** Stores sleep and workout intervals (after the batch's metrics: both take the sync clock). */
-  async intervals(options: ImportIntervalsOptions): Promise<BatchImportResult> {
+  intervals(options: ImportIntervalsOptions): Promise<BatchImportResult> {
     const session = this.metricLane.session;
     if (!session) return importIntervalsFor(this.db, this.userId, options);
     const { userId } = this;
-    const { sleep, workouts } = options;
-    const sleepIn = sleep.length ? await insertOn(session, userId, sleepInsert(userId, sleep)) : 0;
-    const workoutsIn = workouts.length
-      ? await insertOn(session, userId, workoutsInsert(userId, workouts))
-      : 0;
-    return {
-      sleep: { inserted: sleepIn, skipped: sleep.length - sleepIn },
-      workouts: { inserted: workoutsIn, skipped: workouts.length - workoutsIn },
-    };
+    return importIntervalsWith((insert) => insertOn(session, userId, insert), userId, options);
   }
 
   /** Stores archive records; answers how many were new. */

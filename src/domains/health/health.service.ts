@@ -258,21 +258,31 @@ export function workoutsInsert(userId: number, workouts: WorkoutSampleIn[]): Syn
   return (ts) => insertWorkoutsSql(userId, text, nums, tail, ts);
 }
 
-/** Imports sleep and workout intervals for `userId` (GraphQL field and importer CLI). */
-export async function importIntervalsFor(
-  db: Db,
+/**
+ * Imports sleep and workout intervals for `userId`, each kind's insert run by `run` (in its own
+ * synced transaction): Prisma here, the importer's own connection in health.apple-store.ts.
+ */
+export async function importIntervalsWith(
+  run: (insert: SyncedInsert) => Promise<number>,
   userId: number,
   options: ImportIntervalsOptions,
 ): Promise<BatchImportResult> {
   const { sleep, workouts } = options;
-  const sleepIn = sleep.length ? await runSyncedInsert(db, userId, sleepInsert(userId, sleep)) : 0;
-  const workoutsIn = workouts.length
-    ? await runSyncedInsert(db, userId, workoutsInsert(userId, workouts))
-    : 0;
+  const sleepIn = sleep.length ? await run(sleepInsert(userId, sleep)) : 0;
+  const workoutsIn = workouts.length ? await run(workoutsInsert(userId, workouts)) : 0;
   return {
     sleep: { inserted: sleepIn, skipped: sleep.length - sleepIn },
     workouts: { inserted: workoutsIn, skipped: workouts.length - workoutsIn },
   };
+}
+
+/** Imports sleep and workout intervals for `userId` (GraphQL field and importer CLI). */
+export function importIntervalsFor(
+  db: Db,
+  userId: number,
+  options: ImportIntervalsOptions,
+): Promise<BatchImportResult> {
+  return importIntervalsWith((insert) => runSyncedInsert(db, userId, insert), userId, options);
 }
 
 /** Imports point-in-time metrics for the caller (the phone's health store); marks the phone synced. */
