@@ -3,6 +3,7 @@
  * server named by a postgres:// URL. Both speak the same SQL; nothing else in the code branches on it
  * except the bulk helpers that may choose COPY on a real server.
  */
+import { mkdirSync } from 'node:fs';
 import { PGlite } from '@electric-sql/pglite';
 import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
 
@@ -32,10 +33,12 @@ export function targetFromUrl(url: string | undefined, dataDir: string): DbTarge
 const PGLITE_SHARED_BUFFERS = '32MB';
 
 /**
- * Opens (creating on first use) an embedded database. Every instance carries pg_trgm (food search,
+ * Opens (creating on first use, with any missing parent folders) an embedded database. Every instance carries pg_trgm (food search,
  * migration 20261123141459_foods_search), so the migrations replay on any scratch or test copy.
  */
 export async function openPglite(dataDir: string | null, loadDataDir?: Blob): Promise<PGlite> {
+  // PGlite creates the data directory itself but not its parents
+  if (dataDir) mkdirSync(dataDir, { recursive: true });
   return PGlite.create(dataDir ?? undefined, {
     ...(loadDataDir ? { loadDataDir } : {}),
     extensions: { pg_trgm },
