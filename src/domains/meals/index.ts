@@ -1,9 +1,16 @@
 /**
- * What other domains may use of the meals domain (meal totals, photo keys and replacing a meal's
- * photo, the nutrient shape and its arithmetic).
+ * What other domains may use of the meals domain (meals with their items and logging one, meal totals,
+ * photo keys and replacing a meal's photo, the nutrient shape and its arithmetic).
  */
-export { mealPhotoKeys, mealTotalsBetween, setMealPhoto } from './meals.service.ts';
-export type { MealTotalsView, MealView } from './meals.service.ts';
+export {
+  getMeal,
+  listMeals,
+  logMeal,
+  mealPhotoKeys,
+  mealTotalsBetween,
+  setMealPhoto,
+} from './meals.service.ts';
+export type { LogMealOptions, MealTotalsView, MealView } from './meals.service.ts';
 export { foodLoggersSql, foodLogSql } from './meals.food-log.ts';
 export { scaleNutrients, sumNutrients } from './meals.nutrients.ts';
 export type { Nutrients } from './meals.nutrients.ts';
