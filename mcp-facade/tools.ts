@@ -29,6 +29,7 @@ import { goalTools } from './tools/goals.tools.ts';
 import { sleepTools } from './tools/sleep.tools.ts';
 import { homeTools } from './tools/home.tools.ts';
 import { exportTools } from './tools/export.tools.ts';
+import { experimentTools } from './tools/experiments.tools.ts';
 
 export const TOOL_FAMILIES: Readonly<Record<string, readonly McpTool[]>> = {
   'access-grants': accessGrantTools,
@@ -59,6 +60,7 @@ export const TOOL_FAMILIES: Readonly<Record<string, readonly McpTool[]>> = {
   sleep: sleepTools,
   home: homeTools,
   export: exportTools,
+  experiments: experimentTools,
 };
 
 export const TOOLS: readonly McpTool[] = Object.values(TOOL_FAMILIES).flat();

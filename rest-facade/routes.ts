@@ -25,6 +25,8 @@ import { goalRoutes } from './routes/goals.routes.ts';
 import { snoringRoutes } from './routes/snoring.routes.ts';
 import { homeRoutes } from './routes/home.routes.ts';
 import { exportRoutes } from './routes/export.routes.ts';
+import { experimentRoutes } from './routes/experiments.routes.ts';
+import { nutritionPreviewRoutes } from './routes/nutrition-preview.routes.ts';
 
 export const ROUTES: readonly RestRoute[] = [
   ...syncRoutes,
@@ -52,4 +54,6 @@ export const ROUTES: readonly RestRoute[] = [
   ...adminNotificationRoutes,
   ...logsRoutes,
   ...exportRoutes,
+  ...experimentRoutes,
+  ...nutritionPreviewRoutes,
 ];

@@ -83,4 +83,19 @@ export const nutritionTools: McpTool[] = [
     scopes: ['health:nutrition:write'],
     kind: 'write',
   },
+  // preview scores and suggestions (issue 17)
+  {
+    name: 'nutrition_food_preview_score',
+    title: 'Score a food before eating',
+    operation: 'FoodPreviewScore',
+    scopes: ['health:nutrition:read'],
+    kind: 'read',
+  },
+  {
+    name: 'nutrition_suggestion_read',
+    title: 'Suggest the next meal',
+    operation: 'MealSuggestion',
+    scopes: ['health:nutrition:read'],
+    kind: 'read',
+  },
 ];

@@ -41,6 +41,8 @@ import '../domains/goals/goals.schema.ts';
 import '../domains/snoring/snoring.schema.ts';
 import '../domains/home/home.schema.ts';
 import '../domains/export/export.schema.ts';
+import '../domains/experiments/experiments.schema.ts';
+import '../domains/nutrition/nutrition.preview-schema.ts';
 import './references.ts';
 
 export const schema = builder.toSchema({ sortSchema: true });

@@ -12,5 +12,5 @@ export {
 } from './meals.service.ts';
 export type { LogMealOptions, MealTotalsView, MealView } from './meals.service.ts';
 export { foodLoggersSql, foodLogSql } from './meals.food-log.ts';
-export { scaleNutrients, sumNutrients } from './meals.nutrients.ts';
-export type { Nutrients } from './meals.nutrients.ts';
+export { resolveItems, scaleNutrients, sumNutrients } from './meals.nutrients.ts';
+export type { MealItemInput, Nutrients } from './meals.nutrients.ts';

@@ -1,0 +1,187 @@
+/**
+ * Preview scores and suggestions on the graph (issue 17): a food or items scored before eating
+ * (nutrition_food_preview_score) and a suggestion for the next meal (nutrition_suggestion_read).
+ */
+import { z } from 'zod';
+import { builder } from '../../graphql/builder.ts';
+import type { Nutrients } from '../meals/index.ts';
+import { PERSONAL_MIN_MEALS, previewScore } from './nutrition.preview.ts';
+import type { PreviewScoreView } from './nutrition.preview.ts';
+import { nutritionSuggestion } from './nutrition.suggestion.ts';
+import type { SuggestionItem, SuggestionView } from './nutrition.suggestion.ts';
+
+/** Bounds of a preview's input (those of a logged meal's items). */
+const PREVIEW_ITEMS_MAX = 20;
+const ITEM_GRAMS_MAX = 5000;
+const NUTRIENT_MAX = 10_000;
+const NAME_MAX = 200;
+
+const PreviewNutrients = builder.objectRef<Nutrients>('PreviewNutrients').implement({
+  description: 'Energy (kcal) and macronutrients (g) of what was scored',
+  fields: (t) => ({
+    kcal: t.exposeFloat('kcal'),
+    proteinG: t.exposeFloat('proteinG'),
+    carbsG: t.exposeFloat('carbsG'),
+    fatG: t.exposeFloat('fatG'),
+    fiberG: t.exposeFloat('fiberG'),
+    sugarG: t.exposeFloat('sugarG'),
+  }),
+});
+
+const PreviewScore = builder.objectRef<PreviewScoreView>('FoodPreviewScore').implement({
+  description: 'A food or items scored 0..100 before eating (higher: a gentler glucose response)',
+  fields: (t) => ({
+    score: t.exposeInt('score', { description: '0..100; the personal score when basis is personal' }),
+    basis: t.exposeString('basis', {
+      description: `personal (from at least ${PERSONAL_MIN_MEALS} past meals with the food and a glucose response) or nutrients`,
+    }),
+    explanation: t.exposeString('explanation'),
+    nutrientScore: t.exposeInt('nutrientScore', { description: 'from the nutrients alone' }),
+    personalScore: t.exposeInt('personalScore', { nullable: true }),
+    availableCarbsG: t.exposeFloat('availableCarbsG', { description: 'carbs - fibre, g' }),
+    estimatedGlycemicIndex: t.exposeFloat('estimatedGlycemicIndex'),
+    estimatedGlycemicLoad: t.exposeFloat('estimatedGlycemicLoad'),
+    totals: t.expose('totals', { type: PreviewNutrients }),
+    similarFoodId: t.exposeString('similarFoodId', {
+      nullable: true,
+      description: 'the food past meals were matched on (the item carrying the most carbs)',
+    }),
+    similarMeals: t.exposeInt('similarMeals', { description: 'past meals with that food found' }),
+    pastMealsUsed: t.exposeInt('pastMealsUsed', { description: 'of those, with a response' }),
+    meanIaucMgDlMin: t.exposeInt('meanIaucMgDlMin', { nullable: true }),
+    meanRiseMgDl: t.exposeFloat('meanRiseMgDl', { nullable: true }),
+  }),
+});
+
+const Suggestion = builder.objectRef<SuggestionItem>('MealSuggestionItem').implement({
+  description: 'One suggestion and where it comes from',
+  fields: (t) => ({
+    source: t.exposeString('source', {
+      description: 'past_meal_response, food_nutrient_score or advice',
+    }),
+    title: t.exposeString('title'),
+    reason: t.exposeString('reason'),
+    mealId: t.exposeString('mealId', { nullable: true }),
+    foodId: t.exposeString('foodId', { nullable: true }),
+    eatenAt: t.expose('eatenAt', { type: 'DateTime', nullable: true }),
+    iaucMgDlMin: t.exposeInt('iaucMgDlMin', { nullable: true }),
+    riseMgDl: t.exposeFloat('riseMgDl', { nullable: true }),
+    score: t.exposeInt('score', { nullable: true, description: 'nutrient preview score' }),
+  }),
+});
+
+const SuggestionOut = builder.objectRef<SuggestionView>('MealSuggestion').implement({
+  description: "A suggestion for the next meal from the person's own data",
+  fields: (t) => ({
+    basis: t.exposeString('basis', { description: 'personal or not_enough_data' }),
+    mealsConsidered: t.exposeInt('mealsConsidered', { description: 'meals of the last 90 days' }),
+    mealsWithResponse: t.exposeInt('mealsWithResponse'),
+    items: t.expose('items', { type: [Suggestion] }),
+  }),
+});
+
+const amount = z.number().min(0).max(NUTRIENT_MAX).nullish();
+const itemSchema = z
+  .object({
+    foodId: z.string().min(1).max(64).nullish(),
+    portionId: z.string().min(1).max(100).nullish(),
+    servings: z.number().gt(0).max(100).nullish(),
+    name: z.string().trim().min(1).max(NAME_MAX).nullish(),
+    grams: z.number().gt(0).max(ITEM_GRAMS_MAX).nullish(),
+    kcal: amount,
+    proteinG: amount,
+    carbsG: amount,
+    fatG: amount,
+    fiberG: amount,
+    sugarG: amount,
+  })
+  .superRefine((item, ctx) => {
+    const issue = (path: string, message: string): void =>
+      void ctx.addIssue({ code: 'custom', path: [path], message });
+    if (item.foodId) {
+      if (item.grams == null && !item.portionId)
+        issue('grams', 'Give grams or a portion_id of the food');
+      if (item.grams != null && item.portionId)
+        issue('portionId', 'Give grams or a portion_id, not both');
+    } else {
+      if (!item.name) issue('name', 'A name is required for an item without a food_id');
+      if (item.grams == null) issue('grams', 'grams is required for an item without a food_id');
+      if (item.portionId) issue('portionId', 'A portion_id needs a food_id');
+    }
+    if (item.servings != null && !item.portionId) issue('servings', 'servings needs a portion_id');
+  });
+
+const PreviewItemInput = builder.inputType('PreviewItemInput', {
+  description: 'A catalogue food with grams or a portion, or a free-text item with its nutrients',
+  fields: (t) => ({
+    foodId: t.string({ description: 'catalogue food id (fdc_id, or custom:<uuid> of the person)' }),
+    portionId: t.string({ description: 'a portion of that food; grams = gram weight x servings' }),
+    servings: t.float({ description: 'how many of the portion (0 < servings <= 100; default 1)' }),
+    name: t.string({ description: `name of a free-text item (1..${NAME_MAX} characters)` }),
+    grams: t.float({ description: `the amount, g (0 < grams <= ${ITEM_GRAMS_MAX})` }),
+    kcal: t.float({ description: `free-text items only (0..${NUTRIENT_MAX})` }),
+    proteinG: t.float({ description: `free-text items only, g (0..${NUTRIENT_MAX})` }),
+    carbsG: t.float({ description: `free-text items only, g (0..${NUTRIENT_MAX})` }),
+    fatG: t.float({ description: `free-text items only, g (0..${NUTRIENT_MAX})` }),
+    fiberG: t.float({ description: `free-text items only, g (0..${NUTRIENT_MAX})` }),
+    sugarG: t.float({ description: `free-text items only, g (0..${NUTRIENT_MAX})` }),
+  }),
+  validate: itemSchema,
+});
+
+const FoodPreviewInput = builder.inputType('FoodPreviewInput', {
+  description: 'One catalogue food (food_id with grams or portion_id), or items: not both',
+  fields: (t) => ({
+    foodId: t.string({ description: 'catalogue food id (fdc_id, or custom:<uuid> of the person)' }),
+    grams: t.float({ description: `the amount of that food, g (0 < grams <= ${ITEM_GRAMS_MAX})` }),
+    portionId: t.string({ description: 'a portion of that food instead of grams' }),
+    servings: t.float({ description: 'how many of the portion (0 < servings <= 100; default 1)' }),
+    items: t.field({
+      type: [PreviewItemInput],
+      description: `instead of food_id: 1..${PREVIEW_ITEMS_MAX} items, like a meal's`,
+    }),
+  }),
+  validate: z
+    .object({
+      foodId: z.string().min(1).max(64).nullish(),
+      grams: z.number().gt(0).max(ITEM_GRAMS_MAX).nullish(),
+      portionId: z.string().min(1).max(100).nullish(),
+      servings: z.number().gt(0).max(100).nullish(),
+      items: z.array(itemSchema).min(1).max(PREVIEW_ITEMS_MAX).nullish(),
+    })
+    .superRefine((v, ctx) => {
+      const issue = (path: string, message: string): void =>
+        void ctx.addIssue({ code: 'custom', path: [path], message });
+      if (!v.foodId === !v.items) issue('foodId', 'Give food_id or items, not both and not neither');
+      if (v.foodId) {
+        if (v.grams == null && !v.portionId) issue('grams', 'Give grams or a portion_id');
+        if (v.grams != null && v.portionId) issue('portionId', 'Give grams or a portion_id, not both');
+      } else if (v.grams != null || v.portionId || v.servings != null) {
+        issue('grams', 'grams, portion_id and servings go with food_id (items carry their own)');
+      }
+    }),
+});
+
+builder.queryFields((t) => ({
+  foodPreviewScore: t.withAuth({ scope: 'health:nutrition:read' }).field({
+    type: PreviewScore,
+    description: 'A food or items scored 0..100 before eating (docs/nutrition.md, Preview score)',
+    args: { input: t.arg({ type: FoodPreviewInput, required: true }) },
+    resolve: (_root, { input }, ctx) =>
+      previewScore(ctx, {
+        items: input.items ?? [
+          {
+            foodId: input.foodId,
+            grams: input.grams,
+            portionId: input.portionId,
+            servings: input.servings,
+          },
+        ],
+      }),
+  }),
+  mealSuggestion: t.withAuth({ scope: 'health:nutrition:read' }).field({
+    type: SuggestionOut,
+    description: "A suggestion for the next meal from the person's own data",
+    resolve: (_root, _args, ctx) => nutritionSuggestion(ctx),
+  }),
+}));
