@@ -309,6 +309,18 @@ const SEEDERS: Record<string, (p: Db, me: Person, other: Person) => Promise<unkn
     p.feedbackReport.create({ data: { userId: me.id, category: 'idea', message: 'more graphs' } }),
   'Goal.userId': (p, me) =>
     p.goal.create({ data: { id: rand(), userId: me.id, metric: 'steps', target: 8000 } }),
+  'Experiment.userId': (p, me) =>
+    p.experiment.create({
+      data: {
+        id: rand(),
+        userId: me.id,
+        name: 'walk',
+        intervention: 'a walk after dinner',
+        baselineDays: 7,
+        interventionDays: 7,
+        startAt: new Date(),
+      },
+    }),
   'SnoreNight.userId': (p, me) =>
     p.snoreNight.create({
       data: { id: rand(), userId: me.id, startedAt: new Date(), endedAt: later() },

@@ -75,7 +75,9 @@ export function hedgesG(control: readonly number[], treated: readonly number[]):
   const nC = control.length;
   const nT = treated.length;
   if (nC < 2 || nT < 2) return null;
-  const pooled = Math.sqrt(((nT - 1) * variance(treated) + (nC - 1) * variance(control)) / (nT + nC - 2));
+  const pooled = Math.sqrt(
+    ((nT - 1) * variance(treated) + (nC - 1) * variance(control)) / (nT + nC - 2),
+  );
   if (pooled === 0) return null;
   const j = 1 - 3 / (4 * (nT + nC) - 9);
   return (j * (mean(treated) - mean(control))) / pooled;
@@ -105,7 +107,10 @@ export function magnitudeOf(g: number): Magnitude {
 }
 
 /** Compares the two periods (rules in the header). */
-export function comparePeriods(control: PeriodSample, intervention: PeriodSample): ComparisonFigures {
+export function comparePeriods(
+  control: PeriodSample,
+  intervention: PeriodSample,
+): ComparisonFigures {
   const c = figures(control);
   const i = figures(intervention);
   const empty = {
@@ -129,7 +134,8 @@ export function comparePeriods(control: PeriodSample, intervention: PeriodSample
     return {
       ...empty,
       verdict: 'not_enough_data',
-      message: 'Not enough data: the responses do not vary at all, so no effect size can be computed.',
+      message:
+        'Not enough data: the responses do not vary at all, so no effect size can be computed.',
     };
   }
   const gRise = hedgesG(control.rises, intervention.rises);

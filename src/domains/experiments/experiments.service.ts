@@ -95,8 +95,7 @@ type ExperimentRow = Awaited<ReturnType<AuthedContext['prisma']['experiment']['f
 
 const notFound = (): Error => appError('NOT_FOUND', 'Experiment not found');
 
-const plannedEnd = (e: ExperimentRow): number =>
-  e.startAt.getTime() + e.interventionDays * DAY_MS;
+const plannedEnd = (e: ExperimentRow): number => e.startAt.getTime() + e.interventionDays * DAY_MS;
 
 /** The status as answered: active or paused past the planned end is completed. */
 function statusOf(e: ExperimentRow, now: number): ExperimentStatus {
@@ -113,7 +112,11 @@ function pauseSpans(e: ExperimentRow, now: number): [number, number][] {
 }
 
 /** The experiment's result from its meals and their responses (one meal read, one reading read). */
-async function resultOf(ctx: AuthedContext, e: ExperimentRow, now: number): Promise<ExperimentResultView> {
+async function resultOf(
+  ctx: AuthedContext,
+  e: ExperimentRow,
+  now: number,
+): Promise<ExperimentResultView> {
   const start = e.startAt.getTime();
   const controlStart = start - e.baselineDays * DAY_MS;
   const interventionEnd = Math.max(
@@ -121,7 +124,11 @@ async function resultOf(ctx: AuthedContext, e: ExperimentRow, now: number): Prom
     Math.min(plannedEnd(e), e.endedAt?.getTime() ?? Infinity, now),
   );
   const meals = (
-    await listMeals(ctx, { startMs: controlStart, endMs: interventionEnd, limit: EXPERIMENT_MEALS_MAX })
+    await listMeals(ctx, {
+      startMs: controlStart,
+      endMs: interventionEnd,
+      limit: EXPERIMENT_MEALS_MAX,
+    })
   ).filter((m) => e.mealType === null || m.mealType === e.mealType);
   const pauses = pauseSpans(e, now);
   const counted = meals.filter((m) => {
@@ -222,7 +229,10 @@ export async function controlExperiment(
   if (!e) throw notFound();
   const status = statusOf(e, now);
   // the same end twice is once
-  if ((options.action === 'stop' && status === 'stopped') || (options.action === 'abandon' && status === 'abandoned'))
+  if (
+    (options.action === 'stop' && status === 'stopped') ||
+    (options.action === 'abandon' && status === 'abandoned')
+  )
     return viewOf(ctx, e, now);
   if (status === 'stopped' || status === 'abandoned' || status === 'completed') {
     throw appError('CONFLICT', `The experiment has ended (${status}); start a new one`, {
@@ -238,7 +248,8 @@ export async function controlExperiment(
       data = status === 'paused' ? {} : { status: 'paused', pausedAt: new Date(now) };
       break;
     case 'resume':
-      data = status === 'active' ? {} : { status: 'active', pausedAt: null, pauses: closeOpenPause() };
+      data =
+        status === 'active' ? {} : { status: 'active', pausedAt: null, pauses: closeOpenPause() };
       break;
     case 'stop':
     case 'abandon':

@@ -31,7 +31,9 @@ const PreviewNutrients = builder.objectRef<Nutrients>('PreviewNutrients').implem
 const PreviewScore = builder.objectRef<PreviewScoreView>('FoodPreviewScore').implement({
   description: 'A food or items scored 0..100 before eating (higher: a gentler glucose response)',
   fields: (t) => ({
-    score: t.exposeInt('score', { description: '0..100; the personal score when basis is personal' }),
+    score: t.exposeInt('score', {
+      description: '0..100; the personal score when basis is personal',
+    }),
     basis: t.exposeString('basis', {
       description: `personal (from at least ${PERSONAL_MIN_MEALS} past meals with the food and a glucose response) or nutrients`,
     }),
@@ -152,10 +154,12 @@ const FoodPreviewInput = builder.inputType('FoodPreviewInput', {
     .superRefine((v, ctx) => {
       const issue = (path: string, message: string): void =>
         void ctx.addIssue({ code: 'custom', path: [path], message });
-      if (!v.foodId === !v.items) issue('foodId', 'Give food_id or items, not both and not neither');
+      if (!v.foodId === !v.items)
+        issue('foodId', 'Give food_id or items, not both and not neither');
       if (v.foodId) {
         if (v.grams == null && !v.portionId) issue('grams', 'Give grams or a portion_id');
-        if (v.grams != null && v.portionId) issue('portionId', 'Give grams or a portion_id, not both');
+        if (v.grams != null && v.portionId)
+          issue('portionId', 'Give grams or a portion_id, not both');
       } else if (v.grams != null || v.portionId || v.servings != null) {
         issue('grams', 'grams, portion_id and servings go with food_id (items carry their own)');
       }
