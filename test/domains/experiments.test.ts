@@ -347,6 +347,48 @@ describe('insights_experiment_control', () => {
   });
 });
 
+describe('qualifying meals', () => {
+  it('leaves out the meals eaten while paused and after a stop, and other meal types', async () => {
+    const p = await person();
+    const meal = (at: number, mealType = 'dinner') =>
+      app.db.prisma.meal.create({
+        data: { id: randomUUID(), userId: p.user.id, eatenAt: new Date(at), mealType },
+      });
+    const e = out(
+      await callTool(p.client, 'insights_experiment_start', {
+        idempotency_key: key(),
+        name: 'Walk',
+        intervention: 'walk after dinner',
+        meal_type: 'dinner',
+        baseline_days: 3,
+        intervention_days: 3,
+        start_at: new Date(Date.now() - DAY).toISOString(),
+      }),
+    );
+    await meal(Date.now() - 2 * DAY); // control
+    await meal(Date.now() - 60 * MIN); // intervention
+    await meal(Date.now() - 50 * MIN, 'lunch'); // another type
+    const control = async (action: string) =>
+      out(await callTool(p.client, 'insights_experiment_control', { id: e.id, action })).result;
+    await control('pause');
+    await new Promise((r) => setTimeout(r, 5));
+    await meal(Date.now() - 1); // while paused (the pause began at least 4 ms before)
+    await new Promise((r) => setTimeout(r, 5));
+    expect((await control('pause')).intervention.meals).toBe(1);
+    expect((await control('resume')).intervention.meals).toBe(1);
+    await new Promise((r) => setTimeout(r, 5));
+    await meal(Date.now() - 1); // after resuming
+    const stopped = await control('stop');
+    expect(stopped.control.meals).toBe(1);
+    expect(stopped.intervention.meals).toBe(2);
+    await meal(Date.now()); // after the stop
+    await new Promise((r) => setTimeout(r, 5));
+    const read = await rest(app, 'GET', `/api/v1/experiments/${e.id}`, { token: p.pat });
+    expect(read.body.result.intervention.meals).toBe(2);
+    expect(read.body.result.verdict).toBe('not_enough_data');
+  });
+});
+
 describe('ownership and scopes', () => {
   it("answers 404 for another person's experiment (REST and MCP), and lists only one's own", async () => {
     const owner = await person();
