@@ -5,6 +5,7 @@
  */
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { beforeAll, describe, expect, it } from 'vitest';
+import type { Scope } from '../../src/auth/scopes.ts';
 import { BANANA, listMeals, logMeal, RICE, seedFood } from '../factories/meals.ts';
 import { seedPersonalToken, seedUser } from '../factories/users.ts';
 import { startTestApp } from '../harness/app.ts';
@@ -13,7 +14,7 @@ import { callTool, mcpClient } from '../harness/mcp.ts';
 
 const app = await startTestApp();
 
-const RW = ['health:nutrition:read', 'health:nutrition:write'];
+const RW: Scope[] = ['health:nutrition:read', 'health:nutrition:write'];
 
 beforeAll(async () => {
   await seedFood(app, BANANA);
@@ -23,7 +24,7 @@ beforeAll(async () => {
 let n = 0;
 const key = (): string => `key-${Date.now()}-${n++}`;
 
-async function person(scopes: string[] = RW): Promise<{
+async function person(scopes: Scope[] = RW): Promise<{
   id: number;
   token: string;
   pat: string;
