@@ -143,6 +143,27 @@ describe('favorite foods', () => {
     expect((await ok(other.mcp, 'nutrition_favorites_list')).items).toHaveLength(1);
   });
 
+  it('refuses a phone push of a second favorite of the same food (409 duplicate_record)', async () => {
+    const me = await person();
+    await ok(me.mcp, 'nutrition_favorite_add', { food_id: RICE.id, idempotency_key: key() });
+    const res = await rest(app, 'POST', '/api/sync/push', {
+      token: me.token,
+      body: {
+        changes: {
+          favorite_foods: {
+            created: [{ id: crypto.randomUUID(), food_id: RICE.id, name: 'rice again' }],
+            updated: [],
+            deleted: [],
+          },
+        },
+        last_pulled_at: Date.now(),
+      },
+    });
+    expect(res.status).toBe(409);
+    expect(res.body.detail).toMatchObject({ code: 'duplicate_record', table: 'favorite_foods' });
+    expect((await ok(me.mcp, 'nutrition_favorites_list')).items).toHaveLength(1);
+  });
+
   it('needs both nutrition scopes for the tools, health:nutrition:read for the route', async () => {
     const reader = await person(['health:nutrition:read']);
     const err = await fails(reader.mcp, 'nutrition_favorites_list');

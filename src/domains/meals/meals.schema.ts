@@ -133,6 +133,7 @@ const MealDeletion = builder.objectRef<{ deleted: number }>('MealDeletion').impl
   fields: (t) => ({ deleted: t.exposeInt('deleted', { description: 'meals deleted' }) }),
 });
 
+/** breakfast, lunch, dinner or snack (a meal's and a saved meal's type). */
 export const MealType = builder.enumType('MealType', {
   values: {
     breakfast: { value: 'breakfast' },
@@ -142,11 +143,13 @@ export const MealType = builder.enumType('MealType', {
   } as const,
 });
 
+/** A text of at most `max` characters that is not blank. */
 export const nonBlank = (max: number) =>
   z
     .string()
     .max(max, { message: `At most ${max} characters` })
     .refine((s) => s.trim().length > 0, { message: 'Must not be blank' });
+/** When a meal was eaten: at most FUTURE_MS ahead. */
 export const eatenAt = z.date().refine((d) => d.getTime() <= Date.now() + FUTURE_MS, {
   message: 'eaten_at may be at most 24 hours ahead',
 });
@@ -185,6 +188,7 @@ const itemSchema = z
     }
     if (item.servings != null && !item.portionId) issue('servings', 'servings needs a portion_id');
   });
+/** The items of a meal (or a saved meal): 1..MEAL_ITEMS_MAX of the item shape. */
 export const items = z
   .array(itemSchema)
   .min(1, { message: 'At least 1 item' })
@@ -202,6 +206,7 @@ const mealFields = {
 const freeText = (k: keyof Nutrients): string =>
   `${NUTRIENT_DOCS[k]} (free-text items only; 0..${NUTRIENT_MAX})`;
 
+/** A meal item as given (GraphQL input): shared by meals and saved meals. */
 export const MealItemInput = builder.inputType('MealItemInput', {
   description:
     'A catalogue food with grams or a portion (nutrients computed), or a free-text item with its own nutrients',
@@ -264,6 +269,7 @@ const MealLogUpdateInput = builder.inputType('MealLogUpdateInput', {
   validate: z.object({ ...mealFields, eatenAt: eatenAt.optional(), items: items.optional() }),
 });
 
+/** A meal's (or saved meal's) id: a uuid. */
 export const mealId = z.uuid({ message: 'Input should be a valid UUID' });
 const mealIdDescription = "the meal's id (a uuid, from a meal list)";
 export const epochMs = z
