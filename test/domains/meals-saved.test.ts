@@ -9,7 +9,7 @@ import type { Scope } from '../../src/auth/scopes.ts';
 import { BANANA, listMeals, logMeal, RICE, seedFood } from '../factories/meals.ts';
 import { seedPersonalToken, seedUser } from '../factories/users.ts';
 import { startTestApp } from '../harness/app.ts';
-import { rest } from '../harness/clients.ts';
+import { gql, rest } from '../harness/clients.ts';
 import { callTool, mcpClient } from '../harness/mcp.ts';
 
 const app = await startTestApp();
@@ -340,6 +340,44 @@ describe('saved meals', () => {
     expect(
       (await rest(app, 'GET', '/api/v1/nutrition/saved-meals', { token: writer.pat })).status,
     ).toBe(403);
+  });
+});
+
+describe('saved meals and favorites in the dashboard graph', () => {
+  it('pages both lists newest first by keyset, every row once', async () => {
+    const me = await person();
+    const saved: string[] = [];
+    for (const name of ['A', 'B', 'C']) {
+      const s = await ok(me.mcp, 'nutrition_saved_meal_create', {
+        ...porridge,
+        name,
+        idempotency_key: key(),
+      });
+      saved.unshift(s.id);
+    }
+    for (const food_id of [RICE.id, BANANA.id])
+      await ok(me.mcp, 'nutrition_favorite_add', { food_id, idempotency_key: key() });
+    const page = async (after: string | null) =>
+      (
+        await gql(
+          app,
+          `query ($after: String) { me {
+            savedMeals(first: 2, after: $after) { nodes { id items { name } } pageInfo { hasNextPage endCursor } }
+            favoriteFoods(first: 1) { nodes { foodId } pageInfo { hasNextPage } } } }`,
+          { token: me.token, variables: { after } },
+        )
+      ).body.data.me;
+    const first = await page(null);
+    expect(first.savedMeals.nodes.map((m: any) => m.id)).toEqual(saved.slice(0, 2));
+    expect(first.savedMeals.nodes[0].items).toHaveLength(3);
+    expect(first.savedMeals.pageInfo.hasNextPage).toBe(true);
+    expect(first.favoriteFoods).toEqual({
+      nodes: [{ foodId: BANANA.id }],
+      pageInfo: { hasNextPage: true },
+    });
+    const second = await page(first.savedMeals.pageInfo.endCursor);
+    expect(second.savedMeals.nodes.map((m: any) => m.id)).toEqual(saved.slice(2));
+    expect(second.savedMeals.pageInfo.hasNextPage).toBe(false);
   });
 });
 

@@ -29,7 +29,7 @@ import {
 import type { FavoriteView, SavedMealView } from './meals.saved.ts';
 import { MEAL_ITEMS_MAX } from './meals.service.ts';
 
-const FavoriteFood = builder.objectRef<FavoriteView>('FavoriteFood').implement({
+export const FavoriteFood = builder.objectRef<FavoriteView>('FavoriteFood').implement({
   description: 'A catalogue food the person marked as a favorite',
   fields: (t) => ({
     id: t.exposeString('id', { description: 'uuid' }),
@@ -41,7 +41,7 @@ const FavoriteFood = builder.objectRef<FavoriteView>('FavoriteFood').implement({
   }),
 });
 
-const SavedMeal = builder.objectRef<SavedMealView>('SavedMeal').implement({
+export const SavedMeal = builder.objectRef<SavedMealView>('SavedMeal').implement({
   description: 'A saved meal: a named template of items the person logs again',
   fields: (t) => ({
     id: t.exposeString('id', { description: 'uuid' }),

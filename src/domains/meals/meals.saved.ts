@@ -46,9 +46,22 @@ export interface SavedMealView {
 }
 
 export interface SavedListOptions {
-  /** at most this many, newest first (1..SAVED_LIST_MAX) */
+  /** at most this many, newest first (1..SAVED_LIST_MAX; a connection asks one more) */
   limit: number;
+  /** the position to start after (keyset): created_at and id of the previous page's last row */
+  after?: { createdAt: Date; id: string } | null;
 }
+
+/** Newest first, after a position: created_at desc, then id desc. */
+const newestAfter = (after: SavedListOptions['after']) =>
+  after
+    ? {
+        OR: [
+          { createdAt: { lt: after.createdAt } },
+          { createdAt: after.createdAt, id: { lt: after.id } },
+        ],
+      }
+    : {};
 
 export interface SavedMealFields {
   /** the saved meal's name (1..200 characters, trimmed) */
@@ -167,14 +180,14 @@ async function lockSavedMeal(tx: DbTx, userId: number, id: string): Promise<void
   if (!rows.length) throw savedMealNotFound();
 }
 
-/** The person's saved meals with their items, newest first. */
+/** The person's saved meals with their items, newest first, optionally after a position. */
 export async function listSavedMeals(
   ctx: AuthedContext,
   options: SavedListOptions,
 ): Promise<SavedMealView[]> {
   const userId = readerUserId(ctx);
   const rows = await ctx.prisma.savedMeal.findMany({
-    where: { userId, deletedAt: null },
+    where: { userId, deletedAt: null, ...newestAfter(options.after) },
     orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
     take: options.limit,
   });
@@ -332,13 +345,13 @@ export async function copyMeal(ctx: AuthedContext, options: CopyMealOptions): Pr
   });
 }
 
-/** The person's favorite foods, newest first. */
+/** The person's favorite foods, newest first, optionally after a position. */
 export async function listFavorites(
   ctx: AuthedContext,
   options: SavedListOptions,
 ): Promise<FavoriteView[]> {
   return ctx.prisma.favoriteFood.findMany({
-    where: { userId: readerUserId(ctx), deletedAt: null },
+    where: { userId: readerUserId(ctx), deletedAt: null, ...newestAfter(options.after) },
     orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
     take: options.limit,
     select: { id: true, foodId: true, name: true, createdAt: true },
