@@ -1,4 +1,4 @@
-/** Nutrition: the person's meals, daily totals, logging, editing and deleting meals. */
+/** Nutrition: the person's meals, daily totals, logging, editing and deleting meals; saved meals and favorite foods. */
 import type { McpTool } from '../tool.ts';
 
 export const nutritionTools: McpTool[] = [
@@ -82,6 +82,73 @@ export const nutritionTools: McpTool[] = [
     operation: 'AnalyzeMealFromData',
     scopes: ['health:nutrition:write'],
     kind: 'write',
+  },
+  // saved meals and favorites (issue 17)
+  {
+    name: 'nutrition_favorites_list',
+    title: 'List favorite foods',
+    operation: 'ListFavoriteFoods',
+    scopes: ['health:nutrition:write', 'health:nutrition:read'],
+    kind: 'read',
+  },
+  {
+    name: 'nutrition_favorite_add',
+    title: 'Add a favorite food',
+    operation: 'AddFavoriteFood',
+    scopes: ['health:nutrition:write', 'health:nutrition:read'],
+    kind: 'write',
+  },
+  {
+    name: 'nutrition_favorite_remove',
+    title: 'Remove a favorite food',
+    operation: 'RemoveFavoriteFood',
+    scopes: ['health:nutrition:write', 'health:nutrition:read'],
+    kind: 'deletes',
+  },
+  {
+    name: 'nutrition_saved_meals_list',
+    title: 'List saved meals',
+    operation: 'ListSavedMeals',
+    scopes: ['health:nutrition:read'],
+    kind: 'read',
+  },
+  {
+    name: 'nutrition_saved_meal_create',
+    title: 'Save a meal template',
+    operation: 'CreateSavedMeal',
+    scopes: ['health:nutrition:write'],
+    kind: 'write',
+  },
+  {
+    name: 'nutrition_saved_meal_update',
+    title: 'Update a saved meal',
+    operation: 'UpdateSavedMeal',
+    scopes: ['health:nutrition:write'],
+    kind: 'write',
+    idempotent: true,
+  },
+  {
+    name: 'nutrition_saved_meal_delete',
+    title: 'Delete a saved meal',
+    operation: 'DeleteSavedMeal',
+    scopes: ['health:nutrition:write'],
+    kind: 'deletes',
+  },
+  {
+    name: 'nutrition_saved_meal_log',
+    title: 'Log a saved meal',
+    operation: 'LogSavedMeal',
+    scopes: ['health:nutrition:write', 'health:nutrition:read'],
+    kind: 'write',
+  },
+  // copyMeal starts with none of create/log/add/start: the row says it creates (idempotency_key)
+  {
+    name: 'nutrition_meal_copy',
+    title: 'Copy a meal',
+    operation: 'CopyMeal',
+    scopes: ['health:nutrition:write', 'health:nutrition:read'],
+    kind: 'write',
+    creates: true,
   },
   // preview scores and suggestions (issue 17)
   {

@@ -56,4 +56,17 @@ export const mealRoutes: RestRoute[] = [
     responder: 'multipart',
     tag: 'meals',
   },
+  // saved meals and favorites (issue 17): the read API
+  {
+    method: 'GET',
+    path: '/api/v1/nutrition/favorites',
+    operation: 'ListFavoriteFoods',
+    tag: 'meals',
+  },
+  {
+    method: 'GET',
+    path: '/api/v1/nutrition/saved-meals',
+    operation: 'ListSavedMeals',
+    tag: 'meals',
+  },
 ];

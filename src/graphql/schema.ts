@@ -18,6 +18,7 @@ import '../domains/devices/devices.schema.ts';
 import '../domains/glucose/glucose.schema.ts';
 import '../domains/sync/sync.schema.ts';
 import '../domains/meals/meals.schema.ts';
+import '../domains/meals/meals.saved-schema.ts';
 import '../domains/foods/foods.schema.ts';
 import '../domains/insights/insights.schema.ts';
 import '../domains/ai/ai.schema.ts';

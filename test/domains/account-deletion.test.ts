@@ -289,6 +289,16 @@ const SEEDERS: Record<string, (p: Db, me: Person, other: Person) => Promise<unkn
     p.mealItem.create({
       data: { id: rand(), userId: me.id, mealId: rand(), name: 'rice', grams: 100 },
     }),
+  'SavedMeal.userId': (p, me) =>
+    p.savedMeal.create({ data: { id: rand(), userId: me.id, name: 'Porridge' } }),
+  'SavedMealItem.userId': (p, me) =>
+    p.savedMealItem.create({
+      data: { id: rand(), userId: me.id, savedMealId: rand(), name: 'oats', grams: 50 },
+    }),
+  'FavoriteFood.userId': (p, me) =>
+    p.favoriteFood.create({
+      data: { id: rand(), userId: me.id, foodId: `fdc:${rand()}`, name: 'oats' },
+    }),
   'BloodPressureReading.userId': (p, me) =>
     p.bloodPressureReading.create({
       data: { id: rand(), userId: me.id, systolic: 120, diastolic: 80, measuredAt: new Date() },

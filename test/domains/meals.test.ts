@@ -843,6 +843,7 @@ describe('MCP nutrition tools', () => {
       'nutrition_daily_read',
       'nutrition_meals_list',
       'nutrition_recent_meals_list',
+      'nutrition_saved_meals_list',
     ]);
     expect(await names(['health:nutrition:read', 'media:read'])).toContain('nutrition_meal_read');
     expect(await names(['health:nutrition:write'])).toEqual([
@@ -851,6 +852,21 @@ describe('MCP nutrition tools', () => {
       'nutrition_meal_log',
       'nutrition_meal_name_suggest',
       'nutrition_meal_update',
+      'nutrition_saved_meal_create',
+      'nutrition_saved_meal_delete',
+      'nutrition_saved_meal_update',
+    ]);
+    // saved meals and favorites (issue 17): the tools the spec gives both nutrition scopes
+    expect(
+      (await names(['health:nutrition:read', 'health:nutrition:write'])).filter((n) =>
+        /favorite|copy|saved_meal_log/.test(n),
+      ),
+    ).toEqual([
+      'nutrition_favorite_add',
+      'nutrition_favorite_remove',
+      'nutrition_favorites_list',
+      'nutrition_meal_copy',
+      'nutrition_saved_meal_log',
     ]);
   });
 

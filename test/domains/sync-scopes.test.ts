@@ -22,6 +22,7 @@ const newId = (): string =>
 /** One valid new record per synced table (meals before meal_items: an item names its meal). */
 function oneOfEach(): Record<string, Record<string, unknown>> {
   const mealId = newId();
+  const savedMealId = newId();
   return {
     journal_entries: { id: newId(), body: 'slept well', happened_at: T0, mood: 4 },
     glucose_readings: { id: newId(), sensor_id: 1, timestamp: T0, value_mg_dl: 120 },
@@ -53,6 +54,9 @@ function oneOfEach(): Record<string, Record<string, unknown>> {
     },
     meals: { id: mealId, meal_name: 'Oats', eaten_at: T0 },
     meal_items: { id: newId(), meal_id: mealId, name: 'Oats', grams: 50 },
+    saved_meals: { id: savedMealId, name: 'Porridge' },
+    saved_meal_items: { id: newId(), saved_meal_id: savedMealId, name: 'Oats', grams: 50 },
+    favorite_foods: { id: newId(), food_id: '173944', name: 'Bananas, raw' },
     blood_pressure_readings: { id: newId(), systolic: 120, diastolic: 80, measured_at: T0 },
     log_entries: { id: newId(), kind: 'hydration', value: 250, unit: 'ml', logged_at: T0 },
     goals: { id: newId(), metric: 'steps', target: 8000 },
@@ -112,6 +116,9 @@ describe('sync scopes: the registry', () => {
       workout_samples: ['health:workouts:read', 'health:logs:write'],
       meals: ['health:nutrition:read', 'health:nutrition:write'],
       meal_items: ['health:nutrition:read', 'health:nutrition:write'],
+      saved_meals: ['health:nutrition:read', 'health:nutrition:write'],
+      saved_meal_items: ['health:nutrition:read', 'health:nutrition:write'],
+      favorite_foods: ['health:nutrition:read', 'health:nutrition:write'],
       blood_pressure_readings: ['health:metrics:read', 'health:logs:write'],
       log_entries: ['health:metrics:read', 'health:logs:write'],
       goals: ['goals:read', 'goals:write'],
@@ -182,8 +189,9 @@ describe('GET /api/sync/pull with a personal token (issue 10)', () => {
     ]);
     await switchViewAs(app, token, grantId);
     const res = await pull(token);
-    expect(counts(res.body.changes)).toEqual(only(['journal_entries', 'meals', 'meal_items']));
-    expect(res.body.omitted_tables).toEqual(others(['journal_entries', 'meals', 'meal_items']));
+    const nutrition = ['meals', 'meal_items', 'saved_meals', 'saved_meal_items', 'favorite_foods'];
+    expect(counts(res.body.changes)).toEqual(only(['journal_entries', ...nutrition]));
+    expect(res.body.omitted_tables).toEqual(others(['journal_entries', ...nutrition]));
     // the grantee's login session viewing as still pulls all of the owner's tables, and pushes nothing
     await switchViewAs(app, grantee.token, grantId);
     const session = await pull(grantee.token);

@@ -1,9 +1,9 @@
 /**
  * A person with `n` rows in every list the dashboard graph reaches (`me { ... }`): meals of two
  * items each naming catalogue foods (n distinct foods), glucose readings, sleep intervals,
- * workouts, metric samples, access grants, login sessions and personal tokens; plus a consent (one
- * kind exists). Rows the API caps (20 invitations a day, 50 tokens) are written with Prisma, as
- * the rows of a long-lived account would be.
+ * workouts, metric samples, access grants, login sessions, personal tokens, saved meals (one item
+ * each) and favorite foods; plus a consent (one kind exists). Rows the API caps (20 invitations a
+ * day, 50 tokens) are written with Prisma, as the rows of a long-lived account would be.
  */
 import { randomBytes, randomUUID } from 'node:crypto';
 import { expect } from 'vitest';
@@ -50,6 +50,33 @@ export async function seedDashboardPerson(app: TestApp, n: number): Promise<Seed
         grams: 100,
       })),
     ),
+  });
+  // saved meals of one item each, and favorites (issue 17)
+  const saved = range(n).map((i) => ({
+    id: randomUUID(),
+    userId,
+    name: `Saved ${i}`,
+    createdAt: at(i),
+  }));
+  await p.savedMeal.createMany({ data: saved });
+  await p.savedMealItem.createMany({
+    data: saved.map((m, i) => ({
+      id: randomUUID(),
+      userId,
+      savedMealId: m.id,
+      foodId: foods[i],
+      name: foods[i],
+      grams: 50,
+    })),
+  });
+  await p.favoriteFood.createMany({
+    data: foods.map((foodId, i) => ({
+      id: randomUUID(),
+      userId,
+      foodId,
+      name: foodId,
+      createdAt: at(i),
+    })),
   });
 
   await mutate(

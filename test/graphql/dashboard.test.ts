@@ -37,6 +37,8 @@ const DASHBOARD = `query Dashboard($n: Int!) {
     sessions(first: $n) { nodes { id kind current } pageInfo { hasNextPage endCursor } }
     personalTokens(first: $n) { nodes { id name } pageInfo { hasNextPage endCursor } }
     consents(first: $n) { nodes { kind given } pageInfo { hasNextPage endCursor } }
+    savedMeals(first: $n) { nodes { id name items { id } } pageInfo { hasNextPage endCursor } }
+    favoriteFoods(first: $n) { nodes { id foodId } pageInfo { hasNextPage endCursor } }
   }
 }`;
 
@@ -76,6 +78,8 @@ describe('the dashboard graph', () => {
         'accessGrants',
         'sessions',
         'personalTokens',
+        'savedMeals',
+        'favoriteFoods',
       ]) {
         expect(me[list].nodes, list).toHaveLength(n);
         expect(me[list].pageInfo.hasNextPage, list).toBe(false);
@@ -93,7 +97,9 @@ describe('the dashboard graph', () => {
     const [at10, at100] = [answers[10].statements, answers[100].statements];
     console.info(`dashboard SQL statements: ${at10.length} at 10 per list, ${at100.length} at 100`);
     expect(at100.length).toBe(at10.length);
-    expect(at10.length).toBeLessThanOrEqual(20);
+    // a statement or two per list: 18 before saved meals (a statement, and one for their items) and
+    // favorite foods (one) joined the graph in issue 17
+    expect(at10.length).toBeLessThanOrEqual(21);
     // the 200 meal items' foods: one batch, not one query per item
     expect(at100.filter((sql) => /FROM foods f/.test(sql))).toHaveLength(1);
     if (process.env.SHOW_SQL) console.info(at100.map((sql) => sql.slice(0, 120)).join('\n'));
@@ -214,6 +220,18 @@ describe("scopes on the graph are the root fields' scopes", () => {
 
   it.each([
     ['meals', 'health:nutrition:read', '{ meals { id } }', '{ me { meals { nodes { id } } } }'],
+    [
+      'saved meals',
+      'health:nutrition:read',
+      '{ savedMeals { id } }',
+      '{ me { savedMeals { nodes { id } } } }',
+    ],
+    [
+      'favorite foods',
+      'health:nutrition:read',
+      '{ favoriteFoods { id } }',
+      '{ me { favoriteFoods { nodes { id } } } }',
+    ],
     [
       'glucose readings',
       'health:glucose:read',

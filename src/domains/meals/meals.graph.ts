@@ -1,7 +1,8 @@
 /**
  * Meals in the dashboard graph (docs/graphql.md): `User.meals`, a connection of the person's meals
- * (the root field `meals` as pages). An item's food (`MealItem.food`) crosses into the foods
- * domain: it is in src/graphql/references.ts.
+ * (the root field `meals` as pages), and `User.savedMeals` and `User.favoriteFoods` (issue 17,
+ * keyset pages by created_at). An item's food (`MealItem.food`) crosses into the foods domain: it
+ * is in src/graphql/references.ts.
  */
 import { z } from 'zod';
 import { builder } from '../../graphql/builder.ts';
@@ -9,10 +10,20 @@ import { connectionOf, pageArgs, pageOf, positionAfter } from '../../graphql/con
 import { assertPersonData } from '../../graphql/person.ts';
 import { epochMs, Meal } from './meals.schema.ts';
 import { listMeals } from './meals.service.ts';
+import { FavoriteFood, SavedMeal } from './meals.saved-schema.ts';
+import { listFavorites, listSavedMeals } from './meals.saved.ts';
 
 const MealConnection = connectionOf('Meal', Meal);
 /** A meal's position in the list: [eaten_at ms, id]. */
 const MEAL_POSITION = z.tuple([z.number().int(), z.string().max(64)]);
+const FavoriteFoodConnection = connectionOf('FavoriteFood', FavoriteFood);
+const SavedMealConnection = connectionOf('SavedMeal', SavedMeal);
+/** A saved meal's or favorite's position: [created_at ms, id]. */
+const CREATED_POSITION = z.tuple([z.number().int(), z.string().max(64)]);
+const createdAfter = (after: string | null | undefined) => {
+  const at = positionAfter(after, CREATED_POSITION);
+  return at && { createdAt: new Date(at[0]), id: at[1] };
+};
 
 builder.prismaObjectFields('User', (t) => ({
   meals: t.withAuth({ scope: 'health:nutrition:read' }).field({
@@ -30,6 +41,28 @@ builder.prismaObjectFields('User', (t) => ({
       const position = at && { eatenAt: new Date(at[0]), id: at[1] };
       const rows = await listMeals(ctx, { limit: first + 1, after: position, startMs, endMs });
       return pageOf(rows, first, (m) => [m.eatenAt.getTime(), m.id]);
+    },
+  }),
+  savedMeals: t.withAuth({ scope: 'health:nutrition:read' }).field({
+    type: SavedMealConnection,
+    nullable: true,
+    description: "The person's saved meals with their items, newest first (savedMeals, paged)",
+    args: pageArgs(t.arg),
+    resolve: async (user, { first, after }, ctx) => {
+      assertPersonData(ctx, user);
+      const rows = await listSavedMeals(ctx, { limit: first + 1, after: createdAfter(after) });
+      return pageOf(rows, first, (m) => [m.createdAt.getTime(), m.id]);
+    },
+  }),
+  favoriteFoods: t.withAuth({ scope: 'health:nutrition:read' }).field({
+    type: FavoriteFoodConnection,
+    nullable: true,
+    description: "The person's favorite foods, newest first (favoriteFoods, paged)",
+    args: pageArgs(t.arg),
+    resolve: async (user, { first, after }, ctx) => {
+      assertPersonData(ctx, user);
+      const rows = await listFavorites(ctx, { limit: first + 1, after: createdAfter(after) });
+      return pageOf(rows, first, (f) => [f.createdAt.getTime(), f.id]);
     },
   }),
 }));

@@ -26,8 +26,8 @@ import type {
 } from './meals.service.ts';
 
 /** Bounds of the texts of a meal. */
-const MEAL_NAME_MAX = 200;
-const NOTE_MAX = 2000;
+export const MEAL_NAME_MAX = 200;
+export const NOTE_MAX = 2000;
 /** The largest amount of one nutrient an item may carry (kcal or g). */
 const NUTRIENT_MAX = 10_000;
 /** A meal may be dated at most this far ahead (clock skew, a meal planned for tonight). */
@@ -133,7 +133,8 @@ const MealDeletion = builder.objectRef<{ deleted: number }>('MealDeletion').impl
   fields: (t) => ({ deleted: t.exposeInt('deleted', { description: 'meals deleted' }) }),
 });
 
-const MealType = builder.enumType('MealType', {
+/** breakfast, lunch, dinner or snack (a meal's and a saved meal's type). */
+export const MealType = builder.enumType('MealType', {
   values: {
     breakfast: { value: 'breakfast' },
     lunch: { value: 'lunch' },
@@ -142,12 +143,14 @@ const MealType = builder.enumType('MealType', {
   } as const,
 });
 
-const nonBlank = (max: number) =>
+/** A text of at most `max` characters that is not blank. */
+export const nonBlank = (max: number) =>
   z
     .string()
     .max(max, { message: `At most ${max} characters` })
     .refine((s) => s.trim().length > 0, { message: 'Must not be blank' });
-const eatenAt = z.date().refine((d) => d.getTime() <= Date.now() + FUTURE_MS, {
+/** When a meal was eaten: at most FUTURE_MS ahead. */
+export const eatenAt = z.date().refine((d) => d.getTime() <= Date.now() + FUTURE_MS, {
   message: 'eaten_at may be at most 24 hours ahead',
 });
 const amount = z.number().min(0).max(NUTRIENT_MAX);
@@ -185,7 +188,8 @@ const itemSchema = z
     }
     if (item.servings != null && !item.portionId) issue('servings', 'servings needs a portion_id');
   });
-const items = z
+/** The items of a meal (or a saved meal): 1..MEAL_ITEMS_MAX of the item shape. */
+export const items = z
   .array(itemSchema)
   .min(1, { message: 'At least 1 item' })
   .max(MEAL_ITEMS_MAX, { message: `At most ${MEAL_ITEMS_MAX} items` });
@@ -202,7 +206,8 @@ const mealFields = {
 const freeText = (k: keyof Nutrients): string =>
   `${NUTRIENT_DOCS[k]} (free-text items only; 0..${NUTRIENT_MAX})`;
 
-const MealItemInput = builder.inputType('MealItemInput', {
+/** A meal item as given (GraphQL input): shared by meals and saved meals. */
+export const MealItemInput = builder.inputType('MealItemInput', {
   description:
     'A catalogue food with grams or a portion (nutrients computed), or a free-text item with its own nutrients',
   fields: (t) => ({
@@ -264,7 +269,8 @@ const MealLogUpdateInput = builder.inputType('MealLogUpdateInput', {
   validate: z.object({ ...mealFields, eatenAt: eatenAt.optional(), items: items.optional() }),
 });
 
-const mealId = z.uuid({ message: 'Input should be a valid UUID' });
+/** A meal's (or saved meal's) id: a uuid. */
+export const mealId = z.uuid({ message: 'Input should be a valid UUID' });
 const mealIdDescription = "the meal's id (a uuid, from a meal list)";
 export const epochMs = z
   .number()

@@ -71,7 +71,7 @@ export interface SyncedTable {
 }
 
 /** The sync schema version this server speaks; bump it with every table or column added below. */
-export const SYNC_SCHEMA_VERSION = 5;
+export const SYNC_SCHEMA_VERSION = 6;
 
 /** The six amounts a meal (its totals) and a meal item carry, kcal and grams. */
 const MEAL_NUTRIENT_COLUMNS: readonly SyncedColumn[] = [
@@ -327,6 +327,64 @@ export const SYNCED_TABLES: readonly SyncedTable[] = [
       },
       { wire: 'portion', db: 'portion', type: 'text' },
       ...MEAL_NUTRIENT_COLUMNS,
+    ],
+  },
+  // Saved meals and favorite foods (issue 17; docs/meals.md, "Saved meals and favorites"): a saved
+  // meal's items are flat rows like meal_items; one favorite per person and food (a second record
+  // with the same food fails the push with 409 duplicate_record).
+  {
+    table: 'saved_meals',
+    sqlTable: 'saved_meals',
+    model: 'SavedMeal',
+    since: 6,
+    readScope: 'health:nutrition:read',
+    writeScope: 'health:nutrition:write',
+    columns: [
+      { wire: 'name', db: 'name', type: 'text', notNull: true, required: true },
+      {
+        wire: 'meal_type',
+        db: 'meal_type',
+        type: 'text',
+        oneOf: ['breakfast', 'lunch', 'dinner', 'snack'],
+      },
+      { wire: 'note', db: 'note', type: 'text' },
+      ...MEAL_NUTRIENT_COLUMNS,
+    ],
+  },
+  {
+    table: 'saved_meal_items',
+    sqlTable: 'saved_meal_items',
+    model: 'SavedMealItem',
+    since: 6,
+    readScope: 'health:nutrition:read',
+    writeScope: 'health:nutrition:write',
+    columns: [
+      { wire: 'saved_meal_id', db: 'saved_meal_id', type: 'text', notNull: true, required: true },
+      { wire: 'food_id', db: 'food_id', type: 'text' },
+      { wire: 'name', db: 'name', type: 'text', notNull: true, required: true },
+      {
+        wire: 'grams',
+        db: 'grams',
+        type: 'float',
+        notNull: true,
+        required: true,
+        min: 0,
+        max: 5000,
+      },
+      { wire: 'portion', db: 'portion', type: 'text' },
+      ...MEAL_NUTRIENT_COLUMNS,
+    ],
+  },
+  {
+    table: 'favorite_foods',
+    sqlTable: 'favorite_foods',
+    model: 'FavoriteFood',
+    since: 6,
+    readScope: 'health:nutrition:read',
+    writeScope: 'health:nutrition:write',
+    columns: [
+      { wire: 'food_id', db: 'food_id', type: 'text', notNull: true, required: true },
+      { wire: 'name', db: 'name', type: 'text', notNull: true, default: '' },
     ],
   },
   // Blood pressure and logs (src/domains/logs/README.md). A push checks each column's bounds; the
