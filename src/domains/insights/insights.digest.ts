@@ -124,7 +124,8 @@ export async function insightsDigest(
         .filter((d) => d.date >= from && d.date <= to)
         .map((d) => d[kind].score)
         .filter((s): s is number => s !== null);
-    const mean = (vs: number[]) => (vs.length ? r1(vs.reduce((a, b) => a + b, 0) / vs.length) : null);
+    const mean = (vs: number[]) =>
+      vs.length ? r1(vs.reduce((a, b) => a + b, 0) / vs.length) : null;
     const cur = of(weekStart, weekEnd);
     const prev = of(previousWeekStart, addDays(weekStart, -1));
     return {

@@ -102,7 +102,10 @@ const DigestGlucose = builder.objectRef<DigestGlucoseView>('InsightDigestGlucose
   fields: (t) => ({
     readings: t.exposeInt('readings'),
     previousReadings: t.exposeInt('previousReadings'),
-    timeInRangePct: t.exposeFloat('timeInRangePct', { nullable: true, description: '70-180 mg/dL' }),
+    timeInRangePct: t.exposeFloat('timeInRangePct', {
+      nullable: true,
+      description: '70-180 mg/dL',
+    }),
     previousTimeInRangePct: t.exposeFloat('previousTimeInRangePct', { nullable: true }),
     timeInRangeChange: t.exposeFloat('timeInRangeChange', {
       nullable: true,

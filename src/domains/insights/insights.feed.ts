@@ -38,13 +38,19 @@ export const SEEN_IDS_MAX = 100;
 export const INSIGHT_QUESTIONS: Readonly<
   Record<InsightKind, { question: string; answers: readonly string[] }>
 > = {
-  alert: { question: 'Did you act on this alert?', answers: ['acted', 'not_needed', 'false_alarm'] },
+  alert: {
+    question: 'Did you act on this alert?',
+    answers: ['acted', 'not_needed', 'false_alarm'],
+  },
   trend: {
     question: 'Does this match how your last two weeks went?',
     answers: ['yes', 'no', 'not_sure'],
   },
   score: { question: 'Does this score match how you feel?', answers: ['yes', 'no', 'not_sure'] },
-  suggestion: { question: 'Will you try this?', answers: ['will_try', 'already_doing', 'not_for_me'] },
+  suggestion: {
+    question: 'Will you try this?',
+    answers: ['will_try', 'already_doing', 'not_for_me'],
+  },
 };
 
 /** How many rows of one table a rule read. */
@@ -168,7 +174,10 @@ function sourceOf(rule: string, rc: RecordContext): InsightSourceView {
   };
   const plan: Record<string, [Window, Table[], string[]?]> = {
     predicted_low: [
-      { start: new Date(inputs.now.getTime() - PREDICTION_WINDOW_MINUTES * 60_000), end: inputs.now },
+      {
+        start: new Date(inputs.now.getTime() - PREDICTION_WINDOW_MINUTES * 60_000),
+        end: inputs.now,
+      },
       ['glucose_readings'],
     ],
     time_in_range_trend: [
@@ -314,7 +323,11 @@ function viewOf(r: Row): InsightView {
 
 const cursorError = () =>
   validationError([
-    { loc: ['cursor'], msg: 'not a cursor of this list: pass next_cursor of the previous page', type: 'value_error' },
+    {
+      loc: ['cursor'],
+      msg: 'not a cursor of this list: pass next_cursor of the previous page',
+      type: 'value_error',
+    },
   ]);
 
 /** One page of the person's insights, newest first (keyset on id). */
@@ -385,7 +398,12 @@ export async function answerInsight(
   const now = new Date();
   const updated = await ctx.prisma.insight.update({
     where: { id: row.id },
-    data: { status: 'answered', answer: options.answer, answeredAt: now, seenAt: row.seenAt ?? now },
+    data: {
+      status: 'answered',
+      answer: options.answer,
+      answeredAt: now,
+      seenAt: row.seenAt ?? now,
+    },
   });
   return viewOf(updated);
 }
