@@ -166,6 +166,7 @@ const Digest = builder.objectRef<InsightDigestView>('InsightDigest').implement({
 const insightId = z.number().int().min(1).max(2_147_483_647);
 const localDate = z
   .string()
+  .max(10)
   .refine(isLocalDate, { message: 'not a date YYYY-MM-DD' })
   .refine((d) => d >= '2000-01-01', { message: 'not before 2000-01-01' })
   .meta({ format: 'date' });
