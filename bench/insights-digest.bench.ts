@@ -69,7 +69,7 @@ try {
         digest = await json('/api/v1/insights/digest', { headers });
       }),
     );
-    week ??= { start: digest.week_start, end: digest.week_end };
+    const w = (week ??= { start: digest.week_start, end: digest.week_end });
     let rawReadings = 0;
     sql.push(
       await time(async () => {
@@ -81,8 +81,8 @@ try {
               AND "timestamp" >= ($2::date::timestamp AT TIME ZONE $4::text)
               AND "timestamp" < (($3::date + 1)::timestamp AT TIME ZONE $4::text)`,
           userId,
-          week.start,
-          week.end,
+          w.start,
+          w.end,
           ZONE,
         );
         rawReadings = r.n;

@@ -105,6 +105,21 @@ describe('recording: the rules write insights, once per person, rule and day', (
     ]);
   });
 
+  it("the admin trigger records the person's insights (for the person, once)", async () => {
+    const p = await person();
+    await seedGlucose(app, p.token, fallingNow());
+    const admin = await seedUser(app, { isAdmin: true });
+    const r = await rest(app, 'POST', `/api/admin/insights/trigger/${p.user.id}`, {
+      token: admin.token,
+    });
+    expect(r.status).toBe(200);
+    const rows = await app.db.prisma.insight.findMany({ where: { userId: p.user.id } });
+    expect(rows.map((x) => x.rule)).toEqual(['predicted_low']);
+    expect(await app.db.prisma.insight.count({ where: { userId: admin.user.id } })).toBe(0);
+    await rest(app, 'POST', `/api/admin/insights/trigger/${p.user.id}`, { token: admin.token });
+    expect(await app.db.prisma.insight.count({ where: { userId: p.user.id } })).toBe(1);
+  });
+
   it('a dismissed insight is not listed as active and the rule firing again does not recreate it', async () => {
     const p = await person();
     await seedGlucose(app, p.token, fallingNow());

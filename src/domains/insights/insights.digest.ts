@@ -185,9 +185,7 @@ async function weekInsights(
   const tally = (key: 'kind' | 'status') => {
     const m = new Map<string, number>();
     for (const g of groups) m.set(g[key], (m.get(g[key]) ?? 0) + g._count._all);
-    return [...m]
-      .sort(([a], [b]) => (a < b ? -1 : 1))
-      .map(([k, count]) => ({ key: k, count }));
+    return [...m].sort(([a], [b]) => (a < b ? -1 : 1)).map(([k, count]) => ({ key: k, count }));
   };
   const total = groups.reduce((a, g) => a + g._count._all, 0);
   return {

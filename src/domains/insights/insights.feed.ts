@@ -220,8 +220,17 @@ function ruleOfCard(card: InsightCard): string {
 async function record(ctx: AuthedContext, drafts: Draft[], rc: RecordContext): Promise<void> {
   if (!drafts.length) return;
   const userId = readerUserId(ctx);
+  // what is recorded already is not sent again (no write, no id used); the unique key still
+  // settles two refreshes racing each other
+  const known = await ctx.prisma.insight.findMany({
+    where: { userId, OR: drafts.map((d) => ({ rule: d.rule, subject: d.date })) },
+    select: { rule: true, subject: true },
+  });
+  const have = new Set(known.map((k) => `${k.rule}\n${k.subject}`));
+  const fresh = drafts.filter((d) => !have.has(`${d.rule}\n${d.date}`));
+  if (!fresh.length) return;
   // the most urgent last, so that it has the highest id and lists first
-  const sorted = [...drafts].sort((a, b) => b.priority - a.priority);
+  const sorted = [...fresh].sort((a, b) => b.priority - a.priority);
   await ctx.prisma.insight.createMany({
     data: sorted.map((d) => {
       const s = sourceOf(d.rule, rc);
