@@ -57,7 +57,7 @@ async function seedInsights(userId: number, n: number, kind = 'score', date = to
   return app.db.prisma.insight.findMany({ where: { userId }, orderBy: { id: 'desc' } });
 }
 
-const sc = (r: any) => r.structuredContent as any;
+const sc = (r: any) => r.structuredContent;
 
 describe('recording: the rules write insights, once per person, rule and day', () => {
   it('records the predicted low of the real trace when the list refreshes, with its source, and never twice', async () => {
