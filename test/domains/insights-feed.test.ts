@@ -6,6 +6,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { hallTrace, seedGlucose } from '../factories/insights.ts';
+import { seedActiveGrant, switchViewAs } from '../factories/sharing.ts';
 import { seedPersonalToken, seedUser } from '../factories/users.ts';
 import { startTestApp } from '../harness/app.ts';
 import { rest } from '../harness/clients.ts';
@@ -228,6 +229,26 @@ describe('insights_list and insight_read (GET /api/v1/insights, /api/v1/insights
     expect(sc(await callTool(other.client, 'insights_list')).items).toEqual([]);
     const row = await app.db.prisma.insight.findUniqueOrThrow({ where: { id: theirs.id } });
     expect(row.status).toBe('unseen');
+  });
+
+  it("a grantee viewing as lists the owner's insights (recorded for the owner) and changes none", async () => {
+    const owner = await person();
+    await seedGlucose(app, owner.token, fallingNow());
+    const grantee = await person(['insights:read', 'insights:write', 'sharing:read']);
+    await switchViewAs(app, grantee.pat, await seedActiveGrant(app, owner, grantee));
+    const listed = await rest(app, 'GET', '/api/v1/insights', { token: grantee.pat });
+    expect(listed.status).toBe(200);
+    expect(listed.body.items.map((i: any) => i.rule)).toEqual(['predicted_low']);
+    const rows = await app.db.prisma.insight.findMany({
+      where: { userId: { in: [owner.user.id, grantee.user.id] } },
+    });
+    expect(rows.map((r) => r.userId)).toEqual([owner.user.id]);
+    const read = await rest(app, 'GET', `/api/v1/insights/${rows[0].id}`, { token: grantee.pat });
+    expect(read.body).toMatchObject({ id: rows[0].id, status: 'unseen' });
+    const dismissed = await callTool(grantee.client, 'insights_card_dismiss', { id: rows[0].id });
+    expect(dismissed.isError).toBe(true);
+    const after = await app.db.prisma.insight.findUniqueOrThrow({ where: { id: rows[0].id } });
+    expect(after.status).toBe('unseen');
   });
 
   it('needs insights:read (403, not listed) and a credential (401)', async () => {
