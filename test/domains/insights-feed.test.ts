@@ -365,6 +365,8 @@ describe('insights_seen_mark', () => {
       { ids: Array.from({ length: 101 }, (_, i) => i + 1) },
       { ids: [0] },
       { up_to: 'yesterday' },
+      { up_to: '1999-12-31T00:00:00Z' },
+      { up_to: '2100-01-02T00:00:00Z' },
     ]) {
       const r = await callTool(p.client, 'insights_seen_mark', args);
       expect(r.isError, JSON.stringify(args)).toBe(true);

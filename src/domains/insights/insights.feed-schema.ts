@@ -247,7 +247,12 @@ builder.mutationFields((t) => ({
       }),
       upTo: t.arg({
         type: 'DateTime',
-        description: 'or every insight recorded at or before this instant (ISO 8601)',
+        description: 'or every insight recorded at or before this instant (ISO 8601, 2000..2100)',
+        validate: z
+          .date()
+          .min(new Date('2000-01-01T00:00:00Z'))
+          .max(new Date('2100-01-01T00:00:00Z'))
+          .nullish(),
       }),
     },
     resolve: (_root, args, ctx) => markInsightsSeen(ctx, args),
