@@ -19,6 +19,7 @@ import { sensorTools } from './tools/sensors.tools.ts';
 import { recordTools } from './tools/records.tools.ts';
 import { sessionTools } from './tools/sessions.tools.ts';
 import { scoreTools } from './tools/scores.tools.ts';
+import { insightTools } from './tools/insights.tools.ts';
 import { orderTools } from './tools/orders.tools.ts';
 import { deviceTools } from './tools/devices.tools.ts';
 import { feedbackTools } from './tools/feedback.tools.ts';
@@ -50,6 +51,7 @@ export const TOOL_FAMILIES: Readonly<Record<string, readonly McpTool[]>> = {
   records: recordTools,
   sessions: sessionTools,
   scores: scoreTools,
+  insights: insightTools,
   orders: orderTools,
   devices: deviceTools,
   feedback: feedbackTools,

@@ -363,6 +363,20 @@ const SEEDERS: Record<string, (p: Db, me: Person, other: Person) => Promise<unkn
         expiresAt: later(),
       },
     }),
+  'Insight.userId': (p, me) =>
+    p.insight.create({
+      data: {
+        userId: me.id,
+        kind: 'score',
+        rule: 'score_sleep',
+        subject: '2026-01-01',
+        date: '2026-01-01',
+        priority: 3,
+        title: 'Sleep score 80',
+        body: 'constructed',
+        source: {},
+      },
+    }),
   // keyed by address
   'EmailCode.email': (p, me) =>
     p.emailCode.create({ data: { email: me.email, codeHash: rand(), expiresAt: later() } }),

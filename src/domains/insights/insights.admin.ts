@@ -1,6 +1,7 @@
 /**
  * Insights for the admin API (src/domains/admin): one person's insights computed now, exactly as
- * the person would see them (insights are computed on demand and stored nowhere).
+ * the person would see them; computing them records the cards and suggestions that fire as the
+ * person's insights, as the person's own reads do (insights.feed.ts).
  * NOTE: reads another person's data: only the admin trigger field (`t.withAuth({ admin: true })`)
  * calls it, and that field writes an audit entry first.
  */

@@ -1,10 +1,12 @@
 /**
- * Insights: daily scores, suggestions, predictive alerts and cards. This file only loads: a range
+ * Insights: daily scores, suggestions, predictive alerts and cards; the cards and suggestions that
+ * fire are recorded as insights (insights.feed.ts). This file only loads: a range
  * of days costs one query per source (the person's zone, glucose, sleep, metrics, workouts, meals),
  * whatever its length; every figure is computed by the pure functions of insights.scores.ts and
- * insights.rules.ts. Insights owns no table: it reads the other domains' rows through their
+ * insights.rules.ts. It reads the other domains' rows through their
  * exported services (personZone, glucosePoints, sleepEndingBetween, metricSamplesBetween,
- * workoutsStartingBetween, mealTotalsBetween), never with its own SQL.
+ * workoutsStartingBetween, mealTotalsBetween), never with its own SQL; its own table is the
+ * insights feed's (insights.feed.ts, insights.digest.ts).
  *
  * NOTE: ownership. Every read is of readerUserId(ctx) (the owner's data while a grantee views as),
  * a bound parameter, never from the request.
@@ -40,6 +42,8 @@ import {
   suggestions,
 } from './insights.rules.ts';
 import type { InsightCard, PredictiveAlert, Suggestion } from './insights.rules.ts';
+import { listInsights, recordCards, recordSuggestions } from './insights.feed.ts';
+import type { InsightPageView, ListInsightsOptions } from './insights.feed.ts';
 import {
   loggedScoresOfDays,
   RECOVERY_BASELINE_DAYS,
@@ -220,15 +224,13 @@ export async function insightSuggestions(ctx: AuthedContext): Promise<Suggestion
   const from = addDays(person.today, -7);
   const inputs = await loadInputs(ctx, person, from, person.today);
   const days = scoresOfDays(inputs, datesFrom(from, person.today));
-  return {
-    date: person.today,
-    timezone: person.zone,
-    suggestions: suggestions({
-      today: days.at(-1)!,
-      week: days.slice(0, -1),
-      weekGlucose: weekGlucose(inputs, from),
-    }),
-  };
+  const fired = suggestions({
+    today: days.at(-1)!,
+    week: days.slice(0, -1),
+    weekGlucose: weekGlucose(inputs, from),
+  });
+  await recordSuggestions(ctx, fired, { inputs, today: person.today });
+  return { date: person.today, timezone: person.zone, suggestions: fired };
 }
 
 /** Predicted lows and highs from the readings of the last 30 minutes. */
@@ -239,16 +241,30 @@ export async function glucosePredictiveAlerts(ctx: AuthedContext): Promise<Predi
   return { generatedAt: now, alerts: predictiveAlerts(readings, now) };
 }
 
-/** Today's cards: alerts, the week-on-week time-in-range trend, today's scores. */
+/** Today's cards: alerts, the week-on-week time-in-range trend, today's scores (recorded as insights). */
 export async function insightCardsOf(ctx: AuthedContext): Promise<InsightCard[]> {
   const person = await personOf(ctx);
   const { today, now } = person;
   const from = addDays(today, -14);
   const inputs = await loadInputs(ctx, person, from, today);
-  return insightCards({
+  const cards = insightCards({
     today: scoresOfDays(inputs, [today])[0],
     alerts: predictiveAlerts(inputs.glucose, now),
     weekGlucose: weekGlucose(inputs, addDays(today, -7)),
     previousWeekGlucose: weekGlucose(inputs, from),
   });
+  await recordCards(ctx, cards, { inputs, today });
+  return cards;
+}
+
+/**
+ * The insights feed, refreshed first: today's cards and suggestions are computed (and so recorded,
+ * idempotently) before the page is read (insights.feed.ts).
+ */
+export async function refreshedInsights(
+  ctx: AuthedContext,
+  options: ListInsightsOptions,
+): Promise<InsightPageView> {
+  if (!options.cursor) await Promise.all([insightCardsOf(ctx), insightSuggestions(ctx)]);
+  return listInsights(ctx, options);
 }
