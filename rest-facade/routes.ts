@@ -25,6 +25,7 @@ import { goalRoutes } from './routes/goals.routes.ts';
 import { snoringRoutes } from './routes/snoring.routes.ts';
 import { homeRoutes } from './routes/home.routes.ts';
 import { exportRoutes } from './routes/export.routes.ts';
+import { nutritionRoutes } from './routes/nutrition.routes.ts';
 
 export const ROUTES: readonly RestRoute[] = [
   ...syncRoutes,
@@ -52,4 +53,5 @@ export const ROUTES: readonly RestRoute[] = [
   ...adminNotificationRoutes,
   ...logsRoutes,
   ...exportRoutes,
+  ...nutritionRoutes,
 ];
