@@ -309,6 +309,10 @@ const SEEDERS: Record<string, (p: Db, me: Person, other: Person) => Promise<unkn
     p.feedbackReport.create({ data: { userId: me.id, category: 'idea', message: 'more graphs' } }),
   'Goal.userId': (p, me) =>
     p.goal.create({ data: { id: rand(), userId: me.id, metric: 'steps', target: 8000 } }),
+  'DetectedMealDismissal.userId': (p, me) =>
+    p.detectedMealDismissal.create({
+      data: { userId: me.id, detectedId: `dm-${Date.now()}`, startedAt: new Date() },
+    }),
   'SnoreNight.userId': (p, me) =>
     p.snoreNight.create({
       data: { id: rand(), userId: me.id, startedAt: new Date(), endedAt: later() },

@@ -271,13 +271,13 @@ export async function dismissDetectedMeal(
   const start = detectedMealStart(detectedId);
   const notFound = () => appError('NOT_FOUND', 'no detected meal with this id');
   if (start == null) throw notFound();
-  const at = new Date(start);
-  const rises = await risesBetween(ctx, at, new Date(start + 1000));
-  if (!rises.some((r) => r.id === detectedId)) throw notFound();
+  const rises = await risesBetween(ctx, new Date(start), new Date(start + 1000));
+  const rise = rises.find((r) => r.id === detectedId);
+  if (!rise) throw notFound();
   const userId = ctx.principal.userId;
   const row = await ctx.prisma.detectedMealDismissal.upsert({
     where: { userId_detectedId: { userId, detectedId } },
-    create: { userId, detectedId, startedAt: at },
+    create: { userId, detectedId, startedAt: new Date(rise.startedAt) },
     update: {},
   });
   return { id: row.detectedId, estimatedAt: row.startedAt, dismissedAt: row.dismissedAt };
