@@ -131,7 +131,10 @@ function matchCount(detections: readonly DetectedRise[], targets: readonly numbe
     for (let i = 0; i < targets.length; i++) {
       if (used.has(i)) continue;
       const off = Math.abs(targets[i] - d.startedAt);
-      if (off <= MATCH_MINUTES * MINUTE && (best < 0 || off < Math.abs(targets[best] - d.startedAt)))
+      if (
+        off <= MATCH_MINUTES * MINUTE &&
+        (best < 0 || off < Math.abs(targets[best] - d.startedAt))
+      )
         best = i;
     }
     if (best >= 0) {

@@ -148,17 +148,22 @@ describe('meal_detected_dismiss', () => {
     const two = await callTool(p.client, 'meal_detected_dismiss', { id: first.id });
     expect(two.isError).toBeFalsy();
     expect(two.structuredContent).toEqual(one.structuredContent);
-    const viaRest = await rest(app, 'POST', `/api/v1/nutrition/detected-meals/${second.id}/dismiss`, {
-      token: p.pat,
-    });
+    const viaRest = await rest(
+      app,
+      'POST',
+      `/api/v1/nutrition/detected-meals/${second.id}/dismiss`,
+      {
+        token: p.pat,
+      },
+    );
     expect(viaRest.status).toBe(200);
     expect(viaRest.body).toMatchObject({ id: second.id, estimated_at: second.estimated_at });
     const after = (await list(p.pat)).map((d) => d.id);
     expect(after).not.toContain(first.id);
     expect(after).not.toContain(second.id);
-    expect(
-      await app.db.prisma.detectedMealDismissal.count({ where: { userId: p.user.id } }),
-    ).toBe(2);
+    expect(await app.db.prisma.detectedMealDismissal.count({ where: { userId: p.user.id } })).toBe(
+      2,
+    );
   });
 
   it("answers 404 for another person's detected meal and for an id naming no rise", async () => {

@@ -123,9 +123,14 @@ describe('meal_glucose_response_read: one meal', () => {
 
   it('refuses a meal id that is not a uuid (422)', async () => {
     const p = await person();
-    const res = await rest(app, 'GET', `/api/v1/nutrition/meals/${'x'.repeat(300)}/glucose-response`, {
-      token: p.pat,
-    });
+    const res = await rest(
+      app,
+      'GET',
+      `/api/v1/nutrition/meals/${'x'.repeat(300)}/glucose-response`,
+      {
+        token: p.pat,
+      },
+    );
     expect(res.status).toBe(422);
     const tool = await callTool(p.client, 'meal_glucose_response_read', { meal_id: 'nope' });
     expect(tool.isError).toBe(true);
@@ -145,16 +150,26 @@ describe('meal_glucose_response_read: a range', () => {
     expect(points.length).toBeGreaterThan(1000);
     await seedGlucose(app, p.token, points);
     const start = points[0].timestamp.getTime();
-    const step = Math.floor((points[points.length - 1].timestamp.getTime() - start) / 6 / MIN) * MIN;
+    const step =
+      Math.floor((points[points.length - 1].timestamp.getTime() - start) / 6 / MIN) * MIN;
     const times = [1, 2, 3, 4, 5].map((k) => start + k * step);
     expect(times[4]).toBeLessThan(Date.now() - 5 * 3_600_000);
-    await seedMeals(app, p.user.id, times.map((t) => ({ eatenAt: new Date(t) })));
+    await seedMeals(
+      app,
+      p.user.id,
+      times.map((t) => ({ eatenAt: new Date(t) })),
+    );
     const samples = points.map((x) => ({ t: x.timestamp.getTime(), v: x.valueMgDl }));
     const expected = [...times].reverse().map((t) => glucoseResponse(samples, t));
     const from = new Date(start).toISOString();
-    const first = await rest(app, 'GET', `/api/v1/nutrition/glucose-responses?from=${from}&limit=3`, {
-      token: p.pat,
-    });
+    const first = await rest(
+      app,
+      'GET',
+      `/api/v1/nutrition/glucose-responses?from=${from}&limit=3`,
+      {
+        token: p.pat,
+      },
+    );
     expect(first.status, JSON.stringify(first.body)).toBe(200);
     expect(first.body.items).toHaveLength(3);
     expect(first.body.next_cursor).toEqual(expect.any(String));

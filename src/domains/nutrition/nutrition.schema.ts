@@ -104,7 +104,9 @@ const DismissalRef = builder.objectRef<DismissalView>('DetectedMealDismissal').i
 });
 
 const mealId = z.uuid({ message: 'Input should be a valid UUID' });
-const detectedId = z.string().regex(/^dm-\d{1,11}$/, { message: 'not a detected meal id (dm-...)' });
+const detectedId = z
+  .string()
+  .regex(/^dm-\d{1,11}$/, { message: 'not a detected meal id (dm-...)' });
 
 builder.queryFields((t) => ({
   mealGlucoseResponse: t.withAuth({ scope: 'health:glucose:read' }).field({
@@ -124,7 +126,8 @@ builder.queryFields((t) => ({
     description: "The person's meals of a range with their glucose responses, newest first",
     args: {
       mealId: t.arg.string({
-        description: 'one meal only (its id, a uuid): the page holds that meal; the range is ignored',
+        description:
+          'one meal only (its id, a uuid): the page holds that meal; the range is ignored',
         validate: mealId.nullish(),
       }),
       from: t.arg({
