@@ -91,14 +91,36 @@ async function viaSql(): Promise<number> {
   return rows.length;
 }
 
+/**
+ * For the breakdown: the SELECT the service's pages run (glucosePoints), over the whole range in
+ * one go: what moving the readings into the process costs.
+ */
+async function readingsOnly(): Promise<number> {
+  const rows = await db.prisma.$queryRawUnsafe<unknown[]>(
+    `SELECT "timestamp", value_mg_dl FROM glucose_readings
+      WHERE user_id = $1::int AND "timestamp" >= $2::timestamptz AND "timestamp" < $3::timestamptz
+        AND deleted_at IS NULL`,
+    userId,
+    new Date(start.getTime() - 30 * 60_000).toISOString(),
+    new Date(end.getTime() + 4 * 3_600_000).toISOString(),
+  );
+  return rows.length;
+}
+
 const counts = { api: await viaApi(), sql: await viaSql() }; // warm-up
 if (counts.api !== MEALS || counts.sql !== MEALS) {
   throw new Error(`expected ${MEALS} meals, got ${JSON.stringify(counts)}`);
 }
-const figures: Record<'apiMs' | 'sqlMs', number[]> = { apiMs: [], sqlMs: [] };
+await readingsOnly();
+const figures: Record<'apiMs' | 'sqlMs' | 'readingsSelectMs', number[]> = {
+  apiMs: [],
+  sqlMs: [],
+  readingsSelectMs: [],
+};
 for (let i = 0; i < RUNS; i++) {
   figures.apiMs.push(await time(viaApi));
   figures.sqlMs.push(await time(viaSql));
+  figures.readingsSelectMs.push(await time(readingsOnly));
 }
 const m = medians(figures);
 console.log(
