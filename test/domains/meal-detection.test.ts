@@ -116,12 +116,14 @@ describe('meal_detected_list', () => {
     expect(after).toContain(c.id);
   });
 
-  it('bounds the range: at most 31 days, from before to (422)', async () => {
+  it('bounds the range: at most 31 days, from before to, within 1970..2100 (422)', async () => {
     const p = await person();
     for (const q of [
       '?from=2026-01-01T00:00:00Z&to=2026-03-01T00:00:00Z',
       '?from=2026-01-02T00:00:00Z&to=2026-01-01T00:00:00Z',
       '?to=garbage',
+      '?from=0001-01-01T00:00:00Z&to=0001-01-20T00:00:00Z',
+      '?from=9999-12-20T00:00:00Z&to=9999-12-31T23:59:59Z',
     ]) {
       const res = await rest(app, 'GET', `/api/v1/nutrition/detected-meals${q}`, { token: p.pat });
       expect(res.status, q).toBe(422);

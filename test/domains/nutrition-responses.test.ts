@@ -204,6 +204,8 @@ describe('meal_glucose_response_read: a range', () => {
       'cursor=garbage',
       `cursor=${'9'.repeat(150)}`,
       'from=not-a-date',
+      'from=0001-01-01T00:00:00Z&to=0001-01-20T00:00:00Z',
+      'from=9999-12-20T00:00:00Z&to=9999-12-31T23:59:59Z',
     ];
     for (const q of bad) {
       const res = await rest(app, 'GET', `/api/v1/nutrition/glucose-responses?${q}`, {

@@ -132,7 +132,7 @@ builder.queryFields((t) => ({
       }),
       from: t.arg({
         type: 'DateTime',
-        description: `eaten at or after (default 30 days before to; the range is at most ${RESPONSES_RANGE_MAX_DAYS} days)`,
+        description: `eaten at or after (default 30 days before to; the range is at most ${RESPONSES_RANGE_MAX_DAYS} days, within 1970..2100)`,
       }),
       to: t.arg({ type: 'DateTime', description: 'eaten before (default now)' }),
       limit: t.arg.int({
@@ -154,7 +154,7 @@ builder.queryFields((t) => ({
     args: {
       from: t.arg({
         type: 'DateTime',
-        description: `rises starting at or after (default 7 days before to; the range is at most ${DETECTED_RANGE_MAX_DAYS} days)`,
+        description: `rises starting at or after (default 7 days before to; the range is at most ${DETECTED_RANGE_MAX_DAYS} days, within 1970..2100)`,
       }),
       to: t.arg({ type: 'DateTime', description: 'rises starting before (default now)' }),
     },

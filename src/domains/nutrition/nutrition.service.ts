@@ -65,6 +65,8 @@ export const RESPONSES_PAGE_MAX = 100;
 export const RESPONSES_RANGE_MAX_DAYS = 366;
 export const DETECTED_RANGE_MAX_DAYS = 31;
 const DAY = 86_400_000;
+const RANGE_FLOOR = Date.UTC(1970, 0, 1);
+const RANGE_CEILING = Date.UTC(2100, 0, 1);
 
 /** A meal with its glucose response (or the reason it has none). */
 export interface MealResponseView {
@@ -114,6 +116,12 @@ export function boundedRange(
 ): { from: Date; to: Date } {
   const end = to ?? new Date();
   const start = from ?? new Date(end.getTime() - defaultDays * DAY);
+  if (start.getTime() < RANGE_FLOOR || end.getTime() > RANGE_CEILING) {
+    // NOTE: the reads reach hours beyond the range; years 0001 and 9999 would leave ISO-8601
+    throw validationError([
+      { loc: ['from'], msg: 'the range must lie within 1970..2100', type: 'value_error' },
+    ]);
+  }
   if (start.getTime() >= end.getTime()) {
     throw validationError([{ loc: ['from'], msg: 'from must be before to', type: 'value_error' }]);
   }
