@@ -27,6 +27,7 @@ import { homeRoutes } from './routes/home.routes.ts';
 import { exportRoutes } from './routes/export.routes.ts';
 import { experimentRoutes } from './routes/experiments.routes.ts';
 import { nutritionPreviewRoutes } from './routes/nutrition-preview.routes.ts';
+import { nutritionRoutes } from './routes/nutrition.routes.ts';
 
 export const ROUTES: readonly RestRoute[] = [
   ...syncRoutes,
@@ -56,4 +57,5 @@ export const ROUTES: readonly RestRoute[] = [
   ...exportRoutes,
   ...experimentRoutes,
   ...nutritionPreviewRoutes,
+  ...nutritionRoutes,
 ];

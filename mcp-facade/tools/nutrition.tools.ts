@@ -165,4 +165,27 @@ export const nutritionTools: McpTool[] = [
     scopes: ['health:nutrition:read'],
     kind: 'read',
   },
+  // glucose responses and detected meals (issue 17)
+  {
+    name: 'meal_glucose_response_read',
+    title: 'Read the glucose response of meals',
+    operation: 'ListMealGlucoseResponses',
+    scopes: ['health:glucose:read'],
+    kind: 'read',
+  },
+  {
+    name: 'meal_detected_list',
+    title: 'List detected meals',
+    operation: 'ListDetectedMeals',
+    scopes: ['health:glucose:read'],
+    kind: 'read',
+  },
+  {
+    name: 'meal_detected_dismiss',
+    title: 'Dismiss a detected meal',
+    operation: 'DismissDetectedMeal',
+    scopes: ['health:nutrition:write'],
+    kind: 'write',
+    idempotent: true,
+  },
 ];

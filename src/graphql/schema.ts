@@ -40,6 +40,7 @@ import '../domains/feedback/feedback.graph.ts';
 import '../domains/admin/admin.schema.ts';
 import '../domains/logs/logs.schema.ts';
 import '../domains/goals/goals.schema.ts';
+import '../domains/nutrition/nutrition.schema.ts';
 import '../domains/snoring/snoring.schema.ts';
 import '../domains/home/home.schema.ts';
 import '../domains/export/export.schema.ts';

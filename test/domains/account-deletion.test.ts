@@ -331,6 +331,10 @@ const SEEDERS: Record<string, (p: Db, me: Person, other: Person) => Promise<unkn
         startAt: new Date(),
       },
     }),
+  'DetectedMealDismissal.userId': (p, me) =>
+    p.detectedMealDismissal.create({
+      data: { userId: me.id, detectedId: `dm-${Date.now()}`, startedAt: new Date() },
+    }),
   'SnoreNight.userId': (p, me) =>
     p.snoreNight.create({
       data: { id: rand(), userId: me.id, startedAt: new Date(), endedAt: later() },

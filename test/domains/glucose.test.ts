@@ -397,6 +397,8 @@ describe('MCP glucose tools', () => {
     expect(names).toEqual([
       'get_glucose_readings',
       'glucose_readings_read',
+      'meal_detected_list',
+      'meal_glucose_response_read',
       'sensors_cgm_status_read',
     ]);
     for (const tool of ['get_glucose_readings', 'glucose_readings_read']) {

@@ -72,7 +72,13 @@ describe('tools/list', () => {
       ],
       [
         ['health:glucose:read'],
-        ['get_glucose_readings', 'glucose_readings_read', 'sensors_cgm_status_read'],
+        [
+          'get_glucose_readings',
+          'glucose_readings_read',
+          'meal_detected_list',
+          'meal_glucose_response_read',
+          'sensors_cgm_status_read',
+        ],
       ],
     ];
     expect([...UNSCOPED].sort()).toEqual([
