@@ -311,6 +311,7 @@ describe('insights_card_answer', () => {
     expect(names.filter((n) => n.startsWith('insight'))).toEqual([
       'insight_read',
       'insights_digest_read',
+      'insights_experiments_read',
       'insights_list',
     ]);
     const [row] = await seedInsights(p.user.id, 1);

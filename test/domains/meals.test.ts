@@ -841,12 +841,15 @@ describe('MCP nutrition tools', () => {
       'get_nutrition_meals',
       'meal_insight_read',
       'nutrition_daily_read',
+      'nutrition_food_preview_score',
       'nutrition_meals_list',
       'nutrition_recent_meals_list',
       'nutrition_saved_meals_list',
+      'nutrition_suggestion_read',
     ]);
     expect(await names(['health:nutrition:read', 'media:read'])).toContain('nutrition_meal_read');
     expect(await names(['health:nutrition:write'])).toEqual([
+      'meal_detected_dismiss',
       'nutrition_meal_analyze',
       'nutrition_meal_delete',
       'nutrition_meal_log',

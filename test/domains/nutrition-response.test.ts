@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import {
   firstAtOrAfter,
   glucoseResponse,
-  readingSpan,
+  responseWindow,
 } from '../../src/domains/nutrition/nutrition.response.ts';
 import type { GlucoseSample } from '../../src/domains/nutrition/nutrition.response.ts';
 import { hallTrace } from '../factories/insights.ts';
@@ -114,10 +114,9 @@ describe('helpers', () => {
     expect([0, 1, 2, 3, 4, 7, 8].map((t) => firstAtOrAfter(s, t))).toEqual([0, 0, 1, 1, 3, 3, 4]);
   });
 
-  it('readingSpan covers 30 minutes before the first meal to 4 hours after the last', () => {
-    expect(readingSpan([])).toBeNull();
-    const span = readingSpan([MEAL + 60 * MIN, MEAL]);
-    expect(span!.start.getTime()).toBe(MEAL - 30 * MIN);
-    expect(span!.end.getTime()).toBe(MEAL + 300 * MIN + 1);
+  it('responseWindow covers 30 minutes before the meal to 4 hours after it', () => {
+    const w = responseWindow(MEAL);
+    expect(w.start.getTime()).toBe(MEAL - 30 * MIN);
+    expect(w.end.getTime()).toBe(MEAL + 240 * MIN + 1);
   });
 });

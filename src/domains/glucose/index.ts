@@ -1,5 +1,6 @@
-/** What other domains may use of the glucose domain (readings as points, trend statistics). */
-export { glucosePoints } from './glucose.service.ts';
+/** What other domains may use of the glucose domain (readings as points or as bare series, trend statistics). */
+export { glucosePoints, glucoseSeries } from './glucose.service.ts';
+export type { GlucoseSeriesPoint, ReadingWindow } from './glucose.service.ts';
 export { trendStats } from './glucose.stats.ts';
 export type { StatPoint, TrendStats } from './glucose.stats.ts';
 export { glucoseAggregate, glucoseCountsOf, rawSamples, rawSamplesJson } from './glucose.admin.ts';

@@ -141,17 +141,10 @@ export function glucoseResponse(samples: readonly GlucoseSample[], mealAt: numbe
   };
 }
 
-/** The span of readings the responses of meals at `times` need: [first - 30 min, last + 4 h]. */
-export function readingSpan(times: readonly number[]): { start: Date; end: Date } | null {
-  if (times.length === 0) return null;
-  let min = times[0];
-  let max = times[0];
-  for (const t of times) {
-    if (t < min) min = t;
-    if (t > max) max = t;
-  }
+/** The readings the response of a meal at `mealAt` needs: [30 min before, 4 h after]. */
+export function responseWindow(mealAt: number): { start: Date; end: Date } {
   return {
-    start: new Date(min - BASELINE_MINUTES * MINUTE),
-    end: new Date(max + RETURN_WINDOW_MINUTES * MINUTE + 1),
+    start: new Date(mealAt - BASELINE_MINUTES * MINUTE),
+    end: new Date(mealAt + RETURN_WINDOW_MINUTES * MINUTE + 1),
   };
 }

@@ -1,7 +1,7 @@
 /**
  * Nutrition's reads across meals and glucose (issue 17): the glucose responses of meals. Nutrition
  * owns no meal and no reading: it reads meals through the meals domain's services and readings
- * through `glucosePoints`, one query for all the meals asked about, and computes each response
+ * through `glucoseSeries`, one query for all the meals asked about, and computes each response
  * with the pure functions of nutrition.response.ts.
  *
  * NOTE: ownership. Every read is of readerUserId(ctx) (inside the services it calls).
@@ -9,7 +9,7 @@
 import type { AuthedContext } from '../../graphql/context.ts';
 import { readerUserId } from '../../auth/principal.ts';
 import { appError, validationError } from '../../errors.ts';
-import { glucosePoints } from '../glucose/index.ts';
+import { glucoseSeries } from '../glucose/index.ts';
 import { getMeal, listMeals } from '../meals/index.ts';
 import type { MealView } from '../meals/index.ts';
 import {
@@ -22,7 +22,7 @@ import {
   unloggedRises,
 } from './nutrition.detect.ts';
 import type { DetectedRise } from './nutrition.detect.ts';
-import { glucoseResponse, readingSpan } from './nutrition.response.ts';
+import { glucoseResponse, responseWindow } from './nutrition.response.ts';
 import type {
   GlucoseResponse,
   GlucoseSample,
@@ -36,16 +36,15 @@ export interface MealMoment {
   eatenAt: Date;
 }
 
-/** The readings around `meals`, sorted by time: one SELECT over the span they need. */
+/** The readings around `meals` (each one's response window), sorted by time: one SELECT. */
 export async function samplesAround(
   ctx: AuthedContext,
   meals: readonly MealMoment[],
 ): Promise<GlucoseSample[]> {
-  const span = readingSpan(meals.map((m) => m.eatenAt.getTime()));
-  if (!span) return [];
-  const points = await glucosePoints(ctx, span);
-  const samples = points.map((p) => ({ t: p.timestamp.getTime(), v: p.valueMgDl }));
-  return samples.sort((a, b) => a.t - b.t);
+  return glucoseSeries(
+    ctx,
+    meals.map((m) => responseWindow(m.eatenAt.getTime())),
+  );
 }
 
 /** The glucose response of each meal (in the order given), from one read of the readings. */
@@ -215,13 +214,12 @@ const MEALS_PAGE = 500;
 
 /** The rises of [from, to) from the readings around it (3 h before, 2 h after), oldest first. */
 async function risesBetween(ctx: AuthedContext, from: Date, to: Date): Promise<DetectedRise[]> {
-  const points = await glucosePoints(ctx, {
-    start: new Date(from.getTime() - DETECT_LEAD_MINUTES * 60_000),
-    end: new Date(to.getTime() + DETECT_PEAK_MINUTES * 60_000),
-  });
-  const samples = points
-    .map((p) => ({ t: p.timestamp.getTime(), v: p.valueMgDl }))
-    .sort((a, b) => a.t - b.t);
+  const samples = await glucoseSeries(ctx, [
+    {
+      start: new Date(from.getTime() - DETECT_LEAD_MINUTES * 60_000),
+      end: new Date(to.getTime() + DETECT_PEAK_MINUTES * 60_000),
+    },
+  ]);
   return detectRises(samples).filter(
     (r) => r.startedAt >= from.getTime() && r.startedAt < to.getTime(),
   );
