@@ -618,10 +618,44 @@ function mergedWindows(windows: readonly ReadingWindow[]): [number, number][] {
 }
 
 /**
+ * "ms centi,ms centi,..." (integers, either may be negative) as points, read character by
+ * character: half the time of splitting it into strings, for tens of thousands of readings.
+ */
+export function parseSeries(text: string): GlucoseSeriesPoint[] {
+  const out: GlucoseSeriesPoint[] = [];
+  let t = 0;
+  let v = 0;
+  let sign = 1;
+  let tSign = 1;
+  let inValue = false;
+  for (let i = 0; i <= text.length; i++) {
+    const c = i < text.length ? text.charCodeAt(i) : 44;
+    if (c === 44) {
+      // ','
+      out.push({ t: tSign * t, v: (sign * v) / 100 });
+      t = 0;
+      v = 0;
+      sign = 1;
+      tSign = 1;
+      inValue = false;
+    } else if (c === 32) inValue = true;
+    else if (c === 45) {
+      // '-'
+      if (inValue) sign = -1;
+      else tSign = -1;
+    } else if (inValue) v = v * 10 + (c - 48);
+    else t = t * 10 + (c - 48);
+  }
+  return out;
+}
+
+/**
  * The person's live readings inside any of `windows`, sorted by time, as bare numbers: what a
  * computation over many short windows needs (the glucose responses of a year of meals). One
  * SELECT: an index range scan per merged window, and the database writes the readings as one
- * text value ("ms value,ms value,..."), so no row object or Date is built per reading.
+ * text value of integers ("ms centi-mg/dL,..."), so no row object or Date is built per reading.
+ * Values are read to 0.01 mg/dL (sensors report whole or tenth mg/dL; integers are the cheapest
+ * text the database writes: a float's shortest form cost it more than the join itself).
  */
 export async function glucoseSeries(
   ctx: AuthedContext,
@@ -632,19 +666,22 @@ export async function glucoseSeries(
   const starts = merged.map(([a]) => new Date(a).toISOString());
   const ends = merged.map(([, b]) => new Date(b).toISOString());
   // NOTE: the person's data: the owner's rows while viewing as a grantee.
+  // NOTE: no ORDER BY in the aggregate (sorting in the database cost as much as the join); the
+  // windows are disjoint and come in order, and the answer is sorted here if it is not already.
   const [row] = await ctx.prisma.$queryRaw<{ series: string | null }[]>`
     SELECT string_agg(
-             (extract(epoch FROM g."timestamp") * 1000)::bigint::text || ' ' || g.value_mg_dl::text,
-             ',' ORDER BY g."timestamp") AS series
+             round(date_part('epoch', g."timestamp") * 1000)::bigint::text || ' ' ||
+             round(g.value_mg_dl * 100)::bigint::text, ',') AS series
       FROM unnest(${starts}::timestamptz[], ${ends}::timestamptz[]) AS w(s, e)
       JOIN glucose_readings g
         ON g.user_id = ${readerUserId(ctx)}::int AND g."timestamp" >= w.s AND g."timestamp" < w.e
      WHERE g.deleted_at IS NULL`;
   if (!row?.series) return [];
-  return row.series.split(',').map((pair) => {
-    const space = pair.indexOf(' ');
-    return { t: Number(pair.slice(0, space)), v: Number(pair.slice(space + 1)) };
-  });
+  const points = parseSeries(row.series);
+  for (let i = 1; i < points.length; i++) {
+    if (points[i].t < points[i - 1].t) return points.sort((a, b) => a.t - b.t);
+  }
+  return points;
 }
 
 /** Every CGM sensor of the person with its wear and latest reading. */
