@@ -147,6 +147,43 @@ describe('nutrition_food_preview_score', () => {
     expect(viaRest.body.score).toBe(40);
   });
 
+  it("scores one of the person's saved meals by its items; another person's is NOT_FOUND", async () => {
+    const p = await person(['health:nutrition:read', 'health:nutrition:write']);
+    const items = [
+      {
+        name: 'pasta',
+        grams: 200,
+        carbs_g: 50,
+        fiber_g: 10,
+        sugar_g: 20,
+        protein_g: 10,
+        fat_g: 10,
+      },
+    ];
+    const saved = out(
+      await callTool(p.client, 'nutrition_saved_meal_create', {
+        name: 'Pasta lunch',
+        items,
+        idempotency_key: `saved-${p.user.id}-pasta`,
+      }),
+    );
+    const byId = out(
+      await callTool(p.client, 'nutrition_food_preview_score', { saved_meal_id: saved.id }),
+    );
+    const byItems = out(await callTool(p.client, 'nutrition_food_preview_score', { items }));
+    expect(byId.score).toBe(40);
+    expect(byId).toEqual(byItems);
+    const other = await person();
+    const theirs = out(
+      await callTool(other.client, 'nutrition_food_preview_score', { saved_meal_id: saved.id }),
+    );
+    expect(theirs.error.code).toBe('NOT_FOUND');
+    const both = out(
+      await callTool(p.client, 'nutrition_food_preview_score', { saved_meal_id: saved.id, items }),
+    );
+    expect(both.error.code).toBe('VALIDATION_FAILED');
+  });
+
   it('says nutrients with fewer than 3 past meals of the food with a response, personal with 3', async () => {
     const p = await person(['health:nutrition:read', 'health:glucose:write']);
     const meals = [banana(0, 40), banana(1, 50), banana(2, 60), rice(0, 90)];

@@ -1,6 +1,6 @@
 /**
- * What other domains may use of the meals domain (meals with their items and logging one, meal totals,
- * photo keys and replacing a meal's photo, the nutrient shape and its arithmetic).
+ * What other domains may use of the meals domain (meals with their items and logging one, a saved meal's
+ * items, meal totals, photo keys and replacing a meal's photo, the nutrient shape and its arithmetic).
  */
 export {
   getMeal,
@@ -11,6 +11,7 @@ export {
   setMealPhoto,
 } from './meals.service.ts';
 export type { LogMealOptions, MealTotalsView, MealView } from './meals.service.ts';
+export { savedMealItems } from './meals.saved.ts';
 export { foodLoggersSql, foodLogSql } from './meals.food-log.ts';
 export { resolveItems, scaleNutrients, sumNutrients } from './meals.nutrients.ts';
 export type { MealItemInput, Nutrients } from './meals.nutrients.ts';

@@ -296,6 +296,24 @@ function itemsToLog(items: MealItemView[], loc: string): MealItemInput[] {
 }
 
 /**
+ * The items of one of the person's saved meals as item inputs (as logging it would send them;
+ * the preview score scores them); NOT_FOUND for anyone else's, or a deleted one.
+ */
+export async function savedMealItems(
+  ctx: AuthedContext,
+  savedMealId: string,
+): Promise<MealItemInput[]> {
+  // NOTE: the person's data: the owner's saved meals while viewing as a grantee.
+  const userId = readerUserId(ctx);
+  const row = await ctx.prisma.savedMeal.findFirst({
+    where: { id: savedMealId, userId, deletedAt: null },
+  });
+  if (!row) throw savedMealNotFound();
+  const [saved] = await withItems(ctx.prisma, userId, [row]);
+  return itemsToLog(saved.items, 'savedMealId');
+}
+
+/**
  * Logs a saved meal of the caller as a new meal (LogMeal's service: catalogue items are resolved
  * again, so the meal carries the catalogue's current nutrients), eaten at `eatenAt` (default now).
  */

@@ -132,7 +132,8 @@ const PreviewItemInput = builder.inputType('PreviewItemInput', {
 });
 
 const FoodPreviewInput = builder.inputType('FoodPreviewInput', {
-  description: 'One catalogue food (food_id with grams or portion_id), or items: not both',
+  description:
+    'One catalogue food (food_id with grams or portion_id), items, or a saved meal: exactly one',
   fields: (t) => ({
     foodId: t.string({ description: 'catalogue food id (fdc_id, or custom:<uuid> of the person)' }),
     grams: t.float({ description: `the amount of that food, g (0 < grams <= ${ITEM_GRAMS_MAX})` }),
@@ -142,6 +143,9 @@ const FoodPreviewInput = builder.inputType('FoodPreviewInput', {
       type: [PreviewItemInput],
       description: `instead of food_id: 1..${PREVIEW_ITEMS_MAX} items, like a meal's`,
     }),
+    savedMealId: t.string({
+      description: "instead of food_id or items: one of the person's saved meals (its items)",
+    }),
   }),
   validate: z
     .object({
@@ -150,12 +154,13 @@ const FoodPreviewInput = builder.inputType('FoodPreviewInput', {
       portionId: z.string().min(1).max(100).nullish(),
       servings: z.number().gt(0).max(100).nullish(),
       items: z.array(itemSchema).min(1).max(PREVIEW_ITEMS_MAX).nullish(),
+      savedMealId: z.string().min(1).max(64).nullish(),
     })
     .superRefine((v, ctx) => {
       const issue = (path: string, message: string): void =>
         void ctx.addIssue({ code: 'custom', path: [path], message });
-      if (!v.foodId === !v.items)
-        issue('foodId', 'Give food_id or items, not both and not neither');
+      if ([v.foodId, v.items, v.savedMealId].filter(Boolean).length !== 1)
+        issue('foodId', 'Give exactly one of food_id, items and saved_meal_id');
       if (v.foodId) {
         if (v.grams == null && !v.portionId) issue('grams', 'Give grams or a portion_id');
         if (v.grams != null && v.portionId)
@@ -173,6 +178,7 @@ builder.queryFields((t) => ({
     args: { input: t.arg({ type: FoodPreviewInput, required: true }) },
     resolve: (_root, { input }, ctx) =>
       previewScore(ctx, {
+        savedMealId: input.savedMealId,
         items: input.items ?? [
           {
             foodId: input.foodId,

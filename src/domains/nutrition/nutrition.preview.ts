@@ -16,7 +16,7 @@
  */
 import { readerUserId } from '../../auth/principal.ts';
 import type { AuthedContext } from '../../graphql/context.ts';
-import { listMeals, resolveItems, sumNutrients } from '../meals/index.ts';
+import { listMeals, resolveItems, savedMealItems, sumNutrients } from '../meals/index.ts';
 import type { MealItemInput, Nutrients } from '../meals/index.ts';
 import { mealGlucoseResponses } from './nutrition.service.ts';
 
@@ -64,7 +64,9 @@ export function personalScore(meanIaucMgDlMin: number): number {
 
 export interface PreviewScoreOptions {
   /** the items to score (a single food is a list of one): catalogue foods or free text */
-  items: readonly MealItemInput[];
+  items?: readonly MealItemInput[] | null;
+  /** instead of items: one of the person's saved meals (its items; NOT_FOUND if not theirs) */
+  savedMealId?: string | null;
 }
 
 export interface PreviewScoreView extends NutrientScore {
@@ -93,7 +95,10 @@ export async function previewScore(
   ctx: AuthedContext,
   options: PreviewScoreOptions,
 ): Promise<PreviewScoreView> {
-  const resolved = await resolveItems(ctx.prisma, readerUserId(ctx), options.items, ['items']);
+  const items = options.savedMealId
+    ? await savedMealItems(ctx, options.savedMealId)
+    : (options.items ?? []);
+  const resolved = await resolveItems(ctx.prisma, readerUserId(ctx), items, ['items']);
   const totals = sumNutrients(resolved);
   const fromNutrients = nutrientScore(totals);
   let key: (typeof resolved)[number] | null = null;
