@@ -1,6 +1,6 @@
 /**
  * What other domains may use of the meals domain (meals with their items and logging one, a saved meal's
- * items, meal totals, photo keys and replacing a meal's photo, the nutrient shape and its arithmetic).
+ * items, the item input and nutrient types of the graph, meal totals, photo keys and replacing a meal's photo, the nutrient shape and its arithmetic).
  */
 export {
   getMeal,
@@ -12,6 +12,11 @@ export {
 } from './meals.service.ts';
 export type { LogMealOptions, MealTotalsView, MealView } from './meals.service.ts';
 export { savedMealItems } from './meals.saved.ts';
+export {
+  MealItemInput as MealItemInputRef,
+  items as mealItemsSchema,
+  MealNutrients,
+} from './meals.schema.ts';
 export { foodLoggersSql, foodLogSql } from './meals.food-log.ts';
-export { resolveItems, scaleNutrients, sumNutrients } from './meals.nutrients.ts';
+export { MAX_ITEM_GRAMS, resolveItems, scaleNutrients, sumNutrients } from './meals.nutrients.ts';
 export type { MealItemInput, Nutrients } from './meals.nutrients.ts';

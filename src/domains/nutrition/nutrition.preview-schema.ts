@@ -4,29 +4,19 @@
  */
 import { z } from 'zod';
 import { builder } from '../../graphql/builder.ts';
-import type { Nutrients } from '../meals/index.ts';
+import {
+  MAX_ITEM_GRAMS,
+  MealItemInputRef,
+  mealItemsSchema,
+  MealNutrients,
+} from '../meals/index.ts';
 import { PERSONAL_MIN_MEALS, previewScore } from './nutrition.preview.ts';
 import type { PreviewScoreView } from './nutrition.preview.ts';
 import { nutritionSuggestion } from './nutrition.suggestion.ts';
 import type { SuggestionItem, SuggestionView } from './nutrition.suggestion.ts';
 
-/** Bounds of a preview's input (those of a logged meal's items). */
+/** Items a preview scores at most (each item is a logged meal's item, with its bounds). */
 const PREVIEW_ITEMS_MAX = 20;
-const ITEM_GRAMS_MAX = 5000;
-const NUTRIENT_MAX = 10_000;
-const NAME_MAX = 200;
-
-const PreviewNutrients = builder.objectRef<Nutrients>('PreviewNutrients').implement({
-  description: 'Energy (kcal) and macronutrients (g) of what was scored',
-  fields: (t) => ({
-    kcal: t.exposeFloat('kcal'),
-    proteinG: t.exposeFloat('proteinG'),
-    carbsG: t.exposeFloat('carbsG'),
-    fatG: t.exposeFloat('fatG'),
-    fiberG: t.exposeFloat('fiberG'),
-    sugarG: t.exposeFloat('sugarG'),
-  }),
-});
 
 const PreviewScore = builder.objectRef<PreviewScoreView>('FoodPreviewScore').implement({
   description: 'A food or items scored 0..100 before eating (higher: a gentler glucose response)',
@@ -43,7 +33,7 @@ const PreviewScore = builder.objectRef<PreviewScoreView>('FoodPreviewScore').imp
     availableCarbsG: t.exposeFloat('availableCarbsG', { description: 'carbs - fibre, g' }),
     estimatedGlycemicIndex: t.exposeFloat('estimatedGlycemicIndex'),
     estimatedGlycemicLoad: t.exposeFloat('estimatedGlycemicLoad'),
-    totals: t.expose('totals', { type: PreviewNutrients }),
+    totals: t.expose('totals', { type: MealNutrients }),
     similarFoodId: t.exposeString('similarFoodId', {
       nullable: true,
       description: 'the food past meals were matched on (the item carrying the most carbs)',
@@ -82,65 +72,16 @@ const SuggestionOut = builder.objectRef<SuggestionView>('MealSuggestion').implem
   }),
 });
 
-const amount = z.number().min(0).max(NUTRIENT_MAX).nullish();
-const itemSchema = z
-  .object({
-    foodId: z.string().min(1).max(64).nullish(),
-    portionId: z.string().min(1).max(100).nullish(),
-    servings: z.number().gt(0).max(100).nullish(),
-    name: z.string().trim().min(1).max(NAME_MAX).nullish(),
-    grams: z.number().gt(0).max(ITEM_GRAMS_MAX).nullish(),
-    kcal: amount,
-    proteinG: amount,
-    carbsG: amount,
-    fatG: amount,
-    fiberG: amount,
-    sugarG: amount,
-  })
-  .superRefine((item, ctx) => {
-    const issue = (path: string, message: string): void =>
-      void ctx.addIssue({ code: 'custom', path: [path], message });
-    if (item.foodId) {
-      if (item.grams == null && !item.portionId)
-        issue('grams', 'Give grams or a portion_id of the food');
-      if (item.grams != null && item.portionId)
-        issue('portionId', 'Give grams or a portion_id, not both');
-    } else {
-      if (!item.name) issue('name', 'A name is required for an item without a food_id');
-      if (item.grams == null) issue('grams', 'grams is required for an item without a food_id');
-      if (item.portionId) issue('portionId', 'A portion_id needs a food_id');
-    }
-    if (item.servings != null && !item.portionId) issue('servings', 'servings needs a portion_id');
-  });
-
-const PreviewItemInput = builder.inputType('PreviewItemInput', {
-  description: 'A catalogue food with grams or a portion, or a free-text item with its nutrients',
-  fields: (t) => ({
-    foodId: t.string({ description: 'catalogue food id (fdc_id, or custom:<uuid> of the person)' }),
-    portionId: t.string({ description: 'a portion of that food; grams = gram weight x servings' }),
-    servings: t.float({ description: 'how many of the portion (0 < servings <= 100; default 1)' }),
-    name: t.string({ description: `name of a free-text item (1..${NAME_MAX} characters)` }),
-    grams: t.float({ description: `the amount, g (0 < grams <= ${ITEM_GRAMS_MAX})` }),
-    kcal: t.float({ description: `free-text items only (0..${NUTRIENT_MAX})` }),
-    proteinG: t.float({ description: `free-text items only, g (0..${NUTRIENT_MAX})` }),
-    carbsG: t.float({ description: `free-text items only, g (0..${NUTRIENT_MAX})` }),
-    fatG: t.float({ description: `free-text items only, g (0..${NUTRIENT_MAX})` }),
-    fiberG: t.float({ description: `free-text items only, g (0..${NUTRIENT_MAX})` }),
-    sugarG: t.float({ description: `free-text items only, g (0..${NUTRIENT_MAX})` }),
-  }),
-  validate: itemSchema,
-});
-
 const FoodPreviewInput = builder.inputType('FoodPreviewInput', {
   description:
     'One catalogue food (food_id with grams or portion_id), items, or a saved meal: exactly one',
   fields: (t) => ({
     foodId: t.string({ description: 'catalogue food id (fdc_id, or custom:<uuid> of the person)' }),
-    grams: t.float({ description: `the amount of that food, g (0 < grams <= ${ITEM_GRAMS_MAX})` }),
+    grams: t.float({ description: `the amount of that food, g (0 < grams <= ${MAX_ITEM_GRAMS})` }),
     portionId: t.string({ description: 'a portion of that food instead of grams' }),
     servings: t.float({ description: 'how many of the portion (0 < servings <= 100; default 1)' }),
     items: t.field({
-      type: [PreviewItemInput],
+      type: [MealItemInputRef],
       description: `instead of food_id: 1..${PREVIEW_ITEMS_MAX} items, like a meal's`,
     }),
     savedMealId: t.string({
@@ -150,10 +91,10 @@ const FoodPreviewInput = builder.inputType('FoodPreviewInput', {
   validate: z
     .object({
       foodId: z.string().min(1).max(64).nullish(),
-      grams: z.number().gt(0).max(ITEM_GRAMS_MAX).nullish(),
+      grams: z.number().gt(0).max(MAX_ITEM_GRAMS).nullish(),
       portionId: z.string().min(1).max(100).nullish(),
       servings: z.number().gt(0).max(100).nullish(),
-      items: z.array(itemSchema).min(1).max(PREVIEW_ITEMS_MAX).nullish(),
+      items: mealItemsSchema.max(PREVIEW_ITEMS_MAX).nullish(),
       savedMealId: z.string().min(1).max(64).nullish(),
     })
     .superRefine((v, ctx) => {
