@@ -22,6 +22,7 @@ import '../domains/meals/meals.saved-schema.ts';
 import '../domains/foods/foods.schema.ts';
 import '../domains/insights/insights.schema.ts';
 import '../domains/insights/insights.feed-schema.ts';
+import '../domains/insights/insights.graph.ts';
 import '../domains/ai/ai.schema.ts';
 import '../domains/ai/ai.analyze.schema.ts';
 import '../domains/assistant/assistant.schema.ts';

@@ -9,7 +9,7 @@ import { hallTrace, seedGlucose } from '../factories/insights.ts';
 import { seedActiveGrant, switchViewAs } from '../factories/sharing.ts';
 import { seedPersonalToken, seedUser } from '../factories/users.ts';
 import { startTestApp } from '../harness/app.ts';
-import { rest } from '../harness/clients.ts';
+import { gql, rest } from '../harness/clients.ts';
 import { callTool, mcpClient } from '../harness/mcp.ts';
 
 const app = await startTestApp();
@@ -303,6 +303,30 @@ describe('insights_card_answer', () => {
     await callTool(p.client, 'insights_card_dismiss', { id: row.id });
     const r = await callTool(p.client, 'insights_card_answer', { id: row.id, answer: 'yes' });
     expect(sc(r).error.code).toBe('CONFLICT');
+  });
+
+  it('pages the same insights in the dashboard graph (me { insights }), dismissed left out', async () => {
+    const p = await person(['insights:read', 'profile:read']);
+    const rows = await seedInsights(p.user.id, 3, 'score');
+    await app.db.prisma.insight.update({
+      where: { id: rows[0].id },
+      data: { status: 'dismissed' },
+    });
+    const q = `query ($after: String) { me { insights(first: 1, after: $after) {
+      nodes { id title } pageInfo { hasNextPage endCursor } } } }`;
+    const first = await gql(app, q, { token: p.pat });
+    expect(first.body.errors).toBeUndefined();
+    const page1 = first.body.data.me.insights;
+    // rows are newest first; the newest is dismissed
+    expect(page1.nodes.map((n: any) => n.id)).toEqual([rows[1].id]);
+    expect(page1.pageInfo.hasNextPage).toBe(true);
+    const second = await gql(app, q, {
+      token: p.pat,
+      variables: { after: page1.pageInfo.endCursor },
+    });
+    const page2 = second.body.data.me.insights;
+    expect(page2.nodes.map((n: any) => n.id)).toEqual([rows[2].id]);
+    expect(page2.pageInfo.hasNextPage).toBe(false);
   });
 
   it('needs insights:write: a read-only token neither lists nor calls the write tools', async () => {

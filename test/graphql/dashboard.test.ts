@@ -270,6 +270,12 @@ describe("scopes on the graph are the root fields' scopes", () => {
       '{ consents { kind } }',
       '{ me { consents { nodes { kind } } } }',
     ],
+    [
+      'insights',
+      'insights:read',
+      '{ insights { items { id } } }',
+      '{ me { insights { nodes { id } } } }',
+    ],
   ])(
     "a token without the scope of %s gets the root field's error, and the rest of `me`",
     async (_name, scope, root, graph) => {
