@@ -324,6 +324,10 @@ describe('POST /api/subscriptions/webhook', () => {
   });
 
   it('ends 20x duplicated and shuffled deliveries in the state of one ordered delivery', async () => {
+    // one clock for both stories: each taking its own now() put their period ends a second apart
+    // whenever the two straddled a second (the states then differed by that second); 30 s ahead,
+    // so that it is after both subscriptions' creation
+    const t = now() + 30;
     /** The same story for one person: their subscription's life and two orders' payments. */
     async function story(person: SeededUser) {
       const sub = await subscribed(person);
@@ -343,8 +347,7 @@ describe('POST /api/subscriptions/webhook', () => {
           }),
         );
       }
-      // after the subscription was created (its creation is the state held until then)
-      const t = now() + 10;
+      // t: after the subscription was created (its creation is the state held until then)
       const s = (status: string, end: number) =>
         subscriptionObject(sub.subscription_id, sub.customer_id, status, end);
       const pi = (tag: string, status: string) => ({
