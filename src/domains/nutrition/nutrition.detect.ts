@@ -9,8 +9,9 @@
  * - slope: somewhere between n and i, glucose climbed at least 1.0 mg/dL/min over 15 minutes
  *   (two readings 10..15 minutes apart, so one noisy reading cannot make it);
  * - continuity: no gap of more than 15 minutes between n and i.
- * Its start (the meal's estimated time) is the nadir's time; its peak is the highest reading in the
- * 2 hours after the start (until a gap). The next rise's nadir comes after this peak.
+ * Its start (the meal's estimated time) is the onset: the last reading within 5 mg/dL of the nadir
+ * before the climb. Its peak is the highest reading in the 2 hours after the start (until a gap).
+ * The next rise's nadir comes after this peak.
  */
 import type { GlucoseSample } from './nutrition.response.ts';
 
@@ -52,7 +53,7 @@ export const DETECT_RULE: DetectRule = {
 export interface DetectedRise {
   /** stable per person and rise: dm-<epoch seconds of the start reading> */
   id: string;
-  /** the nadir's time: the meal's estimated time */
+  /** the onset's time: the meal's estimated time */
   startedAt: number;
   nadirMgDl: number;
   peakAt: number;
