@@ -10,7 +10,7 @@ import type { AuthedContext } from '../../graphql/context.ts';
 import { readerUserId } from '../../auth/principal.ts';
 import { appError, validationError } from '../../errors.ts';
 import { glucoseSeries } from '../glucose/index.ts';
-import { getMeal, listMeals } from '../meals/index.ts';
+import { getMeal, listMeals, mealTotalsBetween } from '../meals/index.ts';
 import type { MealView } from '../meals/index.ts';
 import {
   DETECT_LEAD_MINUTES,
@@ -194,24 +194,6 @@ export interface DetectedMealsOptions {
   to?: Date | null;
 }
 
-/** The person's meal times in [from, to), every page of them. */
-async function mealTimesBetween(ctx: AuthedContext, from: Date, to: Date): Promise<number[]> {
-  const times: number[] = [];
-  let after: { eatenAt: Date; id: string } | null = null;
-  for (;;) {
-    const page = await listMeals(ctx, {
-      limit: MEALS_PAGE,
-      after,
-      startMs: from.getTime(),
-      endMs: to.getTime(),
-    });
-    for (const m of page) times.push(m.eatenAt.getTime());
-    if (page.length < MEALS_PAGE) return times;
-    after = { eatenAt: page[page.length - 1].eatenAt, id: page[page.length - 1].id };
-  }
-}
-const MEALS_PAGE = 500;
-
 /** The rises of [from, to) from the readings around it (3 h before, 2 h after), oldest first. */
 async function risesBetween(ctx: AuthedContext, from: Date, to: Date): Promise<DetectedRise[]> {
   const samples = await glucoseSeries(ctx, [
@@ -236,11 +218,13 @@ export async function detectedMeals(
   const { from, to } = boundedRange(options.from, options.to, 7, DETECTED_RANGE_MAX_DAYS);
   const rises = await risesBetween(ctx, from, to);
   if (rises.length === 0) return [];
-  const meals = await mealTimesBetween(
-    ctx,
-    new Date(from.getTime() - MEAL_BEFORE_MINUTES * 60_000),
-    new Date(to.getTime() + MEAL_AFTER_MINUTES * 60_000 + 1),
-  );
+  // the meals' times only: one query, no items
+  const meals = (
+    await mealTotalsBetween(ctx, {
+      start: new Date(from.getTime() - MEAL_BEFORE_MINUTES * 60_000),
+      end: new Date(to.getTime() + MEAL_AFTER_MINUTES * 60_000 + 1),
+    })
+  ).map((m) => m.eatenAt.getTime());
   const dismissed = await ctx.prisma.detectedMealDismissal.findMany({
     where: { userId: readerUserId(ctx), startedAt: { gte: from, lt: to } },
     select: { detectedId: true },
