@@ -68,7 +68,9 @@ describe('goals and snoring nights with the WatermelonDB client', () => {
 
     const set = await callTool(client, 'goals_goal_set', { metric: 'steps', target: 9000 });
     expect(set.isError).toBeFalsy();
-    const ended = Date.now() - 3_600_000;
+    // 23:00 UTC yesterday: a night is dated by its end plus six hours, so this one is today's
+    // (an end after 18:00 would be dated tomorrow, past the list's default range)
+    const ended = Math.floor(Date.now() / 86_400_000) * 86_400_000 - 3_600_000;
     const nightId = await createLocal(
       phone,
       'snore_nights',
