@@ -48,12 +48,13 @@ import { buildRegistry } from './registry.ts';
 import type { ToolRegistry } from './registry.ts';
 import type { McpDoor, McpTool } from './tool.ts';
 import { TOOLS } from './tools.ts';
+import { fromRoot } from '../src/paths.ts';
 
 export const MCP_PATH = '/api/mcp';
 /** Largest request body: the biggest argument is a 5 MB profile photo sent as base64 (6.7 MB). */
 export const MCP_BODY_LIMIT = '8mb';
 
-const PACKAGE = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as {
+const PACKAGE = JSON.parse(readFileSync(fromRoot('package.json'), 'utf8')) as {
   version: string;
 };
 

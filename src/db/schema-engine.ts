@@ -18,6 +18,7 @@ import type {
 import * as glue from '@prisma/schema-engine-wasm/schema_engine_bg';
 import type { DbTarget } from './target.ts';
 import { openPglite } from './target.ts';
+import { fromRoot } from '../paths.ts';
 
 const require = createRequire(import.meta.url);
 
@@ -56,8 +57,8 @@ export interface SchemaEngine {
 }
 
 export const noFilters = { externalTables: [], externalEnums: [] };
-export const MIGRATIONS_DIR = path.resolve(import.meta.dirname, '../../prisma/migrations');
-export const SCHEMA_DIR = path.resolve(import.meta.dirname, '../../prisma');
+export const MIGRATIONS_DIR = fromRoot('prisma', 'migrations');
+export const SCHEMA_DIR = fromRoot('prisma');
 
 const pendingTimers = new Set<NodeJS.Timeout>();
 let engineClass: { new: (...args: unknown[]) => Promise<SchemaEngine & { free(): void }> } | null =

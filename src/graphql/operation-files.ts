@@ -9,6 +9,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { Kind, OperationTypeNode, parse, visit } from 'graphql';
 import type { DocumentNode, FragmentDefinitionNode, OperationDefinitionNode } from 'graphql';
+import { fromRoot } from '../paths.ts';
 
 export interface ManifestOperation {
   id: string;
@@ -25,7 +26,7 @@ export interface OperationManifest {
   operations: ManifestOperation[];
 }
 
-const DOMAINS_DIR = path.resolve(import.meta.dirname, '../domains');
+const DOMAINS_DIR = fromRoot('src', 'domains');
 
 function leadingComment(text: string): string {
   const lines: string[] = [];

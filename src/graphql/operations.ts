@@ -1,12 +1,13 @@
 /**
- * The persisted operations, loaded once from the committed manifest, parsed and validated against
- * the schema at start. executeOperation() runs one of them in process: the REST and MCP facades
+ * The persisted operations, loaded once from the committed manifest and parsed at start; each is
+ * validated against the schema and compiled on its first run (a start that checked all ~270 cost
+ * ~0.7 s of the 1 s start-up goal; checkAll() does it at once, as the contract test does). executeOperation() runs one of them in process: the REST and MCP facades
  * call it (never HTTP), and yoga serves the same documents by sha256 id.
  *
  * A wrongly typed variable becomes VALIDATION_FAILED with a location, whichever door it came
  * through (coerced by the compiled query; located by graphql-js's messages).
  *
- * Execution: each operation is compiled once at start (graphql-jit) into a function that runs the
+ * Execution: each operation is compiled once, on first use (graphql-jit), into a function that runs the
  * schema's own resolvers, so scopes, validation and errors stay those of the schema. graphql-js
  * walks every field of every result object generically (argument maps, type checks, promise checks
  * per field); a 50,000-reading answer is 300,000 fields, where the compiled plan costs a fraction
@@ -14,7 +15,6 @@
  * checks that both give the same answers. Never execute a document that was not validated here.
  */
 import { readFileSync } from 'node:fs';
-import path from 'node:path';
 import {
   getNamedType,
   getVariableValues,
@@ -44,8 +44,9 @@ import { unsafeInputIssues } from '../platform/input-guards.ts';
 import type { OpaqueKeys } from '../wire.ts';
 import type { Context } from './context.ts';
 import type { ManifestOperation, OperationManifest } from './operation-files.ts';
+import { fromRoot } from '../paths.ts';
 
-export const MANIFEST_PATH = path.resolve(import.meta.dirname, '../generated/operations.json');
+export const MANIFEST_PATH = fromRoot('src', 'generated', 'operations.json');
 
 export interface PersistedOperation extends ManifestOperation {
   document: DocumentNode;
@@ -55,8 +56,6 @@ export interface PersistedOperation extends ManifestOperation {
   fragments: Map<string, SelectionSetNode>;
   /** response key of the first root field (what facades answer by default) */
   rootField: string;
-  /** the operation compiled once (graphql-jit) against the schema */
-  compiled: CompiledQuery;
   /** wire values of the variables' defaults, by name (see withDefaults) */
   defaults: ReadonlyMap<string, unknown>;
   /** whether a root field needs a credential (any but `public`): facades check it before the variables */
@@ -73,8 +72,10 @@ export interface OperationResult {
 export interface OperationStore {
   byName: ReadonlyMap<string, PersistedOperation>;
   byId: ReadonlyMap<string, PersistedOperation>;
-  /** Runs a persisted operation by name with the given context. */
+  /** Runs a persisted operation by name with the given context (validated, compiled on first use). */
   execute(name: string, variables: Record<string, unknown>, ctx: Context): Promise<OperationResult>;
+  /** Validates and compiles every operation now (throws on the first that does not match). */
+  checkAll(): void;
 }
 
 /** Turns graphql-js variable coercion errors into located validation issues. */
@@ -210,9 +211,6 @@ export function loadOperations(
   const byId = new Map<string, PersistedOperation>();
   for (const op of manifest.operations) {
     const document = parse(op.body);
-    const errors = validate(schema, document);
-    if (errors.length)
-      throw new Error(`operation ${op.name} does not match the schema: ${errors[0].message}`);
     const definition = document.definitions.find(
       (d): d is OperationDefinitionNode => d.kind === Kind.OPERATION_DEFINITION,
     )!;
@@ -221,9 +219,6 @@ export function loadOperations(
       if (d.kind === Kind.FRAGMENT_DEFINITION) fragments.set(d.name.value, d.selectionSet);
     const first = definition.selectionSet.selections[0];
     const rootField = first.kind === Kind.FIELD ? (first.alias?.value ?? first.name.value) : '';
-    const compiled = compileQuery(schema, document, op.name);
-    if (!isCompiledQuery(compiled))
-      throw new Error(`operation ${op.name} does not compile: ${compiled.errors?.[0]?.message}`);
     const variables = definition.variableDefinitions ?? [];
     const defaults = new Map<string, unknown>();
     for (const v of variables)
@@ -241,7 +236,6 @@ export function loadOperations(
       variables,
       fragments,
       rootField,
-      compiled,
       defaults,
       needsCredential,
     };
@@ -249,18 +243,38 @@ export function loadOperations(
     byId.set(op.id, entry);
   }
 
+  const plans = new Map<string, CompiledQuery>();
+  /** The operation validated against the schema and compiled, once. */
+  function planOf(op: PersistedOperation): CompiledQuery {
+    let plan = plans.get(op.name);
+    if (plan) return plan;
+    const errors = validate(schema, op.document);
+    if (errors.length)
+      throw new Error(`operation ${op.name} does not match the schema: ${errors[0].message}`);
+    const compiled = compileQuery(schema, op.document, op.name);
+    if (!isCompiledQuery(compiled))
+      throw new Error(`operation ${op.name} does not compile: ${compiled.errors?.[0]?.message}`);
+    plan = compiled;
+    plans.set(op.name, plan);
+    return plan;
+  }
+
   return {
     byName,
     byId,
+    checkAll() {
+      for (const op of byName.values()) planOf(op);
+    },
     async execute(name, variables, ctx) {
       const op = byName.get(name);
       if (!op) throw new Error(`unknown operation ${name}`);
+      const plan = planOf(op);
       // NOTE: before any resolver (or the database) sees them: NUL characters and runaway nesting
       const unsafe = unsafeInputIssues(variables);
       if (unsafe.length) return { data: null, errors: [validationError(unsafe)] };
       const mask = (e: unknown) =>
         maskError(e, ctx.requestId, (err) => ctx.log.error({ err }, 'unexpected error'));
-      const result = await op.compiled.query(undefined, ctx, withDefaults(variables, op.defaults));
+      const result = await plan.query(undefined, ctx, withDefaults(variables, op.defaults));
       // NOTE: the compiled query coerces its variables first and answers errors without `data` when
       // they fail. Only then is graphql-js's coercion run, for its located messages: running it on
       // every call cost a 50,000-reading batch ~200 ms of blocked event loop (docs/benchmarks.md).

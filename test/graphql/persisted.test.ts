@@ -4,7 +4,12 @@
  * the persisted-query-not-found error and runs nothing.
  */
 import { createHash } from 'node:crypto';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { loadOperations } from '../../src/graphql/operations.ts';
+import { schema } from '../../src/graphql/schema.ts';
 import { seedUser } from '../factories/users.ts';
 import { startTestApp } from '../harness/app.ts';
 import type { JsonResponse } from '../harness/clients.ts';
@@ -39,6 +44,24 @@ function idOf(name: string): string {
 }
 
 describe('persisted operations on /graphql', () => {
+  it('validates and compiles every operation of the manifest (done on first use at run time)', () => {
+    expect(() => app.operations.checkAll()).not.toThrow();
+    const dir = mkdtempSync(path.join(tmpdir(), 'hdp-manifest-'));
+    try {
+      const file = path.join(dir, 'operations.json');
+      const body = 'query Broken { me { noSuchField } }';
+      const op = { id: 'x', name: 'Broken', type: 'query', body };
+      writeFileSync(
+        file,
+        JSON.stringify({ format: 'apollo-persisted-query-manifest', version: 1, operations: [op] }),
+      );
+      const broken = loadOperations(schema, file);
+      expect(() => broken.checkAll()).toThrow(/operation Broken does not match the schema/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it('identifies each operation by the sha256 of its manifest body', () => {
     for (const op of app.operations.byName.values()) {
       expect(op.id).toBe(createHash('sha256').update(op.body).digest('hex'));

@@ -2,7 +2,9 @@
  * Builds one migrated template database per test run; every test file then starts from a copy.
  * Embedded (default): a PGlite data-dir dump. With TEST_DATABASE_URL (CI): a PostgreSQL template
  * database that files clone with CREATE DATABASE ... TEMPLATE.
+ * First it rebuilds dist/ (scripts/build.mjs), so the tests that spawn `npm start` run these sources.
  */
+import { execFileSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import pg from 'pg';
 import type { TestProject } from 'vitest/node';
@@ -14,6 +16,7 @@ import { importCatalogue } from '../../src/domains/foods/import/foods.catalogue-
 export const TEMPLATE_DUMP = '/tmp/hdp-test/template.tar.gz';
 
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
+  execFileSync(process.execPath, ['scripts/build.mjs'], { stdio: 'inherit' });
   const url = process.env.TEST_DATABASE_URL;
   const migrationsList = await readMigrationsList();
   if (!url) {

@@ -9,9 +9,10 @@ import type { AppliedRow } from '../../db/migrate.ts';
 import type { AuthedContext } from '../../graphql/context.ts';
 import { accountCounts } from '../account/index.ts';
 import { glucoseAggregate } from '../glucose/index.ts';
+import { fromRoot } from '../../paths.ts';
 
 const VERSION = (
-  JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as {
+  JSON.parse(readFileSync(fromRoot('package.json'), 'utf8')) as {
     version: string;
   }
 ).version;

@@ -13,7 +13,6 @@
  * It never deletes a food: rows that disappear from a later release stay (docs/foods.md).
  */
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import type { Db } from '../../../db/client.ts';
 import { Prisma } from '../../../generated/prisma/client.ts';
 import {
@@ -27,15 +26,14 @@ import type {
   CatalogueSource,
   NutrientDefinition,
 } from './foods.catalogue-sources.ts';
+import { fromRoot } from '../../../paths.ts';
 
 /** Bump when a reader's output changes: every source then re-imports once. */
 export const READER_VERSION = 1;
 /** Foods per chunk (one transaction and one checkpoint each). */
 export const CHUNK_FOODS = 2000;
 /** The catalogue the repository ships. */
-export const SHIPPED_CATALOGUE_DIR = fileURLToPath(
-  new URL('../../../../data/catalogue', import.meta.url),
-);
+export const SHIPPED_CATALOGUE_DIR = fromRoot('data', 'catalogue');
 
 export interface ImportProgress {
   source: CatalogueSource;
