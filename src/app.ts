@@ -23,6 +23,7 @@ import { trackRequests } from './db/bulk.ts';
 import type { Database } from './db/database.ts';
 import { ERROR_TABLE, httpErrorBody } from './errors.ts';
 import type { ErrorCode } from './errors.ts';
+import { createSessionCache } from './auth/session-cache.ts';
 import { createContext } from './graphql/context.ts';
 import type { Context, ContextDeps, Via } from './graphql/context.ts';
 import { loadOperations } from './graphql/operations.ts';
@@ -48,7 +49,7 @@ import { fetchClientMetadata } from './integrations/client-metadata.ts';
 import type { ClientMetadataDial } from './integrations/client-metadata.ts';
 import { createMailer } from './integrations/mailer.ts';
 import { createStorage } from './integrations/storage.ts';
-import { requestIdOf, serializeRequest } from './logger.ts';
+import { requestIdOf, requestSerializer, responseSerializer } from './logger.ts';
 import type { Logger } from './logger.ts';
 import { requestFactsOf } from './platform/request-facts.ts';
 import { requestScope } from './request-context.ts';
@@ -127,6 +128,11 @@ export function createApp(options: AppOptions): App {
     limits,
     models: createModelClient(config),
     jobs: createJobQueue(db.target, log),
+    sessions: createSessionCache({
+      singleProcess: db.target.kind === 'pglite',
+      redis: limitStore.redis,
+      namespace,
+    }),
   };
   // export jobs (issue 16): the worker, and at start the jobs an earlier run left behind
   const exportDeps = { ...deps, log, singleProcess: db.target.kind === 'pglite' };
@@ -152,8 +158,9 @@ export function createApp(options: AppOptions): App {
         return id;
       },
       autoLogging: { ignore: (req) => req.url === '/healthz' || req.url === '/readyz' },
-      // an emailed link's token travels in its URL: the log keeps the path, never the secret
-      serializers: { req: serializeRequest },
+      // one short line per request (id, method, URL with secrets redacted, status, time); the
+      // headers only at debug level. An emailed link's token travels in its URL: never logged.
+      serializers: { req: requestSerializer(log), res: responseSerializer(log) },
     }),
     (req, _res, next) => requestScope.run({ requestId: requestIdOf(req), log: req.log }, next),
   ];

@@ -4,14 +4,18 @@ import type { DestinationStream, Logger } from 'pino';
 
 export type { Logger };
 
-/** The app's logger, to stdout (or `destination`, as tests capture it). */
+/**
+ * The app's logger, to stdout (or `destination`, as tests capture it). Stdout is written
+ * asynchronously (sonic-boom buffers while a write is in flight): a synchronous write per request
+ * line was the largest single cost of a profile read (issue 18, docs/benchmarks.md).
+ */
 export function createLogger(level: string, destination?: DestinationStream): Logger {
   const options = {
     level,
     base: undefined,
     redact: ['req.headers.authorization', 'req.headers.cookie'],
   };
-  return destination ? pino(options, destination) : pino(options);
+  return pino(options, destination ?? pino.destination({ dest: 1, sync: false }));
 }
 
 /** Query parameters that carry a secret (an emailed reset link's `token`): never written to a log. */
@@ -41,10 +45,31 @@ function safeDecode(s: string): string {
   }
 }
 
-/** pino-http's `req` serializer: the serialized request with secret query values redacted. */
-export function serializeRequest<T extends { url?: string; query?: Record<string, unknown> }>(
-  req: T,
-): T {
+interface SerializedRequest {
+  id?: unknown;
+  method?: string;
+  url?: string;
+  query?: Record<string, unknown>;
+}
+
+/**
+ * pino-http's `req` serializers for `log`: the request's id, method and URL (secret query values
+ * redacted); its headers (credentials redacted), parameters and address only at debug level.
+ */
+export function requestSerializer(log: Logger): (req: SerializedRequest) => SerializedRequest {
+  return (req) =>
+    log.isLevelEnabled('debug')
+      ? serializeRequest(req)
+      : { id: req.id, method: req.method, url: redactedUrl(req.url ?? '') };
+}
+
+/** `res` as the request line logs it: the status alone (the headers at debug level). */
+export function responseSerializer(log: Logger): (res: { statusCode?: number }) => object {
+  return (res) => (log.isLevelEnabled('debug') ? res : { statusCode: res.statusCode });
+}
+
+/** The serialized request with secret query values redacted. */
+function serializeRequest<T extends SerializedRequest>(req: T): T {
   if (typeof req.url === 'string') req.url = redactedUrl(req.url);
   if (req.query && typeof req.query === 'object') {
     req.query = Object.fromEntries(

@@ -27,6 +27,7 @@ describe('error masking', () => {
       limits: app.limits,
       models: null,
       jobs: app.deps.jobs,
+      sessions: app.deps.sessions,
     };
     const request = {
       requestId: 'req-123',

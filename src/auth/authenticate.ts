@@ -25,13 +25,15 @@ import {
 import type { Principal, ViewAs } from './principal.ts';
 import { NEVER_OVER_OAUTH } from './scope-families.ts';
 import { ALL_SCOPES, isScope } from './scopes.ts';
+import { SESSION_CACHE_MS } from './session-cache.ts';
+import type { CachedSession, SessionCache } from './session-cache.ts';
 import { grantPermitsViewAs } from './view-as.ts';
 
 export const SESSION_COOKIE = 'hdp_session';
 export const CSRF_HEADER = 'x-csrf-token';
 
-/** How often last-used timestamps are written (not on every request). */
-const TOUCH_INTERVAL_MS = 60_000;
+/** How often last-used timestamps are written (not on every request); the session cache's life. */
+const TOUCH_INTERVAL_MS = SESSION_CACHE_MS;
 
 export interface CredentialInput {
   authorization?: string | null;
@@ -49,6 +51,8 @@ export interface CredentialInput {
 export interface AuthDeps {
   prisma: Db;
   jwtSecret: Uint8Array;
+  /** login sessions recently found valid (src/auth/session-cache.ts) */
+  sessions: SessionCache;
 }
 
 function bearerOf(header: string | null | undefined): string | null {
@@ -85,13 +89,32 @@ async function viewAsOf(
   return null;
 }
 
+/** The principal of a login session (view-as: none), as sessionPrincipal answers it. */
+function sessionOnly(s: CachedSession): Principal {
+  const { userId, sessionId, sessionKind, isAdmin } = s;
+  return {
+    kind: 'session',
+    userId,
+    sessionId,
+    sessionKind,
+    isAdmin,
+    scopes: ALL_SCOPES,
+    viewAs: null,
+  };
+}
+
 async function sessionPrincipal(
   deps: AuthDeps,
   token: string,
   via: 'native' | 'web',
 ): Promise<Principal | null> {
+  const now = Date.now();
+  const cached = await deps.sessions.get(token, now);
+  if (cached) return cached.sessionKind === via ? sessionOnly(cached) : null;
   const claims = await verifyAccessToken(deps.jwtSecret, token);
   if (!claims) return null;
+  // read before the session: a revocation committed after this read bumps past it (session-cache.ts)
+  const epoch = await deps.sessions.epochOf(Number(claims.sub));
   const session = await deps.prisma.session.findUnique({
     where: { id: claims.sid },
     select: {
@@ -105,7 +128,6 @@ async function sessionPrincipal(
       user: { select: { sessionEpoch: true, isAdmin: true } },
     },
   });
-  const now = Date.now();
   if (
     !session ||
     session.revokedAt ||
@@ -122,6 +144,17 @@ async function sessionPrincipal(
       where: { id: claims.sid },
       data: { lastUsedAt: new Date(now) },
     });
+  }
+  if (session.viewAsGrantId === null) {
+    const found: CachedSession = {
+      userId: session.userId,
+      sessionId: claims.sid,
+      sessionKind: via,
+      isAdmin: session.user.isAdmin,
+      expiresAtMs: Math.min(session.expiresAt.getTime(), claims.expiresAtMs),
+    };
+    deps.sessions.set(token, found, epoch);
+    return sessionOnly(found);
   }
   const viewAs = await viewAsOf(deps, session.userId, session.viewAsGrantId, () =>
     deps.prisma.session.updateMany({

@@ -55,21 +55,28 @@ export async function signAccessToken(
     .sign(secret);
 }
 
+/** A login token's verified claims and when it expires. */
+export interface VerifiedClaims extends AccessClaims {
+  expiresAtMs: number;
+}
+
 /** Verified claims, or null for any malformed, forged or expired token. */
 export async function verifyAccessToken(
   secret: Uint8Array,
   token: string,
-): Promise<AccessClaims | null> {
+): Promise<VerifiedClaims | null> {
   try {
     const { payload } = await jwtVerify(token, secret, { algorithms: ['HS256'] });
     if (
       typeof payload.sub !== 'string' ||
       typeof payload.sid !== 'string' ||
-      typeof payload.epoch !== 'number'
+      typeof payload.epoch !== 'number' ||
+      typeof payload.exp !== 'number'
     ) {
       return null;
     }
-    return { sub: payload.sub, sid: payload.sid, epoch: payload.epoch };
+    const { sub, sid, epoch, exp } = payload;
+    return { sub, sid, epoch, expiresAtMs: exp * 1000 };
   } catch {
     return null;
   }

@@ -9,6 +9,7 @@
 import { GraphQLError } from 'graphql';
 import { authenticate } from '../auth/authenticate.ts';
 import type { Principal } from '../auth/principal.ts';
+import type { SessionCache } from '../auth/session-cache.ts';
 import type { Config } from '../config.ts';
 import type { Db } from '../db/client.ts';
 import type { IdentityProviders } from '../integrations/idp.ts';
@@ -35,6 +36,8 @@ export interface ContextDeps {
   models: ModelClient | null;
   /** background jobs (pg-boss on either database; src/platform/jobs.ts) */
   jobs: JobQueue;
+  /** login sessions recently found valid; revoked(userId) after a change to an account's sessions */
+  sessions: SessionCache;
 }
 
 /** Which door a request came through. */
@@ -98,7 +101,7 @@ export function createContextAs<P extends Principal | null>(
   request: RequestMeta,
   principal: P,
 ): Context & { principal: P } {
-  const { prisma, config, mailer, storage, idp, limits, models, jobs } = deps;
+  const { prisma, config, mailer, storage, idp, limits, models, jobs, sessions } = deps;
   return {
     prisma,
     config,
@@ -108,6 +111,7 @@ export function createContextAs<P extends Principal | null>(
     limits,
     models,
     jobs,
+    sessions,
     principal,
     requestId: request.requestId,
     log: request.log,
@@ -125,7 +129,7 @@ export function createContextAs<P extends Principal | null>(
  */
 export async function createContext(deps: ContextDeps, request: RequestFacts): Promise<Context> {
   const principal = await authenticate(
-    { prisma: deps.prisma, jwtSecret: deps.config.jwtSecret },
+    { prisma: deps.prisma, jwtSecret: deps.config.jwtSecret, sessions: deps.sessions },
     {
       authorization: request.authorization,
       cookie: request.cookie,

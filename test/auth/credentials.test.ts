@@ -11,10 +11,12 @@ describe('login sessions', () => {
     const a = await seedUser(app);
     const b = await seedUser(app);
     expect((await rest(app, 'GET', '/api/auth/me', { token: a.token })).status).toBe(200);
+    // written straight to the database, then announced as every service that changes sessions does
     await app.db.prisma.session.update({
       where: { id: a.sessionId },
       data: { revokedAt: new Date() },
     });
+    await app.deps.sessions.revoked(a.user.id);
     expect((await rest(app, 'GET', '/api/auth/me', { token: a.token })).status).toBe(401);
 
     expect((await rest(app, 'GET', '/api/auth/me', { token: b.token })).status).toBe(200);
@@ -22,6 +24,7 @@ describe('login sessions', () => {
       where: { id: b.user.id },
       data: { sessionEpoch: { increment: 1 } },
     });
+    await app.deps.sessions.revoked(b.user.id);
     expect((await rest(app, 'GET', '/api/auth/me', { token: b.token })).status).toBe(401);
     expect(
       (await gql(app, '{ me { id } }', { token: b.token })).body.errors[0].extensions.code,

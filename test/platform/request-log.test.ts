@@ -1,6 +1,7 @@
 /**
  * The request log never holds a secret: an emailed reset link carries its token in the URL, and
- * credentials travel in headers (redacted by the logger).
+ * credentials travel in headers (redacted by the logger). At info level a request is one short
+ * line (id, method, URL, status, time); its headers are logged only at debug level (issue 18).
  */
 import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
@@ -15,6 +16,18 @@ const sink = new Writable({
   },
 });
 const app = await startTestApp({ LOG_LEVEL: 'info' }, { logTo: sink });
+const debugLines: string[] = [];
+const debugApp = await startTestApp(
+  { LOG_LEVEL: 'debug' },
+  {
+    logTo: new Writable({
+      write(chunk, _encoding, done) {
+        debugLines.push(String(chunk));
+        done();
+      },
+    }),
+  },
+);
 
 describe('the request log', () => {
   it('keeps the path of an emailed link but never its token, nor a bearer token or cookie', async () => {
@@ -25,7 +38,26 @@ describe('the request log', () => {
     });
     const log = lines.join('');
     expect(log).toContain('/reset-password?token=[Redacted]&lang=en');
+    expect(log).not.toContain(token);
+    const line = JSON.parse(lines.find((l) => l.includes('/api/auth/me'))!);
+    expect(line).toMatchObject({
+      req: { method: 'GET', url: '/api/auth/me' },
+      res: { statusCode: 401 },
+    });
+    expect(Object.keys(line.req).sort()).toEqual(['id', 'method', 'url']);
+    expect(Object.keys(line.res)).toEqual(['statusCode']);
+  });
+
+  it('logs the headers at debug level, credentials redacted', async () => {
+    const token = 'tok_' + 'y'.repeat(40);
+    await debugApp.fetch(`/reset-password?token=${token}`, { headers: { accept: 'text/html' } });
+    await debugApp.fetch('/api/auth/me', {
+      headers: { authorization: `Bearer bearer_${token}`, cookie: `session=cookie_${token}` },
+    });
+    const log = debugLines.join('');
+    expect(log).toContain('/reset-password?token=[Redacted]');
     expect(log).toContain('"authorization":"[Redacted]"');
+    expect(log).toContain('"cookie":"[Redacted]"');
     expect(log).not.toContain(token);
   });
 

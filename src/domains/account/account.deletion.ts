@@ -109,6 +109,7 @@ export async function deleteAccount(
       if (e.code === 'P2025') throw appError('NOT_FOUND', 'Account not found');
       throw e;
     });
+  await ctx.sessions.revoked(userId);
   let removedRows = 0;
   // export files (DATA_DIR/exports), named by the jobs the sweep removes
   const exportFiles = await exportFileKeysOf(ctx.prisma, userId);

@@ -347,6 +347,8 @@ export async function switchViewAs(
   switch (ctx.principal.kind) {
     case 'session':
       await ctx.prisma.session.update({ where: { id: ctx.principal.sessionId }, data });
+      // the cached session (no view-as) must not outlive the change
+      await ctx.sessions.revoked(ctx.principal.userId);
       break;
     case 'personal_token':
       await ctx.prisma.personalToken.update({ where: { id: ctx.principal.tokenId }, data });

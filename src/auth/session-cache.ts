@@ -1,0 +1,126 @@
+/**
+ * Login sessions recently found valid, so that a request with the same login token skips the JWT
+ * check and the session query (issue 18: those were most of an authenticated read's cost). An
+ * entry lives at most TOUCH_INTERVAL (the interval at which last-used times are written anyway).
+ *
+ * Revocation stays instant through a per-account revocation epoch: every change that ends or
+ * alters an account's sessions calls revoked(userId) once it has committed (sign-out, revoke one or
+ * all, password reset, account deletion, view-as), which bumps the epoch; an entry counts only
+ * while the epoch it was cached under is still current. The epoch is read before the session
+ * query, so a lookup that raced a revocation is cached under the old epoch and never counts.
+ *
+ * Where the epochs live decides whether caching is safe: in this process for PGlite (one process
+ * by construction), in Redis when REDIS_URL is set (every process reads the same epochs). On
+ * PostgreSQL without Redis another replica's revocation could not be seen, so nothing is cached.
+ * If Redis cannot answer, the lookup goes to the database (a miss), never to a stale entry.
+ * Only sessions without view-as are cached (view-as checks its grant on every request).
+ */
+import type { Redis } from 'ioredis';
+import { LRUCache } from 'lru-cache';
+
+/** How long a checked session is trusted without the database: TOUCH_INTERVAL. */
+export const SESSION_CACHE_MS = 60_000;
+/** Sessions kept at most (the least recently used go first). */
+const MAX_ENTRIES = 10_000;
+/** A bumped epoch outlives every entry cached before it (Redis key expiry). */
+const EPOCH_TTL_SECONDS = 3_600;
+
+/** What a valid session lookup established. */
+export interface CachedSession {
+  userId: number;
+  sessionId: string;
+  sessionKind: 'native' | 'web';
+  isAdmin: boolean;
+  /** the session's or the token's end, whichever is first (ms) */
+  expiresAtMs: number;
+}
+
+export interface SessionCache {
+  /** The session a login token was found to be, when fresh and nothing revoked since; else null. */
+  get(token: string, now: number): Promise<CachedSession | null>;
+  /** The revocation epoch of an account, read before a lookup (null: cannot tell; do not cache). */
+  epochOf(userId: number): Promise<number | null>;
+  /** Keeps a valid lookup under the epoch read before it. */
+  set(token: string, session: CachedSession, epoch: number | null): void;
+  /** Ends every cached session of an account: call after a change to its sessions has committed. */
+  revoked(userId: number): Promise<void>;
+}
+
+interface Entry extends CachedSession {
+  epoch: number;
+}
+
+/** The epochs: in this process, or in Redis under `namespace`. */
+interface Epochs {
+  read(userId: number): Promise<number | null>;
+  bump(userId: number): Promise<void>;
+}
+
+function memoryEpochs(): Epochs {
+  const epochs = new Map<number, number>();
+  return {
+    read: (userId) => Promise.resolve(epochs.get(userId) ?? 0),
+    bump: (userId) => {
+      epochs.set(userId, (epochs.get(userId) ?? 0) + 1);
+      return Promise.resolve();
+    },
+  };
+}
+
+function redisEpochs(redis: Redis, namespace: string): Epochs {
+  const key = (userId: number) => `${namespace}:session-epoch:${userId}`;
+  return {
+    read: async (userId) => {
+      if (redis.status !== 'ready') return null;
+      try {
+        return Number((await redis.get(key(userId))) ?? 0);
+      } catch {
+        return null;
+      }
+    },
+    bump: async (userId) => {
+      await redis.multi().incr(key(userId)).expire(key(userId), EPOCH_TTL_SECONDS).exec();
+    },
+  };
+}
+
+const NO_CACHE: SessionCache = {
+  get: () => Promise.resolve(null),
+  epochOf: () => Promise.resolve(null),
+  set: () => {},
+  revoked: () => Promise.resolve(),
+};
+
+/**
+ * The app's session cache: in process for PGlite (`singleProcess`), through Redis when given,
+ * else none (PostgreSQL without Redis may have other replicas).
+ */
+export function createSessionCache(options: {
+  singleProcess: boolean;
+  redis?: Redis;
+  namespace: string;
+}): SessionCache {
+  const epochs = options.redis
+    ? redisEpochs(options.redis, options.namespace)
+    : options.singleProcess
+      ? memoryEpochs()
+      : null;
+  if (!epochs) return NO_CACHE;
+  const entries = new LRUCache<string, Entry>({ max: MAX_ENTRIES, ttl: SESSION_CACHE_MS });
+  return {
+    async get(token, now) {
+      const entry = entries.get(token);
+      if (!entry) return null;
+      if (entry.expiresAtMs <= now || (await epochs.read(entry.userId)) !== entry.epoch) {
+        entries.delete(token);
+        return null;
+      }
+      return entry;
+    },
+    epochOf: (userId) => epochs.read(userId),
+    set(token, session, epoch) {
+      if (epoch !== null) entries.set(token, { ...session, epoch });
+    },
+    revoked: (userId) => epochs.bump(userId),
+  };
+}
