@@ -12,7 +12,8 @@
  */
 import { timingSafeEqual } from 'node:crypto';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
-import { collectDefaultMetrics, Counter, Histogram, Registry } from 'prom-client';
+import type { Pool } from 'pg';
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { Config } from '../config.ts';
 import { ERROR_TABLE, httpErrorBody } from '../errors.ts';
 import type { RequestTracer } from './tracing.ts';
@@ -86,6 +87,34 @@ const aiCost = new Counter({
   labelNames: ['feature'] as const,
   registers: [registry],
 });
+
+/** the open PostgreSQL pools of this process (one per database; none on PGlite) */
+const pools = new Set<Pool>();
+/** Adds `pool` to the db_pool_* gauges (summed over the process's open pools). */
+export function observePool(pool: Pool): void {
+  pools.add(pool);
+}
+const poolGauge = (name: string, help: string, read: (pool: Pool) => number): void =>
+  void new Gauge({
+    name,
+    help,
+    registers: [registry],
+    collect() {
+      let total = 0;
+      for (const pool of pools) {
+        if (pool.ended) pools.delete(pool);
+        else total += read(pool);
+      }
+      this.set(total);
+    },
+  });
+poolGauge('db_pool_connections', 'PostgreSQL pool: open connections', (p) => p.totalCount);
+poolGauge('db_pool_idle_connections', 'PostgreSQL pool: idle connections', (p) => p.idleCount);
+poolGauge(
+  'db_pool_waiting_requests',
+  'PostgreSQL pool: queries waiting for a free connection',
+  (p) => p.waitingCount,
+);
 
 let defaultsOn = false;
 /** Starts the process metrics (once per process: event-loop lag and GC observers). */

@@ -60,6 +60,20 @@ describe('GET /metrics', () => {
       expect(text).toContain(`# TYPE ${name} `);
   });
 
+  it('reports the PostgreSQL pool (nothing on PGlite: one in-process connection)', async () => {
+    await app.fetch('/readyz');
+    const text = await scrape();
+    for (const name of [
+      'db_pool_connections',
+      'db_pool_idle_connections',
+      'db_pool_waiting_requests',
+    ])
+      expect(text).toContain(`# TYPE ${name} gauge`);
+    const open = sample(text, 'db_pool_connections', {});
+    if (app.db.target.kind === 'pg') expect(open).toBeGreaterThan(0);
+    else expect(open).toBe(0);
+  });
+
   it('counts REST requests by route template, never the raw URL', async () => {
     const { token } = await seedUser(app);
     const auth = { authorization: `Bearer ${token}` };
