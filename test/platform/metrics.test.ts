@@ -4,7 +4,8 @@
  * operators may read it (METRICS_TOKEN's bearer, else a direct loopback connection), and nothing
  * secret or personal appears in it.
  */
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
+import { startFakeOpenAI } from '../fakes/openai.ts';
 import { seedPersonalToken, seedUser } from '../factories/users.ts';
 import { startTestApp } from '../harness/app.ts';
 import type { TestApp } from '../harness/app.ts';
@@ -198,6 +199,48 @@ describe('GET /metrics', () => {
       expect(['user', 'user_id', 'email', 'token']).not.toContain(name);
     const labelValues = [...text.matchAll(/="([^"]*)"/g)].map((m) => m[1]);
     expect(labelValues).not.toContain(String(user.id));
+  });
+});
+
+describe('the AI ledger', async () => {
+  const fake = await startFakeOpenAI();
+  afterAll(() => fake.close());
+  const ai = await startTestApp({
+    OPENAI_API_KEY: 'sk-test',
+    OPENAI_BASE_URL: fake.url,
+    MEALS_SUGGEST_NAME_DAILY_CAP: '1',
+  });
+
+  it('counts model calls, tokens and cost as the ledger records them, and a spent cap as a limit hit', async () => {
+    const { token } = await seedUser(ai);
+    const suggest = () =>
+      ai.fetch('/api/meals/suggest_name', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+        body: JSON.stringify({ items: [{ name: 'rice', grams: 150 }], hour: 13 }),
+      });
+    const feature = { feature: 'meal_suggest_name' };
+    const before = await scrape(ai);
+    fake.reply({ name: 'Rice bowl' });
+    expect((await suggest()).status).toBe(200);
+    const after = await scrape(ai);
+    const moved = (name: string, labels: Record<string, string>): number =>
+      sample(after, name, labels) - sample(before, name, labels);
+    expect(moved('ai_calls_total', { ...feature, outcome: 'ok', cached: 'false' })).toBe(1);
+    expect(moved('ai_tokens_total', { ...feature, direction: 'in' })).toBeGreaterThan(0);
+    expect(moved('ai_tokens_total', { ...feature, direction: 'out' })).toBeGreaterThan(0);
+    expect(moved('ai_cost_usd_total', feature)).toBeGreaterThan(0);
+    const cap = { limit: 'ai:meals_suggest_name' };
+    expect(
+      await delta(
+        'rate_limit_hits_total',
+        cap,
+        async () => {
+          expect((await suggest()).status).toBe(429);
+        },
+        ai,
+      ),
+    ).toBe(1);
   });
 });
 
