@@ -121,7 +121,10 @@ export function createGraphqlServer(
           const hash = (params.extensions?.persistedQuery as { sha256Hash?: unknown } | undefined)
             ?.sha256Hash;
           const persisted = typeof hash === 'string' ? operations.byId.get(hash) : undefined;
-          started.set(request, { operation: persisted?.name ?? 'anonymous', at: performance.now() });
+          started.set(request, {
+            operation: persisted?.name ?? 'anonymous',
+            at: performance.now(),
+          });
           if (typeof params.query === 'string' && jsonTextTooDeep(Buffer.from(params.query))) {
             const message = `Document nested deeper than ${MAX_JSON_DEPTH} levels`;
             return setResult({

@@ -265,7 +265,14 @@ export async function askModel<T>(ctx: AuthedContext, request: ModelRequest<T>):
         await ctx.prisma.aiUsage.create({
           data: { userId: ctx.principal.userId, feature, model, cached: true, outcome: 'ok' },
         });
-        countAiUsage({ feature, outcome: 'ok', cached: true, tokensIn: 0, tokensOut: 0, costUsd: 0 });
+        countAiUsage({
+          feature,
+          outcome: 'ok',
+          cached: true,
+          tokensIn: 0,
+          tokensOut: 0,
+          costUsd: 0,
+        });
       }
       return hit;
     }
