@@ -130,9 +130,9 @@ const httpChildren = new Map<string, Map<string, Map<number, Child>>>();
 
 function httpChild(method: string, route: string, status: number): Child {
   let byRoute = httpChildren.get(method);
-  if (!byRoute) httpChildren.set(method, (byRoute = new Map()));
+  if (!byRoute) httpChildren.set(method, (byRoute = new Map<string, Map<number, Child>>()));
   let byStatus = byRoute.get(route);
-  if (!byStatus) byRoute.set(route, (byStatus = new Map()));
+  if (!byStatus) byRoute.set(route, (byStatus = new Map<number, Child>()));
   let child = byStatus.get(status);
   if (!child) {
     const labels = [method, route, String(status)] as const;
