@@ -34,6 +34,7 @@ import {
   IDEMPOTENCY_KEY_LENGTH,
 } from './registry.ts';
 import type { RegisteredTool } from './registry.ts';
+import { countToolCall } from '../src/platform/metrics.ts';
 import {
   internalToolError,
   operationError,
@@ -323,6 +324,7 @@ export async function callTool(
   ctx: Context,
   deps: CallToolDeps,
 ): Promise<CallToolResult> {
+  const start = performance.now();
   try {
     const result = await run(tool, args, ctx, deps);
     const error = (result.structuredContent as { error?: { code?: string } } | undefined)?.error;
@@ -330,9 +332,12 @@ export async function callTool(
       { tool: tool.row.name, error: result.isError ? error?.code : undefined },
       'mcp tool call',
     );
+    const outcome = result.isError ? (error?.code ?? 'error') : 'ok';
+    countToolCall(tool.row.name, outcome, (performance.now() - start) / 1000);
     return result;
   } catch (err) {
     ctx.log.error({ err, tool: tool.row.name }, 'mcp tool call failed');
+    countToolCall(tool.row.name, 'internal', (performance.now() - start) / 1000);
     return internalToolError(ctx.requestId);
   }
 }

@@ -37,6 +37,8 @@ import { registerExportWorker, resumeExports } from './domains/export/index.ts';
 import { corsFor } from './platform/cors.ts';
 import { clip, jsonBodyParser, TOO_DEEP } from './platform/input-guards.ts';
 import { createMediaRouter } from './platform/media.router.ts';
+import { metricsHandler, observeRequests } from './platform/metrics.ts';
+import { lazyTracer } from './platform/tracing.ts';
 import { createIdentityProviders } from './integrations/idp.ts';
 import { createModelClient } from './integrations/openai.ts';
 import { createLimits } from './platform/limits.ts';
@@ -149,6 +151,8 @@ export function createApp(options: AppOptions): App {
   app.set('trust proxy', config.trustProxy);
   // request id, logging and the request scope: the same on the OAuth host (createOAuthHost)
   const requestMiddleware: RequestHandler[] = [
+    // Prometheus counters per request, and a span per request when OTEL_EXPORTER_OTLP_ENDPOINT is set
+    observeRequests(lazyTracer(config, log).current),
     pinoHttp({
       logger: log,
       genReqId: (req, res) => {
@@ -177,7 +181,9 @@ export function createApp(options: AppOptions): App {
       res.status(503).json({ status: 'unavailable' });
     }
   });
-  app.all(['/healthz', '/readyz'], methodNotAllowed('GET, HEAD'));
+  // for operators: METRICS_TOKEN's bearer, else direct loopback only (docs/operations.md)
+  app.get('/metrics', metricsHandler(config));
+  app.all(['/healthz', '/readyz', '/metrics'], methodNotAllowed('GET, HEAD'));
 
   // GraphiQL's page is ~9 MB of inlined HTML: send it compressed (GET only; POST answers are small).
   app.get('/graphql', compression());

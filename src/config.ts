@@ -202,6 +202,15 @@ const EnvSchema = z.object({
   MONITOR_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(10_000),
   /** Feedback reports a person may send per UTC day (429 rate_limited beyond) */
   FEEDBACK_REPORTS_PER_DAY: z.coerce.number().int().min(1).default(20),
+  /**
+   * Bearer token GET /metrics requires (docs/operations.md); unset: /metrics answers only direct
+   * loopback connections (never a proxied request)
+   */
+  METRICS_TOKEN: z.string().min(16).optional(),
+  /** OpenTelemetry: an OTLP/HTTP collector's base URL (spans go to <url>/v1/traces); unset: no tracing */
+  OTEL_EXPORTER_OTLP_ENDPOINT: z.string().url().optional(),
+  /** The service name spans carry */
+  OTEL_SERVICE_NAME: z.string().min(1).max(100).default('health-platform'),
 });
 
 export type Env = z.infer<typeof EnvSchema>;

@@ -19,6 +19,22 @@ describe('config', () => {
     expect(c.trustProxy).toBe('loopback');
   });
 
+  it('reads the observability keys: METRICS_TOKEN (16+ characters), an OTLP endpoint URL', () => {
+    const c = loadConfig({ DATA_DIR: dir });
+    expect(c.METRICS_TOKEN).toBeUndefined();
+    expect(c.OTEL_EXPORTER_OTLP_ENDPOINT).toBeUndefined();
+    expect(c.OTEL_SERVICE_NAME).toBe('health-platform');
+    expect(loadConfig({ DATA_DIR: dir, METRICS_TOKEN: 'x'.repeat(16) }).METRICS_TOKEN).toBe(
+      'x'.repeat(16),
+    );
+    expect(() => loadConfig({ DATA_DIR: dir, METRICS_TOKEN: 'short' })).toThrow(/METRICS_TOKEN/);
+    const otel = { DATA_DIR: dir, OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318' };
+    expect(loadConfig(otel).OTEL_EXPORTER_OTLP_ENDPOINT).toBe('http://collector:4318');
+    expect(() => loadConfig({ ...otel, OTEL_EXPORTER_OTLP_ENDPOINT: 'collector' })).toThrow(
+      /OTEL_EXPORTER_OTLP_ENDPOINT/,
+    );
+  });
+
   it('reads TRUST_PROXY as express reads trust proxy: hops as a number, false as none, else addresses', () => {
     expect(loadConfig({ DATA_DIR: dir, TRUST_PROXY: '2' }).trustProxy).toBe(2);
     expect(loadConfig({ DATA_DIR: dir, TRUST_PROXY: 'false' }).trustProxy).toBe(false);

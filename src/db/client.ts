@@ -4,9 +4,11 @@
  */
 import type { PGlite } from '@electric-sql/pglite';
 import { PrismaPg } from '@prisma/adapter-pg';
+import pg from 'pg';
 import { PrismaPGlite } from 'pglite-prisma-adapter';
 import { PrismaClient } from '../generated/prisma/client.ts';
 import type { Prisma } from '../generated/prisma/client.ts';
+import { observePool } from '../platform/metrics.ts';
 import type { DbTarget } from './target.ts';
 
 export type Db = PrismaClient;
@@ -19,5 +21,8 @@ export function createPrismaClient(target: DbTarget, pglite?: PGlite): Db {
     if (!pglite) throw new Error('createPrismaClient: an open PGlite instance is required');
     return new PrismaClient({ adapter: new PrismaPGlite(pglite) });
   }
-  return new PrismaClient({ adapter: new PrismaPg({ connectionString: target.url, max: 10 }) });
+  // the pool is ours (its gauges are on /metrics) but the adapter still ends it on $disconnect
+  const pool = new pg.Pool({ connectionString: target.url, max: 10 });
+  observePool(pool);
+  return new PrismaClient({ adapter: new PrismaPg(pool, { disposeExternalPool: true }) });
 }

@@ -12,6 +12,7 @@ import type { YogaServerInstance } from 'graphql-yoga';
 import { CSRF_HEADER } from '../auth/authenticate.ts';
 import { maskError, validationError } from '../errors.ts';
 import type { Logger } from '../logger.ts';
+import { countGraphqlOperation } from '../platform/metrics.ts';
 import { jsonTextTooDeep, MAX_JSON_DEPTH, unsafeInputIssues } from '../platform/input-guards.ts';
 import { requestScope } from '../request-context.ts';
 import { createContext } from './context.ts';
@@ -63,6 +64,8 @@ export function createGraphqlServer(
   const { schema, operations, deps } = options;
   const { config } = deps;
   let graphiqlPage: string | undefined;
+  // each request's operation label and start, for graphql_operations_total (metrics.ts)
+  const started = new WeakMap<Request, { operation: string; at: number }>();
   return createYoga<ServerContext, Context>({
     schema,
     graphqlEndpoint: '/graphql',
@@ -102,7 +105,9 @@ export function createGraphqlServer(
     },
     plugins: [
       {
-        onResponse: ({ response, serverContext }) => {
+        onResponse: ({ request, response, serverContext }) => {
+          const start = started.get(request);
+          if (start) countGraphqlOperation(start.operation, (performance.now() - start.at) / 1000);
           for (const c of (serverContext as Partial<ServerContext> | undefined)?.responseCookies ??
             [])
             response.headers.append('set-cookie', c);
@@ -111,7 +116,15 @@ export function createGraphqlServer(
       {
         // NOTE: hostile input is refused before graphql-js parses the document (a recursive descent)
         // or a resolver sees the variables: runaway nesting, NUL characters.
-        onParams: ({ params, setResult }) => {
+        onParams: ({ params, request, setResult }) => {
+          // the operation label: a persisted operation's manifest name, never client text
+          const hash = (params.extensions?.persistedQuery as { sha256Hash?: unknown } | undefined)
+            ?.sha256Hash;
+          const persisted = typeof hash === 'string' ? operations.byId.get(hash) : undefined;
+          started.set(request, {
+            operation: persisted?.name ?? 'anonymous',
+            at: performance.now(),
+          });
           if (typeof params.query === 'string' && jsonTextTooDeep(Buffer.from(params.query))) {
             const message = `Document nested deeper than ${MAX_JSON_DEPTH} levels`;
             return setResult({

@@ -7,6 +7,7 @@
  * see openLimitStore), so a limit holds across every replica. Keys are prefixed by the
  * deployment's namespace (limitNamespace: its database), so test databases sharing one Redis never
  * share counters. It must never decide who is limited: callers pass the key and the rule.
+ * A refusal (by take, or a peek that says no) counts in rate_limit_hits_total under the rule's name.
  */
 import type { LimitDecision, Limiter, LimitStore } from './rate-limit.ts';
 import { createLimiter } from './rate-limit.ts';
@@ -53,6 +54,7 @@ export function createLimits(options: LimitsOptions): Limits {
         points: rule.points,
         window: rule.seconds === 'utc-day' ? 'utc-day' : { seconds: rule.seconds },
         redis: options.store.redis,
+        metric: rule.name,
       });
       limiters.set(id, limiter);
     }

@@ -15,6 +15,7 @@ import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes } from 'rate-limite
 import type { RateLimiterAbstract } from 'rate-limiter-flexible';
 import type { Config } from '../config.ts';
 import type { DbTarget } from '../db/target.ts';
+import { countLimitHit } from './metrics.ts';
 
 /** 'minute', the UTC calendar day, or a fixed window of `seconds` from a key's first call. */
 export type LimitWindow = 'minute' | 'utc-day' | { seconds: number };
@@ -52,6 +53,8 @@ export interface LimiterOptions {
   window: LimitWindow;
   /** shared store; without it counts live in this process */
   redis?: Redis;
+  /** the limit's name in rate_limit_hits_total (metrics.ts), counted on each refusal; none: not counted */
+  metric?: string;
 }
 
 const DAY_SECONDS = 86_400;
@@ -109,12 +112,15 @@ export function createLimiter(options: LimiterOptions): Limiter {
         return decision(true, await store.consume(storeKey(key, now), 1), now);
       } catch (rejection) {
         if (!(rejection instanceof RateLimiterRes)) throw rejection;
+        if (options.metric) countLimitHit(options.metric);
         return decision(false, rejection, now);
       }
     },
     async peek(key, now = new Date()) {
       const res = await store.get(storeKey(key, now));
-      return decision(!res || res.consumedPoints < options.points, res, now);
+      const allowed = !res || res.consumedPoints < options.points;
+      if (!allowed && options.metric) countLimitHit(options.metric);
+      return decision(allowed, res, now);
     },
     async reset(key, now = new Date()) {
       await store.delete(storeKey(key, now));
@@ -201,12 +207,14 @@ export function createMcpLimits(
   return {
     perMinute: createLimiter({
       name: `${ns}mcp:minute`,
+      metric: 'mcp:minute',
       points: config.MCP_CALLS_PER_MINUTE,
       window: 'minute',
       redis,
     }),
     perDay: createLimiter({
       name: `${ns}mcp:day`,
+      metric: 'mcp:day',
       points: config.MCP_CALLS_PER_DAY,
       window: 'utc-day',
       redis,

@@ -17,6 +17,7 @@ import { Prisma } from '../../generated/prisma/client.ts';
 import type { AuthedContext } from '../../graphql/context.ts';
 import type { ModelClient } from '../../integrations/openai.ts';
 import { fingerprintOf } from '../../platform/idempotency.ts';
+import { countAiUsage } from '../../platform/metrics.ts';
 import type { AiFeature } from './ai.features.ts';
 import { AI_FEATURES } from './ai.features.ts';
 import type { BudgetReservation } from './ai.guard.ts';
@@ -132,6 +133,7 @@ async function record(
     );
   }
   await ctx.prisma.$transaction(writes);
+  countAiUsage({ ...call, cached: false, costUsd: cost.toNumber() });
 }
 
 /** The cached answer of `key` if it is younger than AI_CACHE_DAYS and still fits the schema. */
@@ -262,6 +264,14 @@ export async function askModel<T>(ctx: AuthedContext, request: ModelRequest<T>):
       if (request.ledgerCacheHits) {
         await ctx.prisma.aiUsage.create({
           data: { userId: ctx.principal.userId, feature, model, cached: true, outcome: 'ok' },
+        });
+        countAiUsage({
+          feature,
+          outcome: 'ok',
+          cached: true,
+          tokensIn: 0,
+          tokensOut: 0,
+          costUsd: 0,
         });
       }
       return hit;

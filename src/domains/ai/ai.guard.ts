@@ -15,6 +15,7 @@ import type { AuthedContext } from '../../graphql/context.ts';
 import type { ModelClient } from '../../integrations/openai.ts';
 import { nextUtcMidnight, utcDate } from '../../platform/rate-limit.ts';
 import type { LimitRule } from '../../platform/limits.ts';
+import { countLimitHit } from '../../platform/metrics.ts';
 import { hasConsent } from '../consents/index.ts';
 import type { AiFeature } from './ai.features.ts';
 import { AI_FEATURES } from './ai.features.ts';
@@ -105,6 +106,7 @@ export async function reserveBudget(ctx: AuthedContext, usd: number): Promise<Bu
     ON CONFLICT (day) DO UPDATE SET reserved_usd = d.reserved_usd + EXCLUDED.reserved_usd
     WHERE d.spent_usd + d.reserved_usd + EXCLUDED.reserved_usd <= ${budget}::numeric`;
   if (taken === 1) return { day, usd: Number(amount) };
+  countLimitHit('ai:budget');
   const resetAt = nextUtcMidnight(now);
   throw appError(
     'AI_BUDGET_EXHAUSTED',
