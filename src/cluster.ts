@@ -47,7 +47,7 @@ export async function runPrimary(config: Config, log: Logger): Promise<never> {
   let stopping = false;
   const slots: Slot[] = [];
   const fork = (index: number): void => {
-    const slot = slots[index]!;
+    const slot = slots[index];
     slot.timer = null;
     // the catalogue import runs once, in the first worker (another would wait on its locks)
     slot.worker = cluster.fork(index === 0 ? {} : { FOODS_AUTOLOAD: 'off' });
@@ -63,7 +63,7 @@ export async function runPrimary(config: Config, log: Logger): Promise<never> {
     cluster.on('exit', (worker, code, signal) => {
       const index = slots.findIndex((s) => s.worker === worker);
       if (index < 0) return;
-      const slot = slots[index]!;
+      const slot = slots[index];
       slot.worker = null;
       if (stopping) {
         if (slots.every((s) => !s.worker)) resolve();

@@ -86,17 +86,18 @@ async function sendAll(
 ): Promise<void> {
   let next = 0;
   let acked = 0;
-  let stopping: Promise<void> | null = null;
+  // the stop, once it came (closures assign it, so a list rather than a narrowed variable)
+  const stopping: Promise<void>[] = [];
   const lane = async (): Promise<void> => {
-    while (next < jobs.length && !stopping) {
-      const job = jobs[next++]!;
+    while (next < jobs.length && stopping.length === 0) {
+      const job = jobs[next++];
       const outcome = await send(base, token, job);
       outcomes.set(job, outcome);
-      if (outcome === 'acked' && ++acked === stop?.after) stopping = stop.then();
+      if (outcome === 'acked' && ++acked === stop?.after) stopping.push(stop.then());
     }
   };
   await Promise.all(Array.from({ length: CONCURRENCY }, lane));
-  await stopping;
+  await Promise.all(stopping);
 }
 
 /** The rows written, read straight from the database after the server is gone. */
@@ -120,8 +121,7 @@ async function run(
     });
   const credentials = { email: 'durable@example.com', password: PASSWORD };
   expect((await post('/api/auth/register', credentials)).status).toBe(200);
-  const token = ((await (await post('/api/auth/login', credentials)).json()) as any)
-    .access_token as string;
+  const token = (await (await post('/api/auth/login', credentials)).json()).access_token as string;
   const me = (await (
     await fetch(`${base}/api/auth/me`, { headers: { authorization: `Bearer ${token}` } })
   ).json()) as { id: number };

@@ -54,8 +54,8 @@ export function spawnServer(env: Record<string, string>, port = randomPort()): S
     },
   });
   let out = '';
-  child.stdout!.on('data', (d) => (out += d));
-  child.stderr!.on('data', (d) => (out += d));
+  child.stdout.on('data', (d) => (out += d));
+  child.stderr.on('data', (d) => (out += d));
   const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
   return {
     base: `http://127.0.0.1:${port}`,

@@ -226,7 +226,7 @@ describe.skipIf(!databaseUrl || !redisUrl)(
         }
         expect([...statuses]).toEqual([200]);
         // each worker wrote answers (the kernel hands connections round-robin through the primary)
-        const written = workers.map((pid, i) => bytesWritten(pid) - before[i]!);
+        const written = workers.map((pid, i) => bytesWritten(pid) - before[i]);
         for (const bytes of written) expect(bytes).toBeGreaterThan(5_000);
       } finally {
         expect(await cluster.stop()).toBe(0);
