@@ -29,9 +29,9 @@ export interface ServerProcess {
   kill(): Promise<void>;
 }
 
-/** A free-looking port pair (the app's and, +1, the OAuth host's). */
+/** A free-looking port pair (the app's and, +1, the OAuth host's), below Linux's ephemeral range. */
 export function randomPort(): number {
-  return 21000 + 2 * Math.floor(Math.random() * 10_000);
+  return 20000 + 2 * Math.floor(Math.random() * 6_000);
 }
 
 /** Spawns the start command with `env`; does not wait for it to be ready. */
@@ -73,11 +73,24 @@ export function spawnServer(env: Record<string, string>, port = randomPort()): S
   };
 }
 
-/** Spawns the server and resolves once GET /readyz answers 200 (throws with its output if it exits). */
+/**
+ * Spawns the server and resolves once GET /readyz answers 200 (throws with its output if it exits).
+ * Without a `port`, a random one, and another if that one turns out taken.
+ */
 export async function startServer(
   env: Record<string, string>,
-  port = randomPort(),
+  port?: number,
 ): Promise<ServerProcess> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await startOn(env, port ?? randomPort());
+    } catch (err) {
+      if (port !== undefined || attempt === 3 || !String(err).includes('EADDRINUSE')) throw err;
+    }
+  }
+}
+
+async function startOn(env: Record<string, string>, port: number): Promise<ServerProcess> {
   const server = spawnServer(env, port);
   for (let i = 0; i < 900; i++) {
     const ready = await fetch(`${server.base}/readyz`).then(
