@@ -1,8 +1,8 @@
 /**
  * Issue 18, more than one process: two separate server processes (the start command, on two
  * ports) on one PostgreSQL database and one Redis share every limit and record: the login
- * throttle, the MCP per-minute limit, MCP idempotency, session revocation. A WEB_CONCURRENCY=2 start
- * serves from two worker processes. Needs TEST_DATABASE_URL and TEST_REDIS_URL; the refusal of
+ * throttle, the MCP per-minute and per-day limits, MCP idempotency, session revocation. A
+ * WEB_CONCURRENCY=2 start serves from two worker processes. Needs TEST_DATABASE_URL and TEST_REDIS_URL; the refusal of
  * WEB_CONCURRENCY=2 on the embedded database runs everywhere.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -109,6 +109,7 @@ describe.skipIf(!databaseUrl || !redisUrl)(
         JWT_SECRET,
         LOGIN_FAILURES_PER_15_MINUTES: '4',
         MCP_CALLS_PER_MINUTE: '6',
+        MCP_CALLS_PER_DAY: '4',
       };
       // each its own DATA_DIR: nothing is shared through the disk
       [a, b] = await Promise.all([
@@ -147,6 +148,25 @@ describe.skipIf(!databaseUrl || !redisUrl)(
         statuses.push((await mcp(i % 2 ? b.base : a.base, personal, 'tools/list')).status);
       }
       expect(statuses).toEqual([200, 200, 200, 200, 200, 200, 429, 429]);
+    });
+
+    it('counts MCP tool calls of one token on both processes in one daily limit', async () => {
+      const token = await register(b.base, 'mcp-day@example.com');
+      const created = await call(a.base, 'POST', '/api/v1/tokens', {
+        token,
+        body: { name: 'reader', scopes: ['health:metrics:read'] },
+      });
+      const personal = created.body.token as string;
+      const codes: (string | null)[] = [];
+      for (let i = 0; i < 5; i++) {
+        const res = await mcp(i % 2 ? a.base : b.base, personal, 'tools/call', {
+          name: 'bp_readings_list',
+          arguments: {},
+        });
+        expect(res.status).toBe(200);
+        codes.push(res.body.result.isError ? res.body.result.structuredContent.error.code : null);
+      }
+      expect(codes).toEqual([null, null, null, null, 'RATE_LIMITED']);
     });
 
     it('replays an idempotent MCP create retried on the other process instead of creating twice', async () => {
