@@ -194,7 +194,7 @@ describe('kill -9 during 1,000 sync pushes and 1,000 glucose batches', () => {
         await db.close();
       }
     });
-  }, 120_000);
+  }, 180_000);
 
   it.skipIf(!process.env.TEST_DATABASE_URL)(
     'on PostgreSQL: every acknowledged write is there, none in part',
@@ -218,6 +218,6 @@ describe('kill -9 during 1,000 sync pushes and 1,000 glucose batches', () => {
         await database.drop();
       }
     },
-    120_000,
+    180_000,
   );
 });
