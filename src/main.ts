@@ -8,7 +8,6 @@
  * ports; the primary itself never gets past that line. With 1 (the default) there is no primary:
  * this process serves, as it always did.
  */
-import cluster from 'node:cluster';
 import { createServer } from 'node:http';
 import type { Server } from 'node:http';
 import { loadConfig } from './config.ts';
@@ -20,7 +19,8 @@ import { oauthHostUrl } from './oauth-host/host.ts';
 const started = performance.now();
 const config = loadConfig();
 const log = createLogger(config.LOG_LEVEL);
-if (config.WEB_CONCURRENCY > 1 && cluster.isPrimary) {
+// node:cluster is loaded only for N > 1 (a few ms of start-up otherwise)
+if (config.WEB_CONCURRENCY > 1 && (await import('node:cluster')).default.isPrimary) {
   // the primary runs until a signal stops its workers, then exits: this never resolves
   await (await import('./cluster.ts')).runPrimary(config, log);
 }
