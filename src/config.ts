@@ -27,6 +27,11 @@ const EnvSchema = z.object({
     .regex(/^postgres(ql)?:\/\//, 'must be a postgres:// URL')
     .optional(),
   DATA_DIR: z.string().default('./data'),
+  /**
+   * Server processes (node:cluster workers sharing the ports); 1: no cluster, one process. Above 1
+   * needs DATABASE_URL and REDIS_URL (docs/deployment.md)
+   */
+  WEB_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(1),
   /** HMAC key for login tokens; generated once into DATA_DIR/secrets.json when unset */
   JWT_SECRET: z.string().min(32).optional(),
   ACCESS_TOKEN_TTL_DAYS: z.coerce.number().int().min(1).max(365).default(30),
@@ -395,6 +400,24 @@ function identityProviders(
   return out;
 }
 
+/**
+ * More than one server process needs what they can share: PostgreSQL (the embedded PGlite database
+ * belongs to one process) and Redis (without it every limit would count per process).
+ */
+function multiProcessNeeds(env: Pick<Env, 'WEB_CONCURRENCY' | 'DATABASE_URL' | 'REDIS_URL'>): void {
+  if (env.WEB_CONCURRENCY === 1) return;
+  const missing = !env.DATABASE_URL
+    ? 'DATABASE_URL (PostgreSQL): the embedded PGlite database belongs to one process'
+    : !env.REDIS_URL
+      ? 'REDIS_URL: without Redis every limit (login throttle, MCP calls, AI caps) would count per process'
+      : null;
+  if (missing) {
+    throw new Error(
+      `Invalid configuration:\n  WEB_CONCURRENCY: ${env.WEB_CONCURRENCY} processes need ${missing}`,
+    );
+  }
+}
+
 /** Secrets the embedded default needs, generated on first start and kept beside the data. */
 function embeddedSecrets(dataDir: string): { jwtSecret: string } {
   const file = path.join(dataDir, 'secrets.json');
@@ -433,6 +456,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       'Invalid configuration:\n  UPLOAD_MAX_BYTES: must be at least PROFILE_PHOTO_MAX_BYTES',
     );
   }
+  multiProcessNeeds(rest);
   const dataDir = path.resolve(rest.DATA_DIR);
   const secret = JWT_SECRET ?? embeddedSecrets(dataDir).jwtSecret;
   return {

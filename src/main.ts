@@ -2,6 +2,11 @@
  * Entry point: config -> database (created and migrated on first start) -> app -> listen, on PORT
  * and, for the OAuth MCP host, on MCP_OAUTH_PORT. SIGINT/SIGTERM stop accepting connections on both,
  * let in-flight requests finish, then close the database.
+ *
+ * WEB_CONCURRENCY=N above 1: this process becomes the cluster primary (src/cluster.ts), which
+ * migrates the database once and forks N workers that each run the rest of this file on the shared
+ * ports; the primary itself never gets past that line. With 1 (the default) there is no primary:
+ * this process serves, as it always did.
  */
 import { createServer } from 'node:http';
 import type { Server } from 'node:http';
@@ -14,6 +19,11 @@ import { oauthHostUrl } from './oauth-host/host.ts';
 const started = performance.now();
 const config = loadConfig();
 const log = createLogger(config.LOG_LEVEL);
+// node:cluster is loaded only for N > 1 (a few ms of start-up otherwise)
+if (config.WEB_CONCURRENCY > 1 && (await import('node:cluster')).default.isPrimary) {
+  // the primary runs until a signal stops its workers, then exits: this never resolves
+  await (await import('./cluster.ts')).runPrimary(config, log);
+}
 // The database opens (PGlite compiles its WebAssembly) while the app's modules load.
 const [db, { createApp }] = await Promise.all([
   openDatabase({ url: config.DATABASE_URL, dataDir: config.DATA_DIR }),

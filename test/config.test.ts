@@ -163,4 +163,23 @@ describe('config', () => {
       loadConfig({ DATA_DIR: dir, PUBLIC_URL: 'https://health.example.com' }).cookieSecure,
     ).toBe(true);
   });
+
+  it('issue 18: WEB_CONCURRENCY above 1 needs DATABASE_URL and REDIS_URL', () => {
+    const pgUrl = 'postgres://u@127.0.0.1:5432/h';
+    expect(loadConfig({ DATA_DIR: dir }).WEB_CONCURRENCY).toBe(1);
+    expect(() => loadConfig({ DATA_DIR: dir, WEB_CONCURRENCY: '2' })).toThrow(
+      'WEB_CONCURRENCY: 2 processes need DATABASE_URL (PostgreSQL)',
+    );
+    expect(() => loadConfig({ DATA_DIR: dir, WEB_CONCURRENCY: '2', DATABASE_URL: pgUrl })).toThrow(
+      'WEB_CONCURRENCY: 2 processes need REDIS_URL',
+    );
+    const c = loadConfig({
+      DATA_DIR: dir,
+      WEB_CONCURRENCY: '2',
+      DATABASE_URL: pgUrl,
+      REDIS_URL: 'redis://127.0.0.1:6379',
+    });
+    expect(c.WEB_CONCURRENCY).toBe(2);
+    expect(() => loadConfig({ DATA_DIR: dir, WEB_CONCURRENCY: '0' })).toThrow('WEB_CONCURRENCY');
+  });
 });
