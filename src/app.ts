@@ -10,7 +10,7 @@ import compression from 'compression';
 import express from 'express';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import { pinoHttp } from 'pino-http';
-import { buildRegistry } from '../mcp-facade/registry.ts';
+import { buildRegistry, lazyRegistry } from '../mcp-facade/registry.ts';
 import { createMcpRouter } from '../mcp-facade/server.ts';
 import { TOOLS } from '../mcp-facade/tools.ts';
 import { createRestRouter, createRouteBodyParsers } from '../rest-facade/handler.ts';
@@ -130,11 +130,7 @@ export function createApp(options: AppOptions): App {
     limits,
     models: createModelClient(config),
     jobs: createJobQueue(db.target, log),
-    sessions: createSessionCache({
-      singleProcess: db.target.kind === 'pglite',
-      redis: limitStore.redis,
-      namespace,
-    }),
+    sessions: createSessionCache({ redis: limitStore.redis, namespace }),
   };
   // export jobs (issue 16): the worker, and at start the jobs an earlier run left behind
   const exportDeps = { ...deps, log, singleProcess: db.target.kind === 'pglite' };
@@ -208,8 +204,8 @@ export function createApp(options: AppOptions): App {
     config,
     idempotency: createIdempotencyStore(db.prisma),
     limits: createMcpLimits(config, { namespace, store: limitStore }),
-    // one tool registry for both doors: built once, at start (every tool's schemas)
-    registry: buildRegistry(TOOLS, { schema, operations }),
+    // one tool registry for both doors: built once, on the first MCP request (every tool's schemas)
+    registry: lazyRegistry(() => buildRegistry(TOOLS, { schema, operations })),
   };
   app.use(createMcpRouter({ ...mcpShared, context: (req) => contextFor(req, 'mcp') }));
   // the OAuth door: an OAuth access token counts only for this host's resource (oauthResource)

@@ -9,10 +9,11 @@
  * while the epoch it was cached under is still current. The epoch is read before the session
  * query, so a lookup that raced a revocation is cached under the old epoch and never counts.
  *
- * Where the epochs live decides whether caching is safe: in this process for PGlite (one process
- * by construction), in Redis when REDIS_URL is set (every process reads the same epochs). On
- * PostgreSQL without Redis another replica's revocation could not be seen, so nothing is cached.
- * If Redis cannot answer, the lookup goes to the database (a miss), never to a stale entry.
+ * The epochs live in Redis when REDIS_URL is set (every process reads the same epochs), else in
+ * this process: without Redis the server is one process (PGlite by construction; on PostgreSQL
+ * WEB_CONCURRENCY > 1 is refused without Redis, and more replicas need it: docs/deployment.md,
+ * as the rate limits do). If Redis cannot answer, the lookup goes to the database (a miss), never
+ * to a stale entry.
  * Only sessions without view-as are cached (view-as checks its grant on every request).
  */
 import type { Redis } from 'ioredis';
@@ -84,28 +85,9 @@ function redisEpochs(redis: Redis, namespace: string): Epochs {
   };
 }
 
-const NO_CACHE: SessionCache = {
-  get: () => Promise.resolve(null),
-  epochOf: () => Promise.resolve(null),
-  set: () => {},
-  revoked: () => Promise.resolve(),
-};
-
-/**
- * The app's session cache: in process for PGlite (`singleProcess`), through Redis when given,
- * else none (PostgreSQL without Redis may have other replicas).
- */
-export function createSessionCache(options: {
-  singleProcess: boolean;
-  redis?: Redis;
-  namespace: string;
-}): SessionCache {
-  const epochs = options.redis
-    ? redisEpochs(options.redis, options.namespace)
-    : options.singleProcess
-      ? memoryEpochs()
-      : null;
-  if (!epochs) return NO_CACHE;
+/** The app's session cache: epochs in Redis when given, else in this process. */
+export function createSessionCache(options: { redis?: Redis; namespace: string }): SessionCache {
+  const epochs = options.redis ? redisEpochs(options.redis, options.namespace) : memoryEpochs();
   const entries = new LRUCache<string, Entry>({ max: MAX_ENTRIES, ttl: SESSION_CACHE_MS });
   return {
     async get(token, now) {

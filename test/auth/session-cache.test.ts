@@ -2,7 +2,7 @@
  * The login-session cache (src/auth/session-cache.ts, issue 18): a checked session is served
  * without the database until its account's revocation epoch moves, which every service that ends
  * sessions does once its change commits; so revocation stays instant, in this process (PGlite)
- * and across processes (Redis). On PostgreSQL without Redis nothing is cached.
+ * and across processes (Redis).
  */
 import { Redis } from 'ioredis';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -59,7 +59,7 @@ describe('the login-session cache', () => {
   });
 
   it('never keeps a lookup that raced a revocation (the epoch is read before the lookup)', async () => {
-    const cache = createSessionCache({ singleProcess: true, namespace: 't' });
+    const cache = createSessionCache({ namespace: 't' });
     const epoch = await cache.epochOf(7);
     await cache.revoked(7);
     cache.set('token', session(7), epoch);
@@ -69,21 +69,13 @@ describe('the login-session cache', () => {
     expect(await cache.get('token', Date.now() + 7_200_000)).toBeNull();
   });
 
-  it('caches nothing on PostgreSQL without Redis (another replica could revoke unseen)', async () => {
-    const cache = createSessionCache({ singleProcess: false, namespace: 't' });
-    cache.set('token', session(8), await cache.epochOf(8));
-    expect(await cache.get('token', Date.now())).toBeNull();
-  });
-
   describe.skipIf(!redisUrl)('with Redis (TEST_REDIS_URL)', () => {
     const clients = redisUrl ? [new Redis(redisUrl), new Redis(redisUrl)] : [];
     afterAll(() => clients.forEach((c) => c.disconnect()));
 
     it("sees another process's revocation at once", async () => {
       const namespace = `session-cache-test-${process.pid}-${Date.now()}`;
-      const [a, b] = clients.map((redis) =>
-        createSessionCache({ singleProcess: false, redis, namespace }),
-      );
+      const [a, b] = clients.map((redis) => createSessionCache({ redis, namespace }));
       for (const c of clients) await c.ping();
       a.set('token', session(9), await a.epochOf(9));
       expect(await a.get('token', Date.now())).toMatchObject({ userId: 9 });
