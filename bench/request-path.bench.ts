@@ -13,6 +13,7 @@
  * Prints one JSON line per measurement and a summary line.
  */
 import { fork, spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import autocannon from 'autocannon';
@@ -41,25 +42,67 @@ interface Figures {
   p50_ms: number;
   p99_ms: number;
   non_2xx: number;
+  cpu_cores?: Record<string, number>;
 }
 
-async function load(url: string, token: string): Promise<Figures> {
+/** Pids of `pid` and its children (a WEB_CONCURRENCY primary and its workers). */
+function tree(pid: number): number[] {
+  const children = spawnSync('pgrep', ['-P', String(pid)], { encoding: 'utf8' }).stdout;
+  return [pid, ...children.split('\n').filter(Boolean).map(Number)];
+}
+const named = (name: string): number[] =>
+  spawnSync('pgrep', ['-x', name], { encoding: 'utf8' })
+    .stdout.split('\n')
+    .filter(Boolean)
+    .map(Number);
+
+/** CPU seconds (user + system) used so far by these processes (Linux /proc, 100 ticks a second). */
+function cpuSeconds(pids: number[]): number {
+  let ticks = 0;
+  for (const pid of pids) {
+    try {
+      const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+      ticks += Number(fields[11]) + Number(fields[12]);
+    } catch {
+      // the process ended
+    }
+  }
+  return ticks / 100;
+}
+
+/**
+ * Loads `url`; the CPU each party used during the measured run, in cores (1 = one core busy):
+ * the server (`serverPid` and its children), PostgreSQL, Redis, and this process (autocannon).
+ */
+async function load(url: string, token: string, serverPid?: number): Promise<Figures> {
   const opts = { url, connections, headers: { authorization: `Bearer ${token}` } };
   await autocannon({ ...opts, duration: 2 });
+  const parties = {
+    server: serverPid ? tree(serverPid) : [],
+    postgres: named('postgres'),
+    redis: named('redis-server'),
+    autocannon: [process.pid],
+  };
+  const before = Object.fromEntries(Object.entries(parties).map(([k, p]) => [k, cpuSeconds(p)]));
   const r = await autocannon({ ...opts, duration: seconds });
+  const cpu_cores = Object.fromEntries(
+    Object.entries(parties).map(([k, p]) => [
+      k,
+      Number(((cpuSeconds(p) - before[k]) / seconds).toFixed(2)),
+    ]),
+  );
   return {
     req_per_s: Math.round(r.requests.average),
     p50_ms: r.latency.p50,
     p99_ms: r.latency.p99,
     non_2xx: r.non2xx + r.errors,
+    ...(serverPid ? { cpu_cores } : {}),
   };
 }
 
-/** RSS of a process and its children (a WEB_CONCURRENCY primary and its workers), in MB. */
+/** RSS of a process and its children, in MB. */
 function treeRss(pid: number): number {
-  const children = spawnSync('pgrep', ['-P', String(pid)], { encoding: 'utf8' }).stdout;
-  const pids = [pid, ...children.split('\n').filter(Boolean).map(Number)];
-  return Math.round(pids.reduce((sum, p) => sum + memoryOf(p).rss, 0));
+  return Math.round(tree(pid).reduce((sum, p) => sum + memoryOf(p).rss, 0));
 }
 
 const env = { DATABASE_URL: databaseUrl, JWT_SECRET: jwtSecret, FOODS_AUTOLOAD: 'off' };
@@ -107,8 +150,8 @@ try {
       ['profile', '/api/auth/me'],
       ['glucose_500', '/api/glucose/readings'],
     ] as const) {
-      const base = await load(raw + p, token);
-      const ours = await load(app.base + p, token);
+      const base = await load(raw + p, token, baseline.pid);
+      const ours = await load(app.base + p, token, app.pid);
       const ratio = Number((ours.req_per_s / base.req_per_s).toFixed(2));
       results[name] = { app: ours, raw_baseline: base, ratio, goal: 0.5, goal_met: ratio >= 0.5 };
       console.log(
@@ -127,7 +170,7 @@ try {
       app.base,
       `bench-${Object.keys(extra).length}-${process.pid}@example.com`,
     );
-    return load(`${app.base}/api/auth/me`, t);
+    return load(`${app.base}/api/auth/me`, t, app.pid);
   };
   const one = await profileWith({});
   const two = await profileWith({ WEB_CONCURRENCY: '2' });

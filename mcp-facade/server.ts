@@ -48,7 +48,7 @@ import { buildRegistry } from './registry.ts';
 import type { ToolRegistry } from './registry.ts';
 import type { McpDoor, McpTool } from './tool.ts';
 import { TOOLS } from './tools.ts';
-import { fromRoot } from '../src/paths.ts';
+import { fromRoot } from '../src/platform/paths.ts';
 
 export const MCP_PATH = '/api/mcp';
 /** Largest request body: the biggest argument is a 5 MB profile photo sent as base64 (6.7 MB). */

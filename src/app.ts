@@ -84,6 +84,8 @@ export interface App {
    * only once its listener is bound: see oauthHostUrl), served on its own port
    */
   createOAuthHost: (publicUrl: URL) => express.Express;
+  /** stops request tracing (OTEL_EXPORTER_OTLP_ENDPOINT), sending the spans still buffered */
+  stopTracing: () => Promise<void>;
 }
 
 /** 405 for a known path asked with another method, as FastAPI answers it. */
@@ -146,9 +148,10 @@ export function createApp(options: AppOptions): App {
   // the client IP of per-IP limits: X-Forwarded-For counts only from the proxies TRUST_PROXY names
   app.set('trust proxy', config.trustProxy);
   // request id, logging and the request scope: the same on the OAuth host (createOAuthHost)
+  const tracing = lazyTracer(config, log);
   const requestMiddleware: RequestHandler[] = [
     // Prometheus counters per request, and a span per request when OTEL_EXPORTER_OTLP_ENDPOINT is set
-    observeRequests(lazyTracer(config, log).current),
+    observeRequests(tracing.current),
     pinoHttp({
       logger: log,
       genReqId: (req, res) => {
@@ -282,6 +285,7 @@ export function createApp(options: AppOptions): App {
     jobs: deps.jobs,
     deps,
     contextFor,
+    stopTracing: async () => (await tracing.ready)?.shutdown(),
     createOAuthHost: (publicUrl) =>
       createOAuthHost(
         {

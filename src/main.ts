@@ -30,7 +30,7 @@ const [db, { createApp }] = await Promise.all([
   import('./app.ts'),
 ]);
 if (db.applied.length) log.info({ applied: db.applied }, 'migrations applied');
-const { app, limitStore, jobs, createOAuthHost } = createApp({ config, db, log });
+const { app, limitStore, jobs, createOAuthHost, stopTracing } = createApp({ config, db, log });
 // FOODS_AUTOLOAD=auto: the shipped food catalogue is imported in the background (docs/foods.md)
 const catalogue = startCatalogueAutoload(db.prisma, config, log);
 const server = createServer(app);
@@ -83,6 +83,7 @@ function shutdown(signal: string): void {
     await Promise.all([closed(server), closed(oauthServer)]);
     await catalogue.stop();
     await jobs.stop();
+    await stopTracing().catch(() => {});
     await Promise.all([db.close(), limitStore.close()]);
     clearTimeout(force);
     process.exit(0);

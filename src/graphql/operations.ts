@@ -44,7 +44,7 @@ import { unsafeInputIssues } from '../platform/input-guards.ts';
 import type { OpaqueKeys } from '../wire.ts';
 import type { Context } from './context.ts';
 import type { ManifestOperation, OperationManifest } from './operation-files.ts';
-import { fromRoot } from '../paths.ts';
+import { fromRoot } from '../platform/paths.ts';
 
 export const MANIFEST_PATH = fromRoot('src', 'generated', 'operations.json');
 
