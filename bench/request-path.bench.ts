@@ -56,18 +56,25 @@ const named = (name: string): number[] =>
     .filter(Boolean)
     .map(Number);
 
-/** CPU seconds (user + system) used so far by these processes (Linux /proc, 100 ticks a second). */
-function cpuSeconds(pids: number[]): number {
-  let ticks = 0;
+/** CPU seconds (user + system) used so far by each of these processes (Linux /proc, 100 ticks/s). */
+function cpuSeconds(pids: number[]): Map<number, number> {
+  const used = new Map<number, number>();
   for (const pid of pids) {
     try {
       const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-      ticks += Number(fields[11]) + Number(fields[12]);
+      used.set(pid, (Number(fields[11]) + Number(fields[12])) / 100);
     } catch {
       // the process ended
     }
   }
-  return ticks / 100;
+  return used;
+}
+
+/** CPU seconds used between two readings by the processes alive at both. */
+function cpuBetween(before: Map<number, number>, after: Map<number, number>): number {
+  let sum = 0;
+  for (const [pid, s] of after) if (before.has(pid)) sum += s - before.get(pid)!;
+  return sum;
 }
 
 /**
@@ -88,7 +95,7 @@ async function load(url: string, token: string, serverPid?: number): Promise<Fig
   const cpu_cores = Object.fromEntries(
     Object.entries(parties).map(([k, p]) => [
       k,
-      Number(((cpuSeconds(p) - before[k]) / seconds).toFixed(2)),
+      Number((cpuBetween(before[k], cpuSeconds(p)) / seconds).toFixed(2)),
     ]),
   );
   return {

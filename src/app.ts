@@ -23,7 +23,7 @@ import { trackRequests } from './db/bulk.ts';
 import type { Database } from './db/database.ts';
 import { ERROR_TABLE, httpErrorBody } from './errors.ts';
 import type { ErrorCode } from './errors.ts';
-import { createSessionCache } from './auth/session-cache.ts';
+import { createCredentialCache } from './auth/credential-cache.ts';
 import { createContext } from './graphql/context.ts';
 import type { Context, ContextDeps, Via } from './graphql/context.ts';
 import { loadOperations } from './graphql/operations.ts';
@@ -132,7 +132,7 @@ export function createApp(options: AppOptions): App {
     limits,
     models: createModelClient(config),
     jobs: createJobQueue(db.target, log),
-    sessions: createSessionCache({ redis: limitStore.redis, namespace }),
+    credentials: createCredentialCache({ redis: limitStore.redis, namespace }),
   };
   // export jobs (issue 16): the worker, and at start the jobs an earlier run left behind
   const exportDeps = { ...deps, log, singleProcess: db.target.kind === 'pglite' };

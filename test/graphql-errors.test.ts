@@ -27,7 +27,7 @@ describe('error masking', () => {
       limits: app.limits,
       models: null,
       jobs: app.deps.jobs,
-      sessions: app.deps.sessions,
+      credentials: app.deps.credentials,
     };
     const request = {
       requestId: 'req-123',

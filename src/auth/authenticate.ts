@@ -25,15 +25,15 @@ import {
 import type { Principal, ViewAs } from './principal.ts';
 import { NEVER_OVER_OAUTH } from './scope-families.ts';
 import { ALL_SCOPES, isScope } from './scopes.ts';
-import { SESSION_CACHE_MS } from './session-cache.ts';
-import type { CachedSession, SessionCache } from './session-cache.ts';
+import { CREDENTIAL_CACHE_MS } from './credential-cache.ts';
+import type { CredentialCache } from './credential-cache.ts';
 import { grantPermitsViewAs } from './view-as.ts';
 
 export const SESSION_COOKIE = 'hdp_session';
 export const CSRF_HEADER = 'x-csrf-token';
 
-/** How often last-used timestamps are written (not on every request); the session cache's life. */
-const TOUCH_INTERVAL_MS = SESSION_CACHE_MS;
+/** How often last-used timestamps are written (not on every request); the credential cache's life. */
+const TOUCH_INTERVAL_MS = CREDENTIAL_CACHE_MS;
 
 export interface CredentialInput {
   authorization?: string | null;
@@ -51,8 +51,8 @@ export interface CredentialInput {
 export interface AuthDeps {
   prisma: Db;
   jwtSecret: Uint8Array;
-  /** login sessions recently found valid (src/auth/session-cache.ts) */
-  sessions: SessionCache;
+  /** credentials recently found valid (src/auth/credential-cache.ts) */
+  credentials: CredentialCache;
 }
 
 function bearerOf(header: string | null | undefined): string | null {
@@ -89,32 +89,18 @@ async function viewAsOf(
   return null;
 }
 
-/** The principal of a login session (view-as: none), as sessionPrincipal answers it. */
-function sessionOnly(s: CachedSession): Principal {
-  const { userId, sessionId, sessionKind, isAdmin } = s;
-  return {
-    kind: 'session',
-    userId,
-    sessionId,
-    sessionKind,
-    isAdmin,
-    scopes: ALL_SCOPES,
-    viewAs: null,
-  };
-}
-
 async function sessionPrincipal(
   deps: AuthDeps,
   token: string,
   via: 'native' | 'web',
 ): Promise<Principal | null> {
   const now = Date.now();
-  const cached = await deps.sessions.get(token, now);
-  if (cached) return cached.sessionKind === via ? sessionOnly(cached) : null;
+  const cached = (await deps.credentials.get(token, now))?.principal;
+  if (cached) return cached.kind === 'session' && cached.sessionKind === via ? cached : null;
   const claims = await verifyAccessToken(deps.jwtSecret, token);
   if (!claims) return null;
-  // read before the session: a revocation committed after this read bumps past it (session-cache.ts)
-  const epoch = await deps.sessions.epochOf(Number(claims.sub));
+  // read before the session: a revocation committed after this read bumps past it (credential-cache.ts)
+  const epoch = await deps.credentials.epochOf(Number(claims.sub));
   const session = await deps.prisma.session.findUnique({
     where: { id: claims.sid },
     select: {
@@ -145,24 +131,13 @@ async function sessionPrincipal(
       data: { lastUsedAt: new Date(now) },
     });
   }
-  if (session.viewAsGrantId === null) {
-    const found: CachedSession = {
-      userId: session.userId,
-      sessionId: claims.sid,
-      sessionKind: via,
-      isAdmin: session.user.isAdmin,
-      expiresAtMs: Math.min(session.expiresAt.getTime(), claims.expiresAtMs),
-    };
-    deps.sessions.set(token, found, epoch);
-    return sessionOnly(found);
-  }
   const viewAs = await viewAsOf(deps, session.userId, session.viewAsGrantId, () =>
     deps.prisma.session.updateMany({
       where: { id: claims.sid, viewAsGrantId: session.viewAsGrantId },
       data: { viewAsGrantId: null },
     }),
   );
-  return {
+  const principal: Principal = {
     kind: 'session',
     userId: session.userId,
     sessionId: claims.sid,
@@ -171,9 +146,17 @@ async function sessionPrincipal(
     scopes: ALL_SCOPES,
     viewAs,
   };
+  if (session.viewAsGrantId === null) {
+    const expiresAtMs = Math.min(session.expiresAt.getTime(), claims.expiresAtMs);
+    deps.credentials.set(token, { principal, expiresAtMs }, epoch);
+  }
+  return principal;
 }
 
 async function personalTokenPrincipal(deps: AuthDeps, secret: string): Promise<Principal | null> {
+  const now = Date.now();
+  const cached = (await deps.credentials.get(secret, now))?.principal;
+  if (cached) return cached.kind === 'personal_token' ? cached : null;
   const token = await deps.prisma.personalToken.findUnique({
     where: { tokenHash: sha256(secret) },
     select: {
@@ -186,9 +169,11 @@ async function personalTokenPrincipal(deps: AuthDeps, secret: string): Promise<P
       viewAsGrantId: true,
     },
   });
-  const now = Date.now();
   if (!token || token.revokedAt || (token.expiresAt && token.expiresAt.getTime() <= now))
     return null;
+  // the account is known only now: its epoch is read after the lookup, so caching waits for a
+  // second look at the row below (a revocation between the two would otherwise be missed)
+  const epoch = await deps.credentials.epochOf(token.userId);
   if (!token.lastUsedAt || now - token.lastUsedAt.getTime() > TOUCH_INTERVAL_MS) {
     await deps.prisma.personalToken.update({
       where: { id: token.id },
@@ -201,7 +186,7 @@ async function personalTokenPrincipal(deps: AuthDeps, secret: string): Promise<P
       data: { viewAsGrantId: null },
     }),
   );
-  return {
+  const principal: Principal = {
     kind: 'personal_token',
     userId: token.userId,
     tokenId: token.id,
@@ -209,6 +194,12 @@ async function personalTokenPrincipal(deps: AuthDeps, secret: string): Promise<P
     scopes: new Set(token.scopes.filter(isScope)),
     viewAs,
   };
+  if (token.viewAsGrantId === null && epoch !== null) {
+    const live = await deps.prisma.personalToken.count({ where: { id: token.id, revokedAt: null } });
+    const expiresAtMs = token.expiresAt?.getTime() ?? Number.MAX_SAFE_INTEGER;
+    if (live) deps.credentials.set(secret, { principal, expiresAtMs }, epoch);
+  }
+  return principal;
 }
 
 /**

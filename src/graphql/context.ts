@@ -9,7 +9,7 @@
 import { GraphQLError } from 'graphql';
 import { authenticate } from '../auth/authenticate.ts';
 import type { Principal } from '../auth/principal.ts';
-import type { SessionCache } from '../auth/session-cache.ts';
+import type { CredentialCache } from '../auth/credential-cache.ts';
 import type { Config } from '../config.ts';
 import type { Db } from '../db/client.ts';
 import type { IdentityProviders } from '../integrations/idp.ts';
@@ -36,8 +36,8 @@ export interface ContextDeps {
   models: ModelClient | null;
   /** background jobs (pg-boss on either database; src/platform/jobs.ts) */
   jobs: JobQueue;
-  /** login sessions recently found valid; revoked(userId) after a change to an account's sessions */
-  sessions: SessionCache;
+  /** credentials recently found valid; revoked(userId) after a change to an account's credentials */
+  credentials: CredentialCache;
 }
 
 /** Which door a request came through. */
@@ -101,7 +101,7 @@ export function createContextAs<P extends Principal | null>(
   request: RequestMeta,
   principal: P,
 ): Context & { principal: P } {
-  const { prisma, config, mailer, storage, idp, limits, models, jobs, sessions } = deps;
+  const { prisma, config, mailer, storage, idp, limits, models, jobs, credentials } = deps;
   return {
     prisma,
     config,
@@ -111,7 +111,7 @@ export function createContextAs<P extends Principal | null>(
     limits,
     models,
     jobs,
-    sessions,
+    credentials,
     principal,
     requestId: request.requestId,
     log: request.log,
@@ -129,7 +129,7 @@ export function createContextAs<P extends Principal | null>(
  */
 export async function createContext(deps: ContextDeps, request: RequestFacts): Promise<Context> {
   const principal = await authenticate(
-    { prisma: deps.prisma, jwtSecret: deps.config.jwtSecret, sessions: deps.sessions },
+    { prisma: deps.prisma, jwtSecret: deps.config.jwtSecret, credentials: deps.credentials },
     {
       authorization: request.authorization,
       cookie: request.cookie,

@@ -16,7 +16,7 @@ describe('login sessions', () => {
       where: { id: a.sessionId },
       data: { revokedAt: new Date() },
     });
-    await app.deps.sessions.revoked(a.user.id);
+    await app.deps.credentials.revoked(a.user.id);
     expect((await rest(app, 'GET', '/api/auth/me', { token: a.token })).status).toBe(401);
 
     expect((await rest(app, 'GET', '/api/auth/me', { token: b.token })).status).toBe(200);
@@ -24,7 +24,7 @@ describe('login sessions', () => {
       where: { id: b.user.id },
       data: { sessionEpoch: { increment: 1 } },
     });
-    await app.deps.sessions.revoked(b.user.id);
+    await app.deps.credentials.revoked(b.user.id);
     expect((await rest(app, 'GET', '/api/auth/me', { token: b.token })).status).toBe(401);
     expect(
       (await gql(app, '{ me { id } }', { token: b.token })).body.errors[0].extensions.code,

@@ -292,10 +292,12 @@ describe('HTTP', () => {
   it('answers 401 for a revoked personal token', async () => {
     const { token, userId } = await tokenFor(['profile:read']);
     expect((await mcpPost(app, list, { token })).status).toBe(200);
+    // written straight to the database, then announced as the token services do
     await app.db.prisma.personalToken.updateMany({
       where: { userId },
       data: { revokedAt: new Date() },
     });
+    await app.deps.credentials.revoked(userId);
     expect((await mcpPost(app, list, { token })).status).toBe(401);
   });
 

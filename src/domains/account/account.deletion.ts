@@ -109,7 +109,7 @@ export async function deleteAccount(
       if (e.code === 'P2025') throw appError('NOT_FOUND', 'Account not found');
       throw e;
     });
-  await ctx.sessions.revoked(userId);
+  await ctx.credentials.revoked(userId);
   let removedRows = 0;
   // export files (DATA_DIR/exports), named by the jobs the sweep removes
   const exportFiles = await exportFileKeysOf(ctx.prisma, userId);
@@ -139,6 +139,8 @@ export async function deleteAccount(
       ctx.log.error({ err, key }, 'could not delete an export file'),
     );
   }
+  // again once every row is gone: a personal token looked up during the sweep may have been cached
+  await ctx.credentials.revoked(userId);
   clearCookiesOfWebCaller(ctx);
   return { deleted: true, removedRows };
 }

@@ -102,6 +102,6 @@ export async function resetPassword(ctx: Context, options: ResetPasswordOptions)
     await tx.user.update({ where: { id: found.userId }, data: { passwordHash } });
     await revokeAllCredentials(tx, { userId: found.userId, at: now });
   });
-  await ctx.sessions.revoked(found.userId);
+  await ctx.credentials.revoked(found.userId);
   return ACK;
 }

@@ -126,7 +126,7 @@ export async function logoutWeb(ctx: Context): Promise<Ack> {
       where: { id: principal.sessionId, revokedAt: null },
       data: { revokedAt: new Date() },
     });
-    await ctx.sessions.revoked(principal.userId);
+    await ctx.credentials.revoked(principal.userId);
   }
   ctx.responseCookies.push(...clearedSessionCookies({ secure: ctx.config.cookieSecure }));
   return ACK;
@@ -156,8 +156,8 @@ export interface RevokedCredentials {
  * - OAuth connections: revoked_at is set on each one, which ends its access and refresh tokens.
  * A new kind of credential is ended here too, by its domain's
  * `revokeAll...(tx, { userId, at })`, so that no door that signs an account out can forget it.
- * NOTE: once the transaction commits, the caller calls `ctx.sessions.revoked(userId)`, which ends
- * the cached sessions (src/auth/session-cache.ts); inside it, a lookup could cache them again.
+ * NOTE: once the transaction commits, the caller calls `ctx.credentials.revoked(userId)`, which ends
+ * the cached sessions (src/auth/credential-cache.ts); inside it, a lookup could cache them again.
  */
 export async function revokeAllCredentials(
   tx: DbTx,
@@ -179,7 +179,7 @@ export async function revokeAllCredentials(
 export async function revokeAllSessions(ctx: AuthedContext): Promise<Ack> {
   const userId = ctx.principal.userId;
   await ctx.prisma.$transaction((tx) => revokeAllCredentials(tx, { userId, at: new Date() }));
-  await ctx.sessions.revoked(userId);
+  await ctx.credentials.revoked(userId);
   clearCookiesOfWebCaller(ctx);
   return ACK;
 }
@@ -202,7 +202,7 @@ export async function revokeSession(
   const revoked = row.revokedAt
     ? row
     : await ctx.prisma.session.update({ where: { id: row.id }, data: { revokedAt: new Date() } });
-  await ctx.sessions.revoked(row.userId);
+  await ctx.credentials.revoked(row.userId);
   const current = ctx.principal.kind === 'session' && ctx.principal.sessionId === row.id;
   if (current) clearCookiesOfWebCaller(ctx);
   return sessionView(revoked, current);

@@ -347,8 +347,6 @@ export async function switchViewAs(
   switch (ctx.principal.kind) {
     case 'session':
       await ctx.prisma.session.update({ where: { id: ctx.principal.sessionId }, data });
-      // the cached session (no view-as) must not outlive the change
-      await ctx.sessions.revoked(ctx.principal.userId);
       break;
     case 'personal_token':
       await ctx.prisma.personalToken.update({ where: { id: ctx.principal.tokenId }, data });
@@ -357,5 +355,7 @@ export async function switchViewAs(
       // NOTE: view-as over OAuth (per connection) is not offered yet (docs/mcp-oauth.md section 5).
       throw appError('FORBIDDEN', 'Not allowed for this kind of credential');
   }
+  // the cached credential (without view-as) must not outlive the change
+  await ctx.credentials.revoked(ctx.principal.userId);
   return { viewing: !!row, grant: row ? view(ctx, row, true) : null };
 }

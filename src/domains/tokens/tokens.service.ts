@@ -97,6 +97,7 @@ export async function revokePersonalToken(
     data: { revokedAt: new Date() },
   });
   if (count === 0) throw appError('NOT_FOUND', 'Token not found');
+  await ctx.credentials.revoked(ctx.principal.userId);
   return ctx.prisma.personalToken.findUniqueOrThrow({
     select: viewSelect,
     where: { id: options.id },

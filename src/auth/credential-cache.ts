@@ -1,53 +1,54 @@
 /**
- * Login sessions recently found valid, so that a request with the same login token skips the JWT
- * check and the session query (issue 18: those were most of an authenticated read's cost). An
- * entry lives at most TOUCH_INTERVAL (the interval at which last-used times are written anyway).
+ * Credentials recently found valid (login sessions and personal tokens), so that a request with
+ * the same token skips the JWT check and the credential query (issue 18: those were most of an
+ * authenticated read's cost). An entry lives at most TOUCH_INTERVAL (the interval at which
+ * last-used times are written anyway).
  *
  * Revocation stays instant through a per-account revocation epoch: every change that ends or
- * alters an account's sessions calls revoked(userId) once it has committed (sign-out, revoke one or
- * all, password reset, account deletion, view-as), which bumps the epoch; an entry counts only
- * while the epoch it was cached under is still current. The epoch is read before the session
- * query, so a lookup that raced a revocation is cached under the old epoch and never counts.
+ * alters an account's credentials calls revoked(userId) once it has committed (sign-out, revoke one
+ * session, token or all, password reset, account deletion, view-as), which bumps the epoch; an
+ * entry counts only while the epoch it was cached under is still current. The epoch is read before
+ * the credential query, so a lookup that raced a revocation is cached under the old epoch and
+ * never counts.
  *
  * The epochs live in Redis when REDIS_URL is set (every process reads the same epochs), else in
  * this process: without Redis the server is one process (PGlite by construction; on PostgreSQL
  * WEB_CONCURRENCY > 1 is refused without Redis, and more replicas need it: docs/deployment.md,
  * as the rate limits do). If Redis cannot answer, the lookup goes to the database (a miss), never
  * to a stale entry.
- * Only sessions without view-as are cached (view-as checks its grant on every request).
+ * Only credentials without view-as are cached (view-as checks its grant on every request); OAuth
+ * access tokens are not cached.
  */
 import type { Redis } from 'ioredis';
 import { LRUCache } from 'lru-cache';
+import type { Principal } from './principal.ts';
 
-/** How long a checked session is trusted without the database: TOUCH_INTERVAL. */
-export const SESSION_CACHE_MS = 60_000;
-/** Sessions kept at most (the least recently used go first). */
+/** How long a checked credential is trusted without the database: TOUCH_INTERVAL. */
+export const CREDENTIAL_CACHE_MS = 60_000;
+/** Credentials kept at most (the least recently used go first). */
 const MAX_ENTRIES = 10_000;
 /** A bumped epoch outlives every entry cached before it (Redis key expiry). */
 const EPOCH_TTL_SECONDS = 3_600;
 
-/** What a valid session lookup established. */
-export interface CachedSession {
-  userId: number;
-  sessionId: string;
-  sessionKind: 'native' | 'web';
-  isAdmin: boolean;
-  /** the session's or the token's end, whichever is first (ms) */
+/** What a valid credential lookup established. */
+export interface CachedCredential {
+  principal: Principal;
+  /** the credential's end (ms), the earliest of its own and its token's */
   expiresAtMs: number;
 }
 
-export interface SessionCache {
-  /** The session a login token was found to be, when fresh and nothing revoked since; else null. */
-  get(token: string, now: number): Promise<CachedSession | null>;
+export interface CredentialCache {
+  /** What a token was found to be, when fresh and nothing of its account revoked since; else null. */
+  get(token: string, now: number): Promise<CachedCredential | null>;
   /** The revocation epoch of an account, read before a lookup (null: cannot tell; do not cache). */
   epochOf(userId: number): Promise<number | null>;
   /** Keeps a valid lookup under the epoch read before it. */
-  set(token: string, session: CachedSession, epoch: number | null): void;
-  /** Ends every cached session of an account: call after a change to its sessions has committed. */
+  set(token: string, credential: CachedCredential, epoch: number | null): void;
+  /** Ends every cached credential of an account: call after a change to them has committed. */
   revoked(userId: number): Promise<void>;
 }
 
-interface Entry extends CachedSession {
+interface Entry extends CachedCredential {
   epoch: number;
 }
 
@@ -69,7 +70,7 @@ function memoryEpochs(): Epochs {
 }
 
 function redisEpochs(redis: Redis, namespace: string): Epochs {
-  const key = (userId: number) => `${namespace}:session-epoch:${userId}`;
+  const key = (userId: number) => `${namespace}:credential-epoch:${userId}`;
   return {
     read: async (userId) => {
       if (redis.status !== 'ready') return null;
@@ -85,23 +86,26 @@ function redisEpochs(redis: Redis, namespace: string): Epochs {
   };
 }
 
-/** The app's session cache: epochs in Redis when given, else in this process. */
-export function createSessionCache(options: { redis?: Redis; namespace: string }): SessionCache {
+/** The app's credential cache: epochs in Redis when given, else in this process. */
+export function createCredentialCache(options: {
+  redis?: Redis;
+  namespace: string;
+}): CredentialCache {
   const epochs = options.redis ? redisEpochs(options.redis, options.namespace) : memoryEpochs();
-  const entries = new LRUCache<string, Entry>({ max: MAX_ENTRIES, ttl: SESSION_CACHE_MS });
+  const entries = new LRUCache<string, Entry>({ max: MAX_ENTRIES, ttl: CREDENTIAL_CACHE_MS });
   return {
     async get(token, now) {
       const entry = entries.get(token);
       if (!entry) return null;
-      if (entry.expiresAtMs <= now || (await epochs.read(entry.userId)) !== entry.epoch) {
+      if (entry.expiresAtMs <= now || (await epochs.read(entry.principal.userId)) !== entry.epoch) {
         entries.delete(token);
         return null;
       }
       return entry;
     },
     epochOf: (userId) => epochs.read(userId),
-    set(token, session, epoch) {
-      if (epoch !== null) entries.set(token, { ...session, epoch });
+    set(token, credential, epoch) {
+      if (epoch !== null) entries.set(token, { ...credential, epoch });
     },
     revoked: (userId) => epochs.bump(userId),
   };

@@ -1,28 +1,33 @@
 /**
- * The login-session cache (src/auth/session-cache.ts, issue 18): a checked session is served
- * without the database until its account's revocation epoch moves, which every service that ends
- * sessions does once its change commits; so revocation stays instant, in this process (PGlite)
- * and across processes (Redis).
+ * The credential cache (src/auth/credential-cache.ts, issue 18): a checked login session or
+ * personal token is served without the database until its account's revocation epoch moves, which
+ * every service that ends credentials does once its change commits; so revocation stays instant,
+ * in this process and across processes (Redis).
  */
 import { Redis } from 'ioredis';
 import { afterAll, describe, expect, it } from 'vitest';
-import { createSessionCache } from '../../src/auth/session-cache.ts';
-import type { CachedSession } from '../../src/auth/session-cache.ts';
-import { seedUser } from '../factories/users.ts';
+import { createCredentialCache } from '../../src/auth/credential-cache.ts';
+import type { CachedCredential } from '../../src/auth/credential-cache.ts';
+import { seedPersonalToken, seedUser } from '../factories/users.ts';
 import { startTestApp } from '../harness/app.ts';
 import { rest } from '../harness/clients.ts';
 
 const app = await startTestApp();
 const redisUrl = process.env.TEST_REDIS_URL;
-const session = (userId: number): CachedSession => ({
-  userId,
-  sessionId: `s${userId}`,
-  sessionKind: 'native',
-  isAdmin: false,
+const session = (userId: number): CachedCredential => ({
+  principal: {
+    kind: 'session',
+    userId,
+    sessionId: `s${userId}`,
+    sessionKind: 'native',
+    isAdmin: false,
+    scopes: new Set(),
+    viewAs: null,
+  },
   expiresAtMs: Date.now() + 3_600_000,
 });
 
-describe('the login-session cache', () => {
+describe('the credential cache', () => {
   it('serves a checked session without the database until the account is revoked', async () => {
     const u = await seedUser(app);
     expect((await rest(app, 'GET', '/api/auth/me', { token: u.token })).status).toBe(200);
@@ -32,7 +37,7 @@ describe('the login-session cache', () => {
       data: { revokedAt: new Date() },
     });
     expect((await rest(app, 'GET', '/api/auth/me', { token: u.token })).status).toBe(200);
-    await app.deps.sessions.revoked(u.user.id);
+    await app.deps.credentials.revoked(u.user.id);
     expect((await rest(app, 'GET', '/api/auth/me', { token: u.token })).status).toBe(401);
   });
 
@@ -58,14 +63,45 @@ describe('the login-session cache', () => {
     expect((await rest(app, 'GET', '/api/auth/me', { token: u.token })).status).toBe(401);
   });
 
+  it('serves a checked personal token until it is revoked, which the API does at once', async () => {
+    const u = await seedUser(app);
+    const pat = await seedPersonalToken(app, u.user.id, ['consents:read']);
+    const other = await seedPersonalToken(app, u.user.id, ['consents:read']);
+    const read = (token: string) => rest(app, 'GET', '/api/v1/consents', { token });
+    expect((await read(pat)).status).toBe(200);
+    expect((await read(other)).status).toBe(200);
+    const listed = (await rest(app, 'GET', '/api/v1/tokens', { token: u.token })).body as {
+      id: number;
+    }[];
+    expect(listed).toHaveLength(2);
+    // not announced: the cached token still counts (proof of the cache), until the epoch moves
+    await app.db.prisma.personalToken.update({
+      where: { id: listed[0].id },
+      data: { revokedAt: new Date() },
+    });
+    expect((await read(pat)).status).toBe(200);
+    expect((await read(other)).status).toBe(200);
+    await app.deps.credentials.revoked(u.user.id);
+    const [first, second] = [await read(pat), await read(other)];
+    expect([first.status, second.status].sort()).toEqual([200, 401]);
+    // through the API: DELETE /api/v1/tokens/{id} ends the other one at once
+    const live = first.status === 200 ? pat : other;
+    const liveId = listed[1].id;
+    expect((await read(live)).status).toBe(200);
+    expect((await rest(app, 'DELETE', `/api/v1/tokens/${liveId}`, { token: u.token })).status).toBe(
+      200,
+    );
+    expect((await read(live)).status).toBe(401);
+  });
+
   it('never keeps a lookup that raced a revocation (the epoch is read before the lookup)', async () => {
-    const cache = createSessionCache({ namespace: 't' });
+    const cache = createCredentialCache({ namespace: 't' });
     const epoch = await cache.epochOf(7);
     await cache.revoked(7);
     cache.set('token', session(7), epoch);
     expect(await cache.get('token', Date.now())).toBeNull();
     cache.set('token', session(7), await cache.epochOf(7));
-    expect(await cache.get('token', Date.now())).toMatchObject({ userId: 7 });
+    expect(await cache.get('token', Date.now())).toMatchObject({ principal: { userId: 7 } });
     expect(await cache.get('token', Date.now() + 7_200_000)).toBeNull();
   });
 
@@ -75,10 +111,10 @@ describe('the login-session cache', () => {
 
     it("sees another process's revocation at once", async () => {
       const namespace = `session-cache-test-${process.pid}-${Date.now()}`;
-      const [a, b] = clients.map((redis) => createSessionCache({ redis, namespace }));
+      const [a, b] = clients.map((redis) => createCredentialCache({ redis, namespace }));
       for (const c of clients) await c.ping();
       a.set('token', session(9), await a.epochOf(9));
-      expect(await a.get('token', Date.now())).toMatchObject({ userId: 9 });
+      expect(await a.get('token', Date.now())).toMatchObject({ principal: { userId: 9 } });
       await b.revoked(9);
       expect(await a.get('token', Date.now())).toBeNull();
     });
