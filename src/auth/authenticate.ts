@@ -195,7 +195,9 @@ async function personalTokenPrincipal(deps: AuthDeps, secret: string): Promise<P
     viewAs,
   };
   if (token.viewAsGrantId === null && epoch !== null) {
-    const live = await deps.prisma.personalToken.count({ where: { id: token.id, revokedAt: null } });
+    const live = await deps.prisma.personalToken.count({
+      where: { id: token.id, revokedAt: null },
+    });
     const expiresAtMs = token.expiresAt?.getTime() ?? Number.MAX_SAFE_INTEGER;
     if (live) deps.credentials.set(secret, { principal, expiresAtMs }, epoch);
   }
