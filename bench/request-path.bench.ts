@@ -17,8 +17,7 @@ import { readFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import autocannon from 'autocannon';
-import pg from 'pg';
-import { fetchJson, memoryOf, signUp, startBenchServer } from './server.ts';
+import { benchDatabase, fetchJson, memoryOf, signUp, startBenchServer } from './server.ts';
 import type { BenchServer } from './server.ts';
 
 const seconds = Number(process.env.DURATION ?? 10);
@@ -26,16 +25,8 @@ const connections = 10;
 const redisUrl = process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379';
 const jwtSecret = randomBytes(32).toString('hex');
 
-const adminUrl = 'postgres://postgres@127.0.0.1:5432/postgres';
-const scratch = process.env.BENCH_DATABASE_URL ? null : `hdp_bench_rp_${process.pid}`;
-const databaseUrl = process.env.BENCH_DATABASE_URL ?? adminUrl.replace(/postgres$/, scratch!);
-async function admin(sql: string): Promise<void> {
-  const client = new pg.Client(adminUrl);
-  await client.connect();
-  await client.query(sql);
-  await client.end();
-}
-if (scratch) await admin(`CREATE DATABASE ${scratch}`);
+const database = await benchDatabase('hdp_bench_rp');
+const databaseUrl = database.url;
 
 interface Figures {
   req_per_s: number;
@@ -193,7 +184,7 @@ try {
   );
 } finally {
   await app?.stop();
-  if (scratch) await admin(`DROP DATABASE IF EXISTS ${scratch} WITH (FORCE)`);
+  await database.drop();
 }
 console.log(
   JSON.stringify({ bench: 'request-path', summary: true, idle_rss_goal_mb: 150, ...results }),

@@ -7,6 +7,7 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import pg from 'pg';
 
 const root = path.resolve(import.meta.dirname, '..');
 
@@ -110,4 +111,26 @@ export function memoryOf(pid: number | 'self'): { rss: number; hwm: number } {
   const kb = (field: string): number =>
     Number(status.match(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm'))?.[1] ?? NaN);
   return { rss: kb('VmRSS') / 1024, hwm: kb('VmHWM') / 1024 };
+}
+
+/**
+ * A PostgreSQL database for a benchmark: BENCH_DATABASE_URL when set (kept), else a throw-away
+ * `name_<pid>` created on postgres://postgres@127.0.0.1:5432 and removed by drop().
+ */
+export async function benchDatabase(name: string): Promise<{ url: string; drop(): Promise<void> }> {
+  if (process.env.BENCH_DATABASE_URL)
+    return { url: process.env.BENCH_DATABASE_URL, drop: async () => {} };
+  const adminUrl = 'postgres://postgres@127.0.0.1:5432/postgres';
+  const db = `${name}_${process.pid}`;
+  const admin = async (sql: string): Promise<void> => {
+    const client = new pg.Client(adminUrl);
+    await client.connect();
+    await client.query(sql);
+    await client.end();
+  };
+  await admin(`CREATE DATABASE ${db}`);
+  return {
+    url: adminUrl.replace(/postgres$/, db),
+    drop: () => admin(`DROP DATABASE IF EXISTS ${db} WITH (FORCE)`),
+  };
 }

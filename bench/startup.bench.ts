@@ -12,13 +12,11 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import pg from 'pg';
-import { memoryOf, startArgs } from './server.ts';
+import { benchDatabase, memoryOf, startArgs } from './server.ts';
 
 const root = path.resolve(import.meta.dirname, '..');
 const runs = Number(process.env.RUNS ?? 5);
 const port = 18000 + Math.floor(Math.random() * 1000);
-const adminUrl = 'postgres://postgres@127.0.0.1:5432/postgres';
 
 interface Target {
   kind: 'pglite' | 'postgresql';
@@ -116,23 +114,16 @@ async function measure(target: Target): Promise<void> {
 
 const pgliteDir = mkdtempSync(path.join(tmpdir(), 'hdp-start-'));
 const pgDir = mkdtempSync(path.join(tmpdir(), 'hdp-start-pg-'));
-const scratch = process.env.BENCH_DATABASE_URL ? null : `hdp_bench_start_${process.pid}`;
-async function admin(sql: string): Promise<void> {
-  const client = new pg.Client(adminUrl);
-  await client.connect();
-  await client.query(sql);
-  await client.end();
-}
-if (scratch) await admin(`CREATE DATABASE ${scratch}`);
+const database = await benchDatabase('hdp_bench_start');
 try {
   await measure({ kind: 'pglite', dataDir: pgliteDir, databaseUrl: '' });
   await measure({
     kind: 'postgresql',
     dataDir: pgDir,
-    databaseUrl: process.env.BENCH_DATABASE_URL ?? adminUrl.replace(/postgres$/, scratch!),
+    databaseUrl: database.url,
   });
 } finally {
   rmSync(pgliteDir, { recursive: true, force: true });
   rmSync(pgDir, { recursive: true, force: true });
-  if (scratch) await admin(`DROP DATABASE IF EXISTS ${scratch} WITH (FORCE)`);
+  await database.drop();
 }
