@@ -22,6 +22,7 @@ import type { Context } from '../src/graphql/context.ts';
 import type { OperationStore, PersistedOperation } from '../src/graphql/operations.ts';
 import { jsonStreamBodyParser } from '../src/platform/json-stream.ts';
 import { snakeKeys, toCamel, toSnake } from '../src/wire.ts';
+import type { OpaqueKeys } from '../src/wire.ts';
 import { httpAnswerFor } from './http-errors.ts';
 import type { VariableOrigin, VariableOrigins } from './http-errors.ts';
 import {
@@ -94,23 +95,35 @@ async function authenticateRequest(
   return ctx;
 }
 
-function handlerFor(route: RestRoute, options: RestFacadeOptions) {
-  const op = options.operations.byName.get(route.operation);
-  if (!op)
-    throw new Error(`route ${route.method} ${route.path}: unknown operation ${route.operation}`);
+/** What a route's handler reads of its operation: its variables' types and wire names. */
+interface RoutePlan {
+  types: Map<string, GraphQLInputType>;
+  /** variables a request must send: non-null without a default */
+  required: string[];
+  args: ReturnType<typeof argumentVariables>;
+  rootField: string;
+  opaque: OpaqueKeys[string];
+  /** variable name -> its wire name, where the row renames it */
+  wireNames: Map<string, string>;
+  /** wire name -> variable name */
+  byWire: Map<string, string>;
+}
+
+function routePlan(
+  route: RestRoute,
+  op: PersistedOperation,
+  options: RestFacadeOptions,
+): RoutePlan {
   const types = new Map(
     op.variables.map((v) => [
       v.variable.name.value,
       typeFromAST(options.schema, v.type) as GraphQLInputType,
     ]),
   );
-  // variables a request must send: non-null without a default
   const required = op.variables
     .filter((v) => v.type.kind === Kind.NON_NULL_TYPE && !v.defaultValue)
     .map((v) => v.variable.name.value);
-  const args = argumentVariables(op.definition);
   const rootField = route.result ?? op.rootField;
-  const opaque = op.opaque[rootField];
   const wireNames = new Map(Object.entries(route.rename ?? {}).map(([wire, name]) => [name, wire]));
   // NOTE: each variable has one wire name (snake_case, or the row's rename); no other spelling fills it
   // (the variable receiving the whole body is filled by the body only)
@@ -119,10 +132,32 @@ function handlerFor(route: RestRoute, options: RestFacadeOptions) {
       .filter((name) => name !== route.body)
       .map((name) => [wireNames.get(name) ?? toSnake(name), name]),
   );
+  return {
+    types,
+    required,
+    args: argumentVariables(op.definition),
+    rootField,
+    opaque: op.opaque[rootField],
+    wireNames,
+    byWire,
+  };
+}
+
+function handlerFor(route: RestRoute, options: RestFacadeOptions) {
+  const op = options.operations.byName.get(route.operation);
+  if (!op)
+    throw new Error(`route ${route.method} ${route.path}: unknown operation ${route.operation}`);
   const pathVariable = (param: string) => route.rename?.[param] ?? toCamel(param);
   const cached = route.responder === 'cached' ? cachedResponder() : null;
+  // prepared on the route's first request, not at start (issue 18: start-up time)
+  let plan: RoutePlan | undefined;
 
   return async (req: Request, res: Response): Promise<void> => {
+    const { types, required, args, rootField, opaque, wireNames, byWire } = (plan ??= routePlan(
+      route,
+      op,
+      options,
+    ));
     const variables: Record<string, unknown> = {};
     const origins: VariableOrigins = { variables: new Map(), arguments: args };
     const fail = (error: GraphQLError): void => {
