@@ -218,7 +218,7 @@ describe.skipIf(!databaseUrl || !redisUrl)(
       expect((await call(b.base, 'GET', '/api/auth/me', { token: kept })).status).toBe(200);
     });
 
-    it('serves from two worker processes with WEB_CONCURRENCY=2, and stops them all on SIGTERM', async () => {
+    it('serves from two worker processes with WEB_CONCURRENCY=2, forks a killed one again, and stops them all on SIGTERM', async () => {
       const cluster = await startServer({ ...env, DATA_DIR: tempDir(), WEB_CONCURRENCY: '2' });
       try {
         const primary = cluster.child.pid!;
@@ -248,10 +248,32 @@ describe.skipIf(!databaseUrl || !redisUrl)(
         // each worker wrote answers (the kernel hands connections round-robin through the primary)
         const written = workers.map((pid, i) => bytesWritten(pid) - before[i]);
         for (const bytes of written) expect(bytes).toBeGreaterThan(5_000);
+        expect(cluster.output()).not.toContain('worker died');
+
+        // a worker killed outright is forked again, and the cluster keeps serving meanwhile
+        process.kill(workers[0], 'SIGKILL');
+        let now: number[] = [];
+        for (let i = 0; i < 300; i++) {
+          now = nodeChildrenOf(primary);
+          if (now.length === 2 && !now.includes(workers[0])) break;
+          await new Promise((r) => setTimeout(r, 100));
+        }
+        expect(now).toHaveLength(2);
+        expect(now).toContain(workers[1]);
+        expect(now).not.toContain(workers[0]);
+        const after = new Set<number>();
+        for (let i = 0; i < 20; i++) {
+          after.add(
+            await getOnNewConnection(`${cluster.base}/api/auth/me`, {
+              authorization: `Bearer ${token}`,
+            }),
+          );
+        }
+        expect([...after]).toEqual([200]);
+        expect(cluster.output()).toContain('worker died');
       } finally {
         expect(await cluster.stop()).toBe(0);
       }
-      expect(cluster.output()).not.toContain('worker died');
     }, 120_000);
   },
 );
