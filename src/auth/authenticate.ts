@@ -10,6 +10,10 @@
  * for view-as: a credential's `viewAsGrantId` is honoured only while its grant is active, unexpired
  * and names the caller as grantee (src/auth/view-as.ts); otherwise view-as ends here, silently, and
  * the principal reads its own data.
+ * A session or personal token found valid is then served from the credential cache for up to
+ * TOUCH_INTERVAL (src/auth/credential-cache.ts), which every revocation ends at once through the
+ * account's epoch; credentials with view-as are never cached. Cached principals are shared between
+ * requests: never mutate one.
  */
 import type { Db } from '../db/client.ts';
 import { appError } from '../errors.ts';
