@@ -21,7 +21,8 @@ export default tseslint.config(
   ...tseslint.configs.recommendedTypeChecked,
   {
     languageOptions: {
-      parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname },
+      // one program from tsconfig.json (a cold run ~10 % faster than the project service)
+      parserOptions: { project: './tsconfig.json', tsconfigRootDir: import.meta.dirname },
     },
     rules: {
       // a leading underscore names a value left out on purpose (`const { a: _a, ...rest } = x`)
