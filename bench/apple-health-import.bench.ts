@@ -23,6 +23,7 @@ import {
   createWriteStream,
   mkdtempSync,
   readFileSync,
+  readdirSync,
   rmSync,
   statSync,
 } from 'node:fs';
@@ -90,6 +91,33 @@ async function writeExport(file: string): Promise<number> {
   return elements;
 }
 
+/**
+ * CPU seconds used so far by the local PostgreSQL server's processes (ended backends included, via
+ * the postmaster's children's time); null when the server is not local or /proc is not readable.
+ */
+function databaseCpuS(): number | null {
+  if (!adminUrl || !/^(127\.0\.0\.1|localhost)$/.test(new URL(adminUrl).hostname)) return null;
+  try {
+    let ticks = 0;
+    for (const pid of readdirSync('/proc').filter((d) => /^\d+$/.test(d))) {
+      let stat = '';
+      try {
+        stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+      } catch {
+        continue; // ended meanwhile
+      }
+      const close = stat.lastIndexOf(')');
+      if (stat.slice(stat.indexOf('(') + 1, close) !== 'postgres') continue;
+      // fields after the name: state is 0, utime 11, stime 12, cutime 13, cstime 14
+      const f = stat.slice(close + 2).split(' ');
+      ticks += Number(f[11]) + Number(f[12]) + Number(f[13]) + Number(f[14]);
+    }
+    return ticks / 100; // USER_HZ
+  } catch {
+    return null;
+  }
+}
+
 let scratch: string | null = null;
 const admin = adminUrl ? new pg.Client({ connectionString: adminUrl }) : null;
 try {
@@ -126,6 +154,8 @@ try {
     const sampler = setInterval(() => {
       peak = Math.max(peak, memoryOf('self').rss);
     }, 20);
+    const cpu0 = process.cpuUsage();
+    const db0 = databaseCpuS();
     const i0 = performance.now();
     const summary = await importAppleHealthFile(db, {
       userId: user.id,
@@ -135,6 +165,8 @@ try {
       onProgress: (line) => console.error(line),
     });
     const importS = (performance.now() - i0) / 1000;
+    const cpu = process.cpuUsage(cpu0);
+    const db1 = databaseCpuS();
     clearInterval(sampler);
     peak = Math.max(peak, memoryOf('self').rss);
     const records = summary.seen;
@@ -155,6 +187,9 @@ try {
         parse_only_s: round(parseS),
         parse_only_records_per_s: Math.round(parseRate),
         import_vs_parse_only: Number((importRate / parseRate).toFixed(2)),
+        importer_cpu_us_per_record: round((cpu.user + cpu.system) / records),
+        database_cpu_us_per_record:
+          db0 === null || db1 === null ? null : round(((db1 - db0) * 1e6) / records),
         idle_rss_mb: round(idle),
         peak_rss_growth_mb: round(peak - idle),
         goal_records_per_s: GOAL_RATE,

@@ -36,13 +36,30 @@ export interface CopySession {
   close(): Promise<void>;
 }
 
+export interface CopySessionOptions {
+  /**
+   * The caller checks the rows' references itself, once per transaction, holding the lock the
+   * foreign-key check would take (see lockReferenced): the session then asks PostgreSQL to skip
+   * the per-row foreign-key triggers (`session_replication_role = replica`, which needs a superuser
+   * or, from PostgreSQL 15, `GRANT SET ON PARAMETER session_replication_role`). Without that right
+   * the session keeps the per-row checks: slower, the same rows.
+   */
+  referencesCheckedByCaller?: boolean;
+}
+
 /** A COPY session on a PostgreSQL target; null on the embedded database. */
-export async function openCopySession(target: DbTarget): Promise<CopySession | null> {
+export async function openCopySession(
+  target: DbTarget,
+  options: CopySessionOptions = {},
+): Promise<CopySession | null> {
   if (target.kind !== 'pg') return null;
   const client = new pg.Client({ connectionString: target.url });
   await client.connect();
   // NOTE: an idle session's errors (server restart) must not crash the process; the next call fails
   client.on('error', () => undefined);
+  if (options.referencesCheckedByCaller) {
+    await client.query('SET session_replication_role = replica').catch(() => undefined);
+  }
   return {
     async copy(table, columns, rows) {
       const stream = client.query(copyFrom(`COPY ${table} (${columns.join(', ')}) FROM STDIN`));
@@ -58,6 +75,28 @@ export async function openCopySession(target: DbTarget): Promise<CopySession | n
     close: () => client.end(),
   };
 }
+
+/**
+ * In a transaction on a session opened with `referencesCheckedByCaller`, before its writes: takes
+ * the lock a foreign-key check takes on the referenced row (FOR KEY SHARE, held to the end of the
+ * transaction, so the row cannot be deleted until the written rows are committed, and its cascade
+ * then deletes them) and throws when the row is gone. One statement per transaction instead of
+ * one check per row.
+ */
+export async function lockReferenced(
+  session: CopySession,
+  table: 'users',
+  id: number,
+): Promise<void> {
+  const rows = await session.rows({
+    text: `SELECT 1 FROM ${table} WHERE id = $1 FOR KEY SHARE`,
+    values: [id],
+  });
+  if (rows.length === 0) throw new ReferencedRowGone(`${table} ${id} no longer exists`);
+}
+
+/** The row a bulk write refers to was deleted (an account deleted during its import). */
+export class ReferencedRowGone extends Error {}
 
 /** True for PostgreSQL's unique_violation (a COPY that met a row already stored). */
 export function isUniqueViolation(error: unknown): boolean {

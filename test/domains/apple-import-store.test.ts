@@ -5,7 +5,7 @@
  * duplicates (stored earlier, or twice in one batch) must be skipped.
  */
 import { describe, expect, it } from 'vitest';
-import { copyRow } from '../../src/db/copy.ts';
+import { copyRow, lockReferenced, openCopySession, ReferencedRowGone } from '../../src/db/copy.ts';
 import {
   ArchiveRecordColumns,
   exportDateText,
@@ -157,4 +157,58 @@ describe('the importer writer', () => {
     expect(await archiveRows(user.id)).toHaveLength(14);
     expect(await metricRows(user.id)).toHaveLength(19);
   });
+});
+
+describe('the account checked once per transaction', () => {
+  it('refuses to write for an account deleted during the import, leaving no rows', async () => {
+    const { user } = await seedUser(app);
+    const store = await AppleImportStore.open(app.db, user.id);
+    try {
+      expect(await store.records(columns([awkward(1)]))).toBe(1);
+      expect(await store.metrics(samples(2))).toEqual({ inserted: 2, skipped: 0 });
+      await prisma.user.delete({ where: { id: user.id } });
+      await expect(store.records(columns([awkward(2)]))).rejects.toThrow();
+      await expect(store.metrics(samples(2, 10))).rejects.toThrow();
+    } finally {
+      await store.close();
+    }
+    expect(await archiveRows(user.id)).toEqual([]);
+    expect(await metricRows(user.id)).toEqual([]);
+  });
+
+  it.runIf(app.db.target.kind === 'pg')(
+    'skips the per-row checks, and a deletion waiting on the lock still removes the rows written under it',
+    async () => {
+      const { user } = await seedUser(app);
+      const session = (await openCopySession(app.db.target, { referencesCheckedByCaller: true }))!;
+      try {
+        const [role] = await session.rows<{ role: string }>({
+          text: 'SELECT current_setting($1) AS role',
+          values: ['session_replication_role'],
+        });
+        expect(role.role).toBe('replica');
+        await session.execute({ text: 'BEGIN' });
+        await lockReferenced(session, 'users', user.id);
+        const deletion = prisma.user.delete({ where: { id: user.id } });
+        let deleted = false;
+        void deletion.then(() => (deleted = true));
+        const written = await storeArchiveRecords(
+          (sql) => session.execute(sql),
+          user.id,
+          columns([awkward(1), awkward(2)]),
+        );
+        expect(written).toBe(2);
+        await new Promise((r) => setTimeout(r, 200));
+        expect(deleted).toBe(false); // the deletion waits for the writer's transaction
+        await session.execute({ text: 'COMMIT' });
+        await deletion;
+        await expect(lockReferenced(session, 'users', user.id)).rejects.toBeInstanceOf(
+          ReferencedRowGone,
+        );
+      } finally {
+        await session.close();
+      }
+      expect(await archiveRows(user.id)).toEqual([]);
+    },
+  );
 });

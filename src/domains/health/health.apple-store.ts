@@ -12,9 +12,11 @@
  * So the unique indexes decide what is a duplicate in every case, and a first import of a large
  * export, which is all new rows, loads at COPY speed. On the embedded database both go through the
  * INSERT statements.
+ * Those two streams check the account once per transaction rather than once per row
+ * (accountLockedOn; docs/decisions.md, "Health archive").
  */
 import type { Prisma } from '../../generated/prisma/client.ts';
-import { copyRow, isUniqueViolation, openCopySession } from '../../db/copy.ts';
+import { copyRow, isUniqueViolation, lockReferenced, openCopySession } from '../../db/copy.ts';
 import type { CopySession } from '../../db/copy.ts';
 import type { Database } from '../../db/database.ts';
 import { advanceClockStatement } from '../../platform/sync-clock.ts';
@@ -116,22 +118,37 @@ class Lane {
   }
 }
 
-/** Runs `fn` in a transaction on `session` that first takes the account's sync clock (its `ts`). */
-async function syncedOn<T>(
+/**
+ * Runs `fn` in a transaction on `session` that first locks the account row as a foreign-key check
+ * would (the sessions skip the per-row checks: openCopySession's referencesCheckedByCaller).
+ */
+async function accountLockedOn<T>(
   session: CopySession,
   userId: number,
-  fn: (ts: number) => Promise<T>,
+  fn: () => Promise<T>,
 ): Promise<T> {
   await session.execute({ text: 'BEGIN' });
   try {
-    const [row] = await session.rows<{ clock_ms: string }>(advanceClockStatement(userId));
-    const result = await fn(Number(row.clock_ms));
+    await lockReferenced(session, 'users', userId);
+    const result = await fn();
     await session.execute({ text: 'COMMIT' });
     return result;
   } catch (e) {
     await session.execute({ text: 'ROLLBACK' });
     throw e;
   }
+}
+
+/** Runs `fn` in such a transaction after taking the account's sync clock (its `ts`). */
+function syncedOn<T>(
+  session: CopySession,
+  userId: number,
+  fn: (ts: number) => Promise<T>,
+): Promise<T> {
+  return accountLockedOn(session, userId, async () => {
+    const [row] = await session.rows<{ clock_ms: string }>(advanceClockStatement(userId));
+    return fn(Number(row.clock_ms));
+  });
 }
 
 /** A synced insert on `session`, in its own transaction; answers the rows inserted. */
@@ -160,9 +177,13 @@ export class AppleImportStore {
   }
 
   static async open(db: ImportDb, userId: number): Promise<AppleImportStore> {
+    // NOTE: the two big streams' sessions check the account once per transaction (accountLockedOn)
+    // instead of once per row; the workouts' keep PostgreSQL's checks (events and route points
+    // refer to workouts too).
+    const checkedOnce = { referencesCheckedByCaller: true };
     const [metrics, records, workouts] = await Promise.all([
-      openCopySession(db.target),
-      openCopySession(db.target),
+      openCopySession(db.target, checkedOnce),
+      openCopySession(db.target, checkedOnce),
       openCopySession(db.target),
     ]);
     return new AppleImportStore(db, userId, new Lane(metrics), new Lane(records), workouts);
@@ -239,14 +260,16 @@ export class AppleImportStore {
             c.workoutId[i],
           ]);
         }
-        return copySession.copy('health_archive_records', RECORD_COLUMNS, rows);
+        return accountLockedOn(copySession, userId, () =>
+          copySession.copy('health_archive_records', RECORD_COLUMNS, rows),
+        );
       },
       () =>
-        storeArchiveRecords(
-          session ? (sql) => session.execute(sql) : prismaExecute(this.db),
-          userId,
-          c,
-        ),
+        session
+          ? accountLockedOn(session, userId, () =>
+              storeArchiveRecords((sql) => session.execute(sql), userId, c),
+            )
+          : storeArchiveRecords(prismaExecute(this.db), userId, c),
     );
   }
 
