@@ -34,6 +34,7 @@ import { createIdempotencyStore } from './platform/idempotency.ts';
 import { createJobQueue } from './platform/jobs.ts';
 import type { JobQueue } from './platform/jobs.ts';
 import { registerExportWorker, resumeExports } from './domains/export/index.ts';
+import { registerSnoreClipSweep } from './domains/snoring/index.ts';
 import { corsFor } from './platform/cors.ts';
 import { clip, jsonBodyParser, TOO_DEEP } from './platform/input-guards.ts';
 import { createMediaRouter } from './platform/media.router.ts';
@@ -138,6 +139,8 @@ export function createApp(options: AppOptions): App {
   const exportDeps = { ...deps, log, singleProcess: db.target.kind === 'pglite' };
   registerExportWorker(exportDeps);
   resumeExports(exportDeps).catch((err: unknown) => log.error({ err }, 'export resume failed'));
+  // clips of snoring nights deleted through sync, for people who do not read snoring again
+  registerSnoreClipSweep({ ...deps, log });
   const yoga = createGraphqlServer({ schema, operations, deps, log });
   // every door's context comes from createContext (src/graphql/context.ts)
   const contextFor = (req: Request, via: Via): Promise<Context> =>

@@ -6,6 +6,8 @@
 import { describe, expect, it } from 'vitest';
 import { seedPersonalToken, seedUser } from '../factories/users.ts';
 import type { SeededUser } from '../factories/users.ts';
+import { sweepAllDeletedNightClips } from '../../src/domains/snoring/index.ts';
+import { createLogger } from '../../src/logger.ts';
 import { startTestApp } from '../harness/app.ts';
 import { rest } from '../harness/clients.ts';
 import { callTool, mcpClient } from '../harness/mcp.ts';
@@ -309,5 +311,28 @@ describe('a night deleted through sync', () => {
     expect(read.isError).toBe(true);
     expect(await clipCount(othersGone)).toBe(0);
     expect(await app.deps.storage.get(othersClip.key)).toBeNull();
+  });
+
+  it('loses them to the periodic sweep too, for people who never read snoring again, a batch a run', async () => {
+    const [u, other] = [await seedUser(app), await seedUser(app)];
+    const [gone, kept] = await pushNights(u, [1, 0]);
+    const [othersGone] = await pushNights(other, [1]);
+    const goneKeys = [
+      (await (await upload(u.token, gone, wav(2000))).json()).key,
+      (await (await upload(other.token, othersGone, wav(2100))).json()).key,
+    ];
+    const keptKey = (await (await upload(u.token, kept, wav(2500))).json()).key;
+    await pushDeletes(u, [gone]);
+    await pushDeletes(other, [othersGone]);
+    // earlier tests' deleted nights may wait for the sweep too: run it until it finds none
+    const deps = { ...app.deps, log: createLogger('silent') };
+    expect(await sweepAllDeletedNightClips(deps, 1)).toBe(1);
+    while ((await sweepAllDeletedNightClips(deps, 1)) > 0);
+    expect(await clipCount(gone)).toBe(0);
+    expect(await clipCount(othersGone)).toBe(0);
+    for (const key of goneKeys) expect(await app.deps.storage.get(key)).toBeNull();
+    expect(await clipCount(kept)).toBe(1);
+    expect(await app.deps.storage.get(keptKey)).not.toBeNull();
+    expect(await sweepAllDeletedNightClips(deps)).toBe(0);
   });
 });

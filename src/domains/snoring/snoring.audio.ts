@@ -11,6 +11,7 @@ import type { AuthedContext } from '../../graphql/context.ts';
 import { newStorageKey } from '../../integrations/storage.ts';
 import type { UploadedFile } from '../../platform/photos.ts';
 import type { DbTx } from '../../db/client.ts';
+import type { JobQueue } from '../../platform/jobs.ts';
 
 /** Private storage folder of snoring clips (not a public media folder). */
 export const SNORE_AUDIO_FOLDER = 'snoring';
@@ -173,8 +174,11 @@ export async function snoreAudioKeys(tx: DbTx, userId: number): Promise<string[]
   return rows.map((r) => r.key);
 }
 
+/** What removing clips needs: the database, the file storage and a log. */
+type ClipDeps = Pick<AuthedContext, 'prisma' | 'storage' | 'log'>;
+
 /** Removes stored clip files; a file that cannot be removed is logged, never fails the caller. */
-export async function removeClipFiles(ctx: AuthedContext, keys: string[]): Promise<void> {
+export async function removeClipFiles(ctx: ClipDeps, keys: string[]): Promise<void> {
   for (const key of keys) {
     await ctx.storage
       .delete(key)
@@ -204,4 +208,41 @@ export async function sweepDeletedNightClips(ctx: AuthedContext): Promise<number
     removed.map((r) => r.key),
   );
   return removed.length;
+}
+
+/** How often every app removes the clips of nights deleted through sync, for everyone. */
+export const SNORE_SWEEP_MS = 60 * 60_000;
+/** Most clips one periodic sweep removes (the next sweep takes the rest). */
+export const SNORE_SWEEP_BATCH = 500;
+
+/**
+ * The periodic side of sweepDeletedNightClips: removes the clips (rows, then files) of deleted
+ * nights of any person, at most SNORE_SWEEP_BATCH a run, so that a person who never reads snoring
+ * again does not keep the audio of a night they deleted (`limit`: clips a run, for tests). Like the per-person sweep it is one
+ * DELETE ... RETURNING: two apps sweeping at once never remove a file twice. Answers how many.
+ */
+export async function sweepAllDeletedNightClips(
+  deps: ClipDeps,
+  limit = SNORE_SWEEP_BATCH,
+): Promise<number> {
+  const removed = await deps.prisma.$queryRaw<{ key: string }[]>`
+    DELETE FROM snore_audio_clips
+     WHERE id IN (SELECT c.id FROM snore_audio_clips c
+                    JOIN snore_nights n ON n.id = c.night_id AND n.user_id = c.user_id
+                   WHERE n.deleted_at IS NOT NULL
+                   LIMIT ${limit})
+    RETURNING key`;
+  await removeClipFiles(
+    deps,
+    removed.map((r) => r.key),
+  );
+  return removed.length;
+}
+
+/** Registers the hourly sweep on the app's job queue (its timers end with the app). */
+export function registerSnoreClipSweep(deps: ClipDeps & { jobs: JobQueue }): void {
+  deps.jobs.every(SNORE_SWEEP_MS, async () => {
+    const removed = await sweepAllDeletedNightClips(deps);
+    if (removed > 0) deps.log.info({ removed }, 'removed clips of deleted snoring nights');
+  });
 }
