@@ -35,6 +35,7 @@ import { createJobQueue } from './platform/jobs.ts';
 import type { JobQueue } from './platform/jobs.ts';
 import { registerExportWorker, resumeExports } from './domains/export/index.ts';
 import { registerSnoreClipSweep } from './domains/snoring/index.ts';
+import { registerMealPhotoSweep } from './domains/meals/index.ts';
 import { corsFor } from './platform/cors.ts';
 import { clip, jsonBodyParser, TOO_DEEP } from './platform/input-guards.ts';
 import { createMediaRouter } from './platform/media.router.ts';
@@ -139,8 +140,9 @@ export function createApp(options: AppOptions): App {
   const exportDeps = { ...deps, log, singleProcess: db.target.kind === 'pglite' };
   registerExportWorker(exportDeps);
   resumeExports(exportDeps).catch((err: unknown) => log.error({ err }, 'export resume failed'));
-  // clips of snoring nights deleted through sync, for people who do not read snoring again
+  // files of records deleted through sync (the generic push knows no storage): hourly sweeps
   registerSnoreClipSweep({ ...deps, log });
+  registerMealPhotoSweep({ ...deps, log });
   const yoga = createGraphqlServer({ schema, operations, deps, log });
   // every door's context comes from createContext (src/graphql/context.ts)
   const contextFor = (req: Request, via: Via): Promise<Context> =>

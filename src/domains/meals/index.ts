@@ -1,6 +1,6 @@
 /**
  * What other domains may use of the meals domain (meals with their items and logging one, a saved meal's
- * items, the item input and nutrient types of the graph, meal totals, photo keys and replacing a meal's photo, the nutrient shape and its arithmetic).
+ * items, the item input and nutrient types of the graph, meal totals, photo keys and replacing a meal's photo, the nutrient shape and its arithmetic), and the app its photo sweep.
  */
 export {
   getMeal,
@@ -12,6 +12,7 @@ export {
 } from './meals.service.ts';
 export type { LogMealOptions, MealTotalsView, MealView } from './meals.service.ts';
 export { savedMealItems } from './meals.saved.ts';
+export { registerMealPhotoSweep, sweepDeletedMealPhotos } from './meals.photo-sweep.ts';
 export {
   MealItemInput as MealItemInputRef,
   items as mealItemsSchema,

@@ -372,7 +372,10 @@ export async function updateMeal(
 }
 
 /** Removes stored photos after their rows let go of them; a failure is logged, never thrown. */
-async function deletePhotos(ctx: AuthedContext, keys: (string | null)[]): Promise<void> {
+export async function deletePhotos(
+  ctx: Pick<AuthedContext, 'storage' | 'log'>,
+  keys: (string | null)[],
+): Promise<void> {
   for (const key of keys) {
     if (key)
       await ctx.storage
