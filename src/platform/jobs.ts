@@ -26,11 +26,18 @@ export interface JobQueue {
   send(queue: string, data: Record<string, unknown>): Promise<void>;
   /** Starts the queue and its workers now (idempotent). */
   start(): Promise<void>;
-  /** Runs `task` every `ms` until stop; a run never overlaps the previous, a failure is logged. */
-  every(ms: number, task: () => Promise<void>): void;
+  /**
+   * Runs `task` every `ms` until stop (the first time after `firstAfterMs`, default `ms`: an hourly
+   * task on servers restarted more often than hourly still runs); a run never overlaps the
+   * previous, a failure is logged.
+   */
+  every(ms: number, task: () => Promise<void>, firstAfterMs?: number): void;
   /** Aborts running handlers, waits for them, stops polling and the periodic checks. */
   stop(): Promise<void>;
 }
+
+/** When a periodic sweep first runs after start (then at its own period), off the start-up path. */
+export const FIRST_SWEEP_AFTER_MS = 60_000;
 
 /** How often an idle worker looks for a job (pg-boss's floor is 0.5 s). */
 const POLL_SECONDS = 0.5;
@@ -109,22 +116,28 @@ export function createJobQueue(target: DbTarget, log: Logger): JobQueue {
     async start() {
       await start();
     },
-    every(ms, task) {
+    every(ms, task, firstAfterMs = ms) {
       if (stopped) return;
       let busy = false;
-      const timer = setInterval(() => {
+      const run = (): void => {
         if (busy) return;
         busy = true;
         task()
           .catch((err: unknown) => log.error({ err }, 'periodic job check failed'))
           .finally(() => (busy = false));
-      }, ms);
-      timer.unref(); // never what keeps the process alive
-      timers.push(timer);
+      };
+      // NOTE: timers never keep the process alive (unref)
+      const first = setTimeout(() => {
+        run();
+        if (stopped) return;
+        const timer = setInterval(run, ms).unref();
+        timers.push(timer);
+      }, firstAfterMs).unref();
+      timers.push(first);
     },
     async stop() {
       stopped = true;
-      for (const timer of timers.splice(0)) clearInterval(timer);
+      for (const timer of timers.splice(0)) clearTimeout(timer); // clears intervals too
       if (!starting) return;
       const b = await starting.catch(() => null);
       for (const controller of running) controller.abort();

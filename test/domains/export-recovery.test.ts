@@ -2,14 +2,20 @@
  * Export jobs orphaned while the app runs (issue 16): a job whose process died (its heartbeat older
  * than EXPORT_STALE_MS) is queued again by the running app's periodic check, or failed after
  * EXPORT_MAX_ATTEMPTS starts; a job with a recent heartbeat is left alone. And the queue's
- * periodic checks: they run, never overlap, and end with stop.
+ * periodic checks: they run, never overlap, and end with stop; the hourly file sweeps (deleted
+ * snoring nights' clips, deleted meals' photos) are registered to run first a minute after start.
  */
 import { describe, expect, it } from 'vitest';
 import { EXPORT_STALE_CHECK_MS } from '../../src/domains/export/export.constants.ts';
 import { checkStaleExports, registerExportWorker } from '../../src/domains/export/export.worker.ts';
 import type { ExportWorkerDeps } from '../../src/domains/export/export.worker.ts';
 import { createLogger } from '../../src/logger.ts';
-import { createJobQueue } from '../../src/platform/jobs.ts';
+import {
+  MEAL_PHOTO_SWEEP_MS,
+  registerMealPhotoSweep,
+} from '../../src/domains/meals/meals.photo-sweep.ts';
+import { registerSnoreClipSweep, SNORE_SWEEP_MS } from '../../src/domains/snoring/snoring.audio.ts';
+import { createJobQueue, FIRST_SWEEP_AFTER_MS } from '../../src/platform/jobs.ts';
 import type { JobQueue } from '../../src/platform/jobs.ts';
 import { seedPersonalToken, seedUser } from '../factories/users.ts';
 import { startTestApp } from '../harness/app.ts';
@@ -127,5 +133,39 @@ describe('JobQueue.every', () => {
     const stoppedAt = runs;
     await new Promise((r) => setTimeout(r, 100));
     expect(runs).toBe(stoppedAt);
+  });
+
+  it('runs the first time after firstAfterMs, then at its period; a stop before that, never', async () => {
+    const queue = createJobQueue(app.db.target, createLogger('silent'));
+    let runs = 0;
+    queue.every(60_000, () => Promise.resolve(void runs++), 20);
+    await new Promise((r) => setTimeout(r, 150));
+    expect(runs).toBe(1);
+    await queue.stop();
+    const never = createJobQueue(app.db.target, createLogger('silent'));
+    let neverRuns = 0;
+    never.every(60_000, () => Promise.resolve(void neverRuns++), 50);
+    await never.stop();
+    await new Promise((r) => setTimeout(r, 120));
+    expect(neverRuns).toBe(0);
+  });
+
+  it("the hourly sweeps of deleted nights' clips and deleted meals' photos run a minute after start", () => {
+    const periodic: [number, number | undefined][] = [];
+    const jobs: JobQueue = {
+      work: () => {},
+      send: () => Promise.resolve(),
+      start: () => Promise.resolve(),
+      every: (ms, _task, firstAfterMs) => void periodic.push([ms, firstAfterMs]),
+      stop: () => Promise.resolve(),
+    };
+    const sweepDeps = { ...app.deps, log: createLogger('silent'), jobs };
+    registerSnoreClipSweep(sweepDeps);
+    registerMealPhotoSweep(sweepDeps);
+    expect(periodic).toEqual([
+      [SNORE_SWEEP_MS, FIRST_SWEEP_AFTER_MS],
+      [MEAL_PHOTO_SWEEP_MS, FIRST_SWEEP_AFTER_MS],
+    ]);
+    expect(FIRST_SWEEP_AFTER_MS).toBeLessThan(SNORE_SWEEP_MS);
   });
 });

@@ -11,6 +11,7 @@ import type { AuthedContext } from '../../graphql/context.ts';
 import { newStorageKey } from '../../integrations/storage.ts';
 import type { UploadedFile } from '../../platform/photos.ts';
 import type { DbTx } from '../../db/client.ts';
+import { FIRST_SWEEP_AFTER_MS } from '../../platform/jobs.ts';
 import type { JobQueue } from '../../platform/jobs.ts';
 
 /** Private storage folder of snoring clips (not a public media folder). */
@@ -239,10 +240,14 @@ export async function sweepAllDeletedNightClips(
   return removed.length;
 }
 
-/** Registers the hourly sweep on the app's job queue (its timers end with the app). */
+/** Registers the hourly sweep on the app's job queue, first a minute after start (its timers end with the app). */
 export function registerSnoreClipSweep(deps: ClipDeps & { jobs: JobQueue }): void {
-  deps.jobs.every(SNORE_SWEEP_MS, async () => {
-    const removed = await sweepAllDeletedNightClips(deps);
-    if (removed > 0) deps.log.info({ removed }, 'removed clips of deleted snoring nights');
-  });
+  deps.jobs.every(
+    SNORE_SWEEP_MS,
+    async () => {
+      const removed = await sweepAllDeletedNightClips(deps);
+      if (removed > 0) deps.log.info({ removed }, 'removed clips of deleted snoring nights');
+    },
+    FIRST_SWEEP_AFTER_MS,
+  );
 }
