@@ -48,7 +48,7 @@ export async function openTestDatabase(options: { catalogue?: boolean } = {}): P
     const dump = new Blob([readFileSync(template)]);
     return openDatabase({ dataDir: null, loadDataDir: dump });
   }
-  const name = `hdp_t_${process.pid}_${++counter}_${Math.random().toString(36).slice(2, 8)}`;
+  const name = `${setup.filePrefix}${process.pid}_${++counter}_${Math.random().toString(36).slice(2, 8)}`;
   const admin = new pg.Client({ connectionString: setup.adminUrl });
   await admin.connect();
   await admin.query(`CREATE DATABASE "${name}" TEMPLATE "${template}"`);

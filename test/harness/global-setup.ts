@@ -64,8 +64,22 @@ export default async function setup(project: TestProject): Promise<() => Promise
   const withCatalogue = await openDatabase({ url: u.toString(), dataDir: null });
   await importCatalogue(withCatalogue.prisma);
   await withCatalogue.close();
-  project.provide('database', { kind: 'pg', template, catalogueTemplate, adminUrl: url });
+  const filePrefix = `hdp_t_${process.pid}_`;
+  project.provide('database', {
+    kind: 'pg',
+    template,
+    catalogueTemplate,
+    adminUrl: url,
+    filePrefix,
+  });
   return async () => {
+    // the files' databases a file left open (its worker ended before it closed its app), then the templates
+    const { rows } = await admin.query<{ name: string }>(
+      `SELECT datname AS name FROM pg_database WHERE starts_with(datname, $1)`,
+      [filePrefix],
+    );
+    for (const { name } of rows)
+      await admin.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
     await admin.query(`DROP DATABASE IF EXISTS "${template}" WITH (FORCE)`);
     await admin.query(`DROP DATABASE IF EXISTS "${catalogueTemplate}" WITH (FORCE)`);
     await admin.end();
@@ -77,6 +91,13 @@ declare module 'vitest' {
     /** catalogueTemplate: the same database with the shipped food catalogue imported */
     database:
       | { kind: 'pglite'; template: string; catalogueTemplate: string }
-      | { kind: 'pg'; template: string; catalogueTemplate: string; adminUrl: string };
+      | {
+          kind: 'pg';
+          template: string;
+          catalogueTemplate: string;
+          adminUrl: string;
+          /** the start of every file's database name in this run (dropped at its end) */
+          filePrefix: string;
+        };
   }
 }
