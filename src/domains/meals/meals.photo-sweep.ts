@@ -6,7 +6,7 @@
  * each hour: it lets go of the photos of deleted meals, then removes their files.
  */
 import type { AuthedContext } from '../../graphql/context.ts';
-import { FIRST_SWEEP_AFTER_MS } from '../../platform/jobs.ts';
+import { registerSweep } from '../../platform/jobs.ts';
 import type { JobQueue } from '../../platform/jobs.ts';
 import { deletePhotos } from './meals.service.ts';
 
@@ -41,14 +41,9 @@ export async function sweepDeletedMealPhotos(
   return released.length;
 }
 
-/** Registers the hourly sweep on the app's job queue, first a minute after start (its timers end with the app). */
+/** Registers the hourly sweep on the app's job queue (its timers end with the app). */
 export function registerMealPhotoSweep(deps: SweepDeps & { jobs: JobQueue }): void {
-  deps.jobs.every(
-    MEAL_PHOTO_SWEEP_MS,
-    async () => {
-      const removed = await sweepDeletedMealPhotos(deps);
-      if (removed > 0) deps.log.info({ removed }, 'removed photos of meals deleted through sync');
-    },
-    FIRST_SWEEP_AFTER_MS,
+  registerSweep(deps, MEAL_PHOTO_SWEEP_MS, 'photos of meals deleted through sync', () =>
+    sweepDeletedMealPhotos(deps),
   );
 }

@@ -11,7 +11,8 @@ import type { AuthedContext } from '../../graphql/context.ts';
 import { newStorageKey } from '../../integrations/storage.ts';
 import type { UploadedFile } from '../../platform/photos.ts';
 import type { DbTx } from '../../db/client.ts';
-import { FIRST_SWEEP_AFTER_MS } from '../../platform/jobs.ts';
+import { Prisma } from '../../generated/prisma/client.ts';
+import { registerSweep } from '../../platform/jobs.ts';
 import type { JobQueue } from '../../platform/jobs.ts';
 
 /** Private storage folder of snoring clips (not a public media folder). */
@@ -196,16 +197,20 @@ export async function removeClipFiles(ctx: ClipDeps, keys: string[]): Promise<vo
  * NOTE: ownership. Only the caller's own clips (ctx.principal.userId), whoever's data they read:
  * a grantee's read never writes the owner's rows.
  */
-export async function sweepDeletedNightClips(ctx: AuthedContext): Promise<number> {
-  const userId = ctx.principal.userId;
-  const removed = await ctx.prisma.$queryRaw<{ key: string }[]>`
-    DELETE FROM snore_audio_clips c
-     USING snore_nights n
-     WHERE c.night_id = n.id AND c.user_id = ${userId}::int AND n.user_id = ${userId}::int
-       AND n.deleted_at IS NOT NULL
-    RETURNING c.key`;
+export function sweepDeletedNightClips(ctx: AuthedContext): Promise<number> {
+  return removeDeletedNightClips(ctx, Prisma.sql`AND c.user_id = ${ctx.principal.userId}::int`);
+}
+
+/** Removes clips of deleted nights that `filter` (more conditions on `c`, the clip, and a LIMIT) selects. */
+async function removeDeletedNightClips(deps: ClipDeps, filter: Prisma.Sql): Promise<number> {
+  const removed = await deps.prisma.$queryRaw<{ key: string }[]>`
+    DELETE FROM snore_audio_clips
+     WHERE id IN (SELECT c.id FROM snore_audio_clips c
+                    JOIN snore_nights n ON n.id = c.night_id AND n.user_id = c.user_id
+                   WHERE n.deleted_at IS NOT NULL ${filter})
+    RETURNING key`;
   await removeClipFiles(
-    ctx,
+    deps,
     removed.map((r) => r.key),
   );
   return removed.length;
@@ -219,35 +224,20 @@ export const SNORE_SWEEP_BATCH = 500;
 /**
  * The periodic side of sweepDeletedNightClips: removes the clips (rows, then files) of deleted
  * nights of any person, at most SNORE_SWEEP_BATCH a run, so that a person who never reads snoring
- * again does not keep the audio of a night they deleted (`limit`: clips a run, for tests). Like the per-person sweep it is one
- * DELETE ... RETURNING: two apps sweeping at once never remove a file twice. Answers how many.
+ * again does not keep the audio of a night they deleted (`limit`: clips a run, for tests). The
+ * per-person sweep's statement without the person: two apps sweeping at once never remove a file
+ * twice. Answers how many.
  */
-export async function sweepAllDeletedNightClips(
+export function sweepAllDeletedNightClips(
   deps: ClipDeps,
   limit = SNORE_SWEEP_BATCH,
 ): Promise<number> {
-  const removed = await deps.prisma.$queryRaw<{ key: string }[]>`
-    DELETE FROM snore_audio_clips
-     WHERE id IN (SELECT c.id FROM snore_audio_clips c
-                    JOIN snore_nights n ON n.id = c.night_id AND n.user_id = c.user_id
-                   WHERE n.deleted_at IS NOT NULL
-                   LIMIT ${limit})
-    RETURNING key`;
-  await removeClipFiles(
-    deps,
-    removed.map((r) => r.key),
-  );
-  return removed.length;
+  return removeDeletedNightClips(deps, Prisma.sql`LIMIT ${limit}`);
 }
 
-/** Registers the hourly sweep on the app's job queue, first a minute after start (its timers end with the app). */
+/** Registers the hourly sweep on the app's job queue (its timers end with the app). */
 export function registerSnoreClipSweep(deps: ClipDeps & { jobs: JobQueue }): void {
-  deps.jobs.every(
-    SNORE_SWEEP_MS,
-    async () => {
-      const removed = await sweepAllDeletedNightClips(deps);
-      if (removed > 0) deps.log.info({ removed }, 'removed clips of deleted snoring nights');
-    },
-    FIRST_SWEEP_AFTER_MS,
+  registerSweep(deps, SNORE_SWEEP_MS, 'clips of deleted snoring nights', () =>
+    sweepAllDeletedNightClips(deps),
   );
 }
