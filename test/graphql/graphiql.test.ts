@@ -1,5 +1,5 @@
 /**
- * GraphiQL at GET /graphql in a real browser (headless Chromium, /usr/bin/chromium) with no
+ * GraphiQL at GET /graphql in a real browser (headless Chromium, test/harness/browser.ts) with no
  * internet: the page must come whole from this server (every asset inlined, no CDN), compressed,
  * and run a query typed into its editor.
  */

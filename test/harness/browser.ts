@@ -1,24 +1,18 @@
 /**
- * Headless Debian Chromium (/usr/bin/chromium) through playwright-core, for testing our web pages
- * with no internet: pages may reach only the test server; every other request is aborted and
- * recorded so a test can assert that nothing tried to reach a CDN.
+ * Headless Chromium through playwright-core, for testing our web pages with no internet: pages may
+ * reach only the test server; every other request is aborted and recorded so a test can assert
+ * that nothing tried to reach a CDN. The browser is the one the @sparticuz/chromium package carries
+ * (its binary is in the npm tarball, nothing is downloaded); the global setup unpacks it once.
  */
-import { existsSync } from 'node:fs';
 import { chromium } from 'playwright-core';
-import { afterAll, beforeAll } from 'vitest';
+import { afterAll, beforeAll, inject } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 
-const CHROMIUM = '/usr/bin/chromium';
-
-/** Launches Chromium; fails with an install hint when it is missing (CI installs it). */
+/** Launches headless Chromium. */
 export async function launchChromium(): Promise<Browser> {
-  if (!existsSync(CHROMIUM)) {
-    throw new Error(
-      `Chromium is missing at ${CHROMIUM}: install it with "apt-get update && apt-get install -y chromium" (CI installs it)`,
-    );
-  }
   return chromium.launch({
-    executablePath: CHROMIUM,
+    executablePath: inject('chromium'),
+    headless: true,
     args: [
       '--no-sandbox',
       '--disable-gpu',

@@ -2,10 +2,13 @@
  * Builds one migrated template database per test run; every test file then starts from a copy.
  * Embedded (default): a PGlite data-dir dump. With TEST_DATABASE_URL (CI): a PostgreSQL template
  * database that files clone with CREATE DATABASE ... TEMPLATE.
- * First it rebuilds dist/ (scripts/build.mjs), so the tests that spawn `npm start` run these sources.
+ * First it rebuilds dist/ (scripts/build.mjs), so the tests that spawn `npm start` run these sources,
+ * and unpacks the headless Chromium that ships in the @sparticuz/chromium package (once per machine,
+ * before any worker can race on it; test/harness/browser.ts).
  */
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
+import chromium from '@sparticuz/chromium';
 import pg from 'pg';
 import type { TestProject } from 'vitest/node';
 import { openDatabase } from '../../src/db/database.ts';
@@ -17,6 +20,7 @@ export const TEMPLATE_DUMP = '/tmp/hdp-test/template.tar.gz';
 
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
   execFileSync(process.execPath, ['scripts/build.mjs'], { stdio: 'inherit' });
+  project.provide('chromium', await chromium.executablePath());
   const url = process.env.TEST_DATABASE_URL;
   const migrationsList = await readMigrationsList();
   if (!url) {
@@ -88,6 +92,8 @@ export default async function setup(project: TestProject): Promise<() => Promise
 
 declare module 'vitest' {
   export interface ProvidedContext {
+    /** the headless Chromium binary unpacked from @sparticuz/chromium */
+    chromium: string;
     /** catalogueTemplate: the same database with the shipped food catalogue imported */
     database:
       | { kind: 'pglite'; template: string; catalogueTemplate: string }
