@@ -27,11 +27,13 @@
  *   field still decides everything (auth, bounds, audit, 404) on the first run. A failure after the
  *   first chunk can no longer change the status: the connection is cut before the closing `]`, so
  *   a client sees an incomplete body, never a short but valid array.
+ * - `changes`: the sync pull's pages as one WatermelonDB answer (changes-responder.ts).
  * - `file`: a finished export's file (issue 16). The root field decides who may read which file
  *   and answers `{fileKey, fileName, contentType}`; the responder streams that file from
  *   DATA_DIR/exports (src/platform/export-files.ts) as an attachment, or 404 when it is gone.
  */
 import { once } from 'node:events';
+import { finished } from 'node:stream';
 import { gzipSync } from 'node:zlib';
 import busboy from 'busboy';
 import type { Request, RequestHandler, Response } from 'express';
@@ -40,7 +42,16 @@ import { httpErrorBody } from '../src/errors.ts';
 import { openExportFile } from '../src/platform/export-files.ts';
 import { snakeKeys } from '../src/wire.ts';
 
-export const RESPONDERS = ['multipart', 'preflight', 'cached', 'raw', 'stream', 'file'] as const;
+export const RESPONDERS = [
+  'multipart',
+  'preflight',
+  'cached',
+  'raw',
+  'stream',
+  'file',
+  // the sync pull's pages as one WatermelonDB answer: changes-responder.ts
+  'changes',
+] as const;
 
 export type Responder = (typeof RESPONDERS)[number];
 
@@ -71,9 +82,20 @@ const FIELD_LIMITS = {
   fieldNameSize: 100,
 };
 
+/** The answer to a multipart body that is not a whole form (cut short, malformed, or abandoned). */
+const MALFORMED: MultipartResult = {
+  ok: false,
+  status: 422,
+  detail: [{ loc: ['body'], msg: 'Malformed multipart/form-data body', type: 'value_error' }],
+};
+
 /**
  * Reads a multipart/form-data request with busboy. A request that is not multipart reads as an
  * empty form (the operation's required variables then answer 422 as missing).
+ *
+ * It must never leave a stream's 'error' unheard (busboy destroys the open file part with an error
+ * when the form ends early: unheard, that error ends the process) and must always settle: a form
+ * cut short, or a client that goes away mid-body, answers 422 (MALFORMED) and keeps no part.
  */
 export function readMultipart(req: Request, limits: MultipartLimits): Promise<MultipartResult> {
   let parser: busboy.Busboy;
@@ -90,9 +112,21 @@ export function readMultipart(req: Request, limits: MultipartLimits): Promise<Mu
   let total = 0;
   let tooLarge = false;
   let tooMany = false;
+  let failed = false;
   return new Promise((resolve) => {
+    // the request ending early (the client went away, before or while it is read) ends the parser
+    // with an error, which settles the promise below
+    const stopWatching = finished(req, { writable: false }, (err) => {
+      if (err) parser.destroy(err);
+    });
+    const settle = (result: MultipartResult): void => {
+      stopWatching();
+      resolve(result);
+    };
     parser.on('file', (name, stream, info) => {
       const chunks: Buffer[] = [];
+      // busboy destroys an unfinished file part with an error when the form ends early
+      stream.on('error', () => void (failed = true));
       stream.on('data', (chunk: Buffer) => {
         if (tooLarge) return;
         total += chunk.length;
@@ -108,7 +142,7 @@ export function readMultipart(req: Request, limits: MultipartLimits): Promise<Mu
         chunks.length = 0;
       });
       stream.on('close', () => {
-        if (tooLarge) return;
+        if (tooLarge || failed) return;
         const file = new File(
           [Buffer.concat(chunks) as Uint8Array<ArrayBuffer>],
           info.filename ?? name,
@@ -124,23 +158,21 @@ export function readMultipart(req: Request, limits: MultipartLimits): Promise<Mu
     });
     parser.on('filesLimit', () => void (tooMany = true));
     parser.on('error', () => {
+      failed = true;
       req.unpipe(parser);
-      resolve({
-        ok: false,
-        status: 422,
-        detail: [{ loc: ['body'], msg: 'Malformed multipart/form-data body', type: 'value_error' }],
-      });
+      settle(MALFORMED);
     });
     parser.on('close', () => {
+      if (failed) return; // settled by 'error'
       if (tooLarge) {
-        return resolve({
+        return settle({
           ok: false,
           status: 413,
           detail: `Request body too large: a file may have at most ${limits.maxFileBytes} bytes, all files together ${maxTotal}`,
         });
       }
       if (tooMany) {
-        return resolve({
+        return settle({
           ok: false,
           status: 422,
           detail: [
@@ -152,7 +184,7 @@ export function readMultipart(req: Request, limits: MultipartLimits): Promise<Mu
           ],
         });
       }
-      resolve({ ok: true, body });
+      settle({ ok: true, body });
     });
     req.pipe(parser);
   });

@@ -6,7 +6,9 @@
  * 100,000-record sync push is 17 MB of JSON; express.json held it twice, as a buffer and a string.)
  *
  * It answers what express.json answers, with the same error types (src/app.ts maps them): a body
- * that is not JSON `entity.parse.failed`, one nested deeper than MAX_JSON_DEPTH `TOO_DEEP` (checked
+ * that is not JSON `entity.parse.failed` (also one cut short: `[`, an array missing its `]`, which
+ * parseChunked alone answers with what it read), one that the client stopped sending
+ * `request.unreadable`, one nested deeper than MAX_JSON_DEPTH `TOO_DEEP` (checked
  * on the bytes as they arrive, before they are parsed), one over the limit `entity.too.large`
  * (counted after decompression, so a small gzip bomb cannot get past it), an unknown
  * Content-Encoding `encoding.unsupported`. The value is JSON.parse's, but for one case: a key
@@ -17,8 +19,10 @@
  * documented sync client does. Bodies in another charset than UTF-8 go to express.json.
  *
  * It must never buffer the whole body, never hand the parser a chunk that nests deeper than
- * MAX_JSON_DEPTH (each chunk is scanned before it is parsed), and never read past the limit.
+ * MAX_JSON_DEPTH (each chunk is scanned before it is parsed), never read past the limit, never
+ * take a document that did not end, and always settle (a client that goes away is an error).
  */
+import { finished } from 'node:stream';
 import type { Readable } from 'node:stream';
 import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
 import { parseChunked } from '@discoveryjs/json-ext';
@@ -96,6 +100,11 @@ function decodedStream(req: Request): Readable {
   }
   if (!decompress) return req;
   req.pipe(decompress);
+  // pipe() passes on no error: a request that ends early (the client went away) must end the
+  // decompressed stream too, or its reader waits for the rest forever
+  finished(req, { writable: false }, (err) => {
+    if (err) decompress.destroy(err);
+  });
   return decompress;
 }
 
@@ -177,7 +186,17 @@ async function readJsonStream(req: Request, limit: number): Promise<unknown> {
       const rest = decoder.decode();
       if (rest) yield rest;
     };
-    const value: unknown = await parseChunked(text);
+    // parseChunked answers what it has read when the text stops at the end of an element (`[`,
+    // `[{...}`): only the completed root value counts, so a body cut short is not JSON
+    let value: unknown;
+    let complete = false;
+    await parseChunked(text, {
+      onRootValue: (root: unknown) => {
+        value = root;
+        complete = true;
+      },
+    });
+    if (!complete) throw new SyntaxError('Unexpected end of JSON input');
     if (maybeProto) ownProtoKeys(value);
     return value;
   } catch (e) {

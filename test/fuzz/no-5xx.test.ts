@@ -13,9 +13,15 @@
  * error or a JSON-RPC internal error (the masked 500 of MCP). After each operation GET /healthz
  * answers 200. Failures are collected and reported together, grouped by class, as a bug list.
  *
+ * Issue 29: bodies cut short. Every route taking a body (and the MCP door) gets its valid body cut
+ * at seeded random points: the request ended there (also gzip-encoded), or the connection closed
+ * mid-body. Asserted: never a 5xx, a JSON body cut short is never taken (no 2xx), no uncaught
+ * exception in the process, and GET /healthz answers 200 after each route.
+ *
  * Credentials: a fresh user per operation (and a new one whenever the credential stops working),
  * so operations that end sessions or delete the account need no special case.
  */
+import { gzipSync } from 'node:zlib';
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
 import { SCOPES } from '../../src/auth/scopes.ts';
@@ -76,7 +82,16 @@ const ANONYMOUS_MCP_RUNS = 1;
 /** Targets per failure group shown with an example input and answer (the others by name). */
 const BODY_CLASSES = ['raw-deep', 'malformed-body', 'charset-bogus'] as const;
 const CLASSES = ['schema-valid', ...LEAF_CLASSES, ...BODY_CLASSES] as const;
-type InputClass = (typeof CLASSES)[number] | 'args-not-object';
+/**
+ * Bodies cut short (issue 29): the request ended after a prefix of the body, the same gzip-encoded
+ * (a whole gzip stream of the prefix, or the whole body's gzip stream cut), or the connection
+ * closed by the client mid-body.
+ */
+const CUTS = ['truncated', 'truncated-gzip', 'aborted'] as const;
+type Cut = (typeof CUTS)[number];
+/** Runs per (route, cut): the three together add about half a minute per database. */
+const CUT_RUNS: Record<Cut, number> = { truncated: 12, 'truncated-gzip': 4, aborted: 6 };
+type InputClass = (typeof CLASSES)[number] | 'args-not-object' | Cut;
 
 // Limits that would answer 429 to a fuzz run long before its inputs reach the code under test.
 // The shipped food catalogue is imported: food reads answer from real rows (and not 503). The AI
@@ -821,6 +836,105 @@ function checkMcp(
 }
 
 // ---------------------------------------------------------------------------------------------
+// Bodies cut short (issue 29): every route taking a body, and the MCP door
+
+/** Uncaught exceptions while the file runs: a vitest worker survives them, the server would not. */
+const uncaught: unknown[] = [];
+/** Uncaught exceptions already reported as a failure of the request they came with. */
+let uncaughtSeen = 0;
+const recordUncaught = (err: unknown): void => void uncaught.push(err);
+process.on('uncaughtException', recordUncaught);
+afterAll(() => void process.off('uncaughtException', recordUncaught));
+
+interface CutRequest extends RestRequest {
+  body: Buffer;
+  /** close the connection after the body instead of ending the request */
+  abort: boolean;
+}
+
+/**
+ * `whole` cut as `cut` says: run 0 at `end` (the most telling point: the closing bracket or
+ * boundary never comes), later runs at a random point (never empty, never whole).
+ */
+function cutBody(
+  whole: Buffer,
+  end: number,
+  type: string,
+  cut: Cut,
+  picks: number[],
+  run: number,
+): { body: Buffer; headers: Record<string, string> } {
+  const at = Math.max(1, run === 0 ? end : 1 + (picks[0] % (whole.length - 1)));
+  const headers: Record<string, string> = { 'content-type': type };
+  let body = whole.subarray(0, at);
+  if (cut === 'truncated-gzip') {
+    headers['content-encoding'] = 'gzip';
+    const zipped = gzipSync(whole);
+    body =
+      picks[1] % 2 === 0
+        ? gzipSync(body)
+        : zipped.subarray(0, 1 + (picks[2] % (zipped.length - 1)));
+  }
+  return { body, headers };
+}
+
+/** A REST operation's valid body (JSON, or a multipart form with a file part) cut short. */
+function cutRequest(op: RestOperation, cut: Cut, m: RestMaterial, run: number): CutRequest {
+  const path = op.path.replace(/\{(\w+)\}/g, (_, name: string) =>
+    encodeURIComponent(urlText(m.path[name] ?? '1')),
+  );
+  let whole: Buffer;
+  let type = 'application/json';
+  let end: number;
+  if (op.body?.kind === 'multipart') {
+    whole = multipartBody(multipartParts(op.body.schema, m.body), 'fuzzcut');
+    type = 'multipart/form-data; boundary=fuzzcut';
+    end = whole.lastIndexOf('\r\n--fuzzcut--'); // the last part is never closed
+  } else {
+    const text = jsonText(m.body);
+    whole = Buffer.from(text.length >= 2 ? text : '{}');
+    end = whole.length - 1; // the closing bracket never comes
+  }
+  const { body, headers } = cutBody(whole, end, type, cut, m.picks, run);
+  const shown = `(${cut}: ${body.length} of ${whole.length} bytes${headers['content-encoding'] ? ', gzip' : ''}) ${excerpt(path, 120)} [${type}] ${excerpt(textOf(body), 120)}`;
+  return { path, headers, body, abort: cut === 'aborted', shown };
+}
+
+/** The rules of a body cut short; `taken` names what a 2xx would mean (null: a 2xx may be right). */
+function checkCut(
+  fail: (problem: string) => void,
+  cut: Cut,
+  res: RawResponse,
+  taken: string | null,
+): void {
+  for (; uncaughtSeen < uncaught.length; uncaughtSeen++)
+    fail(
+      `uncaught exception (it ends the server): ${excerpt(String(uncaught[uncaughtSeen]), 120)}`,
+    );
+  if (res.status >= 500) return fail('5xx');
+  if (cut === 'aborted') return; // the answer, if any, may come before the client goes
+  if (res.status === 0) return fail(NO_ANSWER(res));
+  if (taken && res.status < 400) fail(taken);
+}
+
+/** Sends one cut request (with a deadline); an aborted one resolves when the connection closes. */
+function sendCut(
+  method: string,
+  req: CutRequest,
+  token: string | undefined,
+  extra: Record<string, string> = {},
+): Promise<RawResponse> {
+  return rawRequest(app.baseUrl, {
+    method,
+    path: req.path,
+    headers: { ...req.headers, ...extra, ...(token ? { authorization: `Bearer ${token}` } : {}) },
+    body: req.body,
+    abort: req.abort,
+    timeoutMs: TIMEOUT_MS,
+  });
+}
+
+// ---------------------------------------------------------------------------------------------
 // Report
 
 function report(surface: 'REST' | 'MCP'): string {
@@ -934,5 +1048,130 @@ describe('issue 10: no input causes a 5xx', () => {
       [...stats.largeErrors.keys()].filter((k) => k.startsWith('MCP ')),
       '4xx answers over 16 KB',
     ).toEqual([]);
+  }, 600_000);
+
+  it('issue 29: survives bodies cut short on every route taking one, MCP and /graphql', async () => {
+    const start = failures.length;
+    const bodyOps = REST_OPERATIONS.filter((op) => op.body);
+    for (const op of bodyOps) {
+      const admin = op.path.startsWith('/api/admin/');
+      let token = await loginBearer(admin);
+      for (const cut of CUTS) {
+        let run = 0;
+        await fc.assert(
+          fc.asyncProperty(restMaterial(op), async (m) => {
+            const req = cutRequest(op, cut, m, run++);
+            const res = await sendCut(op.method, req, token);
+            count('REST', op.key, res);
+            const fail = (problem: string): void => {
+              const [status, input, answer] = [res.status, req.shown, answerExcerpt(res)];
+              const target = op.key;
+              failures.push({
+                surface: 'REST',
+                target,
+                caller: 'signed-in',
+                cls: cut,
+                problem,
+                status,
+                input,
+                answer,
+              });
+            };
+            // a multipart form cut after its closing boundary (only the last CRLF missing) is whole
+            const taken = op.body?.kind === 'json' ? 'a JSON body cut short was taken (2xx)' : null;
+            checkCut(fail, cut, res, taken);
+            if (cut !== 'aborted' && res.status >= 400 && res.status < 500) {
+              const body = parseJson(res.body);
+              if (
+                !isJsonAnswer(res) ||
+                body === null ||
+                typeof body !== 'object' ||
+                !('detail' in body)
+              )
+                fail('4xx answer is not JSON with detail');
+            }
+            if (res.status === 401) token = await loginBearer(admin);
+          }),
+          { seed: seedFor('REST-cut', op.key, cut), numRuns: CUT_RUNS[cut] },
+        );
+      }
+      await checkHealth('REST', op.key);
+    }
+
+    // the other doors of a JSON body: MCP (tools/call envelopes of the listed tools) and /graphql
+    let token = await personalToken();
+    const doors = [
+      {
+        surface: 'MCP' as const,
+        path: MCP_PATH,
+        headers: { accept: 'application/json, text/event-stream' },
+        text: (tool: McpToolListing): string =>
+          jsonText({
+            jsonrpc: '2.0',
+            id: ++rpcId,
+            method: 'tools/call',
+            params: { name: tool.name, arguments: {} },
+          }),
+      },
+      {
+        surface: 'REST' as const,
+        path: '/graphql',
+        headers: { accept: 'application/json' },
+        text: (): string => jsonText({ query: '{ __typename }', variables: {} }),
+      },
+    ];
+    const material = fc.record({
+      tool: fc.constantFrom(...MCP_TOOLS),
+      picks: fc.array(fc.nat(), { minLength: 4, maxLength: 4 }),
+    });
+    for (const door of doors) {
+      for (const cut of CUTS) {
+        let run = 0;
+        await fc.assert(
+          fc.asyncProperty(material, async ({ tool, picks }) => {
+            const whole = Buffer.from(door.text(tool));
+            const cutAt = cutBody(whole, whole.length - 1, 'application/json', cut, picks, run++);
+            const req: CutRequest = {
+              path: door.path,
+              ...cutAt,
+              abort: cut === 'aborted',
+              shown: `(${cut}: ${cutAt.body.length} of ${whole.length} bytes) ${excerpt(textOf(cutAt.body), 140)}`,
+            };
+            const res = await sendCut('POST', req, token, door.headers);
+            if (door.surface === 'MCP') count('MCP', tool.name, res);
+            const fail = (problem: string): void => {
+              const [status, input, answer] = [res.status, req.shown, answerExcerpt(res)];
+              const target = `POST ${door.path}`;
+              failures.push({
+                surface: door.surface,
+                target,
+                caller: 'signed-in',
+                cls: cut,
+                problem,
+                status,
+                input,
+                answer,
+              });
+            };
+            checkCut(fail, cut, res, 'a JSON body cut short was taken (2xx)');
+            if (res.status === 401) token = await personalToken();
+          }),
+          { seed: seedFor('door-cut', door.path, cut), numRuns: 2 * CUT_RUNS[cut] },
+        );
+      }
+      await checkHealth(door.surface, `POST ${door.path}`);
+    }
+
+    const mine = failures.slice(start);
+    expect(
+      mine.length,
+      fuzzReport(
+        mine.map((f) => ({ ...f, who: f.caller })),
+        'failures of bodies cut short',
+        'routes',
+      ),
+    ).toBe(0);
+    expect(uncaught, 'uncaught exceptions (each would end the server)').toEqual([]);
+    console.log(`bodies cut short: ${bodyOps.length} REST routes taking a body, MCP and /graphql`);
   }, 600_000);
 });

@@ -1,7 +1,9 @@
 /**
  * A raw HTTP/1.1 client over node:http for tests that send what fetch will not: the request path
  * verbatim (no URL normalisation of `%2e%2e` or malformed escapes), a body on GET, any bytes with
- * any Content-Type. Every request has a deadline, so a hanging server is a result, not a stuck test.
+ * any Content-Type, a body cut short (a declared Content-Length the bytes never reach, or a client
+ * that closes the connection mid-body). Every request has a deadline, so a hanging server is a
+ * result, not a stuck test.
  */
 import { request } from 'node:http';
 import type { IncomingHttpHeaders } from 'node:http';
@@ -14,6 +16,14 @@ export interface RawRequest {
   body?: string | Buffer;
   /** milliseconds until the request is abandoned (default 15 s) */
   timeoutMs?: number;
+  /** the Content-Length to declare instead of the body's length (more than sent: the rest never comes) */
+  contentLength?: number;
+  /**
+   * Sends the body, then closes the connection without finishing the request (a client that goes
+   * away mid-upload; the declared length defaults to 1 KB more than the body). Resolves with status
+   * 0 once the connection is closed, or with the answer if one came first.
+   */
+  abort?: boolean;
 }
 
 export interface RawResponse {
@@ -38,7 +48,8 @@ export function rawRequest(baseUrl: string, req: RawRequest): Promise<RawRespons
         ? Buffer.from(req.body)
         : req.body;
   const headers: Record<string, string> = { ...req.headers };
-  if (body !== undefined) headers['content-length'] = String(body.length);
+  const declared = req.contentLength ?? (req.abort ? (body?.length ?? 0) + 1024 : body?.length);
+  if (declared !== undefined) headers['content-length'] = String(declared);
   return new Promise((resolve) => {
     let done = false;
     const finish = (r: RawResponse): void => {
@@ -75,6 +86,9 @@ export function rawRequest(baseUrl: string, req: RawRequest): Promise<RawRespons
       return failed(err as Error); // e.g. a path node:http refuses to send
     }
     out.on('error', failed);
-    out.end(body);
+    if (!req.abort) return void out.end(body);
+    out.on('close', () => failed(new Error('closed by the client')));
+    out.flushHeaders();
+    out.write(body ?? Buffer.alloc(0), () => out.destroy());
   });
 }
