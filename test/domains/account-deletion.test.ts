@@ -416,13 +416,13 @@ async function seedEverywhere(me: Person, other: Person): Promise<void> {
   for (const t of ALL_TABLES) await SEEDERS[nameOf(t)](prisma, me, other);
 }
 
-function authedContext(userId: number): AuthedContext {
+function authedContext(person: { user: { id: number }; sessionId: string }): AuthedContext {
   return {
     ...serviceContext(app),
     principal: {
       kind: 'session',
-      userId,
-      sessionId: 'test',
+      userId: person.user.id,
+      sessionId: person.sessionId,
       sessionKind: 'native',
       isAdmin: false,
       scopes: ALL_SCOPES,
@@ -575,7 +575,7 @@ describe('rows inserted while the deletion runs', () => {
     const me = await seedUser(app);
     const other = await seedUser(app);
     const passes: number[] = [];
-    const result = await deleteAccount(authedContext(me.user.id), {
+    const result = await deleteAccount(authedContext(me), {
       afterPass: async (pass) => {
         passes.push(pass);
         await seedEverywhere(me.user, other.user); // a job writing for the account between passes

@@ -1,6 +1,10 @@
 /**
  * Account deletion: every row keyed by the user in every table, then the user, then their files.
  *
+ * It starts by ending every credential of the account under a lock of the user row, once: of
+ * concurrent deletions of one account (one token or several, any door) one goes on and the others
+ * answer 401, as any request with an ended credential does (issue 29).
+ *
  * The tables are derived from the Prisma datamodel (every model with a relation to User, by its
  * foreign-key field), not listed by hand, so a domain added later is covered without touching this
  * file. Rows that name the person by address instead of by id (emailed sign-in codes, invitations
@@ -12,6 +16,7 @@
  * between. Stored files go after the rows are gone.
  */
 import { appError } from '../../errors.ts';
+import { credentialStillLive } from '../../auth/credential-live.ts';
 import type { Prisma } from '../../generated/prisma/client.ts';
 import { getDatamodel } from '../../generated/pothos-types.ts';
 import type { AuthedContext } from '../../graphql/context.ts';
@@ -19,7 +24,7 @@ import { mealPhotoKeys } from '../meals/index.ts';
 import { snoreAudioKeys } from '../snoring/index.ts';
 import { exportFileKeysOf } from '../export/index.ts';
 import { removeExportFile } from '../../platform/export-files.ts';
-import { clearCookiesOfWebCaller } from './account.sessions.ts';
+import { clearCookiesOfWebCaller, revokeAllCredentials } from './account.sessions.ts';
 
 /** Sweeps of the user's rows; the last one also deletes the user. */
 export const SWEEP_PASSES = 3;
@@ -92,23 +97,37 @@ export interface AccountDeletion {
   removedRows: number;
 }
 
+/**
+ * Ends every credential of the account, the caller's included, unless the caller's credential has
+ * already ended (another deletion or a sign-out everywhere committed since this request was
+ * authenticated): then it answers null. Answers the account's address.
+ */
+async function claimDeletion(ctx: AuthedContext): Promise<{ email: string } | null> {
+  const userId = ctx.principal.userId;
+  return ctx.prisma.$transaction(async (tx) => {
+    // NOTE: the user row stays locked until every credential is ended, so of concurrent deletions
+    // of one account (one token or several) exactly one goes on; the others find theirs ended.
+    const [user] = await tx.$queryRaw<
+      { email: string }[]
+    >`SELECT email FROM users WHERE id = ${userId} FOR UPDATE`;
+    if (!user || !(await credentialStillLive(tx, ctx.principal))) return null;
+    await revokeAllCredentials(tx, { userId, at: new Date() });
+    return user;
+  });
+}
+
+/** What a deleted account's credential gets (a deletion that lost a race to another). */
+const accountGone = (): Error => appError('UNAUTHENTICATED', 'Not authenticated');
+
 /** Permanently deletes the caller's account, every row keyed by it, and its stored files. */
 export async function deleteAccount(
   ctx: AuthedContext,
   options: DeleteAccountOptions = {},
 ): Promise<AccountDeletion> {
   const userId = ctx.principal.userId;
-  // Bumping the epoch first rejects every other session of the account from now on.
-  const user = await ctx.prisma.user
-    .update({
-      where: { id: userId },
-      data: { sessionEpoch: { increment: 1 } },
-      select: { email: true },
-    })
-    .catch((e: { code?: string }) => {
-      if (e.code === 'P2025') throw appError('NOT_FOUND', 'Account not found');
-      throw e;
-    });
+  // Every credential ends first: the account's other requests are refused from now on.
+  const user = await claimDeletion(ctx);
+  if (!user) throw accountGone();
   await ctx.credentials.revoked(userId);
   let removedRows = 0;
   // export files (DATA_DIR/exports), named by the jobs the sweep removes
@@ -126,7 +145,13 @@ export async function deleteAccount(
   }
   await ctx.prisma.$transaction(async (tx) => {
     removedRows += await sweepWithFiles(tx);
-    const gone = await tx.user.delete({ where: { id: userId }, select: { profilePhotoKey: true } });
+    const gone = await tx.user
+      .delete({ where: { id: userId }, select: { profilePhotoKey: true } })
+      .catch((e: unknown) => {
+        // deleted meanwhile by a deletion with a credential signed in after this one's claim
+        if ((e as { code?: string }).code === 'P2025') throw accountGone();
+        throw e;
+      });
     if (gone.profilePhotoKey) fileKeys.add(gone.profilePhotoKey);
   });
   for (const key of fileKeys) {

@@ -149,8 +149,9 @@ export interface RevokedCredentials {
 
 /**
  * Ends every credential of an account at once, inside the caller's transaction: the one place that
- * knows what "every credential" means, used by revoke-all and password reset. Each kind is rejected
- * on its next request (src/auth/authenticate.ts checks all of them on every request):
+ * knows what "every credential" means, used by revoke-all, password reset and account deletion
+ * (its first step). Each kind is rejected on its next request (src/auth/authenticate.ts checks all
+ * of them on every request):
  * - login tokens and cookies: the session epoch is bumped, so every one minted before is stale;
  * - personal tokens: revoked_at is set on each one not yet revoked;
  * - OAuth connections: revoked_at is set on each one, which ends its access and refresh tokens.

@@ -4,8 +4,9 @@
  * a replayed code or a reused rotated refresh token ends the connection. Tokens are opaque, 256
  * random bits behind a prefix; only their sha256 is stored.
  *
- * NOTE: every claim (a code's `used_at`, a refresh token's `rotated_at`) is a conditional update, so
- * two concurrent requests with one secret cannot both win.
+ * NOTE: every claim (a code's `used_at`, a refresh token's `rotated_at`, a grace retry's revocation
+ * of the successor) is a conditional update, so two concurrent requests with one secret cannot both
+ * win.
  */
 import { randomBytes } from 'node:crypto';
 import type { OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
@@ -21,7 +22,7 @@ export const ACCESS_TOKEN_TTL_MS = 3_600_000;
 export const CONNECTION_TTL_MS = 365 * 86_400_000;
 /**
  * A rotated refresh token presented again within this time, while its successor is unused, is a
- * client that lost our answer: it gets a new pair once more (docs/decisions.md).
+ * client that lost our answer: it gets a new pair once, and only once (docs/decisions.md).
  */
 export const REFRESH_GRACE_MS = 120_000;
 /** Housekeeping at each refresh: expired access tokens and old rotated refresh tokens go. */
@@ -95,20 +96,21 @@ async function issueTokens(
     scopes: grant.scopes,
     resource: grant.resource,
   };
-  await tx.oAuthToken.create({
-    data: {
-      ...common,
-      tokenHash: sha256(accessToken),
-      kind: 'access',
-      expiresAt: new Date(accessExpires),
-    },
-  });
   const refresh = await tx.oAuthToken.create({
     data: {
       ...common,
       tokenHash: sha256(refreshToken),
       kind: 'refresh',
       expiresAt: grant.connectionExpiresAt,
+    },
+  });
+  await tx.oAuthToken.create({
+    data: {
+      ...common,
+      tokenHash: sha256(accessToken),
+      kind: 'access',
+      expiresAt: new Date(accessExpires),
+      refreshId: refresh.id,
     },
   });
   return {
@@ -202,8 +204,8 @@ export interface RefreshOptions {
 
 /**
  * Rotates a refresh token: a new pair, the old one spent. A spent token presented again within the
- * grace while its successor is unused gets a new pair once more (the successor ends); any other
- * reuse ends the connection.
+ * grace while its successor is unused gets a new pair once more (the successor and its access token
+ * end); any other reuse, a second one within the grace included, ends the connection.
  */
 export async function refreshTokens(db: Db, options: RefreshOptions): Promise<OAuthTokens> {
   const now = new Date();
@@ -251,7 +253,11 @@ export async function refreshTokens(db: Db, options: RefreshOptions): Promise<OA
       return refused('invalid_grant', 'Refresh token was already used: authorize again');
     }
     const { tokens, refreshId } = await issueTokens(tx, grant);
-    await tx.oAuthToken.update({ where: { id: row.id }, data: { successorId: refreshId } });
+    // NOTE: a grace retry leaves `successorId` on the successor it ended, so the spent token's next
+    // presentation finds that one revoked and ends the connection: the grace serves once.
+    if (claimed.count === 1) {
+      await tx.oAuthToken.update({ where: { id: row.id }, data: { successorId: refreshId } });
+    }
     await tx.oAuthToken.deleteMany({
       where: {
         connectionId: connection.id,
@@ -272,18 +278,30 @@ export async function refreshTokens(db: Db, options: RefreshOptions): Promise<OA
 
 /**
  * Whether a spent refresh token may be used once more: rotated within the grace and its successor
- * neither used nor revoked. If so the successor ends (the client never received it).
+ * neither used nor revoked (a revoked successor means its grace was already used). If so the
+ * successor ends, with the access token issued beside it (the client never received them).
  */
 async function withinGrace(tx: DbTx, tokenId: number, now: Date): Promise<boolean> {
   const spent = await tx.oAuthToken.findUniqueOrThrow({ where: { id: tokenId } });
   if (!spent.rotatedAt || now.getTime() - spent.rotatedAt.getTime() > REFRESH_GRACE_MS)
     return false;
   if (spent.successorId === null) return false;
+  // NOTE: conditional, so of concurrent retries one ends the successor and the others end the connection
   const ended = await tx.oAuthToken.updateMany({
     where: { id: spent.successorId, rotatedAt: null, revokedAt: null },
     data: { revokedAt: now },
   });
-  return ended.count === 1;
+  if (ended.count === 0) return false;
+  await tx.oAuthToken.updateMany({
+    where: {
+      connectionId: spent.connectionId,
+      kind: 'access',
+      refreshId: spent.successorId,
+      revokedAt: null,
+    },
+    data: { revokedAt: now },
+  });
+  return true;
 }
 
 /**

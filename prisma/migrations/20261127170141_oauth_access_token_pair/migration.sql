@@ -1,0 +1,2 @@
+-- AlterTable
+ALTER TABLE "oauth_tokens" ADD COLUMN     "refresh_id" INTEGER;
