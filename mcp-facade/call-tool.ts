@@ -75,13 +75,21 @@ function withoutFacadeArguments(tool: RegisteredTool, args: Arguments): Argument
   return rest;
 }
 
-/** Arguments the tool does not declare (its inputSchema), refused whatever their name. */
+/**
+ * Arguments the tool does not declare (its inputSchema), refused whatever their name. NOTE:
+ * `__proto__`, `constructor` and `prototype` too (issue 29): an own `__proto__` key (JSON.parse
+ * makes one) is listed by Object.keys, and an argument object whose prototype is not a plain
+ * object's had a `__proto__` key assigned by whatever parsed it, which counts as sending it.
+ */
 function undeclaredArguments(
   tool: RegisteredTool,
   args: Arguments,
   ctx: Context,
 ): CallToolResult | null {
   const extra = Object.keys(args).filter((k) => !tool.acceptedArguments.has(k));
+  const proto: unknown = Object.getPrototypeOf(args);
+  if (proto !== Object.prototype && proto !== null && !extra.includes('__proto__'))
+    extra.unshift('__proto__');
   if (!extra.length) return null;
   const issues = extra.map((k) => ({
     loc: [k],

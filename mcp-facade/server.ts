@@ -95,6 +95,14 @@ function isObject(value: unknown): value is Record<string, unknown> {
   return !!value && typeof value === 'object' && !Array.isArray(value);
 }
 
+/** The arguments object of a tools/call message as parsed from the body (own keys as sent). */
+function sentArguments(message: unknown): Record<string, unknown> | undefined {
+  if (!isObject(message) || message.method !== 'tools/call' || !isObject(message.params))
+    return undefined;
+  const args = message.params.arguments;
+  return isObject(args) ? args : undefined;
+}
+
 /** The SDK's schema of each request a client sends (initialize, tools/list, tools/call, ...). */
 const REQUEST_SCHEMAS: ReadonlyMap<string, (typeof ClientRequestSchema.options)[number]> = new Map(
   ClientRequestSchema.options.map((schema) => [schema.shape.method.value, schema]),
@@ -191,12 +199,15 @@ const jsonSchemaValidator = new AjvJsonSchemaValidator();
 /**
  * The SDK server of one request: tools/list and tools/call read the registry through `door`, so a
  * tool the door does not offer is neither listed nor callable (-32602 Unknown tool, as for no tool).
+ * `message` is the request's one JSON-RPC message as parsed from its body: a call's arguments are
+ * taken from it as sent.
  */
 export function mcpServer(
   registry: ToolRegistry,
   ctx: Context,
   deps: CallToolDeps,
   door: McpDoor = 'pat',
+  message?: unknown,
 ): Server {
   const server = new Server(
     { name: 'health-platform', version: PACKAGE.version },
@@ -209,7 +220,10 @@ export function mcpServer(
   server.setRequestHandler(CallToolRequestSchema, (request, extra) => {
     const tool = registry.find(request.params.name, door);
     if (!tool) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${request.params.name}`);
-    const call = () => callTool(tool, request.params.arguments ?? {}, ctx, deps);
+    // NOTE: the arguments as the client sent them (the POST's one message): the SDK's own parse
+    // drops a `__proto__` key, which the call path must see to refuse it like any undeclared one
+    const args = sentArguments(message) ?? request.params.arguments ?? {};
+    const call = () => callTool(tool, args, ctx, deps);
     const progressToken = request.params._meta?.progressToken;
     if (!tool.row.stream || progressToken === undefined) return call();
     // a streaming tool: each piece of text is a progress notification on this call's SSE stream
@@ -405,7 +419,7 @@ export function createMcpRouter(options: McpFacadeOptions): Router {
   }
 
   router.post(path, async (req, res) => {
-    const server = mcpServer(registry, res.locals.mcpContext as Context, deps, door);
+    const server = mcpServer(registry, res.locals.mcpContext as Context, deps, door, req.body);
     const transport = new StreamableHTTPServerTransport({
       sessionIdGenerator: undefined,
       // JSON answers, but server-sent events for a call of a streaming tool (McpTool.stream)

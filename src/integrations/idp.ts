@@ -6,12 +6,16 @@
  * src/domains/identity/.
  *
  * It must never accept a token that fails any check: signature by a key of the provider's set,
- * `iss`, `aud`, `exp` (30 s clock tolerance), an asymmetric algorithm, and a `sub`.
+ * `iss`, `aud`, `exp` (30 s clock tolerance), an asymmetric algorithm, and a `sub`. Whose fault a
+ * failure is decides its answer: the token's is a 401; the provider's (a key set that cannot be
+ * fetched, is not JSON or not a key set, or whose key named by the token's `kid` is unusable) is
+ * a 502 (issue 29); too slow a 504.
  */
-import { createRemoteJWKSet, errors, jwtVerify } from 'jose';
-import type { JWTPayload, JWTVerifyGetKey } from 'jose';
+import { createRemoteJWKSet, decodeProtectedHeader, errors, importJWK, jwtVerify } from 'jose';
+import type { JWK, JWTPayload } from 'jose';
 import type { Config, IdentityProviderConfig } from '../config.ts';
 import { appError } from '../errors.ts';
+import { upstreamError } from './upstream.ts';
 
 /** What a verified ID token says about the person. */
 export interface VerifiedIdentity {
@@ -45,18 +49,63 @@ const ALGORITHMS = [
 ];
 const CLOCK_TOLERANCE_SECONDS = 30;
 
+type RemoteKeySet = ReturnType<typeof createRemoteJWKSet>;
+
+/** What the 502 of a provider's key set says it was asked. */
+const KEYS_WHAT = 'serve its signing keys';
+
 /** Key-set failures are the provider's (or the network's), not the caller's. */
-function upstreamError(e: unknown, provider: string): Error | null {
+function keySetError(e: unknown, provider: string): Error | null {
   if (e instanceof errors.JWKSTimeout)
-    return appError('UPSTREAM_TIMEOUT', `The ${provider} key set did not answer in time`);
+    return appError(
+      'UPSTREAM_TIMEOUT',
+      `The ${provider} key set did not answer in time; try again later`,
+    );
   if (
     e instanceof errors.JWKSInvalid ||
     !(e instanceof errors.JOSEError) ||
     e.code === 'ERR_JOSE_GENERIC'
   ) {
-    return appError('UPSTREAM_FAILED', `The ${provider} key set could not be fetched`);
+    return upstreamError(`the ${provider} key set`, KEYS_WHAT);
   }
   return null;
+}
+
+/** The key type each family of algorithms verifies with (RS256 -> RSA, ES256 -> EC, EdDSA -> OKP). */
+function ktyOf(alg: string): string {
+  if (alg.startsWith('RS') || alg.startsWith('PS')) return 'RSA';
+  return alg.startsWith('ES') ? 'EC' : 'OKP';
+}
+
+/**
+ * Whether the set holds a key with the token's `kid` that no token could be verified with: no
+ * key type, a type its own `alg` does not use, or key material that does not import. A kid the set
+ * does not hold, or a sound key of another type than the token's algorithm, is the token's fault.
+ */
+async function namedKeyUnusable(keySet: RemoteKeySet, idToken: string): Promise<boolean> {
+  let header: { kid?: unknown; alg?: unknown };
+  try {
+    header = decodeProtectedHeader(idToken);
+  } catch {
+    return false;
+  }
+  const { kid } = header;
+  if (typeof kid !== 'string' || typeof header.alg !== 'string') return false;
+  const named = (keySet.jwks()?.keys ?? []).filter((k: JWK) => k?.kid === kid);
+  for (const key of named) {
+    if (typeof key.kty !== 'string') return true;
+    const alg = typeof key.alg === 'string' ? key.alg : header.alg;
+    if (key.kty !== ktyOf(alg)) {
+      if (key.alg !== undefined) return true; // the key contradicts its own alg
+      continue;
+    }
+    try {
+      await importJWK(key, alg);
+    } catch {
+      return true;
+    }
+  }
+  return false;
 }
 
 function claimString(payload: JWTPayload, name: string): string | null {
@@ -67,8 +116,8 @@ function claimString(payload: JWTPayload, name: string): string | null {
 export function createIdentityProviders(
   config: Pick<Config, 'identityProviders' | 'IDP_TIMEOUT_MS'>,
 ): IdentityProviders {
-  const keySets = new Map<string, JWTVerifyGetKey>();
-  const keySetOf = (p: IdentityProviderConfig): JWTVerifyGetKey => {
+  const keySets = new Map<string, RemoteKeySet>();
+  const keySetOf = (p: IdentityProviderConfig): RemoteKeySet => {
     let set = keySets.get(p.name);
     if (!set) {
       set = createRemoteJWKSet(new URL(p.jwksUrl), { timeoutDuration: config.IDP_TIMEOUT_MS });
@@ -92,7 +141,11 @@ export function createIdentityProviders(
           requiredClaims: ['sub', 'exp'],
         }));
       } catch (e) {
-        throw upstreamError(e, provider) ?? appError('UNAUTHENTICATED', 'Invalid identity token');
+        const upstream = keySetError(e, provider);
+        if (upstream) throw upstream;
+        if (await namedKeyUnusable(keySetOf(p), idToken))
+          throw upstreamError(`the ${provider} key set`, KEYS_WHAT);
+        throw appError('UNAUTHENTICATED', 'Invalid identity token');
       }
       const subject = claimString(payload, 'sub');
       if (!subject) throw appError('UNAUTHENTICATED', 'Invalid identity token');

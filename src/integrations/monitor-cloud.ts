@@ -15,6 +15,7 @@
 import { z } from 'zod';
 import type { Config } from '../config.ts';
 import { appError } from '../errors.ts';
+import { parsedAnswer, upstreamError } from './upstream.ts';
 
 type MonitorConfig = Pick<Config, 'MONITOR_API_BASE' | 'MONITOR_TOKEN_URL' | 'MONITOR_TIMEOUT_MS'>;
 
@@ -89,18 +90,26 @@ async function call(config: MonitorConfig, url: string, init: RequestInit): Prom
   }
 }
 
-/** Parses a 2xx answer with `schema`; anything else from the cloud is a 502. */
+const SERVICE = 'the room-monitor cloud';
+
+/**
+ * Parses a 2xx answer with `schema`; anything else from the cloud (an error status, a body that is
+ * not JSON or lacks the fields) is a 502. `what` is what the cloud was asked to do.
+ */
 async function parse<T>(res: Response, schema: z.ZodType<T>, what: string): Promise<T> {
   if (!res.ok) {
     await res.body?.cancel();
-    throw appError('UPSTREAM_FAILED', `The room-monitor cloud failed to answer ${what}`, {
+    throw appError('UPSTREAM_FAILED', `The room-monitor cloud failed to ${what}; try again later`, {
       detail: { code: 'monitor_cloud_failed', status: res.status },
     });
   }
-  const parsed = schema.safeParse(await res.json().catch(() => undefined));
-  if (!parsed.success)
-    throw appError('UPSTREAM_FAILED', `The room-monitor cloud answered ${what} unreadably`);
-  return parsed.data;
+  let body: unknown;
+  try {
+    body = await res.json();
+  } catch {
+    throw upstreamError(SERVICE, what);
+  }
+  return parsedAnswer(body, schema, { service: SERVICE, what });
 }
 
 /**
@@ -134,7 +143,7 @@ export async function fetchMonitorToken(
       },
     });
   }
-  return (await parse(res, TokenAnswer, 'the token request')).access_token;
+  return (await parse(res, TokenAnswer, 'issue a token')).access_token;
 }
 
 /** The devices of the token's account. */
@@ -145,7 +154,7 @@ export async function fetchMonitorDevices(
   const res = await call(config, `${baseOf(config)}/v1/devices`, {
     headers: { authorization: `Bearer ${token}`, accept: 'application/json' },
   });
-  const answer = await parse(res, DevicesAnswer, 'the devices list');
+  const answer = await parse(res, DevicesAnswer, 'list the devices');
   return answer.devices.map((d) => ({
     serialNumber: d.id,
     deviceType: d.deviceType ?? null,
@@ -171,7 +180,7 @@ export async function fetchMonitorSamples(
     const res = await call(config, `${baseOf(config)}${path}`, {
       headers: { authorization: `Bearer ${token}`, accept: 'application/json' },
     });
-    const { data, cursor: next } = await parse(res, SamplesAnswer, 'the samples request');
+    const { data, cursor: next } = await parse(res, SamplesAnswer, 'send the samples');
     data.time.forEach((time, i) =>
       samples.push({
         time,

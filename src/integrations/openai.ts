@@ -6,10 +6,19 @@
  *
  * It must never read process.env itself (config.ts is the only reader, so every SDK setting that
  * would fall back to an environment variable is given explicitly), and the SDK never retries on its
- * own: retries, caps and budgets are the caller's decision (`maxRetries: 0`).
+ * own: retries, caps and budgets are the caller's decision (`maxRetries: 0`). Every completion is
+ * checked for the fields the features read (`createCompletion`, `checkedCompletion`): an answer
+ * that is not JSON or lacks them is a 502, never a 500 (issue 29).
  */
 import OpenAI from 'openai';
+import type {
+  ChatCompletion,
+  ChatCompletionCreateParamsNonStreaming,
+} from 'openai/resources/chat/completions';
+import { z } from 'zod';
 import type { Config } from '../config.ts';
+import type { Logger } from '../logger.ts';
+import { checkedAnswer, upstreamError } from './upstream.ts';
 
 /** The client the AI features call (the SDK's own class). */
 export type ModelClient = OpenAI;
@@ -36,4 +45,59 @@ export function createModelClient(
     project: null,
     webhookSecret: null,
   });
+}
+
+/** Who answers, as the 502's message names it. */
+const SERVICE = 'the AI model';
+const WHAT = 'complete the chat';
+
+/** The fields of a chat completion the AI features read (extra fields are fine). */
+const COMPLETION = z.object({
+  choices: z.array(
+    z.object({
+      message: z.object({
+        content: z.string().nullish(),
+        tool_calls: z
+          .array(
+            z.union([
+              z.object({
+                id: z.string(),
+                type: z.literal('function'),
+                function: z.object({ name: z.string(), arguments: z.string() }),
+              }),
+              z.object({ type: z.string().refine((t) => t !== 'function') }),
+            ]),
+          )
+          .nullish(),
+      }),
+    }),
+  ),
+  usage: z
+    .object({ prompt_tokens: z.number().optional(), completion_tokens: z.number().optional() })
+    .nullish(),
+});
+
+/** `completion` when it has the fields the features read, else a 502 (UPSTREAM_FAILED). */
+export function checkedCompletion(completion: ChatCompletion, log?: Logger): ChatCompletion {
+  return checkedAnswer(completion, COMPLETION, { service: SERVICE, what: WHAT, log });
+}
+
+/**
+ * One chat completion (not streamed), checked: a body that is not JSON (the SDK's parse fails)
+ * or lacks the fields the features read is a 502; the SDK's own errors pass through as they are.
+ */
+export async function createCompletion(
+  client: ModelClient,
+  body: ChatCompletionCreateParamsNonStreaming,
+  log?: Logger,
+): Promise<ChatCompletion> {
+  let completion: ChatCompletion;
+  try {
+    completion = await client.chat.completions.create(body);
+  } catch (error) {
+    // NOTE: the SDK parses a JSON content type with response.json(): its SyntaxError is the answer's fault
+    if (error instanceof SyntaxError) throw upstreamError(SERVICE, WHAT);
+    throw error;
+  }
+  return checkedCompletion(completion, log);
 }

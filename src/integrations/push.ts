@@ -7,8 +7,11 @@
  * that gateway in the platform's own shape (APNs: `POST /3/device/<token>`; FCM:
  * `POST /v1/projects/<project>/messages:send`), so a relay holding the APNs key and the FCM service
  * account forwards it as is (the suite points it at test/fakes/push.ts).
- * It must never throw for a refused or unreachable push: one bad device never stops the others.
+ * It must never throw for a refused or unreachable push, or for any answer body (issue 29): one
+ * bad device never stops the others, and a push never fails the request that sent it. A 2xx is the
+ * service's acceptance whatever its body; the body is read only to tell a dead token.
  */
+import { z } from 'zod';
 import type { Config } from '../config.ts';
 import type { Logger } from '../logger.ts';
 
@@ -78,13 +81,22 @@ export function fcmRequest(token: string, message: PushMessage): Record<string, 
 
 const SEND_TIMEOUT_MS = 10_000;
 
-/** Whether an FCM error body says the token is no longer registered. */
+/** The part of an FCM error body that says a token is no longer registered. */
+const FcmError = z.object({
+  error: z.object({
+    status: z.unknown(),
+    details: z.array(z.unknown()).catch([]),
+  }),
+});
+
+/** Whether an FCM error body (any JSON, or null) says the token is no longer registered. */
 function fcmUnregistered(body: unknown): boolean {
-  const error = (body as { error?: { status?: string; details?: { errorCode?: string }[] } })
-    ?.error;
+  const parsed = FcmError.safeParse(body);
+  if (!parsed.success) return false;
+  const { status, details } = parsed.data.error;
   return (
-    error?.status === 'NOT_FOUND' ||
-    (error?.details ?? []).some((d) => d?.errorCode === 'UNREGISTERED')
+    status === 'NOT_FOUND' ||
+    details.some((d) => (d as { errorCode?: unknown } | null)?.errorCode === 'UNREGISTERED')
   );
 }
 
@@ -121,7 +133,7 @@ function httpSender(config: Config, url: string, log: Logger): PushSender {
         const body: unknown = await res.json().catch(() => null);
         if (res.ok) return 'sent';
         // APNs: 410 Unregistered (also 400 BadDeviceToken); FCM: 404 UNREGISTERED
-        const reason = (body as { reason?: string } | null)?.reason;
+        const reason = (body as { reason?: unknown } | null)?.reason;
         if (ios && (res.status === 410 || reason === 'BadDeviceToken')) return 'invalid_token';
         if (!ios && fcmUnregistered(body)) return 'invalid_token';
         log.warn({ status: res.status, platform: device.platform }, 'push refused');

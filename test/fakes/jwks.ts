@@ -1,7 +1,9 @@
 /**
  * A fake identity provider: a real HTTP server publishing a JSON Web Key Set (keys made with jose's
  * generateKeyPair) and signing ID tokens with SignJWT. Other paths misbehave on purpose:
- * /broken answers 500, /slow never answers (for timeouts).
+ * /broken answers 500, /slow never answers (for timeouts), /malformed (and any path under it, for
+ * providers of their own) answers 200 with the body `answerMalformed` set (a key set that is not
+ * JSON, of the wrong shape, or with unusable keys).
  */
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -28,6 +30,12 @@ export interface FakeIdp {
   brokenJwksUrl: string;
   /** a key set URL that never answers */
   slowJwksUrl: string;
+  /** a key set URL answering 200 with the body of `answerMalformed` (also `<it>/<anything>`) */
+  malformedJwksUrl: string;
+  /** what /malformed answers from now on (JSON content type unless given) */
+  answerMalformed(body: string, contentType?: string): void;
+  /** the published key as a JWK (to build malformed variants of it) */
+  publicJwk: Record<string, unknown>;
   /** how many times the key set was fetched */
   fetches: number;
   /** an ID token with these claims (iss, aud, sub, email ... as given) */
@@ -42,12 +50,15 @@ export async function startFakeIdp(): Promise<FakeIdp> {
   const jwk = { ...(await exportJWK(publicKey)), kid: 'test-key-1', alg: 'RS256', use: 'sig' };
   const hanging = new Set<import('node:http').ServerResponse>();
   const fake = { fetches: 0 } as FakeIdp;
+  let malformed = { body: '{}', contentType: 'application/json' };
   const server = createServer((req, res) => {
     if (req.url === '/keys') {
       fake.fetches++;
       res
         .writeHead(200, { 'content-type': 'application/json' })
         .end(JSON.stringify({ keys: [jwk] }));
+    } else if (req.url?.startsWith('/malformed')) {
+      res.writeHead(200, { 'content-type': malformed.contentType }).end(malformed.body);
     } else if (req.url === '/broken') {
       res.writeHead(500).end('oops');
     } else if (req.url === '/slow') {
@@ -68,6 +79,10 @@ export async function startFakeIdp(): Promise<FakeIdp> {
     jwksUrl: `${url}/keys`,
     brokenJwksUrl: `${url}/broken`,
     slowJwksUrl: `${url}/slow`,
+    malformedJwksUrl: `${url}/malformed`,
+    answerMalformed: (body: string, contentType = 'application/json') =>
+      void (malformed = { body, contentType }),
+    publicJwk: jwk as Record<string, unknown>,
     foreignKey: foreign.privateKey,
     sign: (claims: JWTPayload, options: SignOptions = {}) =>
       new SignJWT(claims)

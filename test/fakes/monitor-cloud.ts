@@ -3,8 +3,8 @@
  * calls (src/integrations/monitor-cloud.ts, modelled on Airthings'): `POST /v1/token` (JSON
  * client-credentials grant; 401 `invalid_client` for unknown credentials), `GET /v1/devices` and
  * `GET /v1/devices/{serial}/samples?start&end[&cursor]` (bearer; parallel columns, `PAGE` samples a
- * page with a cursor). Accounts, devices and samples are what the test adds; `fail` and `delay`
- * break the next answers. Every request is recorded. Closed after the test file.
+ * page with a cursor). Accounts, devices and samples are what the test adds; `fail`, `delay` and
+ * `answerRaw` break the next answers. Every request is recorded. Closed after the test file.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { startHttpFake } from './http-fake.ts';
@@ -45,6 +45,15 @@ export interface FakeMonitorCloud {
   fail(status: number, times?: number): void;
   /** the next request answers after `ms` */
   delay(ms: number): void;
+  /**
+   * The next request whose `METHOD /path` matches `request` (default: the next request) is
+   * answered with this raw body, status 200 and a JSON content type unless given: a malformed
+   * answer (`{}`, text that is not JSON, a field of the wrong type).
+   */
+  answerRaw(
+    body: string,
+    options?: { request?: RegExp; status?: number; contentType?: string },
+  ): void;
 }
 
 interface Account {
@@ -59,6 +68,7 @@ export async function startFakeMonitorCloud(): Promise<FakeMonitorCloud> {
   const failures: number[] = [];
   let delayNext = 0;
   let tokenSeq = 0;
+  const raw: { body: string; request?: RegExp; status?: number; contentType?: string }[] = [];
 
   const json = (res: ServerResponse, status: number, body: unknown) => {
     res.writeHead(status, { 'content-type': 'application/json' });
@@ -86,6 +96,14 @@ export async function startFakeMonitorCloud(): Promise<FakeMonitorCloud> {
     });
     const failure = failures.shift();
     if (failure) return json(res, failure, { error: 'fake failure' });
+    const at = raw.findIndex((r) => !r.request || r.request.test(`${req.method} ${url.pathname}`));
+    if (at >= 0) {
+      const [next] = raw.splice(at, 1);
+      res.writeHead(next.status ?? 200, {
+        'content-type': next.contentType ?? 'application/json',
+      });
+      return res.end(next.body);
+    }
 
     if (req.method === 'POST' && url.pathname === '/v1/token') {
       const b = (body ?? {}) as Record<string, unknown>;
@@ -157,5 +175,6 @@ export async function startFakeMonitorCloud(): Promise<FakeMonitorCloud> {
     delay: (ms) => {
       delayNext = ms;
     },
+    answerRaw: (body, options = {}) => void raw.push({ ...options, body }),
   };
 }

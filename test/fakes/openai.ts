@@ -5,8 +5,8 @@
  * message parts, `response_format` (`json_schema` and `json_object`) and `stream: true` (server-sent
  * chunks ending with `data: [DONE]`).
  *
- * Deterministic: each request takes the next queued answer (`reply`, `fail`, `malformed`), else
- * the default answer; `delay` holds the next answer back. Usage is computed, never random: prompt
+ * Deterministic: each request takes the next queued answer (`reply`, `fail`, `malformed`,
+ * `answerRaw`), else the default answer; `delay` holds the next answer back. Usage is computed, never random: prompt
  * tokens are ceil(characters of text parts / 4) plus 85 per image, completion tokens
  * ceil(characters of the answer / 4); a stream ends with a usage chunk (`choices: []`). Every
  * request is recorded (`requests`) with its parsed body and headers. Closed after the test file.
@@ -73,7 +73,8 @@ type Answer =
   | { kind: 'content'; content: string }
   | { kind: 'tools'; calls: FakeToolCall[] }
   | { kind: 'fail'; status: number; body: unknown }
-  | { kind: 'malformed' };
+  | { kind: 'malformed' }
+  | { kind: 'raw'; body: string; contentType: string };
 
 export interface FakeOpenAI {
   /** base URL for the SDK (OPENAI_BASE_URL), http://127.0.0.1:<port>/v1 */
@@ -97,6 +98,11 @@ export interface FakeOpenAI {
   fail(status: number, body?: unknown): void;
   /** Queues an answer whose message content is not JSON (a truncated object). */
   malformed(): void;
+  /**
+   * Queues an answer that breaks the protocol: this raw body, status 200, with a JSON content type
+   * unless given (`{}`, text that is not JSON, a stream of chunks without `choices`).
+   */
+  answerRaw(body: string, contentType?: string): void;
   /** Holds the next answer back this long, in ms (a client timeout aborts it). */
   delay(ms: number): void;
   /** Image URLs (data: or http) in one recorded request's messages, in order. */
@@ -248,6 +254,11 @@ export async function startFakeOpenAI(options: StartFakeOpenAIOptions = {}): Pro
   ): void => {
     const requestId = `req_fake_${n}`;
     if (next.kind === 'fail') return json(res, next.status, next.body, requestId);
+    if (next.kind === 'raw') {
+      if (res.destroyed) return;
+      res.writeHead(200, { 'content-type': next.contentType, 'x-request-id': requestId });
+      return void res.end(next.body);
+    }
     const calls = next.kind === 'tools' ? next.calls : null;
     const content =
       next.kind === 'malformed' ? MALFORMED_CONTENT : next.kind === 'tools' ? '' : next.content;
@@ -397,6 +408,8 @@ export async function startFakeOpenAI(options: StartFakeOpenAIOptions = {}): Pro
         body: body ?? errorBody(status, `Fake failure ${status}`, 'server_error'),
       }),
     malformed: () => void queue.push({ kind: 'malformed' }),
+    answerRaw: (body, contentType = 'application/json') =>
+      void queue.push({ kind: 'raw', body, contentType }),
     delay: (ms) => void (pendingDelay = ms),
     imagesOf: (request) =>
       request.body

@@ -4,7 +4,7 @@
  * `POST /v1/projects/<project>/messages:send`. It records every request (platform, token, headers,
  * parsed body) and answers as the real services do: 200 (APNs with an `apns-id`, FCM with the
  * message name), or for a token marked dead APNs 410 `{"reason":"Unregistered"}` and FCM 404
- * `UNREGISTERED`; `failNext` answers the next request 500. Closed after the test file.
+ * `UNREGISTERED`; `failNext` answers the next request 500, `answerRaw` with a body of its choosing. Closed after the test file.
  */
 import type { IncomingHttpHeaders } from 'node:http';
 import { randomUUID } from 'node:crypto';
@@ -30,6 +30,11 @@ export interface FakePushGateway {
   deadTokens: Set<string>;
   /** answers the next request with a 500 */
   failNext(): void;
+  /**
+   * Answers the next request with this raw body and status (default 200, a JSON content type
+   * unless given): a malformed answer of a push service.
+   */
+  answerRaw(body: string, options?: { status?: number; contentType?: string }): void;
   /** pushes to one token */
   to(token: string): FakePush[];
 }
@@ -41,6 +46,7 @@ export async function startFakePushGateway(): Promise<FakePushGateway> {
   const pushes: FakePush[] = [];
   const deadTokens = new Set<string>();
   let failures = 0;
+  const raw: { body: string; status?: number; contentType?: string }[] = [];
   const fake = await startHttpFake((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
@@ -62,6 +68,13 @@ export async function startFakePushGateway(): Promise<FakePushGateway> {
       const platform = apns ? 'ios' : 'android';
       const token = apns ? decodeURIComponent(apns[1]) : String(body?.message?.token ?? '');
       pushes.push({ platform, token, path, headers: req.headers, body });
+      const next = raw.shift();
+      if (next)
+        return res
+          .writeHead(next.status ?? 200, {
+            'content-type': next.contentType ?? 'application/json',
+          })
+          .end(next.body);
       if (failures > 0) {
         failures--;
         return json(500, { reason: 'InternalServerError' });
@@ -92,6 +105,7 @@ export async function startFakePushGateway(): Promise<FakePushGateway> {
     pushes,
     deadTokens,
     failNext: () => void failures++,
+    answerRaw: (body, options = {}) => void raw.push({ ...options, body }),
     to: (token) => pushes.filter((p) => p.token === token),
   };
 }

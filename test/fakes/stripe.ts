@@ -44,9 +44,23 @@ export interface FakeStripe {
   declineNext(): void;
   /** the next `times` requests answer this Stripe error status (500: the SDK sees an api_error) */
   failNext(status: number, times?: number): void;
+  /**
+   * The next request (or the next one `options.request` matches) is answered with this raw body,
+   * status 200 and a JSON content type unless given: a malformed or unexpected answer, such as
+   * `{}` or text that is not JSON.
+   */
+  answerRaw(body: string, options?: RawAnswer): void;
   /** sets what Stripe says of a subscription (what verify reads) */
   setSubscription(id: string, status: string, periodEnd: number): void;
   close(): Promise<void>;
+}
+
+/** The status and content type of a raw answer (`answerRaw`). */
+export interface RawAnswer {
+  status?: number;
+  contentType?: string;
+  /** only for a request whose `METHOD /path` this matches (default: the next request) */
+  request?: RegExp;
 }
 
 const id = (prefix: string): string => `${prefix}_${randomBytes(12).toString('hex')}`;
@@ -97,6 +111,7 @@ export async function startFakeStripe(): Promise<FakeStripe> {
   const setupIntents = new Map<string, Json>();
   const cards = new Map<string, string[]>();
   const replays = new Map<string, { status: number; body: unknown }>();
+  const raw: (RawAnswer & { body: string })[] = [];
   let decline = false;
   let failStatus: number | null = null;
   let failures = 0;
@@ -309,6 +324,17 @@ export async function startFakeStripe(): Promise<FakeStripe> {
         failures -= 1;
         return stripeError(res, status, 'api_error', 'Something went wrong on our end.');
       }
+      const at = raw.findIndex(
+        (r) => !r.request || r.request.test(`${req.method} ${url.pathname}`),
+      );
+      const next = at >= 0 ? raw.splice(at, 1)[0] : undefined;
+      if (next) {
+        res.writeHead(next.status ?? 200, {
+          'content-type': next.contentType ?? 'application/json',
+          'request-id': id('req'),
+        });
+        return res.end(next.body);
+      }
       const replayKey = idempotencyKey && `${req.method} ${url.pathname} ${idempotencyKey}`;
       const replay = replayKey ? replays.get(replayKey) : undefined;
       if (replay) return send(res, replay.status, replay.body);
@@ -341,6 +367,7 @@ export async function startFakeStripe(): Promise<FakeStripe> {
     declineNext: () => {
       decline = true;
     },
+    answerRaw: (body, options = {}) => void raw.push({ ...options, body }),
     failNext: (status, times = 1) => {
       failStatus = status;
       failures = times;

@@ -4,18 +4,20 @@
  * and budget), the call itself through the openai SDK with a JSON-schema answer, and one ledger
  * row per call (failed calls included) written with the budget's settlement.
  *
- * It never invents a result: a timeout is 504, an API error or an answer that does not fit the
- * feature's schema is 502. It must never decide what a feature asks: the prompt and the answer's
+ * It never invents a result: a timeout is 504; an API error, a malformed answer (not JSON, no
+ * choices: src/integrations/openai.ts) or an answer that does not fit the feature's schema is 502. It must never decide what a feature asks: the prompt and the answer's
  * shape come from the feature (ai.meals.ts).
  */
 import { zodResponseFormat } from 'openai/helpers/zod';
-import { APIConnectionTimeoutError, APIError } from 'openai';
+import { APIConnectionTimeoutError, OpenAIError } from 'openai';
 import type { ChatCompletionContentPart } from 'openai/resources/chat/completions';
 import type { z } from 'zod';
 import { appError } from '../../errors.ts';
 import { Prisma } from '../../generated/prisma/client.ts';
 import type { AuthedContext } from '../../graphql/context.ts';
+import { createCompletion } from '../../integrations/openai.ts';
 import type { ModelClient } from '../../integrations/openai.ts';
+import { isUpstreamError } from '../../integrations/upstream.ts';
 import { fingerprintOf } from '../../platform/idempotency.ts';
 import { countAiUsage } from '../../platform/metrics.ts';
 import type { AiFeature } from './ai.features.ts';
@@ -227,9 +229,12 @@ export async function guardedCall<R>(
   try {
     result = await call(client, model);
   } catch (error) {
-    if (!(error instanceof APIError)) throw error;
+    // the SDK's errors (an API error, a timeout, a stream it could not read) and answers the
+    // integration found malformed (src/integrations/openai.ts); anything else is ours
+    if (!(error instanceof OpenAIError) && !isUpstreamError(error)) throw error;
     const timedOut = error instanceof APIConnectionTimeoutError;
-    ctx.log.warn({ feature, model, status: error.status, timedOut }, 'AI model call failed');
+    const status = (error as { status?: unknown }).status;
+    ctx.log.warn({ feature, model, status, timedOut }, 'AI model call failed');
     await record(ctx, { ...base, outcome: timedOut ? 'timeout' : 'failed' });
     if (timedOut) {
       throw appError('UPSTREAM_TIMEOUT', 'The AI model did not answer in time; try again', {
@@ -279,15 +284,19 @@ export async function askModel<T>(ctx: AuthedContext, request: ModelRequest<T>):
   }
   const worstCaseUsd = worstCaseOf(ctx, model, request);
   return guardedCall(ctx, { feature, worstCaseUsd, cacheKey: key }, async (client) => {
-    const completion = await client.chat.completions.create({
-      model,
-      messages: [
-        { role: 'system', content: request.instructions },
-        { role: 'user', content: userContent(request.text, request.images ?? []) },
-      ],
-      response_format: zodResponseFormat(request.answer, feature),
-      max_completion_tokens: AI_FEATURES[feature].maxOutputTokens,
-    });
+    const completion = await createCompletion(
+      client,
+      {
+        model,
+        messages: [
+          { role: 'system', content: request.instructions },
+          { role: 'user', content: userContent(request.text, request.images ?? []) },
+        ],
+        response_format: zodResponseFormat(request.answer, feature),
+        max_completion_tokens: AI_FEATURES[feature].maxOutputTokens,
+      },
+      ctx.log,
+    );
     return {
       value: parseAnswer(completion.choices[0]?.message?.content, request.answer),
       usage: {

@@ -20,6 +20,7 @@ import type {
 } from 'openai/resources/chat/completions';
 import { appError } from '../../errors.ts';
 import type { AuthedContext } from '../../graphql/context.ts';
+import { checkedCompletion, createCompletion } from '../../integrations/openai.ts';
 import { AI_FEATURES, availableModel, guardedCall, worstCaseUsd } from '../ai/index.ts';
 import type { CallResult } from '../ai/index.ts';
 import { readTools, runReadTool } from './assistant.catalogue.ts';
@@ -112,7 +113,7 @@ async function modelRound(
       ...(tools.length ? { tools } : {}),
       max_completion_tokens: maxOutputTokens,
     };
-    if (!onText) return roundOf(await client.chat.completions.create(body));
+    if (!onText) return roundOf(await createCompletion(client, body, ctx.log));
     const stream = client.chat.completions.stream({
       ...body,
       stream: true,
@@ -121,7 +122,7 @@ async function modelRound(
     stream.on('content', (delta) => {
       if (delta) onText(delta);
     });
-    return roundOf(await stream.finalChatCompletion());
+    return roundOf(checkedCompletion(await stream.finalChatCompletion(), ctx.log));
   });
 }
 

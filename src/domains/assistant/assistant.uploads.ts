@@ -12,6 +12,7 @@ import { zodResponseFormat } from 'openai/helpers/zod';
 import { z } from 'zod';
 import { appError, validationError } from '../../errors.ts';
 import type { AuthedContext } from '../../graphql/context.ts';
+import { createCompletion } from '../../integrations/openai.ts';
 import { newStorageKey } from '../../integrations/storage.ts';
 import { checkedImageType, PHOTO_TYPES } from '../../platform/photos.ts';
 import { AI_FEATURES, availableModel, guardedCall, worstCaseUsd } from '../ai/index.ts';
@@ -116,15 +117,19 @@ async function drawFacts(ctx: AuthedContext, fileName: string, text: string): Pr
     ctx,
     { feature: 'assistant', worstCaseUsd: worst },
     async (client) => {
-      const completion = await client.chat.completions.create({
-        model,
-        messages: [
-          { role: 'system', content: FACT_INSTRUCTIONS },
-          { role: 'user', content: document },
-        ],
-        response_format: zodResponseFormat(FactsAnswer, 'document_facts'),
-        max_completion_tokens: maxOutputTokens,
-      });
+      const completion = await createCompletion(
+        client,
+        {
+          model,
+          messages: [
+            { role: 'system', content: FACT_INSTRUCTIONS },
+            { role: 'user', content: document },
+          ],
+          response_format: zodResponseFormat(FactsAnswer, 'document_facts'),
+          max_completion_tokens: maxOutputTokens,
+        },
+        ctx.log,
+      );
       let value: z.infer<typeof FactsAnswer> | null = null;
       try {
         const parsed = FactsAnswer.safeParse(

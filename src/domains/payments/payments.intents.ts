@@ -9,7 +9,7 @@ import { timingSafeEqual } from 'node:crypto';
 import { sha256 } from '../../auth/credentials.ts';
 import { appError } from '../../errors.ts';
 import type { AuthedContext, Context } from '../../graphql/context.ts';
-import { callStripe, stripeOf } from './payments.stripe.ts';
+import { callStripe, STRIPE_ANSWERS, stripeOf } from './payments.stripe.ts';
 import { customerOf } from './payments.subscriptions.ts';
 
 /** What the app's payment sheet needs (IntentOut). */
@@ -101,7 +101,7 @@ async function paymentIntent(
   await spendIntent(ctx);
   const person = signedIn(ctx);
   const customer = person ? await customerOf(person) : undefined;
-  const intent = await callStripe(ctx, 'create the payment', () =>
+  const intent = await callStripe(ctx, 'create the payment', STRIPE_ANSWERS.paymentIntent, () =>
     stripe.paymentIntents.create({
       amount: ctx.config.KIT_PRICE_CENTS * options.quantity,
       currency: ctx.config.PAYMENTS_CURRENCY,
@@ -139,7 +139,7 @@ export async function createSetupIntent(ctx: Context): Promise<IntentView> {
   await spendIntent(ctx);
   const person = signedIn(ctx);
   const customer = person ? await customerOf(person) : undefined;
-  const intent = await callStripe(ctx, 'create the card setup', () =>
+  const intent = await callStripe(ctx, 'create the card setup', STRIPE_ANSWERS.setupIntent, () =>
     stripe.setupIntents.create({
       usage: 'off_session',
       automatic_payment_methods: { enabled: true },
@@ -185,8 +185,12 @@ export async function cancelIntent(
     });
   }
   const intent = row.id.startsWith('seti_')
-    ? await callStripe(ctx, 'cancel the card setup', () => stripe.setupIntents.cancel(row.id))
-    : await callStripe(ctx, 'cancel the payment', () => stripe.paymentIntents.cancel(row.id));
+    ? await callStripe(ctx, 'cancel the card setup', STRIPE_ANSWERS.setupIntent, () =>
+        stripe.setupIntents.cancel(row.id),
+      )
+    : await callStripe(ctx, 'cancel the payment', STRIPE_ANSWERS.paymentIntent, () =>
+        stripe.paymentIntents.cancel(row.id),
+      );
   await ctx.prisma.paymentIntentRecord.update({
     where: { id: row.id },
     data: { status: intent.status },

@@ -8,7 +8,7 @@ import { sha256 } from '../../auth/credentials.ts';
 import { appError } from '../../errors.ts';
 import type { AuthedContext, Context } from '../../graphql/context.ts';
 import type { Prisma } from '../../generated/prisma/client.ts';
-import { callStripe, stripeOf } from './payments.stripe.ts';
+import { callStripe, STRIPE_ANSWERS, stripeOf } from './payments.stripe.ts';
 import { customerOf } from './payments.subscriptions.ts';
 
 /** Products one can order. */
@@ -150,7 +150,7 @@ async function savedCardOf(
   stripe: Stripe,
   customer: string,
 ): Promise<string | null> {
-  const cards = await callStripe(ctx, 'read saved cards', () =>
+  const cards = await callStripe(ctx, 'read the saved cards', STRIPE_ANSWERS.paymentMethods, () =>
     stripe.customers.listPaymentMethods(customer, { type: 'card', limit: 1 }),
   );
   return cards.data[0]?.id ?? null;
@@ -162,7 +162,9 @@ async function retrieveIntent(
   stripe: Stripe,
   id: string,
 ): Promise<Stripe.PaymentIntent> {
-  return callStripe(ctx, 'read the payment', () => stripe.paymentIntents.retrieve(id));
+  return callStripe(ctx, 'read the payment', STRIPE_ANSWERS.paymentIntent, () =>
+    stripe.paymentIntents.retrieve(id),
+  );
 }
 
 /** A new PaymentIntent for the order's total, confirmed with a saved card when there is one. */
@@ -173,7 +175,7 @@ async function createIntent(
 ): Promise<Stripe.PaymentIntent> {
   const customer = await customerOf(ctx);
   const card = await savedCardOf(ctx, stripe, customer);
-  return callStripe(ctx, 'take the payment', () =>
+  return callStripe(ctx, 'take the payment', STRIPE_ANSWERS.paymentIntent, () =>
     stripe.paymentIntents.create(
       {
         amount: order.amountCents,

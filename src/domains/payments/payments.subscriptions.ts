@@ -8,7 +8,7 @@ import type Stripe from 'stripe';
 import type { Prisma } from '../../generated/prisma/client.ts';
 import { appError } from '../../errors.ts';
 import type { AuthedContext, Context } from '../../graphql/context.ts';
-import { callStripe, stripeOf } from './payments.stripe.ts';
+import { callStripe, STRIPE_ANSWERS, stripeOf } from './payments.stripe.ts';
 
 /** The plans one can subscribe to, and the config naming each one's Stripe price. */
 export const PLANS = ['premium_monthly', 'premium_yearly'] as const;
@@ -88,7 +88,7 @@ export async function customerOf(ctx: AuthedContext): Promise<string> {
   if (held?.stripeCustomerId) return held.stripeCustomerId;
   const user = await ctx.prisma.user.findUniqueOrThrow({ where: { id: userId } });
   const stripe = stripeOf(ctx);
-  const customer = await callStripe(ctx, 'create the customer', () =>
+  const customer = await callStripe(ctx, 'create the customer', STRIPE_ANSWERS.customer, () =>
     stripe.customers.create(
       { email: user.email, metadata: { user_id: String(userId) } },
       { idempotencyKey: `customer-${userId}` },
@@ -169,7 +169,7 @@ export async function createSubscription(
     });
   }
   const customer = await customerOf(ctx);
-  const sub = await callStripe(ctx, 'create the subscription', () =>
+  const sub = await callStripe(ctx, 'create the subscription', STRIPE_ANSWERS.subscription, () =>
     stripe.subscriptions.create({
       customer,
       items: [{ price }],
@@ -208,7 +208,7 @@ export async function verifySubscription(ctx: AuthedContext): Promise<Entitlemen
   const held = await ctx.prisma.entitlement.findUnique({ where: { userId } });
   if (held?.stripeSubscriptionId) {
     const id = held.stripeSubscriptionId;
-    const sub = await callStripe(ctx, 'read the subscription', () =>
+    const sub = await callStripe(ctx, 'read the subscription', STRIPE_ANSWERS.subscription, () =>
       stripe.subscriptions.retrieve(id),
     );
     await applySubscription(ctx, ctx.prisma, {
