@@ -2,7 +2,8 @@
  * The human docs page of the REST API (GET /api/docs): Swagger UI reading /api/openapi.json.
  * Its assets come from the swagger-ui-dist package in node_modules through express.static, so the
  * page works with no internet. It must never link a CDN: a Content-Security-Policy limits the page
- * to this origin, and Swagger UI's online validator badge is switched off.
+ * to this origin (and no other site may frame it), and Swagger UI's online validator badge is
+ * switched off.
  */
 import { createRequire } from 'node:module';
 import path from 'node:path';
@@ -10,6 +11,7 @@ import compression from 'compression';
 import express from 'express';
 import type { NextFunction, Request, Response, Router } from 'express';
 import { ERROR_TABLE, httpErrorBody } from '../src/errors.ts';
+import { FRAME_ANCESTORS_NONE, noFramingHeaders } from '../src/platform/framing.ts';
 
 export interface DocsPageOptions {
   /** where the page is served, e.g. /api/docs (assets under <path>/assets) */
@@ -33,7 +35,7 @@ const CSP = [
   "style-src 'self' 'unsafe-inline'",
   "script-src 'self'",
   "connect-src 'self'",
-  "frame-ancestors 'none'",
+  FRAME_ANCESTORS_NONE,
 ].join('; ');
 
 function escapeHtml(text: string): string {
@@ -81,7 +83,7 @@ export function createDocsRouter(options: DocsPageOptions): Router {
   const router = express.Router();
   router.use(options.path, compression());
   router.get(options.path, (_req, res) => {
-    res.set('content-security-policy', CSP).type('html').send(html);
+    res.set(noFramingHeaders(CSP)).type('html').send(html);
   });
   router.get(`${options.path}/init.js`, (_req, res) => {
     res.type('js').send(script);

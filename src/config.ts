@@ -125,6 +125,18 @@ const EnvSchema = z.object({
     .string()
     .regex(/^[^\s@]+@[^\s@]+$/, 'an email address')
     .default('privacy@localhost'),
+  /** Accounts created with a password (register, REST and GraphQL) per client IP per hour (then 429) */
+  SIGNUPS_PER_IP_PER_HOUR: z.coerce.number().int().min(1).default(10),
+  /**
+   * Limits of a GraphQL document sent to POST /graphql, refused before it runs (every persisted
+   * operation fits them): selection depth, aliases, lexical tokens, estimated cost
+   * (src/graphql/document-limits.ts) and directives
+   */
+  GRAPHQL_MAX_DEPTH: z.coerce.number().int().min(1).max(100).default(10),
+  GRAPHQL_MAX_ALIASES: z.coerce.number().int().min(0).max(1000).default(15),
+  GRAPHQL_MAX_TOKENS: z.coerce.number().int().min(100).max(100_000).default(1000),
+  GRAPHQL_MAX_COST: z.coerce.number().int().min(100).max(10_000_000).default(20_000),
+  GRAPHQL_MAX_DIRECTIVES: z.coerce.number().int().min(0).max(1000).default(20),
   /** Failed password logins per client IP and address per 15 minutes (app, web and admin login) */
   LOGIN_FAILURES_PER_15_MINUTES: z.coerce.number().int().min(1).default(10),
   /** Model access (issue 14): the API key; unset turns the AI features off (their routes answer 503) */

@@ -267,6 +267,16 @@ interface OAuthAccessRow {
 
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
+/**
+ * Whether a request presents a credential at all: an Authorization header, or the session cookie
+ * (a door that refuses invalid credentials answers 401 when it presents one that is not valid).
+ */
+export function presentsCredential(
+  input: Pick<CredentialInput, 'authorization' | 'cookie'>,
+): boolean {
+  return Boolean(input.authorization) || Boolean(cookieValue(input.cookie, SESSION_COOKIE));
+}
+
 /** The caller of one request, or null when no valid credential was presented. */
 export async function authenticate(
   deps: AuthDeps,

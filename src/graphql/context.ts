@@ -7,7 +7,8 @@
  * credentials a door accepts, and what it answers without one, stay with that door.
  */
 import { GraphQLError } from 'graphql';
-import { authenticate } from '../auth/authenticate.ts';
+import { authenticate, presentsCredential } from '../auth/authenticate.ts';
+import { clearedSessionCookies } from '../auth/cookies.ts';
 import type { Principal } from '../auth/principal.ts';
 import type { CredentialCache } from '../auth/credential-cache.ts';
 import type { Config } from '../config.ts';
@@ -89,8 +90,9 @@ export interface RequestFacts extends RequestMeta {
    */
   oauthResource?: string | null;
   /**
-   * A presented credential that is unknown, expired or revoked answers HTTP 401 before any field
-   * runs (GraphQL). Otherwise the request goes on without a principal and the door decides.
+   * A presented credential (a bearer or the session cookie) that is unknown, expired or revoked
+   * answers HTTP 401 before any field runs (GraphQL). Otherwise the request goes on without a
+   * principal and the door decides.
    */
   refuseInvalidCredential?: boolean;
 }
@@ -138,7 +140,11 @@ export async function createContext(deps: ContextDeps, request: RequestFacts): P
       oauthResource: request.oauthResource,
     },
   );
-  if (!principal && request.authorization && request.refuseInvalidCredential) {
+  if (!principal && request.refuseInvalidCredential && presentsCredential(request)) {
+    // a browser cannot drop its HttpOnly cookie itself: the 401 clears it, so the next request
+    // (a new sign-in) goes through
+    if (!request.authorization)
+      request.responseCookies?.push(...clearedSessionCookies({ secure: deps.config.cookieSecure }));
     throw new GraphQLError('Invalid or expired credential: sign in again or use a valid token', {
       extensions: {
         code: 'UNAUTHENTICATED',

@@ -12,11 +12,13 @@ import type { YogaServerInstance } from 'graphql-yoga';
 import { CSRF_HEADER } from '../auth/authenticate.ts';
 import { maskError, validationError } from '../errors.ts';
 import type { Logger } from '../logger.ts';
+import { noFramingHeaders } from '../platform/framing.ts';
 import { countGraphqlOperation } from '../platform/metrics.ts';
 import { jsonTextTooDeep, MAX_JSON_DEPTH, unsafeInputIssues } from '../platform/input-guards.ts';
 import { requestScope } from '../request-context.ts';
 import { createContext } from './context.ts';
 import type { Context, ContextDeps } from './context.ts';
+import { documentLimitsOf, useDocumentLimits } from './document-limits.ts';
 import type { OperationStore } from './operations.ts';
 
 /**
@@ -111,6 +113,11 @@ export function createGraphqlServer(
           for (const c of (serverContext as Partial<ServerContext> | undefined)?.responseCookies ??
             [])
             response.headers.append('set-cookie', c);
+          // GraphiQL's page: no other site may frame it (its inline scripts need no other policy)
+          if (response.headers.get('content-type')?.startsWith('text/html')) {
+            for (const [name, value] of Object.entries(noFramingHeaders()))
+              response.headers.set(name, value);
+          }
         },
       },
       {
@@ -143,9 +150,13 @@ export function createGraphqlServer(
         allowArbitraryOperations: true,
         getPersistedOperation: (id) => operations.byId.get(id)?.document ?? null,
       }),
+      // NOTE: every document's size (tokens, depth, aliases, directives, cost) is checked before
+      // it runs; over GRAPHQL_MAX_* it is refused (src/graphql/document-limits.ts)
+      useDocumentLimits(documentLimitsOf(config)),
     ],
-    // NOTE: a credential that was presented but is unknown, expired or revoked answers HTTP 401
-    // (no field runs); no credential at all leaves the public fields open.
+    // NOTE: a credential that was presented (a bearer or the session cookie) but is unknown,
+    // expired or revoked answers HTTP 401 (no field runs; a cookie is cleared); no credential at
+    // all leaves the public fields open.
     context: ({ request, requestId, ip, log, responseCookies }) =>
       createContext(deps, {
         authorization: request.headers.get('authorization'),

@@ -1,5 +1,5 @@
 /**
- * Register and password login (app, web, admin) with its failure throttle.
+ * Register (limited per client IP) and password login (app, web, admin) with its failure throttle.
  * Login failures must not differ in bytes or in timing between an unknown address, a wrong password
  * and (admin login) a non-admin account: keep it so.
  */
@@ -9,7 +9,7 @@ import type { Prisma } from '../../generated/prisma/client.ts';
 import type { Context } from '../../graphql/context.ts';
 import { createSession, startWebSession } from './account.sessions.ts';
 import type { IssuedSession, WebSessionStart } from './account.sessions.ts';
-import { clientIp, normaliseEmail, rateLimited, rules } from './account.shared.ts';
+import { clientIp, normaliseEmail, rateLimited, rules, spend } from './account.shared.ts';
 
 export interface RegisterOptions {
   /** the sign-in address; unique, compared case-insensitively */
@@ -20,12 +20,18 @@ export interface RegisterOptions {
   name?: string | null;
 }
 
-/** Creates an account; 409 when the address is taken. */
+/**
+ * Creates an account; 409 when the address is taken. Every attempt counts against the client IP's
+ * sign-ups (429 beyond SIGNUPS_PER_IP_PER_HOUR, before the password is hashed), a taken address
+ * too, so the limit also bounds probing for accounts.
+ */
 export async function registerUser(
   ctx: Context,
   options: RegisterOptions,
   query: { select?: Prisma.UserSelect; include?: Prisma.UserInclude } = {},
 ) {
+  const limit = rules(ctx.config).signupsPerIp;
+  await spend(ctx, limit, clientIp(ctx), 'Too many sign-ups from this address; try again later');
   const email = normaliseEmail(options.email);
   const passwordHash = await hashPassword(options.password);
   try {

@@ -1,6 +1,7 @@
 /**
  * What the account files share: the address normalisation, the `{ok: true}` answer, and the limits
- * of this domain (code requests, code guesses, password resets, login failures) with their 429.
+ * of this domain (code requests, code guesses, password resets, login failures, sign-ups) with
+ * their 429.
  */
 import type { GraphQLError } from 'graphql';
 import type { Config } from '../../config.ts';
@@ -28,7 +29,8 @@ type RuleName =
   | 'guessesPerAddress'
   | 'resetsPerAddress'
   | 'resetsPerIp'
-  | 'loginFailures';
+  | 'loginFailures'
+  | 'signupsPerIp';
 
 /** The limits of this domain, from config (documented in .env.example and docs/decisions.md). */
 export function rules(config: Config): Record<RuleName, LimitRule> {
@@ -59,6 +61,7 @@ export function rules(config: Config): Record<RuleName, LimitRule> {
       points: config.LOGIN_FAILURES_PER_15_MINUTES,
       seconds: 15 * 60,
     },
+    signupsPerIp: { name: 'auth:signup:ip', points: config.SIGNUPS_PER_IP_PER_HOUR, seconds: HOUR },
   };
 }
 

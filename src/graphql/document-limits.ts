@@ -1,0 +1,128 @@
+/**
+ * The limits of a GraphQL document sent to POST /graphql (issue 29): lexical tokens while it is
+ * parsed, then selection depth, aliases, directives and estimated cost while it is validated, so
+ * an oversized document is refused with one clear error before any resolver runs. The counting is
+ * GraphQL Armor's (its rules and token-counting parser); the numbers come from config
+ * (GRAPHQL_MAX_*), and every persisted operation fits them (test/graphql/cost-limits.test.ts).
+ *
+ * Cost is Armor's estimate: each object field 2, each scalar 1, a nested selection weighted by 1.5
+ * per level, and a list multiplied by its literal `first`/`last`. A page size given by a variable
+ * counts as one node; each connection's own bound (`first` at most 100, glucose readings 500) and
+ * the alias limit then bound what one document can read.
+ *
+ * It must never run a resolver or look at variables: it sees the document only (yoga caches the
+ * outcome of parsing and validating one document text).
+ */
+import { maxAliasesRule, type MaxAliasesOptions } from '@escape.tech/graphql-armor-max-aliases';
+import { costLimitRule } from '@escape.tech/graphql-armor-cost-limit';
+import { maxDepthRule } from '@escape.tech/graphql-armor-max-depth';
+import { maxDirectivesRule } from '@escape.tech/graphql-armor-max-directives';
+import { MaxTokensParserWLexer } from '@escape.tech/graphql-armor-max-tokens';
+import type { Plugin } from 'graphql-yoga';
+import { GraphQLError } from 'graphql';
+import type {
+  DocumentNode,
+  ParseOptions,
+  Source,
+  ValidationContext,
+  ValidationRule,
+} from 'graphql';
+import type { Config } from '../config.ts';
+
+/** The limits of one document, each counted over the whole document (fragments included). */
+export interface DocumentLimits {
+  /** deepest selection (a fragment spread adds a level); introspection's `__schema` is free */
+  depth: number;
+  /** aliased fields (`__typename` is free) */
+  aliases: number;
+  /** lexical tokens of the document text (names, punctuation, values) */
+  tokens: number;
+  /** estimated cost (above) */
+  cost: number;
+  /** directives used (`@include`, `@skip`, ...) */
+  directives: number;
+}
+
+/** The limits configured by GRAPHQL_MAX_DEPTH, _ALIASES, _TOKENS, _COST and _DIRECTIVES. */
+export function documentLimitsOf(config: Config): DocumentLimits {
+  return {
+    depth: config.GRAPHQL_MAX_DEPTH,
+    aliases: config.GRAPHQL_MAX_ALIASES,
+    tokens: config.GRAPHQL_MAX_TOKENS,
+    cost: config.GRAPHQL_MAX_COST,
+    directives: config.GRAPHQL_MAX_DIRECTIVES,
+  };
+}
+
+/**
+ * The refusal of a document over `limit`: BAD_REQUEST with `detail.code` `document_too_complex`
+ * and the limit's name; Armor's message says the number and what it found. Yoga answers it as any
+ * parse or validation error (GraphQL over HTTP): 400 to a client that accepts
+ * application/graphql-response+json, 200 with only `errors` to one that accepts application/json.
+ */
+function tooComplex(limit: keyof DocumentLimits, armorError: GraphQLError): GraphQLError {
+  const said = armorError.message.replace(/^Syntax Error: /, '');
+  return new GraphQLError(`Document too complex: ${said}`, {
+    extensions: {
+      code: 'BAD_REQUEST',
+      detail: { code: 'document_too_complex', limit },
+    },
+  });
+}
+
+/** Armor's callbacks for `limit`: its error is reported (as a validation error), never thrown. */
+function refusal(limit: keyof DocumentLimits): Pick<MaxAliasesOptions, 'onReject'> & {
+  propagateOnRejection: false;
+} {
+  return {
+    propagateOnRejection: false,
+    onReject: [
+      (context: ValidationContext | null, error: GraphQLError) =>
+        context?.reportError(tooComplex(limit, error)),
+    ],
+  };
+}
+
+/** The validation rules of every limit but tokens (those are counted by parseWithinLimits). */
+export function documentLimitRules(limits: DocumentLimits): ValidationRule[] {
+  return [
+    maxDepthRule({ n: limits.depth, ...refusal('depth') }),
+    maxAliasesRule({ n: limits.aliases, ...refusal('aliases') }),
+    maxDirectivesRule({ n: limits.directives, ...refusal('directives') }),
+    costLimitRule({ maxCost: limits.cost, ...refusal('cost') }),
+  ] as ValidationRule[];
+}
+
+/** Parses a document, stopping with the token limit's error as soon as it has too many tokens. */
+export function parseWithinLimits(
+  source: string | Source,
+  limits: Pick<DocumentLimits, 'tokens'>,
+  options?: ParseOptions,
+): DocumentNode {
+  const parser = new MaxTokensParserWLexer(source, {
+    ...options,
+    n: limits.tokens,
+    propagateOnRejection: false,
+    onReject: [
+      (_context, error) => {
+        throw tooComplex('tokens', error);
+      },
+    ],
+  });
+  return parser.parseDocument();
+}
+
+/** The yoga plugin: documents are parsed within the token limit and validated with the others. */
+export function useDocumentLimits(limits: DocumentLimits): Plugin {
+  const rules = documentLimitRules(limits);
+  return {
+    onParse: ({ setParseFn }) => {
+      setParseFn((source: string | Source, options?: ParseOptions) =>
+        parseWithinLimits(source, limits, options),
+      );
+    },
+    onValidate: ({ addValidationRule }) => {
+      for (const rule of rules) addValidationRule(rule);
+    },
+  };
+}
