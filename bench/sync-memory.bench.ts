@@ -1,7 +1,7 @@
 /**
  * Sync pull memory: one account with RECORDS (default 100,000) changed journal entries (nothing in
- * the other synced tables) pulls them all, page by page (GET /api/sync/pull, then `cursor` until
- * has_more is false). Goal: the server process's peak resident memory stays under 512 MB.
+ * the other synced tables) pulls them all, page by page (GET /api/sync/pull?limit=1000, then
+ * `cursor` until has_more is false). Goal: the server process's peak resident memory stays under 512 MB.
  *
  * The server runs as `npm start` runs it (a child process; embedded database, or
  * BENCH_DATABASE_URL). The rows are seeded by one bulk INSERT while the server is stopped (an
@@ -13,9 +13,9 @@
 import { rmSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { openDatabase } from '../src/db/database.ts';
-import { fetchJson as json, memoryOf, signUp, startBenchServer } from './server.ts';
+import { fetchJson as json, memoryOf, startBenchServer } from './server.ts';
 import type { BenchServer } from './server.ts';
+import { seedJournalAccount } from './sync-seed.ts';
 
 const N = Number(process.env.RECORDS ?? 100_000);
 const GOAL_MB = 512;
@@ -25,30 +25,10 @@ const dataDir = mkdtempSync(path.join(tmpdir(), 'hdp-bench-sync-memory-'));
 const round = (x: number): number => Math.round(x * 10) / 10;
 let server: BenchServer | null = null;
 try {
-  // 1. an account (through the API), then the server stops
-  server = await startBenchServer({}, { dataDir });
-  const token = await signUp(server.base, `sync-memory.${Date.now()}@example.com`);
-  const headers = { authorization: `Bearer ${token}` };
-  const me = await json(server.base, '/api/auth/me', { headers });
-  await server.stop();
-  server = null;
+  // 1. an account (through the API) and its N journal entries, written while the server is stopped
+  const { headers } = await seedJournalAccount({ url, dataDir, prefix: 'bench', records: N });
 
-  // 2. N changed rows of the one synced table, one statement (~200 characters of text each)
-  const db = await openDatabase({ url, dataDir });
-  try {
-    await db.prisma.$executeRawUnsafe(
-      `INSERT INTO journal_entries (id, user_id, body, happened_at, mood, server_updated_at)
-       SELECT 'bench' || $1::int || '-' || lpad(g::text, 10, '0'), $1::int, 'entry ' || g || ': ' || repeat('a day like any other. ', 9),
-              now() - g * interval '1 minute', g % 5 + 1, now() - interval '1 second'
-       FROM generate_series(1, $2::int) AS g`,
-      me.id,
-      N,
-    );
-  } finally {
-    await db.close();
-  }
-
-  // 3. the server again: idle baseline, then the paged pull
+  // 2. the server again: idle baseline, then the paged pull
   server = await startBenchServer({}, { dataDir });
   await json(server.base, '/api/auth/me', { headers }); // one request through the stack before the baseline
   await new Promise((r) => setTimeout(r, 1000));
@@ -64,9 +44,12 @@ try {
   let pages = 0;
   let largestPageBytes = 0;
   for (;;) {
-    const res = await fetch(`${server.base}/api/sync/pull${cursor ? `?cursor=${cursor}` : ''}`, {
-      headers,
-    });
+    // limit asks for pages (without cursor, limit or max_chars the pull is one streamed answer:
+    // bench:sync-first measures that form)
+    const res = await fetch(
+      `${server.base}/api/sync/pull?${cursor ? `cursor=${cursor}` : 'limit=1000'}`,
+      { headers },
+    );
     const text = await res.text();
     if (!res.ok) throw new Error(`pull: ${res.status} ${text.slice(0, 300)}`);
     largestPageBytes = Math.max(largestPageBytes, text.length);

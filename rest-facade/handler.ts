@@ -34,6 +34,8 @@ import {
 } from './responders.ts';
 import type { CachedAnswer, FileAnswer, StreamChunk } from './responders.ts';
 import type { RestRoute } from './route.ts';
+import { changesResponder, wantsOneAnswer } from './changes-responder.ts';
+import type { ChangesPage } from './changes-responder.ts';
 import { readWireValue } from './wire-input.ts';
 
 export interface RestFacadeOptions {
@@ -259,6 +261,20 @@ function handlerFor(route: RestRoute, options: RestFacadeOptions) {
       const cut = (error: unknown) =>
         ctx.log.error({ err: error }, 'stream cut after its first chunk');
       return streamResponder(res, result.data?.[rootField] as StreamChunk, chunkAfter, cut);
+    }
+    if (route.responder === 'changes' && wantsOneAnswer(variables)) {
+      const pageAfter = async (cursor: string): Promise<ChangesPage> => {
+        const more = await options.operations.execute(
+          route.operation,
+          { ...variables, cursor },
+          ctx,
+        );
+        if (more.errors.length) throw more.errors[0];
+        return more.data?.[rootField] as ChangesPage;
+      };
+      const cut = (error: unknown) =>
+        ctx.log.error({ err: error }, 'pull answer cut after its first page');
+      return changesResponder(res, result.data?.[rootField] as ChangesPage, pageAfter, cut);
     }
     if (route.responder === 'file') {
       return fileResponder(res, ctx.config.DATA_DIR, result.data?.[rootField] as FileAnswer);

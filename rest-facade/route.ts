@@ -53,6 +53,8 @@ export interface RestRoute {
    * `cached` answers the root field's `document` with its `etag` (304, gzip; responders.ts);
    * `raw` gives `body`'s String variable the body exactly as sent (a signed webhook);
    * `stream` writes the rows of the field's chunks as one JSON array, following `nextCursor`
+   * `changes` writes a sync pull's pages as one WatermelonDB answer when the request names no
+   * paging parameter (changes-responder.ts)
    */
   responder?: Responder;
 }

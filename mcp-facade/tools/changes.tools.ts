@@ -7,7 +7,9 @@
  * Pages: an MCP answer must stay under 100,000 characters (about 25,000 tokens), and a page of
  * 1,000 records can pass that. The rows fix `max_chars`, so a page ends before its records pass
  * SYNC_PAGE_CHARS characters; the answer says has_more and gives next_cursor for the next page.
- * The REST pull (the phone) keeps its 1,000-record pages.
+ * The REST pull of WatermelonDB's documented client (no cursor, limit or max_chars) is one streamed
+ * answer instead (rest-facade/changes-responder.ts); an agent's answer must stay bounded, so these
+ * tools always page.
  */
 import type { McpTool } from '../tool.ts';
 

@@ -9,7 +9,14 @@ import type { RestRoute } from '../route.ts';
 const PUSH_BODY_LIMIT = '128mb';
 
 export const syncRoutes: RestRoute[] = [
-  { method: 'GET', path: '/api/sync/pull', operation: 'PullSyncChanges', tag: 'sync' },
+  // WatermelonDB's documented pull (no cursor, limit or max_chars) gets every page in one answer
+  {
+    method: 'GET',
+    path: '/api/sync/pull',
+    operation: 'PullSyncChanges',
+    responder: 'changes',
+    tag: 'sync',
+  },
   // the whole body is `changes` (a JSON variable, so handed over as sent): WatermelonDB's documented
   // body, or the wrapped {changes, last_pulled_at}
   {

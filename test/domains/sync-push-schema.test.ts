@@ -48,13 +48,13 @@ describe('PUSH_ENTRY_SCHEMAS', () => {
     expect(issuesOf('glucose_readings', { created: [record] })).toEqual([
       {
         loc: ['glucose_readings', 'created', 0, 'sensor_id'],
-        msg: 'Input should be an integer',
-        type: 'int_type',
+        msg: 'Input should be a valid integer, got a number with a fractional part',
+        type: 'int_from_float',
       },
       {
         loc: ['glucose_readings', 'created', 0, 'timestamp'],
-        msg: 'Input should be a number',
-        type: 'int_type',
+        msg: 'Input should be a valid number, unable to parse string as a number',
+        type: 'float_parsing',
       },
       {
         loc: ['glucose_readings', 'created', 0, 'value_mg_dl'],
@@ -87,8 +87,8 @@ describe('PUSH_ENTRY_SCHEMAS', () => {
     expect(issues).toEqual([
       {
         loc: ['journal_entries', 'created', 0, 'mood'],
-        msg: 'Input should be an integer',
-        type: 'int_type',
+        msg: 'Input should be a valid integer, unable to parse string as an integer',
+        type: 'int_parsing',
       },
       {
         loc: ['journal_entries', 'created', 1, 'id'],
@@ -135,3 +135,87 @@ describe('POST /api/sync/push reads the wire names as sent (issue 12)', () => {
     expect(row.happenedAt).toBeNull();
   });
 });
+
+describe("issue 29, item 12: a pushed record takes Pydantic's lax values, like every other body", () => {
+  it('reads numeric text and whole floats for numbers and timestamps, and stores numbers', async () => {
+    const u = await seedUser(app);
+    const a = entry({ mood: '5', happened_at: '1763000000000' });
+    const b = entry({ mood: 3.0, happened_at: 1_763_000_000_000.0 });
+    const c = entry({ mood: ' 2 ', happened_at: '1.763e12' });
+    const res = await rest(app, 'POST', '/api/sync/push', {
+      token: u.token,
+      body: journal({ created: [a, b, c] }),
+    });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    const rows = await app.db.prisma.journalEntry.findMany({
+      where: { userId: u.user.id },
+      orderBy: { id: 'asc' },
+    });
+    expect(rows.map((r) => [r.id, r.mood, r.happenedAt?.getTime()])).toEqual([
+      [a.id, 5, 1_763_000_000_000],
+      [b.id, 3, 1_763_000_000_000],
+      [c.id, 2, 1_763_000_000_000],
+    ]);
+    const pulled = await rest(app, 'GET', '/api/sync/pull', { token: u.token });
+    expect(pulled.body.changes.journal_entries.created).toContainEqual({
+      ...a,
+      mood: 5,
+      happened_at: 1_763_000_000_000,
+    });
+
+    // a float column takes numeric text; bounds are checked on the number read
+    const reading = await rest(app, 'POST', '/api/sync/push', {
+      token: u.token,
+      body: {
+        glucose_readings: {
+          created: [
+            { id: 'lax-g1', sensor_id: '7', timestamp: '1763000000000', value_mg_dl: '120.5' },
+          ],
+        },
+      },
+    });
+    expect(reading.status, JSON.stringify(reading.body)).toBe(200);
+    const stored = await app.db.prisma.glucoseReading.findUniqueOrThrow({
+      where: { id: 'lax-g1' },
+    });
+    expect([stored.sensorId, stored.valueMgDl]).toEqual([7, 120.5]);
+    const low = await rest(app, 'POST', '/api/sync/push', {
+      token: u.token,
+      body: { glucose_readings: { created: [{ id: 'lax-g2', timestamp: T, value_mg_dl: '5' }] } },
+    });
+    expect(low.status).toBe(422);
+    expect(low.body.detail[0]).toMatchObject({
+      loc: ['body', 'glucose_readings', 'created', 0, 'value_mg_dl'],
+      type: 'greater_than_equal',
+    });
+  });
+
+  it('still refuses text that is not a number, in Pydantic words', async () => {
+    const u = await seedUser(app);
+    const res = await rest(app, 'POST', '/api/sync/push', {
+      token: u.token,
+      body: journal({ created: [entry({ mood: 'good', happened_at: 'yesterday' })] }),
+    });
+    expect(res.status).toBe(422);
+    expect(res.body.detail).toEqual([
+      {
+        loc: ['body', 'journal_entries', 'created', 0, 'happened_at'],
+        msg: 'Input should be a valid number, unable to parse string as a number',
+        type: 'float_parsing',
+      },
+      {
+        loc: ['body', 'journal_entries', 'created', 0, 'mood'],
+        msg: 'Input should be a valid integer, unable to parse string as an integer',
+        type: 'int_parsing',
+      },
+    ]);
+    expect(issuesOf('journal_entries', { created: [{ id: 'x', mood: '5.5' }] })[0].type).toBe(
+      'int_parsing',
+    );
+    expect(issuesOf('journal_entries', { created: [{ id: 'x', mood: [5] }] })[0].type).toBe(
+      'int_type',
+    );
+  });
+});
+
+const T = 1_763_000_000_000;

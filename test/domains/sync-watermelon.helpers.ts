@@ -171,6 +171,50 @@ export class Phone {
 }
 
 /**
+ * One synchronize() with pullChanges and pushChanges as WatermelonDB's sync documentation writes
+ * them ("Implementing pullChanges() / pushChanges()"), with the app's Authorization header added:
+ * one pull request (no cursor), the bare changes pushed as text/plain.
+ */
+export async function documentedSync(phone: Phone, token: string): Promise<void> {
+  const base = phone.app.baseUrl;
+  await synchronize({
+    database: phone.db,
+    pullChanges: async ({
+      lastPulledAt,
+      schemaVersion,
+      migration,
+    }: {
+      lastPulledAt: number | null;
+      schemaVersion: number;
+      migration: unknown;
+    }) => {
+      const urlParams = `last_pulled_at=${lastPulledAt}&schema_version=${schemaVersion}&migration=${encodeURIComponent(
+        JSON.stringify(migration),
+      )}`;
+      const response = await fetch(`${base}/api/sync/pull?${urlParams}`, {
+        headers: { Authorization: `Bearer ${token}` },
+      });
+      if (!response.ok) {
+        throw new Error(await response.text());
+      }
+
+      const { changes, timestamp } = await response.json();
+      return { changes, timestamp };
+    },
+    pushChanges: async ({ changes, lastPulledAt }: { changes: unknown; lastPulledAt: number }) => {
+      const response = await fetch(`${base}/api/sync/push?last_pulled_at=${lastPulledAt}`, {
+        method: 'POST',
+        headers: { Authorization: `Bearer ${token}` },
+        body: JSON.stringify(changes),
+      });
+      if (!response.ok) {
+        throw new Error(await response.text());
+      }
+    },
+  });
+}
+
+/**
  * Creates a record on a phone with these raw columns; answers its id (a uuid, as the app makes meal
  * and log ids, unless the test passes another form of client id).
  */

@@ -29,10 +29,9 @@ import type { SeededUser } from '../factories/users.ts';
 import { startTestApp } from '../harness/app.ts';
 import { journal, journalEntries, recordIds } from '../factories/sync.ts';
 import { rest } from '../harness/clients.ts';
-import { Phone } from './sync-watermelon.helpers.ts';
+import { documentedSync, Phone } from './sync-watermelon.helpers.ts';
 
 const require = createRequire(import.meta.url);
-const { synchronize } = require('@nozbe/watermelondb/sync');
 // its warnings about the synced tables this phone's schema leaves out (it skips them, by design)
 require('@nozbe/watermelondb/utils/common/logger').default.silence();
 
@@ -53,48 +52,8 @@ async function documentedPush(u: SeededUser, changes: unknown, query = '') {
   return { status: res.status, body: await res.json() };
 }
 
-/**
- * synchronize() with pullChanges and pushChanges as WatermelonDB's sync documentation writes them
- * ("Implementing pullChanges() / pushChanges()"), with the app's Authorization header added.
- */
-async function docsSync(phone: Phone, token: string): Promise<void> {
-  const base = app.baseUrl;
-  await synchronize({
-    database: phone.db,
-    pullChanges: async ({
-      lastPulledAt,
-      schemaVersion,
-      migration,
-    }: {
-      lastPulledAt: number | null;
-      schemaVersion: number;
-      migration: unknown;
-    }) => {
-      const urlParams = `last_pulled_at=${lastPulledAt}&schema_version=${schemaVersion}&migration=${encodeURIComponent(
-        JSON.stringify(migration),
-      )}`;
-      const response = await fetch(`${base}/api/sync/pull?${urlParams}`, {
-        headers: { Authorization: `Bearer ${token}` },
-      });
-      if (!response.ok) {
-        throw new Error(await response.text());
-      }
-
-      const { changes, timestamp } = await response.json();
-      return { changes, timestamp };
-    },
-    pushChanges: async ({ changes, lastPulledAt }: { changes: unknown; lastPulledAt: number }) => {
-      const response = await fetch(`${base}/api/sync/push?last_pulled_at=${lastPulledAt}`, {
-        method: 'POST',
-        headers: { Authorization: `Bearer ${token}` },
-        body: JSON.stringify(changes),
-      });
-      if (!response.ok) {
-        throw new Error(await response.text());
-      }
-    },
-  });
-}
+/** synchronize() as WatermelonDB's sync documentation writes it (sync-watermelon.helpers.ts). */
+const docsSync = documentedSync;
 
 describe('WatermelonDB synchronize() written as its docs show (issue 11)', () => {
   it('makes two phones converge: pull with last_pulled_at=null and migration=null, push of the bare changes as text/plain', async () => {
@@ -123,25 +82,6 @@ describe('WatermelonDB synchronize() written as its docs show (issue 11)', () =>
         .map((r) => r.id)
         .sort(),
     ).toEqual([x, z].sort());
-  });
-});
-
-describe('more than one page of changes (docs/decisions.md, "Limits of the documented WatermelonDB client")', () => {
-  it('stops the documented client with an error, losing nothing, and a client that follows next_cursor gets every record', async () => {
-    const u = await seedUser(app);
-    const created = Array.from({ length: 1001 }, () => entry());
-    expect((await documentedPush(u, journal({ created }))).status).toBe(200);
-
-    const docsPhone = new Phone(app, u.token);
-    await expect(docsSync(docsPhone, u.token)).rejects.toThrow();
-    // nothing recorded as pulled: the next sync asks for everything again
-    expect(await docsPhone.db.adapter.getLocal('__watermelon_last_pulled_at')).toBeNull();
-
-    const pagingPhone = new Phone(app, u.token);
-    await pagingPhone.sync();
-    expect(Object.keys(await pagingPhone.snapshot()).sort()).toEqual(
-      created.map((e) => e.id).sort(),
-    );
   });
 });
 

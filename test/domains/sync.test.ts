@@ -89,7 +89,8 @@ describe('GET /api/sync/pull', () => {
     const u = await seedUser(app);
     const records = Array.from({ length: PULL_PAGE_SIZE + 5 }, () => entry());
     expect((await push(u, journal({ created: records }), null)).status).toBe(200);
-    const p1 = await pull(u);
+    // a pull naming limit is paged (without cursor, limit or max_chars it is answered whole)
+    const p1 = await pull(u, `limit=${PULL_PAGE_SIZE}`);
     expect(p1.body).toMatchObject({ has_more: true, timestamp: null });
     expect(p1.body.changes.journal_entries.created).toHaveLength(PULL_PAGE_SIZE);
     const late = entry();
@@ -119,15 +120,19 @@ describe('GET /api/sync/pull', () => {
     expect(Object.keys(res.body.changes)).not.toContain('journal_entries');
   });
 
-  it('sends tables with columns added after schema_version whole', async () => {
+  it('sends whole the tables with columns a migration sync adds (issue 29, item 11)', async () => {
     const u = await seedUser(app);
     const a = entry({ mood: 5 });
     await push(u, journal({ created: [a] }), null);
     const t = (await pull(u)).body.timestamp as number;
     const current = await pull(u, `last_pulled_at=${t}&schema_version=${SYNC_SCHEMA_VERSION}`);
     expect(current.body.changes.journal_entries.updated).toEqual([]);
+    // a client on version 1 without a migration already has what its schema allows
+    const old = await pull(u, `last_pulled_at=${t}&schema_version=1&migration=null`);
+    expect(old.body.changes.journal_entries.updated).toEqual([]);
     // journal_entries.mood came in version 2: a client migrating from 1 gets the table whole
-    const migrating = await pull(u, `last_pulled_at=${t}&schema_version=1`);
+    const migration = encodeURIComponent(JSON.stringify({ from: 1, tables: [], columns: [] }));
+    const migrating = await pull(u, `last_pulled_at=${t}&schema_version=2&migration=${migration}`);
     expect(migrating.body.changes.journal_entries.updated).toEqual([a]);
   });
 

@@ -12,6 +12,8 @@
 import { z } from 'zod';
 import type { ValidationIssue } from '../../errors.ts';
 import { pydanticIssueType } from '../../graphql/issue-types.ts';
+import { fail, laxBool, laxFloat, laxInt } from '../../platform/lax-scalars.ts';
+import type { Lax } from '../../platform/lax-scalars.ts';
 import type { ZodLikeIssue } from '../../graphql/issue-types.ts';
 import { SYNCED_TABLES } from './sync.tables.ts';
 import type { SyncedColumn, SyncedColumnType, SyncedTable } from './sync.tables.ts';
@@ -46,24 +48,34 @@ const recordId = only<string>(
   'string_type',
 );
 
-const timestampMs = only<number>(
-  (v) => typeof v === 'number' && Number.isFinite(v) && Math.abs(v) < MAX_DATE_MS,
-  'Input should be a number',
-  'int_type',
-);
+/**
+ * A value read as Pydantic's lax mode reads it (src/platform/lax-scalars.ts, the same rules as
+ * every other REST body): the value it stands for (`"5"` is 5), or Pydantic's refusal.
+ */
+const lax = (read: (v: unknown) => Lax): z.ZodType =>
+  z.unknown().transform((v, ctx) => {
+    const r = read(v);
+    if ('value' in r) return r.value;
+    ctx.issues.push({ code: 'custom', message: r.msg, params: { type: r.type }, input: v });
+    return z.NEVER;
+  });
+
+/** A time in ms: a number (or its text) within the dates JavaScript holds. */
+function laxTimestampMs(v: unknown): Lax {
+  const r = laxFloat(v);
+  if ('value' in r && Math.abs(r.value as number) >= MAX_DATE_MS)
+    return fail('less_than', `Input should be a time in ms, less than ${MAX_DATE_MS} in size`);
+  return r;
+}
 
 /** A non-null value of each column type (a timestamp is a number of ms on the wire). */
 const VALUES: Record<SyncedColumnType, z.ZodType> = {
   text: z.string({ error: 'Input should be a string' }),
-  int: only<number>(
-    (v) => Number.isSafeInteger(v) && Math.abs(v as number) < 2 ** 31,
-    'Input should be an integer',
-    'int_type',
-  ),
-  float: z.number({ error: 'Input should be a number' }),
-  bool: z.boolean({ error: 'Input should be a boolean' }),
-  timestamp_ms: timestampMs,
-  timestamptz_ms: timestampMs,
+  int: lax(laxInt),
+  float: lax(laxFloat),
+  bool: lax(laxBool),
+  timestamp_ms: lax(laxTimestampMs),
+  timestamptz_ms: lax(laxTimestampMs),
 };
 
 /** A NOT NULL column's null, other than a text's (stored as '', WatermelonDB's empty string). */
@@ -72,14 +84,18 @@ const notNull = only((v) => v !== null, 'Input should not be null', 'missing');
 /** A column of a pushed record: its type and the table's rules; left out, the stored value stays. */
 function columnSchema(col: SyncedColumn): z.ZodType {
   let value = VALUES[col.type];
-  if (col.min !== undefined)
-    value = value.check(
-      z.gte(col.min, { error: `Input should be greater than or equal to ${col.min}` }),
-    );
-  if (col.max !== undefined)
-    value = value.check(
-      z.lte(col.max, { error: `Input should be less than or equal to ${col.max}` }),
-    );
+  if (col.min !== undefined || col.max !== undefined) {
+    let bounds = z.number();
+    if (col.min !== undefined)
+      bounds = bounds.check(
+        z.gte(col.min, { error: `Input should be greater than or equal to ${col.min}` }),
+      );
+    if (col.max !== undefined)
+      bounds = bounds.check(
+        z.lte(col.max, { error: `Input should be less than or equal to ${col.max}` }),
+      );
+    value = value.pipe(bounds);
+  }
   if (col.oneOf)
     value = value.pipe(
       z.enum(col.oneOf as [string, ...string[]], {

@@ -124,8 +124,14 @@ builder.queryFields((t) => ({
       }),
       schemaVersion: t.arg.int({
         description:
-          "the sync schema version last synced with (>= 1): tables and columns added later arrive whole; one above the server's is served as the server's",
+          "the client's sync schema version (>= 1; one above the server's is served as the server's); with migration, the tables and columns added after migration.from up to it arrive whole",
         validate: z.number().int().min(1).nullish(),
+      }),
+      // JSON, not an input type: WatermelonDB sends JSON.stringify(migration), the text `null` without one
+      migration: t.arg({
+        type: 'JSON',
+        description:
+          'WatermelonDB\'s migration info {from, tables, columns} (or its JSON text), sent on the first sync after a local schema migration; omit, null or "null" for none',
       }),
       cursor: t.arg.string({
         description: 'next_cursor of the previous page',

@@ -34,7 +34,7 @@ import {
   SYNC_SCHEMA_VERSION,
   SYNCED_TABLES,
   syncedTable,
-  tableChangedSince,
+  tableChangedBetween,
 } from './sync.tables.ts';
 
 /** Records per pull page, across all tables, unless `limit` asks for fewer (the last page may be shorter). */
@@ -60,8 +60,16 @@ export interface PullOptions {
   lastPulledAt?: unknown;
   /** the account identity the client's data belongs to; absent: not checked */
   identityVersion?: number | null;
-  /** the sync schema version the client last synced with: tables and columns added later arrive whole */
+  /**
+   * the client's own sync schema version (WatermelonDB's `schemaVersion`): with `migration`, the
+   * tables and columns added after `migration.from` up to it arrive whole
+   */
   schemaVersion?: number | null;
+  /**
+   * WatermelonDB's migration info, `{from, tables, columns}` or its JSON text, sent on the first
+   * sync after a local schema migration; absent, null or the text `null`: no migration
+   */
+  migration?: unknown;
   /** the next_cursor of the previous page; the other options then come from it */
   cursor?: string | null;
   /** wire table names the client does not want */
@@ -110,15 +118,17 @@ interface Cursor {
   s: number;
   /** last_pulled_at */
   t: number | null;
-  /** schema_version */
-  v: number | null;
+  /** tables served whole (a migration sync brings them), by wire name */
+  w: string[];
   /** identity version at the first page */
   iv: number;
   /** excluded tables */
   x: string[];
   /** index of the table to continue with */
   i: number;
-  /** last id served of that table */
+  /** the part of that table to continue with: 0 its live records, 1 its tombstones */
+  d: 0 | 1;
+  /** last id served of that part */
   a: string | null;
 }
 
@@ -164,20 +174,23 @@ function decodeCursor(text: string): Cursor {
     throw bad;
   }
   const okNum = (n: unknown): boolean => typeof n === 'number' && Number.isFinite(n);
+  const names = (x: unknown): boolean => Array.isArray(x) && x.every((n) => typeof n === 'string');
   if (
     !c ||
     typeof c !== 'object' ||
     !okNum(c.s) ||
     !(c.t === null || okNum(c.t)) ||
-    !(c.v === null || okNum(c.v)) ||
     !okNum(c.iv) ||
-    !Array.isArray(c.x) ||
-    !c.x.every((x) => typeof x === 'string') ||
+    !names(c.x) ||
     !Number.isInteger(c.i) ||
     c.i < 0 ||
     !(c.a === null || typeof c.a === 'string')
   )
     throw bad;
+  // cursors written before the migration rule and the live-then-tombstones order lack w and d
+  c.w ??= [];
+  c.d ??= 0;
+  if (!names(c.w) || (c.d !== 0 && c.d !== 1)) throw bad;
   return c;
 }
 
@@ -237,14 +250,69 @@ function pageChars(maxChars: number | null | undefined, issues: ValidationIssue[
   return maxChars;
 }
 
+/**
+ * The tables a migration sync brings whole (WatermelonDB's "Migration Syncs"): `migration` is what
+ * the client sends on its first sync after migrating its local database, `{from, tables, columns}`
+ * (or its JSON text; absent, null or the text `null`: no migration). Whole are the registry's tables
+ * added, or given a column, after `from` and up to the client's `schemaVersion`, and those the
+ * migration names (names not in the registry are ignored). Without a migration nothing is sent
+ * whole: the client already has what its schema allows, and gets only the changes since its last
+ * pull, whatever its version.
+ */
+function wholeTables(
+  value: unknown,
+  schemaVersion: number | null | undefined,
+  issues: ValidationIssue[],
+): string[] {
+  let m: unknown = value;
+  if (typeof value === 'string') {
+    const text = value.trim();
+    if (text === '' || text === 'null') return [];
+    try {
+      m = JSON.parse(text);
+    } catch {
+      m = undefined;
+    }
+  }
+  if (m === null || m === undefined) {
+    if (value === null || value === undefined) return [];
+  } else if (isPlainObject(m) && Number.isInteger(m.from) && (m.from as number) >= 0) {
+    const tables: unknown = m.tables ?? [];
+    const columns: unknown = m.columns ?? [];
+    if (
+      Array.isArray(tables) &&
+      tables.every((t) => typeof t === 'string') &&
+      Array.isArray(columns) &&
+      columns.every((c) => isPlainObject(c) && typeof c.table === 'string')
+    ) {
+      const named = new Set<unknown>([
+        ...tables,
+        ...(columns as { table: string }[]).map((c) => c.table),
+      ]);
+      const to = Math.min(schemaVersion ?? SYNC_SCHEMA_VERSION, SYNC_SCHEMA_VERSION);
+      return SYNCED_TABLES.filter(
+        (t) => named.has(t.table) || tableChangedBetween(t, m.from as number, to),
+      ).map((t) => t.table);
+    }
+  }
+  issues.push({
+    loc: ['migration'],
+    msg: "Input should be null or WatermelonDB's migration info {from, tables, columns}",
+    type: 'value_error',
+  });
+  return [];
+}
+
 /** The first page's parameters, checked. A schema_version above the server's is served as the server's. */
 function checkPullOptions(o: PullOptions): {
   since: number | null;
+  whole: string[];
   limit: number;
   maxChars: number | null;
 } {
   const issues: ValidationIssue[] = [];
   const since = sinceOf(o.lastPulledAt, ['lastPulledAt'], issues);
+  const whole = wholeTables(o.migration, o.schemaVersion, issues);
   if (o.schemaVersion != null && o.schemaVersion < 1) {
     issues.push({
       loc: ['schemaVersion'],
@@ -259,33 +327,35 @@ function checkPullOptions(o: PullOptions): {
   const limit = pageLimit(o.limit, PULL_PAGE_SIZE, issues);
   const maxChars = pageChars(o.maxChars, issues);
   if (issues.length) throw validationError(issues);
-  return { since, limit, maxChars };
+  return { since, whole, limit, maxChars };
 }
 
 /** The characters an item adds to a page's JSON: a record, or the id of a deleted one. */
 const itemChars = (r: { deleted: boolean; id: string; record: WireRecord }): number =>
   r.deleted ? JSON.stringify(r.id).length + 1 : JSON.stringify(r.record).length + 1;
 
-/** One page of changes of one table, after `after` (by id), at most `limit` rows. */
+/**
+ * One batch of changes of one part of a table (its live records, or its tombstones), after `after`
+ * (by id), at most `limit` rows, as of the snapshot time `c.s`. Live records: those changed since
+ * `c.t`, or all of them on a first pull and for a table served whole; tombstones: those since `c.t`
+ * (a first pull has none).
+ */
 async function readTable(
   db: SqlRunner,
   table: SyncedTable,
   userId: number,
   c: Cursor,
+  tombstones: boolean,
   after: string | null,
   limit: number,
 ): Promise<{ id: string; deleted: boolean; record: WireRecord }[]> {
-  const whole = c.t === null || (c.v !== null && tableChangedSince(table) > c.v);
+  if (tombstones && c.t === null) return [];
   const params: unknown[] = [userId, c.s];
-  const since = (): string => {
+  let change = tombstones ? 'deleted_at IS NOT NULL' : 'deleted_at IS NULL';
+  if (c.t !== null && (tombstones || !c.w.includes(table.table))) {
     params.push(c.t);
-    return `server_updated_at > ${msParam(`$${params.length}`)}`;
-  };
-  const change = whole
-    ? c.t === null
-      ? 'deleted_at IS NULL'
-      : `(deleted_at IS NULL OR ${since()})`
-    : since();
+    change += ` AND server_updated_at > ${msParam(`$${params.length}`)}`;
+  }
   let afterSql = '';
   if (after !== null) {
     params.push(after);
@@ -343,10 +413,11 @@ export async function pullChanges(ctx: AuthedContext, options: PullOptions): Pro
     c = {
       s: Math.max(state.nowMs, state.clockMs),
       t: checked.since,
-      v: options.schemaVersion ?? null,
+      w: checked.whole,
       iv: identityVersion,
       x: [...new Set(options.exclude ?? [])],
       i: 0,
+      d: 0,
       a: null,
     };
   }
@@ -357,40 +428,40 @@ export async function pullChanges(ctx: AuthedContext, options: PullOptions): Pro
   const omitted = SYNCED_TABLES.filter((t) => !credentialHolds(ctx.principal, t.readScope)).map(
     (t) => t.table,
   );
+  // The changes in one order, page after page: table by table (the registry's order), each
+  // table's live records by id, then its tombstones by id. So the pages of a pull, written one
+  // after the other, are one answer (the REST facade's `changes` responder streams them so).
   const changes: Changes = {};
   let room = limit;
   let chars = 0;
   let next: Cursor | null = null;
-  for (let i = c.i; i < SYNCED_TABLES.length; i++) {
+  tables: for (let i = c.i; i < SYNCED_TABLES.length; i++) {
     const table = SYNCED_TABLES[i];
     if (c.x.includes(table.table) || omitted.includes(table.table)) continue;
-    const after = i === c.i ? c.a : null;
-    if (room === 0) {
-      next = { ...c, i, a: after };
-      break;
-    }
-    const rows = await readTable(ctx.prisma, table, userId, c, after, room + 1);
-    const list: TableChanges = { created: [], updated: [], deleted: [] };
-    let last = after;
-    let cut = false;
-    for (const r of rows) {
-      // a page ends at `limit` records, or before the record that would pass the character budget
-      // (the first record of a page is served whatever its size, so that paging moves on)
-      const size = maxChars === null ? 0 : itemChars(r);
-      if (room === 0 || (maxChars !== null && room < limit && chars + size > maxChars)) {
-        cut = true;
-        break;
+    for (const d of ([0, 1] as const).slice(i === c.i ? c.d : 0)) {
+      if (d === 1 && c.t === null) break; // a first pull has no tombstones
+      const after = i === c.i && d === c.d ? c.a : null;
+      if (room === 0) {
+        next = { ...c, i, d, a: after };
+        break tables;
       }
-      chars += size;
-      room--;
-      last = r.id;
-      if (r.deleted) list.deleted.push(r.id);
-      else (c.t === null ? list.created : list.updated).push(r.record);
-    }
-    changes[table.table] = list;
-    if (cut) {
-      next = { ...c, i, a: last };
-      break;
+      const rows = await readTable(ctx.prisma, table, userId, c, d === 1, after, room + 1);
+      const list = (changes[table.table] ??= { created: [], updated: [], deleted: [] });
+      let last = after;
+      for (const r of rows) {
+        // a page ends at `limit` records, or before the record that would pass the character budget
+        // (the first record of a page is served whatever its size, so that paging moves on)
+        const size = maxChars === null ? 0 : itemChars(r);
+        if (room === 0 || (maxChars !== null && room < limit && chars + size > maxChars)) {
+          next = { ...c, i, d, a: last };
+          break tables;
+        }
+        chars += size;
+        room--;
+        last = r.id;
+        if (r.deleted) list.deleted.push(r.id);
+        else (c.t === null ? list.created : list.updated).push(r.record);
+      }
     }
   }
   return {

@@ -529,3 +529,8 @@ export function syncedTable(name: string): SyncedTable | undefined {
 export function tableChangedSince(t: SyncedTable): number {
   return Math.max(t.since, ...t.columns.map((c) => c.since ?? t.since));
 }
+
+/** True when the table, or one of its columns, came in a schema version after `from`, up to `to`. */
+export function tableChangedBetween(t: SyncedTable, from: number, to: number): boolean {
+  return [t.since, ...t.columns.map((c) => c.since ?? t.since)].some((v) => v > from && v <= to);
+}
