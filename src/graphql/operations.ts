@@ -39,6 +39,7 @@ import type {
 import { compileQuery, isCompiledQuery } from 'graphql-jit';
 import type { CompiledQuery } from 'graphql-jit';
 import { maskError, validationError } from '../errors.ts';
+import { withAccountGone } from './account-gone.ts';
 import type { ValidationIssue } from '../errors.ts';
 import { unsafeInputIssues } from '../platform/input-guards.ts';
 import type { OpaqueKeys } from '../wire.ts';
@@ -327,9 +328,10 @@ export function loadOperations(
           : variableIssues(result.errors);
         return { data: null, errors: [validationError(issues)] };
       }
+      const errors = result.errors?.length ? await withAccountGone(ctx, result.errors) : [];
       return {
         data: (result.data as Record<string, unknown> | null | undefined) ?? null,
-        errors: (result.errors ?? []).map(mask),
+        errors: errors.map(mask),
       };
     },
   };

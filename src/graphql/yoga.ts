@@ -8,7 +8,7 @@ import { GraphQLError } from 'graphql';
 import type { GraphQLSchema } from 'graphql';
 import { createFetch } from '@whatwg-node/fetch';
 import { createYoga } from 'graphql-yoga';
-import type { YogaServerInstance } from 'graphql-yoga';
+import type { Plugin, YogaServerInstance } from 'graphql-yoga';
 import { CSRF_HEADER } from '../auth/authenticate.ts';
 import { maskError, validationError } from '../errors.ts';
 import type { Logger } from '../logger.ts';
@@ -18,6 +18,7 @@ import { jsonTextTooDeep, MAX_JSON_DEPTH, unsafeInputIssues } from '../platform/
 import { requestScope } from '../request-context.ts';
 import { createContext } from './context.ts';
 import type { Context, ContextDeps } from './context.ts';
+import { withAccountGone } from './account-gone.ts';
 import { documentLimitsOf, useDocumentLimits } from './document-limits.ts';
 import type { OperationStore } from './operations.ts';
 
@@ -59,6 +60,20 @@ export interface ServerContext {
   /** filled by fields that set cookies; copied onto the response by the plugin below */
   responseCookies: string[];
 }
+
+/**
+ * A request whose account was deleted while it ran answers UNAUTHENTICATED, not INTERNAL
+ * (src/graphql/account-gone.ts).
+ */
+const accountGone: Plugin<Context> = {
+  onExecute: () => ({
+    onExecuteDone: async ({ args, result, setResult }) => {
+      if (Symbol.asyncIterator in result || !result.errors?.length) return;
+      const errors = await withAccountGone(args.contextValue, result.errors as GraphQLError[]);
+      if (errors !== result.errors) setResult({ ...result, errors });
+    },
+  }),
+};
 
 export function createGraphqlServer(
   options: YogaOptions,
@@ -146,6 +161,7 @@ export function createGraphqlServer(
           if (issues.length) setResult({ errors: [validationError(issues)] });
         },
       },
+      accountGone,
       usePersistedOperations({
         allowArbitraryOperations: true,
         getPersistedOperation: (id) => operations.byId.get(id)?.document ?? null,

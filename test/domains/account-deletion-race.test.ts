@@ -167,3 +167,30 @@ describe('requests of an account racing its deletion (issue 29)', () => {
     expect(await prisma.glucoseReading.count({ where: { userId: me.user.id } })).toBe(0);
   });
 });
+
+describe('a request that writes after its account is gone (issue 29)', () => {
+  // The race: a request authenticated just before a deletion commits, and writes after it. Here
+  // the user row goes by hand while the credential is still in the credential cache (which only the
+  // deletion service would have told), so the next requests authenticate and then write into an
+  // account that no longer exists, through every door.
+  it('answers 401 (UNAUTHENTICATED), never 500', async () => {
+    const me = await seedUser(app);
+    expect((await rest(app, 'GET', '/api/auth/me', { token: me.token })).status).toBe(200);
+    await prisma.$executeRaw`DELETE FROM users WHERE id = ${me.user.id}`;
+
+    const device = await rest(app, 'POST', '/api/devices/token', {
+      token: me.token,
+      body: { token: 'push-token-after-deletion', platform: 'ios' },
+    });
+    expect(device.status).toBe(401);
+    const profile = await rest(app, 'PATCH', '/api/auth/me', {
+      token: me.token,
+      body: { name: 'after deletion' },
+    });
+    expect(profile.status).toBe(401);
+    const viaGraphql = await gql(app, 'mutation { updateProfile(input: { name: "x" }) { id } }', {
+      token: me.token,
+    });
+    expect(viaGraphql.body.errors?.[0]?.extensions?.code).toBe('UNAUTHENTICATED');
+  });
+});
