@@ -9,6 +9,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { Request, Response } from 'express';
+import { FRAME_ANCESTORS_NONE, noFramingHeaders } from '../src/platform/framing.ts';
 
 /** What the pages call the product (the sender name of its emails). */
 export const PRODUCT_NAME = 'Health Platform';
@@ -105,7 +106,7 @@ export function pageCsp(formActions: readonly string[] = []): string {
     "default-src 'none'",
     `style-src ${STYLE_SOURCE}`,
     ["form-action 'self'", ...formActions].join(' '),
-    "frame-ancestors 'none'",
+    FRAME_ANCESTORS_NONE,
     "base-uri 'none'",
   ].join('; ');
 }
@@ -163,10 +164,9 @@ export function sendPage(
     .status(status)
     .set({
       'content-type': 'text/html; charset=utf-8',
-      'content-security-policy': pageCsp(page.formActions),
+      ...noFramingHeaders(pageCsp(page.formActions)),
       'referrer-policy': 'no-referrer',
       'x-content-type-options': 'nosniff',
-      'x-frame-options': 'DENY',
       'cache-control': 'no-store',
       ...headers,
     })
