@@ -132,7 +132,7 @@ export function createApp(options: AppOptions): App {
     storage,
     idp: createIdentityProviders(config),
     limits,
-    models: createModelClient(config),
+    models: createModelClient(config, log),
     jobs: createJobQueue(db.target, log),
     credentials: createCredentialCache({ redis: limitStore.redis, namespace }),
   };

@@ -32,6 +32,7 @@ const DEFAULT_BASE_URL = 'https://api.openai.com/v1';
  */
 export function createModelClient(
   config: Pick<Config, 'OPENAI_API_KEY' | 'OPENAI_BASE_URL' | 'OPENAI_TIMEOUT_MS'>,
+  log?: Logger,
 ): ModelClient | null {
   if (!config.OPENAI_API_KEY) return null;
   return new OpenAI({
@@ -39,6 +40,8 @@ export function createModelClient(
     baseURL: config.OPENAI_BASE_URL ?? DEFAULT_BASE_URL,
     timeout: config.OPENAI_TIMEOUT_MS,
     maxRetries: 0,
+    // the SDK's own warnings (a stream chunk that is not JSON) go to our log, not the console
+    ...(log && { logger: log, logLevel: 'warn' as const }),
     // NOTE: explicit nulls, or the SDK would read OPENAI_ORG_ID and friends from process.env.
     adminAPIKey: null,
     organization: null,
