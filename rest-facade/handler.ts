@@ -248,30 +248,26 @@ function handlerFor(route: RestRoute, options: RestFacadeOptions) {
     for (const cookie of ctx.responseCookies) res.append('set-cookie', cookie);
     if (result.errors.length) return fail(result.errors[0]);
     if (cached) return cached(req, res, result.data?.[rootField] as CachedAnswer);
-    if (route.responder === 'stream') {
-      const chunkAfter = async (after: string): Promise<StreamChunk> => {
+    /** The operation run again with the variable `name` set to the cursor the last part gave. */
+    const runAgainWith =
+      <T>(name: string) =>
+      async (cursor: string): Promise<T> => {
         const more = await options.operations.execute(
           route.operation,
-          { ...variables, after },
+          { ...variables, [name]: cursor },
           ctx,
         );
         if (more.errors.length) throw more.errors[0];
-        return more.data?.[rootField] as StreamChunk;
+        return more.data?.[rootField] as T;
       };
+    if (route.responder === 'stream') {
+      const chunkAfter = runAgainWith<StreamChunk>('after');
       const cut = (error: unknown) =>
         ctx.log.error({ err: error }, 'stream cut after its first chunk');
       return streamResponder(res, result.data?.[rootField] as StreamChunk, chunkAfter, cut);
     }
     if (route.responder === 'changes' && wantsOneAnswer(variables)) {
-      const pageAfter = async (cursor: string): Promise<ChangesPage> => {
-        const more = await options.operations.execute(
-          route.operation,
-          { ...variables, cursor },
-          ctx,
-        );
-        if (more.errors.length) throw more.errors[0];
-        return more.data?.[rootField] as ChangesPage;
-      };
+      const pageAfter = runAgainWith<ChangesPage>('cursor');
       const cut = (error: unknown) =>
         ctx.log.error({ err: error }, 'pull answer cut after its first page');
       return changesResponder(res, result.data?.[rootField] as ChangesPage, pageAfter, cut);
