@@ -2,6 +2,8 @@
  * The server under benchmark: a child process started exactly as `npm start` starts it, on an
  * embedded database in a temp dir (or BENCH_DATABASE_URL), on a random port, with `env` on top.
  * Pass `dataDir` to serve an existing directory again (it is then the caller's to remove).
+ * BENCH_NODE_ARGS adds node flags to the server only (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`,
+ * which NODE_OPTIONS refuses).
  */
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -40,7 +42,8 @@ export async function startBenchServer(
   const port = 19000 + Math.floor(Math.random() * 1000);
   const base = `http://127.0.0.1:${port}`;
   const dataDir = options.dataDir ?? mkdtempSync(path.join(tmpdir(), 'hdp-bench-'));
-  const child = spawn(process.execPath, startArgs(), {
+  const extra = process.env.BENCH_NODE_ARGS?.split(/\s+/).filter(Boolean) ?? [];
+  const child = spawn(process.execPath, [...extra, ...startArgs()], {
     cwd: root,
     env: {
       ...process.env,

@@ -4,7 +4,9 @@
  * the bounds of the fields' validators, annotations from the kind, the description from the
  * operation's leading comment, the ask-the-user note from what the operation does) and what the call
  * path needs (the arguments it accepts, confirm, idempotency, paging, flattened input, result
- * field, health meta, and the scopes the token must hold for the tool to be listed).
+ * field, health meta, the scopes the token must hold for the tool to be listed, and its toolset, the
+ * family a client can choose in its MCP URL). The listing is kept short (issue 30 item 7): every
+ * connected agent reads it whole before it does anything (test/mcp-facade/listing-size.test.ts).
  *
  * Why once: rows and operations are fixed for the life of the process, so per-request work is a
  * scope filter over a ready list. It must never start with a row it cannot serve: an unknown
@@ -64,7 +66,10 @@ export interface RegisteredTool {
   definition: Tool;
   /** refuses to run without confirm: true */
   needsConfirm: boolean;
-  /** confirm tools: what the tool does and what to ask (in the description and the refusal) */
+  /**
+   * confirm tools: what the refusal without confirm: true says (what the tool does and what to ask);
+   * the description ends with CONFIRM_NOTE only
+   */
   confirmNote: string | null;
   /** takes a required idempotency_key */
   creates: boolean;
@@ -93,21 +98,41 @@ export interface RegisteredTool {
   healthData: boolean;
   /** never offered over OAuth: a payment kind (OAUTH_HIDDEN_KINDS) or a row with `oauth: false` */
   oauthHidden: boolean;
+  /** the toolset (the spec's family) the tool belongs to; null for a row without one (a test's) */
+  toolset: string | null;
 }
+
+/**
+ * The toolsets a connection chose in its MCP URL (`?toolsets=glucose,nutrition`), or null for all
+ * of them (no `toolsets`, or `toolsets=all`).
+ */
+export type ToolsetChoice = ReadonlySet<string> | null;
+
+/** The toolsets value that keeps every tool. */
+export const ALL_TOOLSETS = 'all';
 
 export interface ToolRegistry {
   /** every tool, in name order */
   tools: readonly RegisteredTool[];
   /** every tool by name, whatever the door (use `find` to answer a call) */
   byName: ReadonlyMap<string, RegisteredTool>;
+  /** every toolset (family) a client may choose, in name order (`all` is not among them) */
+  toolsets: readonly string[];
   /**
    * What tools/list shows, in name order: the tools the credential can call (it holds every scope of
-   * `listedFor`) and that the door offers (the OAuth door hides `oauthHidden` tools). Door default:
-   * `pat`, the personal-token host.
+   * `listedFor`), that the door offers (the OAuth door hides `oauthHidden` tools) and that are in
+   * the chosen toolsets. Door default: `pat`, the personal-token host; toolsets default: all.
    */
-  visibleTo(scopes: ReadonlySet<string>, door?: McpDoor): RegisteredTool[];
-  /** The tool a tools/call names, or undefined when there is none or the door hides it (Unknown tool). */
-  find(name: string, door?: McpDoor): RegisteredTool | undefined;
+  visibleTo(
+    scopes: ReadonlySet<string>,
+    door?: McpDoor,
+    toolsets?: ToolsetChoice,
+  ): RegisteredTool[];
+  /**
+   * The tool a tools/call names, or undefined when there is none, the door hides it, or it is in no
+   * chosen toolset (Unknown tool).
+   */
+  find(name: string, door?: McpDoor, toolsets?: ToolsetChoice): RegisteredTool | undefined;
 }
 
 export interface RegistryOptions {
@@ -135,42 +160,33 @@ export function isCreatingTool(row: McpTool, op: PersistedOperation): boolean {
   );
 }
 
-/** MCP annotations from the kind (../shared/notes/mcp-oauth.md 1.3); all four set, as the defaults are pessimistic. */
+/**
+ * MCP annotations from the kind (../shared/notes/mcp-oauth.md 1.3). The spec's defaults are the
+ * pessimistic answers (not read-only, destructive, not idempotent, open world); the listing says
+ * what an agent's client decides by and leaves the rest out (issue 30 item 7: fewer tokens per
+ * tool). Reads say readOnlyHint alone: the spec gives destructiveHint and idempotentHint meaning
+ * only when readOnlyHint is false. Every tool that changes data says destructiveHint, and
+ * idempotentHint when true. openWorldHint is never said: what reaches outside the account
+ * (sharing, payments) is destructive, so destructiveHint already tells it apart.
+ */
 export function annotationsFor(
   kind: ToolKind,
   options: { creates: boolean; idempotent?: boolean },
 ): ToolAnnotations {
   switch (kind) {
     case 'read':
-      return {
-        readOnlyHint: true,
-        destructiveHint: false,
-        idempotentHint: true,
-        openWorldHint: false,
-      };
+      return { readOnlyHint: true };
     case 'write':
       return {
-        readOnlyHint: false,
         destructiveHint: false,
-        idempotentHint: options.creates || options.idempotent === true,
-        openWorldHint: false,
+        ...(options.creates || options.idempotent === true ? { idempotentHint: true } : {}),
       };
     case 'deletes':
-      return {
-        readOnlyHint: false,
-        destructiveHint: true,
-        idempotentHint: true,
-        openWorldHint: false,
-      };
+      return { destructiveHint: true, idempotentHint: true };
     case 'shares':
     case 'takes a payment':
-      // disclosure and payments cannot be undone, and both reach outside the account
-      return {
-        readOnlyHint: false,
-        destructiveHint: true,
-        idempotentHint: false,
-        openWorldHint: true,
-      };
+      // disclosure and payments cannot be undone: destructive, not idempotent (the default)
+      return { destructiveHint: true };
   }
 }
 
@@ -196,12 +212,25 @@ export function firstClause(description: string): string {
 }
 
 /**
- * What a confirm tool tells the agent (in its description and when it refuses): what this tool does,
- * in the words of its own description, and to ask the person first.
+ * What a confirm tool's description ends with. It never restates what the tool does (the
+ * description has just said it; issue 30 item 6); the `confirm` argument says the rest.
+ */
+export const CONFIRM_NOTE = 'Ask the person first.';
+
+/** What the `confirm` argument says. */
+const CONFIRM_DESCRIPTION = 'true once the person agreed';
+
+/**
+ * What a confirm tool answers when called without confirm: true: what this tool does, in the words
+ * of its own description's first clause (the refusal stands alone, apart from the listing), and
+ * what to do.
  */
 export function confirmNoteFor(description: string): string {
   const does = firstClause(description);
-  return `It ${does.charAt(0).toLowerCase()}${does.slice(1)}. Ask the person first and call with confirm: true only after they agreed.`;
+  return (
+    `It ${does.charAt(0).toLowerCase()}${does.slice(1)}. ` +
+    'Ask the person first and call again with confirm: true only after they agreed.'
+  );
 }
 
 /** "get_glucose_readings" -> "Get glucose readings": the title of a row without its own. */
@@ -244,50 +273,116 @@ function pagingOf(
 }
 
 const CURSOR_SCHEMA = {
-  type: ['string', 'null'],
-  minLength: 1,
+  type: 'string',
   maxLength: CURSOR_MAX_LENGTH,
-  description:
-    'Leave it out for the first items. When an answer has next_cursor, more items exist: call again with ' +
-    'the same other arguments and cursor set to that next_cursor.',
+  description: 'the last next_cursor',
 };
 
-function inputSchemaFor(
-  base: JsonSchema,
-  needsConfirm: boolean,
-  creates: boolean,
-  paged: boolean,
-): Tool['inputSchema'] {
-  const properties: Record<string, object> = {
-    ...(base.properties as Record<string, object> | undefined),
-  };
+/**
+ * An optional argument of a read or creating tool without `null` among its types or enum values:
+ * leaving it out and sending null mean the same there (the call path still takes null), so the
+ * listing says it once (issue 30 item 7). Other writes keep null where the argument takes it: there
+ * it can clear a field.
+ */
+function withoutNull(schema: JsonSchema): JsonSchema {
+  const anyOf = schema.anyOf as JsonSchema[] | undefined;
+  if (Array.isArray(anyOf)) {
+    const rest = anyOf.filter((s) => s.type !== 'null');
+    if (rest.length !== 1) return schema;
+    const { anyOf: _anyOf, ...outer } = schema;
+    return withoutNull({ ...rest[0], ...outer });
+  }
+  const out = { ...schema };
+  if (Array.isArray(out.type)) {
+    const types = (out.type as string[]).filter((t) => t !== 'null');
+    out.type = types.length === 1 ? types[0] : types;
+  }
+  if (Array.isArray(out.enum)) out.enum = (out.enum as unknown[]).filter((v) => v !== null);
+  return nestedWithoutNull(out);
+}
+
+/** `schema` with the optional fields of the objects it holds (items, properties) without null. */
+function nestedWithoutNull(schema: JsonSchema): JsonSchema {
+  const out = { ...schema };
+  if (out.items && typeof out.items === 'object' && !Array.isArray(out.items))
+    out.items = nestedWithoutNull(withoutNull(out.items as JsonSchema));
+  if (out.properties) {
+    const required = (out.required as string[] | undefined) ?? [];
+    out.properties = Object.fromEntries(
+      Object.entries(out.properties as Record<string, JsonSchema>).map(([name, sub]) => [
+        name,
+        required.includes(name) ? nestedWithoutNull(sub) : withoutNull(sub),
+      ]),
+    );
+  }
+  return out;
+}
+
+interface InputSchemaOptions {
+  needsConfirm: boolean;
+  creates: boolean;
+  /** takes the facade's cursor */
+  paged: boolean;
+  /** a read or creating tool: its optional arguments are listed without null */
+  nullIsAbsent: boolean;
+}
+
+function inputSchemaFor(base: JsonSchema, options: InputSchemaOptions): Tool['inputSchema'] {
   const required = [...((base.required as string[] | undefined) ?? [])];
-  if (paged) properties[CURSOR_ARG] = CURSOR_SCHEMA;
-  if (needsConfirm) {
+  const properties: Record<string, object> = {
+    ...((options.nullIsAbsent ? nestedWithoutNull(base) : base).properties as
+      | Record<string, JsonSchema>
+      | undefined),
+  };
+  if (options.paged) properties[CURSOR_ARG] = CURSOR_SCHEMA;
+  if (options.needsConfirm) {
     properties[CONFIRM_ARG] = {
       type: 'boolean',
-      description: 'Must be true: set it only after the person has agreed to this action.',
+      description: CONFIRM_DESCRIPTION,
     };
     required.push(CONFIRM_ARG);
   }
-  if (creates) {
+  if (options.creates) {
     properties[IDEMPOTENCY_ARG] = {
       type: 'string',
       minLength: IDEMPOTENCY_KEY_LENGTH.min,
       maxLength: IDEMPOTENCY_KEY_LENGTH.max,
-      description:
-        'A new random key (e.g. a UUID) for each new entry; retrying with the same key and arguments ' +
-        'answers the first result instead of creating a duplicate.',
+      description: 'new UUID per entry; reuse to retry',
     };
     required.push(IDEMPOTENCY_ARG);
   }
-  return {
-    ...base,
+  // NOTE: no `additionalProperties: false` (nor `minLength: 1`, nor the flattened input type's own
+  // description, which the tool's description says better) in the listing: they cost an agent tokens
+  // on every tool and say nothing the properties do not (issue 30 item 7); the call path still
+  // refuses every argument the schema does not declare (extra_forbidden)
+  const { description: _inputType, ...rest } = base;
+  return listed({
+    ...rest,
     type: 'object',
     properties,
     ...(required.length ? { required } : {}),
-    additionalProperties: false,
-  } as Tool['inputSchema'];
+  }) as Tool['inputSchema'];
+}
+
+/**
+ * `schema` as listed, at any depth: without `additionalProperties: false` and `minLength: 1` (see
+ * inputSchemaFor). Neither tells an agent anything it would get wrong: it sends the arguments the
+ * schema names, and never an empty id; the call path and the fields still refuse both.
+ */
+function listed(schema: unknown): unknown {
+  if (Array.isArray(schema)) return schema.map(listed);
+  if (!schema || typeof schema !== 'object') return schema;
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(schema as Record<string, unknown>)) {
+    if (key === 'additionalProperties' && value === false) continue;
+    if (key === 'minLength' && value === 1) continue;
+    // NOTE: `properties` maps argument names (never keywords) to schemas
+    out[key] =
+      key === 'properties' && value && typeof value === 'object'
+        ? Object.fromEntries(Object.entries(value).map(([name, sub]) => [name, listed(sub)]))
+        : listed(value);
+  }
+  return out;
 }
 
 /** The input schema without the arguments the row fixes; a fixed name the operation lacks throws. */
@@ -387,12 +482,16 @@ function register(row: McpTool, options: RegistryOptions): RegisteredTool {
     definition: {
       name: row.name,
       title: row.title ?? titleFromName(row.name),
-      description: confirmNote ? `${description} ${confirmNote}` : description,
-      inputSchema: inputSchemaFor(base, needsConfirm, creates, facadePaged),
-      annotations: {
-        title: row.title ?? titleFromName(row.name),
-        ...annotationsFor(row.kind, { creates, idempotent: row.idempotent }),
-      },
+      description: needsConfirm ? `${description} ${CONFIRM_NOTE}` : description,
+      inputSchema: inputSchemaFor(base, {
+        needsConfirm,
+        creates,
+        paged: facadePaged,
+        nullIsAbsent: row.kind === 'read' || creates,
+      }),
+      // NOTE: the title once, as the tool's `title` (MCP 2025-06-18 reads it first); not again as
+      // annotations.title, which only older clients read for display (issue 30 item 7)
+      annotations: annotationsFor(row.kind, { creates, idempotent: row.idempotent }),
     },
     needsConfirm,
     confirmNote,
@@ -408,6 +507,7 @@ function register(row: McpTool, options: RegistryOptions): RegisteredTool {
     opaque: op.opaque[resultField],
     healthData,
     oauthHidden,
+    toolset: row.family ?? null,
   };
 }
 
@@ -425,8 +525,12 @@ function withTwinNotes(tools: RegisteredTool[]): void {
     for (const t of group) {
       if (t.row.description) continue;
       const others = group.filter((o) => o !== t).map((o) => o.row.name);
-      const note = `The same operation and answers as ${others.join(', ')}: the catalogue lists the tool under each name, only the name differs.`;
-      t.definition = { ...t.definition, description: `${t.definition.description} ${note}` };
+      const note = `The same tool as ${others.join(', ')}.`;
+      // the ask-the-person note of a confirm tool stays last
+      const description = t.needsConfirm
+        ? `${t.definition.description!.slice(0, -CONFIRM_NOTE.length - 1)} ${note} ${CONFIRM_NOTE}`
+        : `${t.definition.description} ${note}`;
+      t.definition = { ...t.definition, description };
     }
   }
 }
@@ -454,21 +558,49 @@ export function buildRegistry(rows: readonly McpTool[], options: RegistryOptions
   const tools = [...byName.values()].sort((a, b) => (a.row.name < b.row.name ? -1 : 1));
   withTwinNotes(tools);
   refuseLookalikes(tools);
+  const toolsets = [
+    ...new Set(tools.flatMap((t) => (t.toolset === null ? [] : [t.toolset]))),
+  ].sort();
+  if (toolsets.includes(ALL_TOOLSETS))
+    throw new Error(`MCP tools: no family may be named ${ALL_TOOLSETS}`);
   // NOTE: the OAuth door never offers payment tools or rows with `oauth: false` (spec, Authentication 9)
-  const offered = (t: RegisteredTool, door: McpDoor): boolean => door === 'pat' || !t.oauthHidden;
+  const offered = (t: RegisteredTool, door: McpDoor, chosen: ToolsetChoice = null): boolean =>
+    (door === 'pat' || !t.oauthHidden) &&
+    (chosen === null || (t.toolset !== null && chosen.has(t.toolset)));
   return {
     tools,
     byName,
+    toolsets,
     // NOTE: what a credential may call: every scope of the row and of the operation's root fields
-    visibleTo: (scopes, door = 'pat') =>
+    visibleTo: (scopes, door = 'pat', chosen = null) =>
       tools.filter(
-        (t) => offered(t, door) && !t.tokenCannotCall && t.listedFor.every((s) => scopes.has(s)),
+        (t) =>
+          offered(t, door, chosen) && !t.tokenCannotCall && t.listedFor.every((s) => scopes.has(s)),
       ),
-    find: (name, door = 'pat') => {
+    find: (name, door = 'pat', chosen = null) => {
       const tool = byName.get(name);
-      return tool && offered(tool, door) ? tool : undefined;
+      return tool && offered(tool, door, chosen) ? tool : undefined;
     },
   };
+}
+
+/**
+ * The toolsets a client chose, from the `toolsets` values of its MCP URL (comma-separated, the
+ * parameter possibly repeated): null for all of them (no value, or `all` among them), else the set;
+ * `unknown` names what the registry has no toolset of (the request is refused), `empty` when the
+ * values name nothing.
+ */
+export function chooseToolsets(
+  values: readonly string[] | undefined,
+  known: readonly string[],
+): { toolsets: ToolsetChoice } | { unknown: string[] } | { empty: true } {
+  if (values === undefined) return { toolsets: null };
+  const names = values.flatMap((v) => v.split(',')).map((n) => n.trim().toLowerCase());
+  const named = names.filter(Boolean);
+  if (!named.length) return { empty: true };
+  const unknown = named.filter((n) => n !== ALL_TOOLSETS && !known.includes(n));
+  if (unknown.length) return { unknown: [...new Set(unknown)] };
+  return { toolsets: named.includes(ALL_TOOLSETS) ? null : new Set(named) };
 }
 
 /**
@@ -486,7 +618,10 @@ export function lazyRegistry(build: () => ToolRegistry): ToolRegistry {
     get byName() {
       return registry().byName;
     },
-    visibleTo: (scopes, door) => registry().visibleTo(scopes, door),
-    find: (name, door) => registry().find(name, door),
+    get toolsets() {
+      return registry().toolsets;
+    },
+    visibleTo: (scopes, door, toolsets) => registry().visibleTo(scopes, door, toolsets),
+    find: (name, door, toolsets) => registry().find(name, door, toolsets),
   };
 }

@@ -5,11 +5,13 @@
  * and rows with `oauth: false`, naming its resource metadata in its challenges, answering a missing
  * scope with a 403 step-up challenge and counting limits per connection.
  * Per request: Host and Origin checks -> authentication (the door's credential only) and the method
- * check (POST only; the OAuth door authenticates first) -> per-minute limit -> body (one JSON-RPC
- * message, no batches) -> a fresh low-level SDK Server and transport (cheap) whose tools/list and
- * tools/call handlers read the registry built once here. Other methods answer 405: there are no
- * sessions and no standalone SSE streams; only a call of a streaming tool (McpTool.stream) is
- * answered as server-sent events (its progress notifications, then its result).
+ * check (POST only; the OAuth door authenticates first) -> per-minute limit -> the toolsets the URL
+ * chooses (`?toolsets=glucose,nutrition`; an unknown name answers 400) -> body (one JSON-RPC
+ * message, no batches) -> a fresh low-level SDK Server (cheap) whose tools/list and tools/call
+ * handlers read the registry built once here, within the chosen toolsets, answering as JSON through
+ * json-exchange.ts. Other methods answer 405: there are no sessions and no standalone SSE streams;
+ * only a call of a streaming tool (McpTool.stream) goes through the SDK's Streamable HTTP transport
+ * and is answered as server-sent events (its progress notifications, then its result).
  *
  * It must never accept another door's credential (login tokens and cookies get 401 on both; an OAuth
  * token is no credential on /api/mcp, a personal token none on /mcp), never serve a `Host` it was not
@@ -43,9 +45,10 @@ import { clip, jsonBodyParser, TOO_DEEP } from '../src/platform/input-guards.ts'
 import { withProgress } from '../src/platform/progress.ts';
 import type { McpLimits } from '../src/platform/rate-limit.ts';
 import { callTool, limitKey } from './call-tool.ts';
+import { answerAsJson, refuse } from './json-exchange.ts';
 import type { CallToolDeps } from './call-tool.ts';
-import { buildRegistry } from './registry.ts';
-import type { ToolRegistry } from './registry.ts';
+import { ALL_TOOLSETS, buildRegistry, chooseToolsets } from './registry.ts';
+import type { ToolRegistry, ToolsetChoice } from './registry.ts';
 import type { McpDoor, McpTool } from './tool.ts';
 import { TOOLS } from './tools.ts';
 import { fromRoot } from '../src/platform/paths.ts';
@@ -58,10 +61,23 @@ const PACKAGE = JSON.parse(readFileSync(fromRoot('package.json'), 'utf8')) as {
   version: string;
 };
 
+/** The query parameter naming the toolsets a client chose (`/api/mcp?toolsets=glucose,nutrition`). */
+export const TOOLSETS_PARAM = 'toolsets';
+
 const INSTRUCTIONS =
   "Tools read and change one person's own health-platform data, within the scopes of their personal token. " +
   'Tools that delete, share or pay refuse to run until you ask the person and call again with confirm: true. ' +
-  'Tools that create entries take an idempotency_key: reuse it when retrying the same call.';
+  'Tools that create entries take an idempotency_key: a new one per entry, the same one when retrying the same call. ' +
+  'A list answer with next_cursor has more items: call again with the same arguments and cursor set to it.';
+
+/** The server's instructions; a connection that chose toolsets is told which, and how to get others. */
+function instructionsFor(toolsets: ToolsetChoice): string {
+  if (!toolsets) return INSTRUCTIONS;
+  return (
+    `${INSTRUCTIONS} This connection offers the toolsets ${[...toolsets].sort().join(', ')} only; ` +
+    `the person adds others to ${TOOLSETS_PARAM}= in the MCP URL (${TOOLSETS_PARAM}=${ALL_TOOLSETS} for every tool).`
+  );
+}
 
 export interface McpFacadeOptions {
   schema: GraphQLSchema;
@@ -129,20 +145,6 @@ function paramsProblem(message: unknown): string | null {
   return `${at}: ${issue.message}`;
 }
 
-/**
- * An HTTP-level refusal in the JSON-RPC error shape the transport itself answers with (code -32000,
- * the SDK's, unless the refusal is a JSON-RPC one such as -32600 Invalid Request).
- */
-function refuse(
-  res: Response,
-  status: number,
-  message: string,
-  { code = -32000, data }: { code?: number; data?: unknown } = {},
-): void {
-  const error = { code, message, ...(data === undefined ? {} : { data }) };
-  res.status(status).json({ jsonrpc: '2.0', error, id: null });
-}
-
 const LOCAL_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
 
 /**
@@ -197,10 +199,31 @@ function originAllowed(origin: string, req: Request, config: Config): boolean {
 const jsonSchemaValidator = new AjvJsonSchemaValidator();
 
 /**
- * The SDK server of one request: tools/list and tools/call read the registry through `door`, so a
- * tool the door does not offer is neither listed nor callable (-32602 Unknown tool, as for no tool).
- * `message` is the request's one JSON-RPC message as parsed from its body: a call's arguments are
- * taken from it as sent.
+ * Why a tools/call names no tool of this connection: -32602 Unknown tool; for a tool the door offers
+ * in a toolset the connection did not choose, the message says how to choose it (a tool the door
+ * hides reads exactly as a name that is no tool).
+ */
+function unknownTool(
+  registry: ToolRegistry,
+  name: string,
+  door: McpDoor,
+  toolsets: ToolsetChoice,
+): McpError {
+  const toolset = toolsets && registry.find(name, door)?.toolset;
+  return new McpError(
+    ErrorCode.InvalidParams,
+    toolset
+      ? `Unknown tool: ${name} is in the toolset ${toolset}, which this connection did not choose: ` +
+        `add ${toolset} to ${TOOLSETS_PARAM}= in the MCP URL (or use ${TOOLSETS_PARAM}=${ALL_TOOLSETS})`
+      : `Unknown tool: ${name}`,
+  );
+}
+
+/**
+ * The SDK server of one request: tools/list and tools/call read the registry through `door` and the
+ * connection's `toolsets`, so a tool the door does not offer, or outside the chosen toolsets, is
+ * neither listed nor callable (-32602 Unknown tool). `message` is the request's one JSON-RPC message
+ * as parsed from its body: a call's arguments are taken from it as sent.
  */
 export function mcpServer(
   registry: ToolRegistry,
@@ -208,18 +231,19 @@ export function mcpServer(
   deps: CallToolDeps,
   door: McpDoor = 'pat',
   message?: unknown,
+  toolsets: ToolsetChoice = null,
 ): Server {
   const server = new Server(
     { name: 'health-platform', version: PACKAGE.version },
-    { capabilities: { tools: {} }, instructions: INSTRUCTIONS, jsonSchemaValidator },
+    { capabilities: { tools: {} }, instructions: instructionsFor(toolsets), jsonSchemaValidator },
   );
   const scopes = ctx.principal!.scopes;
   server.setRequestHandler(ListToolsRequestSchema, () => ({
-    tools: registry.visibleTo(scopes, door).map((t) => t.definition),
+    tools: registry.visibleTo(scopes, door, toolsets).map((t) => t.definition),
   }));
   server.setRequestHandler(CallToolRequestSchema, (request, extra) => {
-    const tool = registry.find(request.params.name, door);
-    if (!tool) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${request.params.name}`);
+    const tool = registry.find(request.params.name, door, toolsets);
+    if (!tool) throw unknownTool(registry, request.params.name, door, toolsets);
     // NOTE: the arguments as the client sent them (the POST's one message): the SDK's own parse
     // drops a `__proto__` key, which the call path must see to refuse it like any undeclared one
     const args = sentArguments(message) ?? request.params.arguments ?? {};
@@ -338,10 +362,40 @@ export function createMcpRouter(options: McpFacadeOptions): Router {
     next();
   };
 
+  /**
+   * The toolsets the URL chooses (`?toolsets=glucose,nutrition`, res.locals.mcpToolsets): an unknown
+   * name (or a value naming nothing) answers 400 listing every valid name, in the JSON-RPC error
+   * shape the transport answers bad requests with.
+   */
+  const toolsetsOfUrl = (req: Request, res: Response, next: NextFunction): void => {
+    const raw = req.query[TOOLSETS_PARAM];
+    const values =
+      raw === undefined
+        ? undefined
+        : typeof raw === 'string'
+          ? [raw]
+          : Array.isArray(raw) && raw.every((v) => typeof v === 'string')
+            ? raw
+            : [''];
+    const choice = chooseToolsets(values, registry.toolsets);
+    if ('toolsets' in choice) {
+      res.locals.mcpToolsets = choice.toolsets;
+      return next();
+    }
+    const valid = [ALL_TOOLSETS, ...registry.toolsets];
+    const problem =
+      'unknown' in choice
+        ? `unknown toolset ${clip(choice.unknown.join(', '))}`
+        : `${TOOLSETS_PARAM} names no toolset`;
+    refuse(res, 400, `Bad Request: ${problem}; the toolsets are ${valid.join(', ')}`, {
+      data: { code: 'unknown_toolset', toolsets: valid },
+    });
+  };
+
   // NOTE: the OAuth door authenticates before the method check, so an unauthenticated GET also gets
   // the challenge that starts discovery (docs/mcp-oauth.md section 10); /api/mcp answers 405 first.
-  if (door === 'oauth') router.all(path, authenticate, onlyPost, perMinute);
-  else router.all(path, onlyPost, authenticate, perMinute);
+  if (door === 'oauth') router.all(path, authenticate, onlyPost, perMinute, toolsetsOfUrl);
+  else router.all(path, onlyPost, authenticate, perMinute, toolsetsOfUrl);
 
   router.post(path, jsonBodyParser(MCP_BODY_LIMIT), (req, res, next) => {
     // NOTE: one message per POST, so the per-minute limit counts every call. JSON-RPC batches left
@@ -385,13 +439,13 @@ export function createMcpRouter(options: McpFacadeOptions): Router {
    * Whether the message calls a streaming tool this door offers with a progressToken (only then is
    * there anything to stream): answered as SSE. Without a token the call is answered as JSON.
    */
-  function streamsAnswer(message: unknown): boolean {
+  function streamsAnswer(message: unknown, toolsets: ToolsetChoice): boolean {
     if (!isObject(message) || message.method !== 'tools/call' || !isObject(message.params))
       return false;
     const { name, _meta: meta } = message.params;
     const token = isObject(meta) ? meta.progressToken : undefined;
     if (typeof token !== 'string' && typeof token !== 'number') return false;
-    return typeof name === 'string' && registry.find(name, door)?.row.stream === true;
+    return typeof name === 'string' && registry.find(name, door, toolsets)?.row.stream === true;
   }
 
   /**
@@ -406,7 +460,8 @@ export function createMcpRouter(options: McpFacadeOptions): Router {
     if (!isObject(message) || message.method !== 'tools/call' || !isObject(message.params))
       return null;
     const name = message.params.name;
-    const tool = typeof name === 'string' ? registry.find(name, door) : undefined;
+    const toolsets = res.locals.mcpToolsets as ToolsetChoice;
+    const tool = typeof name === 'string' ? registry.find(name, door, toolsets) : undefined;
     if (!tool) return null;
     const held = (res.locals.mcpContext as Context).principal!.scopes;
     const missing = tool.row.scopes.filter((s) => !held.has(s));
@@ -419,16 +474,14 @@ export function createMcpRouter(options: McpFacadeOptions): Router {
   }
 
   router.post(path, async (req, res) => {
-    const server = mcpServer(registry, res.locals.mcpContext as Context, deps, door, req.body);
-    const transport = new StreamableHTTPServerTransport({
-      sessionIdGenerator: undefined,
-      // JSON answers, but server-sent events for a call of a streaming tool (McpTool.stream)
-      enableJsonResponse: !streamsAnswer(req.body),
-    });
-    res.on('close', () => {
-      void transport.close();
-      void server.close();
-    });
+    const toolsets = res.locals.mcpToolsets as ToolsetChoice;
+    const ctx = res.locals.mcpContext as Context;
+    const server = mcpServer(registry, ctx, deps, door, req.body, toolsets);
+    res.on('close', () => void server.close());
+    // a JSON answer straight from the parsed body (json-exchange.ts); the SDK's transport only
+    // for a call of a streaming tool (McpTool.stream), answered as server-sent events
+    if (!streamsAnswer(req.body, toolsets)) return answerAsJson(server, req, res);
+    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
     await server.connect(transport);
     await transport.handleRequest(req, res, req.body);
   });

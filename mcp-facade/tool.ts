@@ -27,6 +27,11 @@ export type McpDoor = 'pat' | 'oauth';
 export interface McpTool {
   /** the tool name exactly as the spec names it (snake_case) */
   name: string;
+  /**
+   * the spec's family (a toolset a client can choose: `/api/mcp?toolsets=glucose`); never written in
+   * a row: tools.ts sets it from the family the row is listed under
+   */
+  family?: string;
   /** a short human title for clients' tool pickers (default: from the name, "Get glucose readings") */
   title?: string;
   /**

@@ -1,4 +1,7 @@
-/** Every MCP tool row, by family (the spec's family names, as in docs/spec/mcp-tools.tsv). */
+/**
+ * Every MCP tool row, by family (the spec's family names, as in docs/spec/mcp-tools.tsv). The families
+ * are the toolsets a client can choose (`/api/mcp?toolsets=glucose,nutrition`, registry.ts).
+ */
 import type { McpTool } from './tool.ts';
 import { accessGrantTools } from './tools/access-grants.tools.ts';
 import { accountTools } from './tools/account.tools.ts';
@@ -65,4 +68,7 @@ export const TOOL_FAMILIES: Readonly<Record<string, readonly McpTool[]>> = {
   experiments: experimentTools,
 };
 
-export const TOOLS: readonly McpTool[] = Object.values(TOOL_FAMILIES).flat();
+/** Every row, each with its family (the toolset a client chooses in its MCP URL, `?toolsets=`). */
+export const TOOLS: readonly McpTool[] = Object.entries(TOOL_FAMILIES).flatMap(([family, rows]) =>
+  rows.map((row) => ({ ...row, family })),
+);

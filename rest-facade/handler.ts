@@ -28,6 +28,7 @@ import type { VariableOrigin, VariableOrigins } from './http-errors.ts';
 import {
   cachedResponder,
   fileResponder,
+  openStreamedForm,
   preflightResponder,
   readMultipart,
   streamResponder,
@@ -210,6 +211,17 @@ function handlerFor(route: RestRoute, options: RestFacadeOptions) {
         return void res.status(form.status).json(httpErrorBody(code, { detail: form.detail }));
       }
       // text fields are text, like query parameters; file parts pass through as Files
+      body = form.body;
+      bodyIsText = true;
+    }
+    if (route.responder === 'upload') {
+      const form = await openStreamedForm(req);
+      if (!form.ok)
+        return void res
+          .status(form.status)
+          .json(httpErrorBody('VALIDATION_FAILED', { detail: form.detail }));
+      // the field reads the file part as it arrives; what it leaves unread goes once it answered
+      res.once('finish', form.release).once('close', form.release);
       body = form.body;
       bodyIsText = true;
     }

@@ -343,7 +343,10 @@ function operationFor(
   if (readsBody && !route.body && rest.length) {
     // without a `body` variable the handler takes the remaining variables from the body's fields
     const bodySchema = variablesSchema(schema, rest, { operation: op.definition });
-    const mediaType = route.responder === 'multipart' ? 'multipart/form-data' : 'application/json';
+    const mediaType =
+      route.responder === 'multipart' || route.responder === 'upload'
+        ? 'multipart/form-data'
+        : 'application/json';
     requestBody = {
       required: Array.isArray(bodySchema.required),
       content: { [mediaType]: { schema: bodySchema } },
@@ -382,12 +385,15 @@ function operationFor(
       content:
         route.responder === 'file'
           ? {
-              'text/csv': { schema: { type: 'string' } },
+              'application/zip': { schema: { type: 'string', format: 'binary' } },
               'application/json': { schema: {} },
             }
           : { 'application/json': { schema: answerSchema(route, result) } },
     },
   };
+  if (route.responder === 'upload') {
+    responses['413'] = { description: 'The file is larger than the route allows' };
+  }
   if (route.responder === 'cached') {
     responses['304'] = { description: 'Not Modified (If-None-Match names the current ETag)' };
     responses['503'] = { description: 'Not built yet; retry after Retry-After seconds' };

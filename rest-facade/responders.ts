@@ -28,6 +28,11 @@
  *   first chunk can no longer change the status: the connection is cut before the closing `]`, so
  *   a client sees an incomplete body, never a short but valid array.
  * - `changes`: the sync pull's pages as one WatermelonDB answer (changes-responder.ts).
+ * - `upload`: a large file (the phone's Apple Health export.zip, issue 30) handed to the field as it
+ *   arrives: text fields before the one file part fill variables, and the file part becomes a
+ *   StreamedFile (src/platform/streamed-file.ts) the field reads as a stream, so nothing is held in
+ *   memory and the field's auth runs before a byte of the file is read. The field bounds the bytes
+ *   (its own limit); whatever it leaves unread is read and dropped once the answer is sent.
  * - `file`: a finished export's file (issue 16). The root field decides who may read which file
  *   and answers `{fileKey, fileName, contentType}`; the responder streams that file from
  *   DATA_DIR/exports (src/platform/export-files.ts) as an attachment, or 404 when it is gone.
@@ -37,9 +42,11 @@ import { finished } from 'node:stream';
 import { gzipSync } from 'node:zlib';
 import busboy from 'busboy';
 import type { Request, RequestHandler, Response } from 'express';
+import type { Readable } from 'node:stream';
 import { CSRF_HEADER } from '../src/auth/authenticate.ts';
 import { httpErrorBody } from '../src/errors.ts';
 import { openExportFile } from '../src/platform/export-files.ts';
+import { StreamedFile } from '../src/platform/streamed-file.ts';
 import { snakeKeys } from '../src/wire.ts';
 
 export const RESPONDERS = [
@@ -49,6 +56,7 @@ export const RESPONDERS = [
   'raw',
   'stream',
   'file',
+  'upload',
   // the sync pull's pages as one WatermelonDB answer: changes-responder.ts
   'changes',
 ] as const;
@@ -83,11 +91,11 @@ const FIELD_LIMITS = {
 };
 
 /** The answer to a multipart body that is not a whole form (cut short, malformed, or abandoned). */
-const MALFORMED: MultipartResult = {
+const MALFORMED = {
   ok: false,
   status: 422,
   detail: [{ loc: ['body'], msg: 'Malformed multipart/form-data body', type: 'value_error' }],
-};
+} as const satisfies MultipartResult;
 
 /**
  * Reads a multipart/form-data request with busboy. A request that is not multipart reads as an
@@ -185,6 +193,75 @@ export function readMultipart(req: Request, limits: MultipartLimits): Promise<Mu
         });
       }
       settle({ ok: true, body });
+    });
+    req.pipe(parser);
+  });
+}
+
+export type StreamedFormResult =
+  | {
+      ok: true;
+      /** text fields as strings, the file part as a one-element list holding its StreamedFile */
+      body: Record<string, string | StreamedFile[]>;
+      /** reads and drops what the field left unread (call it once the answer is sent; idempotent) */
+      release: () => void;
+    }
+  | { ok: false; status: 422; detail: unknown };
+
+/**
+ * Reads a multipart/form-data request for an `upload` row up to its first file part, and settles
+ * there: that part is handed over unread as a StreamedFile (later file parts are dropped). A form
+ * without a file part settles at its end; a request that is not multipart reads as an empty form.
+ *
+ * Like readMultipart it never leaves a stream's 'error' unheard: a form cut short, or a client
+ * that goes away, errors the file part's stream (the field reading it sees the error) or, before
+ * the file part, answers 422 MALFORMED.
+ */
+export function openStreamedForm(req: Request): Promise<StreamedFormResult> {
+  const noop = (): void => undefined;
+  let parser: busboy.Busboy;
+  try {
+    parser = busboy({ headers: req.headers, limits: { ...FIELD_LIMITS, files: 1 } });
+  } catch {
+    return Promise.resolve({ ok: true, body: {}, release: noop });
+  }
+  const body: Record<string, string | StreamedFile[]> = {};
+  let part: Readable | null = null;
+  let settled = false;
+  return new Promise((resolve) => {
+    const stopWatching = finished(req, { writable: false }, (err) => {
+      if (err) parser.destroy(err);
+    });
+    const settle = (result: StreamedFormResult): void => {
+      if (settled) return;
+      settled = true;
+      resolve(result);
+    };
+    const release = (): void => {
+      // the field stopped reading (refused, over its limit) or never started: the rest of the
+      // request is read and dropped, so the parser reaches the end of the form
+      if (part && !part.readableEnded && !part.destroyed) part.resume();
+    };
+    parser.on('file', (name, stream, info) => {
+      // busboy destroys an unfinished file part with an error when the form ends early
+      stream.on('error', noop);
+      if (settled) return void stream.resume();
+      part = stream;
+      body[name] = [new StreamedFile(stream, info.filename ?? name, info.mimeType)];
+      settle({ ok: true, body, release });
+    });
+    parser.on('field', (name, value) => {
+      if (!(name in body)) body[name] = value;
+    });
+    parser.on('error', () => {
+      stopWatching();
+      req.unpipe(parser);
+      req.resume();
+      settle(MALFORMED);
+    });
+    parser.on('close', () => {
+      stopWatching();
+      settle({ ok: true, body, release: noop });
     });
     req.pipe(parser);
   });

@@ -55,6 +55,8 @@ export interface RestRoute {
    * `stream` writes the rows of the field's chunks as one JSON array, following `nextCursor`
    * `changes` writes a sync pull's pages as one WatermelonDB answer when the request names no
    * paging parameter (changes-responder.ts)
+   * `upload` hands the multipart form's one file part to the field as it arrives (a StreamedFile,
+   * src/platform/streamed-file.ts): the field reads it as a stream under its own size limit
    */
   responder?: Responder;
 }

@@ -44,6 +44,7 @@ import {
   laxString,
 } from '../src/platform/lax-scalars.ts';
 import type { Lax } from '../src/platform/lax-scalars.ts';
+import { isOffsetless } from '../src/platform/local-time.ts';
 
 type Loc = (string | number)[];
 
@@ -76,6 +77,8 @@ function laxDateTime(v: unknown): Lax {
   const n = typeof v === 'number' ? v : typeof v === 'string' ? floatText(v) : null;
   if (n === null) {
     if (typeof v !== 'string') return fail('datetime_type', 'Input should be a valid datetime');
+    // wall-clock time without an offset is the person's local time: the scalar reads it in their zone
+    if (isOffsetless(v.trim())) return { value: v };
     const ms = Date.parse(v);
     return { value: Number.isNaN(ms) ? v : ms };
   }

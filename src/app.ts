@@ -34,6 +34,7 @@ import { createIdempotencyStore } from './platform/idempotency.ts';
 import { createJobQueue } from './platform/jobs.ts';
 import type { JobQueue } from './platform/jobs.ts';
 import { registerExportWorker, resumeExports } from './domains/export/index.ts';
+import { registerArchiveImportWorker, resumeArchiveImports } from './domains/health/index.ts';
 import { registerSnoreClipSweep } from './domains/snoring/index.ts';
 import { registerMealPhotoSweep } from './domains/meals/index.ts';
 import { corsFor } from './platform/cors.ts';
@@ -140,6 +141,12 @@ export function createApp(options: AppOptions): App {
   const exportDeps = { ...deps, log, singleProcess: db.target.kind === 'pglite' };
   registerExportWorker(exportDeps);
   resumeExports(exportDeps).catch((err: unknown) => log.error({ err }, 'export resume failed'));
+  // the phone's export.zip uploads (issue 30): the import worker, and imports left by an earlier run
+  const archiveDeps = { ...exportDeps, db: { prisma: db.prisma, target: db.target } };
+  registerArchiveImportWorker(archiveDeps);
+  resumeArchiveImports(archiveDeps).catch((err: unknown) =>
+    log.error({ err }, 'health archive import resume failed'),
+  );
   // files of records deleted through sync (the generic push knows no storage): hourly sweeps
   registerSnoreClipSweep({ ...deps, log });
   registerMealPhotoSweep({ ...deps, log });

@@ -94,6 +94,15 @@ const EnvSchema = z.object({
     .int()
     .min(1024)
     .default(10 * 1024 * 1024),
+  /**
+   * Largest Apple Health export.zip the phone may upload (POST /api/v1/health/archive/import),
+   * streamed to DATA_DIR/health-imports; beyond it 413 and the partial file is removed
+   */
+  HEALTH_ARCHIVE_MAX_BYTES: z.coerce
+    .number()
+    .int()
+    .min(1024)
+    .default(2 * 1024 * 1024 * 1024),
   // Identity providers are IDP_<NAME>_CLIENT_ID / _ISSUER / _JWKS_URL: see identityProviders() below.
   /** Timeout of one JWKS fetch from an identity provider */
   IDP_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(5000),

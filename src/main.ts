@@ -34,6 +34,9 @@ const { app, limitStore, jobs, createOAuthHost, stopTracing } = createApp({ conf
 // FOODS_AUTOLOAD=auto: the shipped food catalogue is imported in the background (docs/foods.md)
 const catalogue = startCatalogueAutoload(db.prisma, config, log);
 const server = createServer(app);
+// a phone's Apple Health export upload (up to HEALTH_ARCHIVE_MAX_BYTES, 2 GiB) outlasts Node's
+// default of 5 minutes for a whole request; headers still have to arrive within 60 s
+server.requestTimeout = 60 * 60_000;
 // The OAuth host's app is built once its port is bound: with port 0 its origin is known only then.
 const oauthServer = createServer();
 

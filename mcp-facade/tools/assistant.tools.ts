@@ -21,7 +21,7 @@ export const assistantTools: McpTool[] = [
     name: 'assistant_conversation_reply_stream',
     title: 'Stream a reply in an assistant conversation',
     description:
-      'Streams the answer while it is written: send a progressToken and each progress notification’s message is the next piece of text (server-sent events); the result is then the same as assistant_conversation_reply’s.',
+      'Streams the reply: with a progressToken, each progress notification’s message is its next piece; the result is as assistant_conversation_reply’s.',
     operation: 'ReplyAssistantConversation',
     scopes: ['assistant:chat'],
     kind: 'write',

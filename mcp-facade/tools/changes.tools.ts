@@ -20,8 +20,7 @@ export const changeTools: McpTool[] = [
   {
     name: 'list_changes',
     title: 'List changes of the phone data',
-    description:
-      'The spec lists this tool without a scope; it answers exactly as sync_changes_read.',
+    description: 'The same as sync_changes_read, listed without a scope.',
     operation: 'PullSyncChanges',
     scopes: [],
     kind: 'read',
@@ -30,8 +29,7 @@ export const changeTools: McpTool[] = [
   {
     name: 'sync_changes_read',
     title: 'Read changes of the phone data',
-    description:
-      'The spec lists this tool under health:summary:read; it answers exactly as list_changes.',
+    description: 'The same as list_changes, under health:summary:read.',
     operation: 'PullSyncChanges',
     scopes: ['health:summary:read'],
     kind: 'read',

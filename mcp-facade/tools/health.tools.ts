@@ -14,8 +14,7 @@ export const healthTools: McpTool[] = [
   {
     name: 'get_health_summary',
     title: "Get the day's health summary",
-    description:
-      "The person's health at a glance for one day; health_summary_read answers the same.",
+    description: 'One day at a glance; the same as health_summary_read.',
     operation: 'HealthDaySummary',
     scopes: [],
     kind: 'read',
@@ -24,8 +23,7 @@ export const healthTools: McpTool[] = [
   {
     name: 'health_summary_read',
     title: 'Read a health day summary',
-    description:
-      'The day summary under the health:summary:read scope (get_health_summary is its twin).',
+    description: 'The same as get_health_summary, under health:summary:read.',
     operation: 'HealthDaySummary',
     scopes: ['health:summary:read'],
     kind: 'read',

@@ -50,7 +50,8 @@ export const nutritionTools: McpTool[] = [
   {
     name: 'nutrition_meal_update',
     title: 'Update a meal',
-    operation: 'UpdateMeal',
+    // flat arguments like nutrition_meal_log (issue 30); REST's PATCH keeps UpdateMeal's body
+    operation: 'UpdateMealFields',
     scopes: ['health:nutrition:write'],
     kind: 'write',
     idempotent: true,

@@ -12,8 +12,7 @@ export const recordTools: McpTool[] = [
   {
     name: 'list_records',
     title: 'List raw rows of a synced table',
-    description:
-      'The spec lists this tool without a scope; it answers exactly as synced_records_read.',
+    description: 'Listed without a scope; the same as synced_records_read.',
     operation: 'ListSyncedRecords',
     scopes: [],
     kind: 'read',
@@ -22,8 +21,7 @@ export const recordTools: McpTool[] = [
   {
     name: 'synced_records_read',
     title: 'Read raw rows of a synced table',
-    description:
-      'The spec lists this tool under health:metrics:read; it answers exactly as list_records.',
+    description: 'The same as list_records, under health:metrics:read.',
     operation: 'ListSyncedRecords',
     scopes: ['health:metrics:read'],
     kind: 'read',

@@ -1,4 +1,7 @@
-/** The health archive of the read API (/api/v1/health/archive): the whole Apple Health export (issue 16). */
+/**
+ * The health archive of the read API (/api/v1/health/archive): the whole Apple Health export
+ * (issue 16), and the phone's upload of its export.zip with the import's progress (issue 30).
+ */
 import type { RestRoute } from '../route.ts';
 
 export const healthArchiveRoutes: RestRoute[] = [
@@ -48,6 +51,28 @@ export const healthArchiveRoutes: RestRoute[] = [
     method: 'GET',
     path: '/api/v1/health/archive/ecg/{ecg_id}',
     operation: 'HealthArchiveEcg',
+    tag: 'health',
+  },
+  {
+    method: 'POST',
+    path: '/api/v1/health/archive/import',
+    operation: 'ImportHealthArchive',
+    responder: 'upload',
+    headers: { 'idempotency-key': 'idempotencyKey' },
+    status: 202,
+    tag: 'health',
+  },
+  {
+    method: 'GET',
+    path: '/api/v1/health/archive/imports',
+    operation: 'HealthArchiveImports',
+    tag: 'health',
+  },
+  {
+    method: 'GET',
+    path: '/api/v1/health/archive/imports/{import_id}',
+    operation: 'HealthArchiveImport',
+    rename: { import_id: 'id' },
     tag: 'health',
   },
 ];

@@ -9,6 +9,7 @@ import { PrismaPGlite } from 'pglite-prisma-adapter';
 import { PrismaClient } from '../generated/prisma/client.ts';
 import type { Prisma } from '../generated/prisma/client.ts';
 import { observePool } from '../platform/metrics.ts';
+import { countingStatements } from './statement-count.ts';
 import type { DbTarget } from './target.ts';
 
 export type Db = PrismaClient;
@@ -19,10 +20,12 @@ export type DbTx = Prisma.TransactionClient;
 export function createPrismaClient(target: DbTarget, pglite?: PGlite): Db {
   if (target.kind === 'pglite') {
     if (!pglite) throw new Error('createPrismaClient: an open PGlite instance is required');
-    return new PrismaClient({ adapter: new PrismaPGlite(pglite) });
+    return new PrismaClient({ adapter: countingStatements(new PrismaPGlite(pglite)) });
   }
   // the pool is ours (its gauges are on /metrics) but the adapter still ends it on $disconnect
   const pool = new pg.Pool({ connectionString: target.url, max: 10 });
   observePool(pool);
-  return new PrismaClient({ adapter: new PrismaPg(pool, { disposeExternalPool: true }) });
+  // every statement counts into its request's tally (src/db/statement-count.ts)
+  const adapter = countingStatements(new PrismaPg(pool, { disposeExternalPool: true }));
+  return new PrismaClient({ adapter });
 }

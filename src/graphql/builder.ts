@@ -14,6 +14,7 @@ import type { Scope } from '../auth/scopes.ts';
 import { credentialHolds, VIEW_AS_READ_ONLY } from '../auth/view-as.ts';
 import { appError, errorMessage, validationError } from '../errors.ts';
 import { isStorableDate } from '../platform/input-guards.ts';
+import { dateTimeOfInput, dateTimeOfOutput } from '../platform/local-time.ts';
 import type PrismaTypes from '../generated/pothos-types.ts';
 import { getDatamodel } from '../generated/pothos-types.ts';
 import type { AuthedContext, Context } from './context.ts';
@@ -119,12 +120,14 @@ export const builder = new SchemaBuilder<{
 });
 
 builder.scalarType('DateTime', {
-  description: 'An ISO-8601 date-time in UTC',
-  serialize: (d) => (d instanceof Date ? d.toISOString() : new Date(d as string).toISOString()),
+  description:
+    'An ISO-8601 date-time. Without an offset ("2026-11-27T08:00:00", or a date alone) it is the ' +
+    "person's local time in their profile time zone. Answers are UTC, except over MCP, where they " +
+    "carry the person's offset",
+  serialize: (d) => dateTimeOfOutput(d instanceof Date ? d : new Date(d as string)),
   parseValue: (v) => {
-    const d = typeof v === 'string' || typeof v === 'number' ? new Date(v) : null;
-    if (!d || Number.isNaN(d.getTime()))
-      throw new GraphQLError('DateTime must be an ISO-8601 string');
+    const d = dateTimeOfInput(v);
+    if (!d) throw new GraphQLError('DateTime must be an ISO-8601 string');
     if (!isStorableDate(d))
       throw new GraphQLError('DateTime must be between the years 0001 and 9999');
     return d;

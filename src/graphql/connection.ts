@@ -8,6 +8,11 @@
  * service reads `first + 1` rows after the position, so a page never repeats or skips a row when
  * new ones arrive); the short account lists (grants, sessions, tokens, consents) are read whole by
  * their service and paged here by key (pageOfList).
+ *
+ * A list's page size is bounded by its own maximum (PAGE_MAX unless the field says otherwise: a
+ * week of one-minute glucose readings fits one page), and a whole document by its cost
+ * (src/graphql/query-cost.ts: each list counts its page size times the cost of one node). A list
+ * of timed rows may take a window, `from` (inclusive) and `to` (exclusive) date-times (rangeArgs).
  */
 import type { ArgBuilder, ObjectRef } from '@pothos/core';
 import { z } from 'zod';
@@ -20,6 +25,8 @@ type Types = typeof builder.$inferSchemaTypes;
 export const PAGE_DEFAULT = 20;
 /** The largest `first` of a connection (a field may allow another bound, e.g. glucose readings). */
 export const PAGE_MAX = 100;
+/** The longest window of a list, in hours: five years, as the longest `sinceHours`. */
+export const RANGE_MAX_HOURS = 43_800;
 /** The longest cursor accepted. */
 const CURSOR_MAX_CHARS = 500;
 
@@ -74,6 +81,49 @@ export function pageArgs(arg: ArgBuilder<Types>, max = PAGE_MAX) {
       validate: z.string().min(1).max(CURSOR_MAX_CHARS).nullish(),
     }),
   };
+}
+
+/** A window of a list: rows at or after `from` and before `to`; either side may be open. */
+export interface TimeWindow {
+  from: Date | null;
+  to: Date | null;
+}
+
+/**
+ * The arguments of a list's window: `from` and `to`, date-times (an offset-less one is the
+ * person's local time, a date alone its local midnight); `rows` names what they bound.
+ */
+export function rangeArgs(arg: ArgBuilder<Types>, rows: string) {
+  return {
+    from: arg({
+      type: 'DateTime',
+      description: `only ${rows} at or after this time (inclusive)`,
+    }),
+    to: arg({
+      type: 'DateTime',
+      description: `only ${rows} before this time (exclusive; after \`from\`, at most five years on)`,
+    }),
+  };
+}
+
+/**
+ * The window `from`/`to` ask; VALIDATION_FAILED at `to` when it is not after `from` or the window
+ * is longer than RANGE_MAX_HOURS.
+ */
+export function windowOf(args: { from?: Date | null; to?: Date | null }): TimeWindow {
+  const from = args.from ?? null;
+  const to = args.to ?? null;
+  if (from && to) {
+    const hours = (to.getTime() - from.getTime()) / 3_600_000;
+    const msg =
+      hours <= 0
+        ? 'must be after from'
+        : hours > RANGE_MAX_HOURS
+          ? `must be at most ${RANGE_MAX_HOURS} hours (five years) after from`
+          : null;
+    if (msg) throw validationError([{ loc: ['to'], msg, type: 'value_error' }]);
+  }
+  return { from, to };
 }
 
 const CURSOR_ISSUE = 'not a cursor of this list: pass pageInfo.endCursor of the previous page';

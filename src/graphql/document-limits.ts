@@ -1,20 +1,18 @@
 /**
  * The limits of a GraphQL document sent to POST /graphql (issue 29): lexical tokens while it is
- * parsed, then selection depth, aliases, directives and estimated cost while it is validated, so
- * an oversized document is refused with one clear error before any resolver runs. The counting is
- * GraphQL Armor's (its rules and token-counting parser); the numbers come from config
- * (GRAPHQL_MAX_*), and every persisted operation fits them (test/graphql/cost-limits.test.ts).
+ * parsed, then selection depth, aliases and directives while it is validated, so an oversized
+ * document is refused with one clear error before any resolver runs. The counting is GraphQL
+ * Armor's (its rules and token-counting parser); the numbers come from config (GRAPHQL_MAX_*), and
+ * every persisted operation fits them (test/graphql/cost-limits.test.ts).
  *
- * Cost is Armor's estimate: each object field 2, each scalar 1, a nested selection weighted by 1.5
- * per level, and a list multiplied by its literal `first`/`last`. A page size given by a variable
- * counts as one node; each connection's own bound (`first` at most 100, glucose readings 500) and
- * the alias limit then bound what one document can read.
+ * The fifth limit, cost, needs the variables (a page size is often one), so it is checked when the
+ * operation is about to execute, by src/graphql/query-cost.ts, and refused in the same shape
+ * (documentTooComplex below).
  *
  * It must never run a resolver or look at variables: it sees the document only (yoga caches the
  * outcome of parsing and validating one document text).
  */
 import { maxAliasesRule, type MaxAliasesOptions } from '@escape.tech/graphql-armor-max-aliases';
-import { costLimitRule } from '@escape.tech/graphql-armor-cost-limit';
 import { maxDepthRule } from '@escape.tech/graphql-armor-max-depth';
 import { maxDirectivesRule } from '@escape.tech/graphql-armor-max-directives';
 import { MaxTokensParserWLexer } from '@escape.tech/graphql-armor-max-tokens';
@@ -37,7 +35,7 @@ export interface DocumentLimits {
   aliases: number;
   /** lexical tokens of the document text (names, punctuation, values) */
   tokens: number;
-  /** estimated cost (above) */
+  /** the most an operation may cost with its variables (src/graphql/query-cost.ts) */
   cost: number;
   /** directives used (`@include`, `@skip`, ...) */
   directives: number;
@@ -55,19 +53,29 @@ export function documentLimitsOf(config: Config): DocumentLimits {
 }
 
 /**
- * The refusal of a document over `limit`: BAD_REQUEST with `detail.code` `document_too_complex`
- * and the limit's name; Armor's message says the number and what it found. Yoga answers it as any
- * parse or validation error (GraphQL over HTTP): 400 to a client that accepts
- * application/graphql-response+json, 200 with only `errors` to one that accepts application/json.
+ * The refusal of a document over `limit`: BAD_REQUEST with `detail.code` `document_too_complex`,
+ * the limit's name and any `found` figures; `said` tells the number and what was found. Yoga
+ * answers it as any parse or validation error (GraphQL over HTTP): 400 to a client that accepts
+ * application/graphql-response+json, 200 with only `errors` to one that accepts application/json
+ * (`http.spec`, which yoga strips from the answer, asks the same of an error raised later).
  */
-function tooComplex(limit: keyof DocumentLimits, armorError: GraphQLError): GraphQLError {
-  const said = armorError.message.replace(/^Syntax Error: /, '');
+export function documentTooComplex(
+  limit: keyof DocumentLimits,
+  said: string,
+  found: Record<string, number> = {},
+): GraphQLError {
   return new GraphQLError(`Document too complex: ${said}`, {
     extensions: {
       code: 'BAD_REQUEST',
-      detail: { code: 'document_too_complex', limit },
+      detail: { code: 'document_too_complex', limit, ...found },
+      http: { spec: true, status: 400 },
     },
   });
+}
+
+/** The refusal of Armor's finding: its message says the number and what it found. */
+function tooComplex(limit: keyof DocumentLimits, armorError: GraphQLError): GraphQLError {
+  return documentTooComplex(limit, armorError.message.replace(/^Syntax Error: /, ''));
 }
 
 /** Armor's callbacks for `limit`: its error is reported (as a validation error), never thrown. */
@@ -83,13 +91,15 @@ function refusal(limit: keyof DocumentLimits): Pick<MaxAliasesOptions, 'onReject
   };
 }
 
-/** The validation rules of every limit but tokens (those are counted by parseWithinLimits). */
+/**
+ * The validation rules of the document's limits: depth, aliases and directives (tokens are counted
+ * by parseWithinLimits, cost with the variables by src/graphql/query-cost.ts).
+ */
 export function documentLimitRules(limits: DocumentLimits): ValidationRule[] {
   return [
     maxDepthRule({ n: limits.depth, ...refusal('depth') }),
     maxAliasesRule({ n: limits.aliases, ...refusal('aliases') }),
     maxDirectivesRule({ n: limits.directives, ...refusal('directives') }),
-    costLimitRule({ maxCost: limits.cost, ...refusal('cost') }),
   ] as ValidationRule[];
 }
 

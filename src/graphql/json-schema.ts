@@ -7,7 +7,9 @@
  * Bounds come from where the rules live: the zod validators that plugin-validation keeps on an
  * argument's or an input type's extensions (minimum, maximum, enum, lengths, item counts), and
  * GraphQL's own Int range. An argument's description is its GraphQL description. So the MCP input
- * schemas and the OpenAPI document show the limits the fields enforce, and never a second copy.
+ * schemas and the OpenAPI document show the limits the fields enforce, and never a second copy. A
+ * zod format (uuid, email, date) is shown as its `format` alone, without the regex that spells it
+ * out (every agent reads the MCP listing, issue 30 item 7).
  */
 import {
   getNamedType,
@@ -142,8 +144,13 @@ function narrowed(target: JsonSchema, ruleJson: JsonSchema): JsonSchema {
           ? Math.max(current, value)
           : Math.min(current, value);
   }
-  for (const key of OTHER_BOUNDS)
+  for (const key of OTHER_BOUNDS) {
+    // NOTE: a zod format (uuid, email, date, base64, ...) comes with the long regex that spells it
+    // out; the format says it in a word, so the regex is left out (hundreds of characters an agent
+    // reads in every tool listing, issue 30 item 7). The validator still checks it.
+    if (key === 'pattern' && typeof rule.format === 'string') continue;
     if (rule[key] !== undefined && out[key] === undefined) out[key] = rule[key];
+  }
   if (Array.isArray(rule.enum)) {
     const values = (rule.enum as unknown[]).filter((v) => v !== null);
     out.enum = types.includes('null') ? [...values, null] : values;
@@ -205,7 +212,8 @@ function scalarSchema(type: GraphQLScalarType): JsonSchema {
     case 'Boolean':
       return { type: 'boolean' };
     case 'DateTime':
-      return { type: 'string', format: 'date-time' };
+      // not format date-time: RFC 3339 requires the offset this argument may leave out (issue 30)
+      return { type: 'string', description: DATE_TIME_NOTE };
     case 'File':
       return {
         type: 'string',
@@ -230,8 +238,14 @@ function nullable(schema: JsonSchema): JsonSchema {
   return { anyOf: [schema, { type: 'null' }] };
 }
 
+/** What every date-time argument says of itself, after its own description. */
+export const DATE_TIME_NOTE = "ISO 8601; no offset: the person's local time";
+
+/** `schema` described by `description`, keeping a date-time's note after it. */
 function withDescription(schema: JsonSchema, description?: string | null): JsonSchema {
-  return description ? { ...schema, description } : schema;
+  if (!description) return schema;
+  const note = schema.description === DATE_TIME_NOTE ? ` (${DATE_TIME_NOTE})` : '';
+  return { ...schema, description: `${description}${note}` };
 }
 
 /** JSON Schema of a GraphQL input type; keys snake_case. */
@@ -315,7 +329,8 @@ export function variableSchema(
   for (const use of uses) out = withValidators(out, use);
   out = withIntRange(out);
   const description = uses.find((u) => u.description)?.description;
-  if (description && !out.description) out = { ...out, description };
+  if (description && (!out.description || out.description === DATE_TIME_NOTE))
+    out = withDescription(out, description);
   if (variable.defaultValue) out = { ...out, default: valueFromASTUntyped(variable.defaultValue) };
   return out;
 }

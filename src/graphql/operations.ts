@@ -39,6 +39,7 @@ import type {
 import { compileQuery, isCompiledQuery } from 'graphql-jit';
 import type { CompiledQuery } from 'graphql-jit';
 import { maskError, validationError } from '../errors.ts';
+import { inLocalTime } from './local-times.ts';
 import { withAccountGone } from './account-gone.ts';
 import type { ValidationIssue } from '../errors.ts';
 import { unsafeInputIssues } from '../platform/input-guards.ts';
@@ -317,7 +318,10 @@ export function loadOperations(
       if (unsafe.length) return { data: null, errors: [validationError(unsafe)] };
       const mask = (e: unknown) =>
         maskError(e, ctx.requestId, (err) => ctx.log.error({ err }, 'unexpected error'));
-      const result = await plan.query(undefined, ctx, withDefaults(variables, op.defaults));
+      // offset-less date-times are the person's local time; MCP answers carry their offset
+      const result = await inLocalTime(ctx, variables, () =>
+        plan.query(undefined, ctx, withDefaults(variables, op.defaults)),
+      );
       // NOTE: the compiled query coerces its variables first and answers errors without `data` when
       // they fail. Only then is graphql-js's coercion run, for its located messages: running it on
       // every call cost a 50,000-reading batch ~200 ms of blocked event loop (docs/benchmarks.md).

@@ -20,7 +20,10 @@ import { createContext } from './context.ts';
 import type { Context, ContextDeps } from './context.ts';
 import { withAccountGone } from './account-gone.ts';
 import { documentLimitsOf, useDocumentLimits } from './document-limits.ts';
+import { useLocalTimes } from './local-times.ts';
 import type { OperationStore } from './operations.ts';
+import { useQueryCost } from './query-cost.ts';
+import { useStatementMetrics } from './statement-metrics.ts';
 
 /**
  * GraphiQL's first tab (admins use GraphiQL): how to send the admin bearer, and an admin query.
@@ -83,6 +86,7 @@ export function createGraphqlServer(
   let graphiqlPage: string | undefined;
   // each request's operation label and start, for graphql_operations_total (metrics.ts)
   const started = new WeakMap<Request, { operation: string; at: number }>();
+  const persistedDocuments = new WeakSet([...operations.byId.values()].map((op) => op.document));
   return createYoga<ServerContext, Context>({
     schema,
     graphqlEndpoint: '/graphql',
@@ -162,13 +166,21 @@ export function createGraphqlServer(
         },
       },
       accountGone,
+      useLocalTimes,
       usePersistedOperations({
         allowArbitraryOperations: true,
         getPersistedOperation: (id) => operations.byId.get(id)?.document ?? null,
       }),
       // NOTE: every document's size (tokens, depth, aliases, directives, cost) is checked before
-      // it runs; over GRAPHQL_MAX_* it is refused (src/graphql/document-limits.ts)
+      // it runs; over GRAPHQL_MAX_* it is refused (src/graphql/document-limits.ts); the cost of a
+      // client's own document with its variables (src/graphql/query-cost.ts)
       useDocumentLimits(documentLimitsOf(config)),
+      useQueryCost({
+        maxCost: config.GRAPHQL_MAX_COST,
+        isPersisted: (document) => persistedDocuments.has(document),
+      }),
+      // the SQL statements of each operation, on /metrics (src/graphql/statement-metrics.ts)
+      useStatementMetrics,
     ],
     // NOTE: a credential that was presented (a bearer or the session cookie) but is unknown,
     // expired or revoked answers HTTP 401 (no field runs; a cookie is cleared); no credential at

@@ -1,8 +1,9 @@
 /**
  * Export files on local disk under DATA_DIR/exports (issue 16): written by a background job through
  * a temporary name and renamed when complete, read back as a stream by the download routes,
- * deleted with their job (expiry, account deletion). Keys are `exp_<uuid>.<csv|json>`; nothing
- * outside that pattern, or outside the folder, is ever opened.
+ * deleted with their job (expiry, account deletion). Keys are `exp_<uuid>.<zip|json>` (a CSV
+ * export is a zip of one CSV file per kind, issue 30; `.csv`: a single-file CSV export written
+ * before it); nothing outside that pattern, or outside the folder, is ever opened.
  */
 import { createReadStream, createWriteStream } from 'node:fs';
 import type { WriteStream } from 'node:fs';
@@ -10,22 +11,36 @@ import { mkdir, rename, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
 
-/** A job's file name: its id and the format's extension. */
-export const EXPORT_FILE_KEY = /^exp_[0-9a-f-]{36}\.(csv|json)$/;
+/** A job's file name: its id and the file's extension. */
+export const EXPORT_FILE_KEY = /^exp_[0-9a-f-]{36}\.(zip|json|csv)$/;
 
-/** The content type of each export format. */
-export const EXPORT_CONTENT_TYPES: Record<string, string> = {
-  csv: 'text/csv; charset=utf-8',
+/** The file extension of each export format: CSV files come in a zip. */
+const EXTENSIONS: Record<string, string> = { csv: 'zip', json: 'json' };
+
+/** The content type of each file extension. */
+const CONTENT_TYPES: Record<string, string> = {
+  zip: 'application/zip',
   json: 'application/json; charset=utf-8',
+  csv: 'text/csv; charset=utf-8',
 };
+
+/** The extension of a file key (zip, json, or csv for a file from before issue 30). */
+export function exportFileExtension(key: string): string {
+  return key.slice(key.lastIndexOf('.') + 1);
+}
+
+/** The content type of a file key. */
+export function exportContentType(key: string): string {
+  return CONTENT_TYPES[exportFileExtension(key)] ?? 'application/octet-stream';
+}
 
 export function exportDir(dataDir: string): string {
   return path.join(path.resolve(dataDir), 'exports');
 }
 
-/** The key of a job's file. */
+/** The key of the file a job of `format` writes. */
 export function exportFileKey(jobId: string, format: string): string {
-  return `exp_${jobId}.${format}`;
+  return `exp_${jobId}.${EXTENSIONS[format] ?? format}`;
 }
 
 function fileOf(dataDir: string, key: string): string | null {

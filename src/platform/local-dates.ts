@@ -41,8 +41,8 @@ function formatterFor(zone: string): Intl.DateTimeFormat {
   return f;
 }
 
-/** Minutes the zone is ahead of UTC at `instant`. */
-function offsetMinutes(zone: string, instant: number): number {
+/** Minutes the zone is ahead of UTC at `instant` (epoch ms). */
+export function offsetMinutes(zone: string, instant: number): number {
   const parts = formatterFor(zone).formatToParts(new Date(instant));
   const get = (type: string): number => Number(parts.find((p) => p.type === type)?.value);
   const asUtc = Date.UTC(

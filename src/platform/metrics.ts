@@ -1,7 +1,8 @@
 /**
  * Prometheus metrics (prom-client), served at GET /metrics for operators: the process (RSS, heap,
  * event-loop lag, GC), every HTTP request (rate and latency by method, route template and status),
- * MCP tool calls, persisted GraphQL operations, refusals by a rate limit, and the AI ledger.
+ * MCP tool calls, persisted GraphQL operations and the SQL statements of each /graphql operation,
+ * refusals by a rate limit, and the AI ledger.
  *
  * Why here: one registry per process that any layer may count into (a facade, a domain's ledger
  * write, the limits); docs/operations.md lists every metric and what to alert on.
@@ -61,6 +62,17 @@ const graphqlDuration = new Histogram({
   help: 'Duration of one /graphql request by persisted operation name',
   labelNames: ['operation'] as const,
   buckets: BUCKETS,
+  registers: [registry],
+});
+// Statements per request: a dashboard request costs about 20, an N+1 regression hundreds.
+const STATEMENT_BUCKETS = [0, 1, 2, 5, 10, 20, 30, 50, 100, 200, 500, 1000];
+const graphqlStatements = new Histogram({
+  name: 'graphql_request_db_statements',
+  help:
+    'SQL statements one /graphql operation sent to the database (authentication included), by ' +
+    'operation type: query, mutation, subscription, or none when it was refused before it ran',
+  labelNames: ['operation_type'] as const,
+  buckets: STATEMENT_BUCKETS,
   registers: [registry],
 });
 const limitHits = new Counter({
@@ -201,6 +213,18 @@ export function countToolCall(tool: string, outcome: string, seconds: number): v
 export function countGraphqlOperation(operation: string, seconds: number): void {
   graphqlOperations.inc({ operation });
   graphqlDuration.observe({ operation }, seconds);
+}
+
+/** the histogram's children by operation type (a finite set: query, mutation, subscription, none) */
+const statementChildren = new Map(
+  ['query', 'mutation', 'subscription', 'none'].map((t) => [t, graphqlStatements.labels(t)]),
+);
+/**
+ * Records the statements of one /graphql operation (src/db/statement-count.ts); `operationType` is
+ * the executed operation's type, anything else reads as `none`.
+ */
+export function observeGraphqlStatements(operationType: string, statements: number): void {
+  (statementChildren.get(operationType) ?? statementChildren.get('none'))!.observe(statements);
 }
 
 /** Counts one event a rate limit refused (`limit`: the rule's name, e.g. `auth:login-fail`). */

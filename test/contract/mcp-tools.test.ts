@@ -9,7 +9,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { buildRegistry, firstClause } from '../../mcp-facade/registry.ts';
+import { buildRegistry, CONFIRM_NOTE, firstClause } from '../../mcp-facade/registry.ts';
 import { TOOL_KINDS } from '../../mcp-facade/tool.ts';
 import { TOOL_FAMILIES, TOOLS } from '../../mcp-facade/tools.ts';
 import { ALL_SCOPES } from '../../src/auth/scopes.ts';
@@ -135,7 +135,8 @@ describe('what tools/list tells an agent (issue 11)', () => {
     const titles = registry.tools.map((t) => t.definition.title);
     for (const t of registry.tools) {
       expect(t.definition.title, t.row.name).toMatch(/^\S.{2,60}$/);
-      expect(t.definition.annotations?.title, t.row.name).toBe(t.definition.title);
+      // the title once (issue 30 item 7): MCP 2025-06-18 clients read the tool's own title first
+      expect(t.definition.annotations?.title, t.row.name).toBeUndefined();
     }
     expect(new Set(titles).size).toBe(titles.length);
   });
@@ -232,17 +233,17 @@ describe('what tools/list tells an agent (issue 11)', () => {
     expect(props('list_changes').cursor).toMatchObject({ maxLength: 4096 });
   });
 
-  it('writes the ask-the-user note of each confirm tool from what that tool does', () => {
+  it('writes the refusal of each confirm tool from what that tool does, and lists only the short note', () => {
     const confirmTools = registry.tools.filter((t) => t.needsConfirm);
     expect(confirmTools.length).toBeGreaterThanOrEqual(8);
     for (const t of confirmTools) {
-      const does = firstClause(
-        t.row.description ?? registry.byName.get(t.row.name)!.definition.description!,
-      );
-      expect(t.confirmNote, t.row.name).toContain(
-        `It ${does.charAt(0).toLowerCase()}${does.slice(1)}.`,
-      );
-      expect(t.definition.description, t.row.name).toContain(t.confirmNote!);
+      const description = t.definition.description!;
+      const does = firstClause(description);
+      const restated = `It ${does.charAt(0).toLowerCase()}${does.slice(1)}.`;
+      expect(t.confirmNote, t.row.name).toContain(restated);
+      // issue 30 item 6: the description says what the tool does once, then the note
+      expect(description, t.row.name).not.toContain(restated);
+      expect(description.endsWith(` ${CONFIRM_NOTE}`), t.row.name).toBe(true);
     }
     for (const name of [
       'sessions_all_revoke',

@@ -353,6 +353,16 @@ const SEEDERS: Record<string, (p: Db, me: Person, other: Person) => Promise<unkn
       },
     });
   },
+  'HealthArchiveImport.userId': (p, me) =>
+    p.healthArchiveImport.create({
+      data: {
+        id: crypto.randomUUID(),
+        userId: me.id,
+        sha256: rand(),
+        fileName: 'export.zip',
+        sizeBytes: 1024,
+      },
+    }),
   'ExportJob.userId': (p, me) =>
     p.exportJob.create({
       data: {

@@ -128,7 +128,8 @@ describe('MCP consent_read and account_ai_consent_revoke', () => {
 
     const tools = (await client.listTools()).tools;
     const revoke = tools.find((t) => t.name === 'account_ai_consent_revoke')!;
-    expect(revoke.annotations).toMatchObject({ destructiveHint: true, readOnlyHint: false });
+    expect(revoke.annotations).toMatchObject({ destructiveHint: true });
+    expect(revoke.annotations?.readOnlyHint).not.toBe(true);
     expect(revoke.inputSchema.required).toEqual(['confirm']);
     expect(revoke.inputSchema.properties?.kind).toMatchObject({
       enum: ['assistant', 'meal_photo'],

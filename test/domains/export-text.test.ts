@@ -1,8 +1,10 @@
 /**
- * Health export files written by the database (issue 16): the text the database writes for each
- * chunk is byte for byte what the writer made of the typed rows (csv-stringify's quoting, String(n)
- * and JSON.stringify's numbers, toISOString's times, the JSON array's layout), for awkward sources,
- * units and numbers, both formats, raw samples across keyset chunks and hour/day buckets.
+ * Health export files written by the database (issues 16 and 30): the text the database writes for
+ * each chunk is byte for byte what the writer made of the typed rows (csv-stringify's quoting,
+ * String(n) and JSON.stringify's numbers, isoWithOffset's times in the person's zone, the JSON
+ * document's layout), for awkward sources, units and numbers, both formats (the CSV as the zip's
+ * metrics.csv), in UTC, Europe/Berlin and Asia/Kolkata, raw samples across keyset chunks and local
+ * hour/day buckets.
  */
 import { Writable } from 'node:stream';
 import { stringify } from 'csv-stringify/sync';
@@ -12,8 +14,11 @@ import { writeExport } from '../../src/domains/export/export.writer.ts';
 import type { ExportFormat, ExportInterval } from '../../src/domains/export/export.constants.ts';
 import { metricBucketsOf, rawMetricChunk } from '../../src/domains/health/index.ts';
 import type { MetricExportScope } from '../../src/domains/health/index.ts';
+import { bucketWindows } from '../../src/platform/export-text.ts';
+import { isoWithOffset } from '../../src/platform/local-time.ts';
 import { seedUser } from '../factories/users.ts';
 import { startTestApp } from '../harness/app.ts';
+import { unzipText } from '../harness/unzip.ts';
 
 const app = await startTestApp();
 
@@ -58,12 +63,12 @@ const VALUES = [
 ];
 
 /** The writer before issue 16's memory fix: typed rows through csv-stringify / JSON.stringify. */
-async function typedExport(
+async function typedRows(
   db: Db,
   scope: MetricExportScope,
-  format: ExportFormat,
   interval: ExportInterval,
-): Promise<string> {
+): Promise<Record<string, string | number>[]> {
+  const at = (d: Date): string => isoWithOffset(d, scope.zone);
   const rows: Record<string, string | number>[] = [];
   if (interval === 'raw') {
     let after = null;
@@ -71,7 +76,7 @@ async function typedExport(
       const chunk = await rawMetricChunk(db, scope, after, 1000);
       rows.push(
         ...chunk.map((r) => ({
-          timestamp: r.timestamp.toISOString(),
+          timestamp: at(r.timestamp),
           metric_type: r.metricType,
           value: r.value,
           unit: r.unit,
@@ -82,35 +87,59 @@ async function typedExport(
       const last = chunk[chunk.length - 1];
       after = { timestamp: last.timestamp, metricType: last.metricType, source: last.source };
     }
-  } else {
-    const step = (interval === 'hour' ? 7 : 92) * 86_400_000;
-    for (let t = scope.from.getTime(); t < scope.to.getTime(); t += step) {
-      const buckets = await metricBucketsOf(db, scope, interval, new Date(t), new Date(t + step));
-      rows.push(
-        ...buckets.map((r) => ({
-          bucket_start: r.bucketStart.toISOString(),
-          metric_type: r.metricType,
-          unit: r.unit,
-          count: Number(r.count),
-          min: r.min,
-          max: r.max,
-          avg: r.avg,
-          sum: r.sum,
-        })),
-      );
-    }
+    return rows;
   }
+  for (const [from, to] of bucketWindows(scope, interval)) {
+    const buckets = await metricBucketsOf(db, scope, interval, from, to);
+    rows.push(
+      ...buckets.map((r) => ({
+        bucket_start: at(r.bucketStart),
+        time_zone: scope.zone,
+        metric_type: r.metricType,
+        unit: r.unit,
+        count: Number(r.count),
+        min: r.min,
+        max: r.max,
+        avg: r.avg,
+        sum: r.sum,
+      })),
+    );
+  }
+  return rows;
+}
+
+/** The file the typed writer would make: metrics.csv, or the JSON document. */
+async function typedExport(
+  db: Db,
+  scope: MetricExportScope,
+  format: ExportFormat,
+  interval: ExportInterval,
+): Promise<string> {
+  const rows = await typedRows(db, scope, interval);
   if (format === 'json') {
-    return rows.length ? `[\n${rows.map((r) => JSON.stringify(r)).join(',\n')}\n]\n` : '[]\n';
+    const head = JSON.stringify({
+      time_zone: scope.zone,
+      interval,
+      from: isoWithOffset(scope.from, scope.zone),
+      to: isoWithOffset(scope.to, scope.zone),
+      kinds: ['metrics'],
+      ...(scope.metricTypes.length ? { metric_types: scope.metricTypes } : {}),
+    });
+    const body = rows.map((r) => {
+      const { time_zone: _zone, ...rest } = r; // the zone is the document's, not each bucket's
+      return JSON.stringify(interval === 'raw' ? r : rest);
+    });
+    const metrics = body.length ? `[\n${body.join(',\n')}\n]` : '[]';
+    return `${head.slice(0, -1)},\n"metrics":${metrics}\n}\n`;
   }
   const columns =
     interval === 'raw'
       ? ['timestamp', 'metric_type', 'value', 'unit', 'source']
-      : ['bucket_start', 'metric_type', 'unit', 'count', 'min', 'max', 'avg', 'sum'];
+      : ['bucket_start', 'time_zone', 'metric_type', 'unit', 'count', 'min', 'max', 'avg', 'sum'];
   return stringify([columns]) + stringify(rows, { columns, cast: { number: (n) => String(n) } });
 }
 
-/** The export as the job writes it, collected in memory. */
+/** The export as the job writes it, collected in memory (the CSV's metrics.csv out of the zip). */
 async function jobExport(
   db: Db,
   scope: MetricExportScope,
@@ -130,6 +159,7 @@ async function jobExport(
   const started = Date.now();
   const rows = await writeExport(db, out, {
     scope,
+    kinds: ['metrics'],
     format,
     interval,
     chunkRows,
@@ -141,12 +171,16 @@ async function jobExport(
   });
   out.end();
   await new Promise((r) => out.once('finish', r));
-  return {
-    text: Buffer.concat(parts).toString('utf8'),
-    rows,
-    progress,
-    seconds: (Date.now() - started) / 1000,
-  };
+  const bytes = Buffer.concat(parts);
+  let text: string;
+  if (format === 'csv') {
+    const files = await unzipText(bytes);
+    expect([...files.keys()]).toEqual(['metrics.csv']);
+    text = files.get('metrics.csv') ?? '';
+  } else {
+    text = bytes.toString('utf8');
+  }
+  return { text, rows, progress, seconds: (Date.now() - started) / 1000 };
 }
 
 interface Sample {
@@ -189,24 +223,35 @@ async function seedAwkward(userId: number): Promise<number> {
 }
 
 describe('export text written by the database', () => {
-  const scopeOf = (userId: number, metricTypes: string[] = []): MetricExportScope => ({
+  const scopeOf = (
+    userId: number,
+    metricTypes: string[] = [],
+    zone = 'UTC',
+  ): MetricExportScope => ({
     userId,
     from: new Date(START),
     to: new Date(START + 10 * 86_400_000),
+    zone,
     metricTypes,
   });
 
-  it('equals the typed rows byte for byte: csv and json, raw in chunks of 7, hour and day', async () => {
+  it('equals the typed rows byte for byte: csv and json, raw in chunks of 7, hour and day, three zones', async () => {
     const { user } = await seedUser(app);
     const n = await seedAwkward(user.id);
+    const cases = [
+      ['UTC', []],
+      ['UTC', ['we"ird, type', 'steps']],
+      ['Europe/Berlin', []],
+      ['Asia/Kolkata', ['we"ird, type', 'steps']],
+    ] as const;
     for (const format of ['csv', 'json'] as const) {
       for (const interval of ['raw', 'hour', 'day'] as const) {
-        for (const types of [[], ['we"ird, type', 'steps']]) {
-          const scope = scopeOf(user.id, types);
+        for (const [zone, types] of cases) {
+          const scope = scopeOf(user.id, [...types], zone);
           const expected = await typedExport(app.db.prisma, scope, format, interval);
           const got = await jobExport(app.db.prisma, scope, format, interval, 7);
-          expect(got.text, `${format} ${interval} ${types.join()}`).toBe(expected);
-          if (interval === 'raw' && !types.length) {
+          expect(got.text, `${format} ${interval} ${zone} ${types.join()}`).toBe(expected);
+          if (interval === 'raw' && !types.length && zone === 'UTC') {
             expect(got.rows).toBe(n);
             expect(got.progress.at(-1)).toBe(n);
             // after the first chunk, at most once a second, and after the last
@@ -255,7 +300,7 @@ describe('export text written by the database', () => {
         .map((l) => l.split(',')[2]),
     ).toEqual(values.map((v) => String(v)));
     const json = JSON.parse((await jobExport(app.db.prisma, scope, 'json', 'raw', 1000)).text);
-    expect(json.map((r: { value: number }) => r.value)).toEqual(values.map((v) => v || 0));
+    expect(json.metrics.map((r: { value: number }) => r.value)).toEqual(values.map((v) => v || 0));
   });
 
   it('an empty range writes the header alone, or an empty array', async () => {
@@ -265,7 +310,8 @@ describe('export text written by the database', () => {
       expect(csv.text).toBe(await typedExport(app.db.prisma, scopeOf(user.id), 'csv', interval));
       expect(csv.rows).toBe(0);
       const json = await jobExport(app.db.prisma, scopeOf(user.id), 'json', interval, 5);
-      expect(json.text).toBe('[]\n');
+      expect(json.text).toBe(await typedExport(app.db.prisma, scopeOf(user.id), 'json', interval));
+      expect(JSON.parse(json.text).metrics).toEqual([]);
     }
   });
 });

@@ -15,6 +15,7 @@ import { openTestDatabase, startTestApp } from '../harness/app.ts';
 import type { TestApp } from '../harness/app.ts';
 import { rest } from '../harness/clients.ts';
 import { callTool, mcpClient } from '../harness/mcp.ts';
+import { unzipText } from '../harness/unzip.ts';
 
 const app = await startTestApp();
 
@@ -63,13 +64,23 @@ async function finished(target: TestApp, token: string, id: string): Promise<Str
   throw new Error(`export ${id} did not finish`);
 }
 
+/** GETs a download link: an absolute URL (PUBLIC_URL, else the configured host and port). */
+const fetchLink = (url: string): Promise<Response> => {
+  expect(url).toMatch(/^https?:\/\//);
+  return app.fetch(new URL(url).pathname);
+};
+
+/** The metrics.csv of a CSV export's zip. */
+const metricsCsv = async (res: Response): Promise<string> =>
+  (await unzipText(Buffer.from(await res.arrayBuffer()))).get('metrics.csv') ?? '';
+
 const range = (hours: number) => ({
   from: new Date(START).toISOString(),
   to: new Date(START + hours * HOUR).toISOString(),
 });
 
 describe('health_export_start -> status -> download (MCP)', () => {
-  it('writes every raw sample as CSV, escaped, and serves it through the short-lived link', async () => {
+  it('writes every raw sample as CSV in a zip, escaped, and serves it through the short-lived link', async () => {
     const p = await person();
     await seedMetrics(app, p.user.id, 48, 'My "Watch", v2');
     const job = sc(
@@ -92,21 +103,24 @@ describe('health_export_start -> status -> download (MCP)', () => {
     expect(status.size_bytes).toBeGreaterThan(0);
 
     const link = sc(await callTool(p.client, 'health_export_download', { id: job.id }));
-    expect(link.url).toMatch(/^\/api\/v1\/export\/files\/[\w-]+\.[\w-]+\.[\w-]+$/);
+    // no PUBLIC_URL in this app: the configured host and port
+    expect(link.url).toMatch(
+      /^http:\/\/127\.0\.0\.1:\d+\/api\/v1\/export\/files\/[\w-]+\.[\w-]+\.[\w-]+$/,
+    );
     const expires = new Date(link.expires_at).getTime() - Date.now();
     expect(expires).toBeGreaterThan(0);
     expect(expires).toBeLessThanOrEqual(600_000);
-    const file = await app.fetch(link.url);
+    const file = await fetchLink(link.url);
     expect(file.status).toBe(200);
-    expect(file.headers.get('content-type')).toBe('text/csv; charset=utf-8');
+    expect(file.headers.get('content-type')).toBe('application/zip');
     expect(file.headers.get('content-disposition')).toContain('health-export-2026-01-01');
-    const lines = (await file.text()).trimEnd().split('\n');
+    const lines = (await metricsCsv(file)).trimEnd().split('\n');
     expect(lines[0]).toBe('timestamp,metric_type,value,unit,source');
     expect(lines).toHaveLength(49);
     expect(lines[1]).toBe('2026-01-01T00:00:00.000Z,heart_rate,60,bpm,"My ""Watch"", v2"');
     expect(lines[2]).toBe('2026-01-01T00:00:00.000Z,steps,100,count,"My ""Watch"", v2"');
     expect(lines.at(-1)).toBe('2026-01-01T23:00:00.000Z,steps,100,count,"My ""Watch"", v2"');
-    expect(status.size_bytes).toBe(Buffer.byteLength(lines.join('\n') + '\n'));
+    expect(Number(file.headers.get('content-length'))).toBe(status.size_bytes);
 
     const list = sc(await callTool(p.client, 'export_jobs_list', {}));
     expect(list.items.map((j: Structured) => j.id)).toEqual([job.id]);
@@ -157,7 +171,12 @@ describe('/api/v1/export (REST)', () => {
       body: { ...range(48), interval: 'day', format: 'json', metric_types: ['heart_rate'] },
     });
     expect(started.status).toBe(202);
-    expect(started.body).toMatchObject({ status: 'queued', metric_types: ['heart_rate'] });
+    expect(started.body).toMatchObject({
+      status: 'queued',
+      metric_types: ['heart_rate'],
+      kinds: ['metrics'],
+      time_zone: 'UTC',
+    });
     const done = await finished(app, p.pat, started.body.id);
     expect(done).toMatchObject({ status: 'ready', rows_written: 2 });
     const file = await app.fetch(`/api/v1/export/jobs/${started.body.id}/file`, {
@@ -165,7 +184,9 @@ describe('/api/v1/export (REST)', () => {
     });
     expect(file.status).toBe(200);
     expect(file.headers.get('content-type')).toBe('application/json; charset=utf-8');
-    const rows = (await file.json()) as Structured[];
+    const doc = (await file.json()) as Structured;
+    expect(doc).toMatchObject({ time_zone: 'UTC', interval: 'day', kinds: ['metrics'] });
+    const rows = doc.metrics as Structured[];
     // 24 hourly samples a day, values 60 + h % 10: sum = 2*(60..69) + 4*60+... computed here
     const sumOf = (day: number) =>
       Array.from({ length: 24 }, (_, h) => 60 + ((day * 24 + h) % 10)).reduce((a, b) => a + b, 0);
@@ -213,9 +234,9 @@ describe('/api/v1/export (REST)', () => {
     const file = await app.fetch(`/api/v1/export/jobs/${started.body.id}/file`, {
       headers: { authorization: `Bearer ${p.pat}` },
     });
-    const lines = (await file.text()).trimEnd().split('\n');
-    expect(lines[0]).toBe('bucket_start,metric_type,unit,count,min,max,avg,sum');
-    expect(lines[1]).toBe('2026-01-01T00:00:00.000Z,heart_rate,bpm,1,60,60,60,60');
+    const lines = (await metricsCsv(file)).trimEnd().split('\n');
+    expect(lines[0]).toBe('bucket_start,time_zone,metric_type,unit,count,min,max,avg,sum');
+    expect(lines[1]).toBe('2026-01-01T00:00:00.000Z,UTC,heart_rate,bpm,1,60,60,60,60');
     expect(lines).toHaveLength(11);
   });
 
@@ -321,9 +342,9 @@ describe('who may export', () => {
     const good = await rest(app, 'GET', `/api/v1/export/jobs/${started.body.id}/link`, {
       token: p.pat,
     });
-    const res = await app.fetch(good.body.url);
+    const res = await fetchLink(good.body.url);
     expect(res.status).toBe(200);
-    expect((await res.text()).split('\n')).toHaveLength(6);
+    expect((await metricsCsv(res)).split('\n')).toHaveLength(6);
     // the login token in the URL is no link: it never opens a file
     expect((await rest(app, 'GET', `/api/v1/export/files/${p.token}`)).status).toBe(404);
   });
@@ -424,7 +445,7 @@ describe('restarts, expiry and deletion', () => {
     const stopped = await db.prisma.exportJob.findUniqueOrThrow({ where: { id } });
     expect(stopped.status).toBe('queued');
     expect(stopped.rowsWritten).toBe(0);
-    const partial = path.join(first.config.DATA_DIR, 'exports', `exp_${id}.csv.partial`);
+    const partial = path.join(first.config.DATA_DIR, 'exports', `exp_${id}.zip.partial`);
     expect(existsSync(partial)).toBe(false);
 
     const second = await startTestApp({}, { database: db });
@@ -476,7 +497,7 @@ describe('restarts, expiry and deletion', () => {
       ids.push(res.body.id);
       await finished(app, p.pat, res.body.id);
     }
-    const fileOf = (id: string) => path.join(app.config.DATA_DIR, 'exports', `exp_${id}.csv`);
+    const fileOf = (id: string) => path.join(app.config.DATA_DIR, 'exports', `exp_${id}.zip`);
     expect(ids.every((id) => existsSync(fileOf(id)))).toBe(true);
     await app.db.prisma.exportJob.update({
       where: { id: ids[0] },

@@ -269,8 +269,8 @@ describe('health_catalog_read (issue 16)', () => {
       unit: 'count',
       aggregation: 'sum',
       count: 5,
-      first_at: '2025-03-03T09:00:00.000Z',
-      last_at: '2025-03-10T23:15:00.000Z',
+      first_at: '2025-03-03T10:00:00.000+01:00', // MCP answers carry the person's offset (issue 30)
+      last_at: '2025-03-11T00:15:00.000+01:00',
       sources: ['Watch', 'Phone'],
     });
     expect(catalog.metrics.map((m: any) => m.metric_type)).toEqual([

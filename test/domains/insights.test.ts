@@ -241,6 +241,7 @@ describe('GET /api/insights/predictive-alerts and /api/insights/cards', () => {
         kind: 'score',
         priority: 3,
         date: utcDate(0),
+        time_zone: 'UTC',
         title: 'Nutrition score 100',
         body: expect.any(String),
         score: 100,

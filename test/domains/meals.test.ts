@@ -939,7 +939,7 @@ describe('MCP nutrition tools', () => {
     );
     const updated = await callTool(client, 'nutrition_meal_update', {
       meal_id: meal.id,
-      input: { meal_type: 'snack' },
+      meal_type: 'snack',
     });
     expect(updated.structuredContent).toMatchObject({ id: meal.id, meal_type: 'snack' });
     const unconfirmed = await callTool(client, 'nutrition_meal_delete', {

@@ -224,11 +224,7 @@ describe('MCP profile_photo_set', () => {
     );
     const tool = (await client.listTools()).tools.find((t) => t.name === 'profile_photo_set')!;
     expect([...(tool.inputSchema.required ?? [])].sort()).toEqual(['content_type', 'data']);
-    expect(tool.annotations).toMatchObject({
-      readOnlyHint: false,
-      destructiveHint: false,
-      idempotentHint: true,
-    });
+    expect(tool.annotations).toMatchObject({ destructiveHint: false, idempotentHint: true });
 
     const ok = await callTool(client, 'profile_photo_set', {
       data: Buffer.from(PNG).toString('base64'),

@@ -103,8 +103,20 @@ describe('GraphQL document limits (issue 29)', () => {
   });
 
   it('refuses a document whose estimated cost is over GRAPHQL_MAX_COST (page sizes count)', async () => {
-    await expectAnswered(`{ ${READINGS} }`);
-    await expectRefused(aliases(3, READINGS), 'cost');
+    // issue 30: a list costs its page size times one node (test/graphql/dashboard-week.test.ts)
+    const week = 'me { glucoseReadings(first: 10000) { nodes { id timestamp valueMgDl } } }';
+    await expectAnswered(`{ ${week} }`);
+    const res = await gql(app, aliases(2, week), {
+      token: person.token,
+      headers: GRAPHQL_RESPONSE,
+    });
+    expect(res.status).toBe(400);
+    expect(res.body.errors[0].extensions.detail).toEqual({
+      code: 'document_too_complex',
+      limit: 'cost',
+      cost: 2 * (1 + 1 + 10_000),
+      max: limits.cost,
+    });
   });
 
   it("lets the documented dashboard query and GraphiQL's admin query through", async () => {

@@ -189,7 +189,7 @@ describe('pagination', () => {
 
   it.each([
     ['first 0', { first: 0 }],
-    ['first above 100', { first: 101 }],
+    ['first above 500 (issue 30: a meal page holds 500)', { first: 501 }],
     ['a cursor that is not one', { first: 5, after: 'not-a-cursor' }],
   ])('refuses %s with VALIDATION_FAILED', async (_name, variables) => {
     const person = await seedUser(app);
@@ -198,14 +198,14 @@ describe('pagination', () => {
     expect(res.body.data.me.meals).toBeNull();
   });
 
-  it('allows glucose readings up to their own page bound (500)', async () => {
+  it('allows glucose readings up to their own page bound (10,080 since issue 30)', async () => {
     const person = await seedUser(app);
     const q = (first: number) =>
       gql(app, `{ me { glucoseReadings(first: ${first}) { nodes { id } } } }`, {
         token: person.token,
       });
-    expect((await q(500)).body.errors).toBeUndefined();
-    expect((await q(501)).body.errors[0].extensions.code).toBe('VALIDATION_FAILED');
+    expect((await q(10_080)).body.errors).toBeUndefined();
+    expect((await q(10_081)).body.errors[0].extensions.code).toBe('VALIDATION_FAILED');
   });
 });
 

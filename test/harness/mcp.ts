@@ -26,6 +26,8 @@ export interface McpTarget {
 
 export interface McpClientOptions {
   headers?: Record<string, string>;
+  /** the endpoint path and query (default MCP_PATH), e.g. `/api/mcp?toolsets=glucose` */
+  path?: string;
 }
 
 /** Runs `close` after the current test, or after the file when called outside a test. */
@@ -43,9 +45,12 @@ export async function mcpClient(
   token: string,
   options: McpClientOptions = {},
 ): Promise<Client> {
-  const transport = new StreamableHTTPClientTransport(new URL(MCP_PATH, target.baseUrl), {
-    requestInit: { headers: { authorization: `Bearer ${token}`, ...options.headers } },
-  });
+  const transport = new StreamableHTTPClientTransport(
+    new URL(options.path ?? MCP_PATH, target.baseUrl),
+    {
+      requestInit: { headers: { authorization: `Bearer ${token}`, ...options.headers } },
+    },
+  );
   const client = new Client({ name: 'hdp-test', version: '1.0.0' });
   await client.connect(transport);
   closeAfter(() => client.close());
@@ -65,6 +70,8 @@ export interface McpPostOptions {
   token?: string;
   headers?: Record<string, string>;
   method?: string;
+  /** the endpoint path and query (default MCP_PATH) */
+  path?: string;
 }
 
 /** A raw JSON-RPC request to /api/mcp with the headers a conforming client sends. */
@@ -80,7 +87,7 @@ export async function mcpPost(
     ...options.headers,
   };
   const method = options.method ?? 'POST';
-  const res = await fetch(new URL(MCP_PATH, target.baseUrl), {
+  const res = await fetch(new URL(options.path ?? MCP_PATH, target.baseUrl), {
     method,
     headers,
     body:

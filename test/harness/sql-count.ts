@@ -13,6 +13,7 @@ import type {
 } from '@prisma/driver-adapter-utils';
 import { PrismaPGlite } from 'pglite-prisma-adapter';
 import type { Database } from '../../src/db/database.ts';
+import { countingStatements } from '../../src/db/statement-count.ts';
 import { PrismaClient } from '../../src/generated/prisma/client.ts';
 
 export interface SqlCounter {
@@ -72,10 +73,12 @@ export function countingDatabase(db: Database): { database: Database; counter: S
       this.statements = [];
     },
   };
-  const factory: SqlDriverAdapterFactory =
+  // wrapped as src/db/client.ts wraps it, so the app's per-request counts (/metrics) run too
+  const factory: SqlDriverAdapterFactory = countingStatements(
     db.target.kind === 'pglite'
       ? new PrismaPGlite(db.target.instance!)
-      : new PrismaPg({ connectionString: db.target.url, max: 10 });
+      : new PrismaPg({ connectionString: db.target.url, max: 10 }),
+  );
   const adapter = intercept(factory, {
     connect: (original) => async () =>
       countingAdapter(await (original as () => Promise<SqlDriverAdapter>)(), counter),

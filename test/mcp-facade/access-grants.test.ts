@@ -37,18 +37,14 @@ describe('access-grants tools', () => {
     ]);
     for (const name of ['sharing_grant_accept', 'sharing_grant_invite', 'sharing_grant_renew']) {
       const tool = byName.get(name)!;
-      expect(tool.annotations, name).toEqual({
-        title: tool.title,
-        readOnlyHint: false,
-        destructiveHint: true,
-        idempotentHint: false,
-        openWorldHint: true,
-      });
+      // destructive; not idempotent and open world, the spec's defaults, go unsaid (issue 30 item 7)
+      expect(tool.annotations, name).toEqual({ destructiveHint: true });
       expect(tool.inputSchema.required, name).toContain('confirm');
-      // issue 11: the note says what this tool does, in its own words
+      // issue 30 item 6: the description says what the tool does once, then the short note
       expect(tool.description, name).toMatch(
-        /\. It (accepts|invites|keeps sharing) .*\. Ask the person first/,
+        /^(Accepts|Invites|Keeps sharing) .*\. Ask the person first\.$/,
       );
+      expect(tool.description, name).not.toMatch(/\. It (accepts|invites|keeps sharing) /);
     }
     expect(byName.get('sharing_grant_invite')!.inputSchema.required).toEqual([
       'email',
@@ -60,7 +56,6 @@ describe('access-grants tools', () => {
       'confirm',
     ]);
     expect(byName.get('sharing_grant_revoke')!.annotations).toMatchObject({
-      readOnlyHint: false,
       destructiveHint: false,
       idempotentHint: true,
     });

@@ -216,7 +216,7 @@ describe('arguments a tool does not declare (item 14)', () => {
 });
 
 describe('the ask-the-user note (item 15)', () => {
-  it('says what each confirm tool does, in the refusal as in the description', async () => {
+  it('says what each confirm tool does in the refusal, and only the note in the description', async () => {
     const { user } = await seedUser(app);
     const client = await mcpClient(
       app,
@@ -239,7 +239,9 @@ describe('the ask-the-user note (item 15)', () => {
     };
     const tools = new Map((await client.listTools()).tools.map((t) => [t.name, t]));
     for (const [tool, [args, note]] of Object.entries(expected)) {
-      expect(tools.get(tool)!.description, tool).toContain(note);
+      // issue 30 item 6: the description says what the tool does once, the refusal restates it
+      expect(tools.get(tool)!.description, tool).not.toContain(note);
+      expect(tools.get(tool)!.description, tool).toMatch(/ Ask the person first\.$/);
       const refused = await callTool(client, tool, args);
       expect(errorOf(refused), tool).toMatchObject({ code: 'CONFIRMATION_REQUIRED' });
       expect(errorOf(refused).message, tool).toContain(note);

@@ -168,7 +168,7 @@ const LARGEST: Record<string, Record<string, unknown>> = {
       kcal: 80,
     })),
   },
-  nutrition_meal_update: { meal_id: mealId, input: { note: 'updated' } },
+  nutrition_meal_update: { meal_id: mealId, note: 'updated' },
   food_catalogue_search: { q: 'banana', limit: 100 },
   food_catalogue_recommendations: { limit: 100 },
   food_history_list: { limit: 100 },

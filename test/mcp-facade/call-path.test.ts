@@ -58,15 +58,13 @@ describe('confirm', () => {
     expect(tool.inputSchema.required).toEqual(['sid', 'confirm']);
     expect(tool.inputSchema.properties?.confirm).toMatchObject({ type: 'boolean' });
     expect(tool.annotations).toEqual({
-      title: 'Token revoke confirmed',
-      readOnlyHint: false,
       destructiveHint: true,
       idempotentHint: true,
-      openWorldHint: false,
     });
-    expect(tool.description).toMatch(
-      /^Signs one session .*Ask the person first and call with confirm: true/,
-    );
+    expect(tool.description).toMatch(/^Signs one session .*\. Ask the person first\.$/);
+    expect(tool.inputSchema.properties?.confirm).toMatchObject({
+      description: 'true once the person agreed',
+    });
   });
 
   it('refuses to run without confirm: true and tells the agent to ask the person', async () => {

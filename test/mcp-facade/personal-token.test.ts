@@ -102,19 +102,9 @@ describe('tools/list', () => {
     expect(get.description).toBe(
       "Reads the person's profile: name, email, units, body measures, goals and onboarding state.",
     );
-    expect(get.inputSchema).toEqual({
-      type: 'object',
-      properties: {},
-      additionalProperties: false,
-    });
+    expect(get.inputSchema).toEqual({ type: 'object', properties: {} });
     expect(get.title).toBe('Read my profile');
-    expect(get.annotations).toEqual({
-      title: 'Read my profile',
-      readOnlyHint: true,
-      destructiveHint: false,
-      idempotentHint: true,
-      openWorldHint: false,
-    });
+    expect(get.annotations).toEqual({ readOnlyHint: true });
     const update = tools.find((t) => t.name === 'update_profile')!;
     expect(Object.keys(update.inputSchema.properties ?? {})).toEqual(
       expect.arrayContaining(['name', 'timezone', 'glucose_unit', 'height_cm', 'date_of_birth']),
@@ -122,11 +112,8 @@ describe('tools/list', () => {
     expect(update.inputSchema.properties).not.toHaveProperty('input');
     expect(update.inputSchema.properties).not.toHaveProperty('idempotency_key');
     expect(update.annotations).toEqual({
-      title: 'Update my profile',
-      readOnlyHint: false,
       destructiveHint: false,
       idempotentHint: true,
-      openWorldHint: false,
     });
   });
 });

@@ -110,8 +110,9 @@ describe('buildRegistry', () => {
     expect(tool.definition.inputSchema).toMatchObject({
       type: 'object',
       required: ['name', 'scopes', 'idempotency_key'],
-      additionalProperties: false,
     });
+    // issue 30 item 7: no additionalProperties in the listing (the call path refuses extras)
+    expect(tool.definition.inputSchema).not.toHaveProperty('additionalProperties');
     expect(Object.keys(tool.definition.inputSchema.properties!).sort()).toEqual([
       'expires_at',
       'idempotency_key',
@@ -152,38 +153,19 @@ describe('isCreatingTool', () => {
 });
 
 describe('annotationsFor', () => {
-  it('sets all four hints for every kind', () => {
-    expect(annotationsFor('read', { creates: false })).toEqual({
-      readOnlyHint: true,
-      destructiveHint: false,
-      idempotentHint: true,
-      openWorldHint: false,
-    });
-    expect(annotationsFor('write', { creates: false })).toEqual({
-      readOnlyHint: false,
-      destructiveHint: false,
-      idempotentHint: false,
-      openWorldHint: false,
-    });
+  it('says readOnlyHint for reads, destructiveHint for the rest, and idempotentHint when true', () => {
+    expect(annotationsFor('read', { creates: false })).toEqual({ readOnlyHint: true });
+    expect(annotationsFor('write', { creates: false })).toEqual({ destructiveHint: false });
     expect(annotationsFor('write', { creates: true }).idempotentHint).toBe(true);
     expect(annotationsFor('write', { creates: false, idempotent: true }).idempotentHint).toBe(true);
     expect(annotationsFor('deletes', { creates: false })).toEqual({
-      readOnlyHint: false,
       destructiveHint: true,
       idempotentHint: true,
-      openWorldHint: false,
     });
-    expect(annotationsFor('shares', { creates: false })).toEqual({
-      readOnlyHint: false,
-      destructiveHint: true,
-      idempotentHint: false,
-      openWorldHint: true,
-    });
-    expect(annotationsFor('takes a payment', { creates: true })).toEqual({
-      readOnlyHint: false,
-      destructiveHint: true,
-      idempotentHint: false,
-      openWorldHint: true,
-    });
+    // not idempotent: the spec's default, so unsaid
+    expect(annotationsFor('shares', { creates: false })).toEqual({ destructiveHint: true });
+    expect(annotationsFor('takes a payment', { creates: true })).toEqual({ destructiveHint: true });
+    for (const kind of ['read', 'write', 'deletes', 'shares'] as const)
+      expect(annotationsFor(kind, { creates: false }), kind).not.toHaveProperty('openWorldHint');
   });
 });

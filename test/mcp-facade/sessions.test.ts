@@ -32,18 +32,21 @@ describe('sessions_all_revoke', () => {
     const { pat, token } = await person();
     const client = await mcpClient(app, pat);
     const tool = (await client.listTools()).tools.find((t) => t.name === 'sessions_all_revoke')!;
-    expect(tool.annotations).toMatchObject({ readOnlyHint: false, destructiveHint: true });
+    expect(tool.annotations).toMatchObject({ destructiveHint: true });
+    expect(tool.annotations?.readOnlyHint).not.toBe(true);
     expect(tool.inputSchema.required).toEqual(['confirm']);
     expect(tool.description).toMatch(
       /^Signs the person out of every phone and browser.*Ask the person first/s,
     );
-    // issue 11: revoking sessions deletes no data, and the note says what it does
+    // issue 11: revoking sessions deletes no data; the refusal says what it does (issue 30 item 6:
+    // the description says it once)
     expect(tool.description).not.toContain('deletes data');
-    expect(tool.description).toContain(
-      'It signs the person out of every phone and browser at once and revokes every personal token.',
-    );
+    expect(tool.description).not.toContain('It signs');
     const refused = await callTool(client, 'sessions_all_revoke');
     expect((refused.structuredContent as any).error.code).toBe('CONFIRMATION_REQUIRED');
+    expect((refused.structuredContent as any).error.message).toContain(
+      'It signs the person out of every phone and browser at once and revokes every personal token.',
+    );
     expect((await rest(app, 'GET', '/api/auth/me', { token })).status).toBe(200);
   });
 

@@ -23,6 +23,7 @@ import type { AuthedContext } from '../../graphql/context.ts';
 import { mealPhotoKeys } from '../meals/index.ts';
 import { snoreAudioKeys } from '../snoring/index.ts';
 import { exportFileKeysOf } from '../export/index.ts';
+import { archiveImportIdsWithFiles, removeArchiveImportFile } from '../health/index.ts';
 import { removeExportFile } from '../../platform/export-files.ts';
 import { clearCookiesOfWebCaller, revokeAllCredentials } from './account.sessions.ts';
 
@@ -132,6 +133,8 @@ export async function deleteAccount(
   let removedRows = 0;
   // export files (DATA_DIR/exports), named by the jobs the sweep removes
   const exportFiles = await exportFileKeysOf(ctx.prisma, userId);
+  // uploaded health exports not yet imported (DATA_DIR/health-imports), named by their imports
+  const archiveUploads = await archiveImportIdsWithFiles(ctx.prisma, userId);
   // stored files named by rows of other tables (meal photos), gathered before each pass removes the rows
   const fileKeys = new Set<string>();
   const sweepWithFiles = async (tx: Prisma.TransactionClient): Promise<number> => {
@@ -162,6 +165,11 @@ export async function deleteAccount(
   for (const key of exportFiles) {
     await removeExportFile(ctx.config.DATA_DIR, key).catch((err: unknown) =>
       ctx.log.error({ err, key }, 'could not delete an export file'),
+    );
+  }
+  for (const id of archiveUploads) {
+    await removeArchiveImportFile(ctx.config.DATA_DIR, id).catch((err: unknown) =>
+      ctx.log.error({ err, id }, 'could not delete an uploaded health export'),
     );
   }
   // again once every row is gone: a personal token looked up during the sweep may have been cached

@@ -166,7 +166,7 @@ const MealAnalyzeInput = builder.inputType('MealAnalyzeInput', {
   description: 'A meal to analyze: photos (base64) and/or a description',
   fields: (t) => ({
     photos: t.stringList({
-      description: `the meal's photos, each base64 or a base64 data: URL (JPEG, PNG, WebP or HEIC); ${limitsNote}`,
+      description: `the meal's photos, each base64 or a data: URL (JPEG, PNG, WebP or HEIC); at most meals_analyze_max_images`,
     }),
     description: t.string({ description: 'what the meal is, in words' }),
   }),
@@ -256,7 +256,7 @@ builder.queryFields((t) => ({
         validate: z.string().min(1).max(500),
       }),
       offset: t.arg.int({
-        description: 'the first byte to answer (default 0; a previous answer’s next_offset)',
+        description: 'the first byte to answer: a previous answer’s next_offset',
         validate: z.number().int().min(0).nullish(),
       }),
     },

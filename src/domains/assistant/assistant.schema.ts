@@ -166,10 +166,10 @@ const ReplyAssistantConversationInput = builder.inputType('ReplyAssistantConvers
     conversationId: t.string({ required: true, description: 'the conversation' }),
     message: t.string({
       required: true,
-      description: `the person’s message (at most ${MESSAGE_MAX_CHARS} characters)`,
+      description: 'the person’s message',
     }),
     uploadIds: t.stringList({
-      description: `uploads to show the assistant (at most ${REPLY_UPLOADS_MAX})`,
+      description: 'uploads to show the assistant',
     }),
   }),
   validate: z.object({

@@ -190,7 +190,7 @@ builder.mutationFields((t) => ({
       action: t.arg.string({
         required: true,
         description:
-          'pause (meals until resumed do not count), resume, stop (ends it; the result stays) or abandon (ends it, marked abandoned)',
+          'pause (meals do not count until resumed), resume, stop (the result stays) or abandon',
         validate: z.enum(EXPERIMENT_ACTIONS),
       }),
     },

@@ -3,6 +3,22 @@
 export const EXPORT_FORMATS = ['csv', 'json'] as const;
 export type ExportFormat = (typeof EXPORT_FORMATS)[number];
 
+/**
+ * The kinds of data an export holds (issue 30), in file order: health metric samples, glucose
+ * readings, sleep intervals, workouts, meals with their items and nutrients, blood-pressure
+ * readings, and log entries (hydration, weight, medication, ...).
+ */
+export const EXPORT_KINDS = [
+  'metrics',
+  'glucose',
+  'sleep',
+  'workouts',
+  'meals',
+  'blood_pressure',
+  'logs',
+] as const;
+export type ExportKind = (typeof EXPORT_KINDS)[number];
+
 export const EXPORT_INTERVALS = ['raw', 'hour', 'day'] as const;
 export type ExportInterval = (typeof EXPORT_INTERVALS)[number];
 

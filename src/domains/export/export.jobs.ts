@@ -8,9 +8,21 @@ import { randomUUID } from 'node:crypto';
 import { appError } from '../../errors.ts';
 import type { ExportJob } from '../../generated/prisma/client.ts';
 import type { AuthedContext, Context } from '../../graphql/context.ts';
-import { EXPORT_CONTENT_TYPES, exportFileKey } from '../../platform/export-files.ts';
-import { EXPORT_MAX_ACTIVE, EXPORT_MAX_PER_DAY, EXPORT_QUEUE } from './export.constants.ts';
-import type { ExportFormat, ExportInterval } from './export.constants.ts';
+import {
+  exportContentType,
+  exportFileExtension,
+  exportFileKey,
+} from '../../platform/export-files.ts';
+import { localDateOf } from '../../platform/local-dates.ts';
+import { publicOrigin } from '../../platform/public-url.ts';
+import { personZone } from '../profile/index.ts';
+import {
+  EXPORT_KINDS,
+  EXPORT_MAX_ACTIVE,
+  EXPORT_MAX_PER_DAY,
+  EXPORT_QUEUE,
+} from './export.constants.ts';
+import type { ExportFormat, ExportInterval, ExportKind } from './export.constants.ts';
 import { signExportLink, verifyExportLink } from './export.link.ts';
 
 const DAY_MS = 86_400_000;
@@ -20,7 +32,11 @@ export interface ExportJobView {
   status: string;
   format: string;
   interval: string;
+  /** the kinds written, in file order */
+  kinds: string[];
   metricTypes: string[];
+  /** the zone of the local hours and days and of the file's times */
+  timeZone: string;
   from: Date;
   to: Date;
   rowsWritten: number;
@@ -31,6 +47,13 @@ export interface ExportJobView {
   startedAt: Date | null;
   finishedAt: Date | null;
   expiresAt: Date;
+  /** the job's row (its owner and file), for its download link */
+  job: ExportJob;
+}
+
+/** The kinds a job writes: a job from before issue 30 recorded none and wrote metrics only. */
+export function kindsOf(job: Pick<ExportJob, 'kinds'>): ExportKind[] {
+  return job.kinds.length ? (job.kinds as ExportKind[]) : ['metrics'];
 }
 
 export function viewOf(job: ExportJob): ExportJobView {
@@ -39,7 +62,9 @@ export function viewOf(job: ExportJob): ExportJobView {
     status: job.status,
     format: job.format,
     interval: job.interval,
+    kinds: kindsOf(job),
     metricTypes: job.metricTypes,
+    timeZone: job.timeZone,
     from: job.fromAt,
     to: job.toAt,
     rowsWritten: job.rowsWritten,
@@ -50,6 +75,7 @@ export function viewOf(job: ExportJob): ExportJobView {
     startedAt: job.startedAt,
     finishedAt: job.finishedAt,
     expiresAt: job.expiresAt,
+    job,
   };
 }
 
@@ -64,6 +90,19 @@ export interface StartExportOptions {
   format?: ExportFormat | null;
   /** metric types to include; empty or absent for all */
   metricTypes?: readonly string[] | null;
+  /**
+   * the kinds of data to write; absent: every kind, or metrics alone when metricTypes names some
+   * (the schema refuses metricTypes with kinds that leave metrics out)
+   */
+  kinds?: readonly ExportKind[] | null;
+}
+
+/** The kinds asked for, in file order (EXPORT_KINDS order), each once. */
+function kindsAskedFor(options: StartExportOptions): ExportKind[] {
+  const asked = options.kinds?.length
+    ? new Set(options.kinds)
+    : new Set<ExportKind>(options.metricTypes?.length ? ['metrics'] : EXPORT_KINDS);
+  return EXPORT_KINDS.filter((k) => asked.has(k));
 }
 
 /** Records a job and queues it; answers at once (status queued). */
@@ -73,13 +112,16 @@ export async function startHealthExport(
 ): Promise<ExportJobView> {
   const userId = ctx.principal.userId;
   const now = Date.now();
-  const [active, today] = await Promise.all([
+  // NOTE: exports are the principal's own data, so their zone too (never a viewed owner's)
+  const ownCtx = { ...ctx, principal: { ...ctx.principal, viewAs: null } };
+  const [active, today, timeZone] = await Promise.all([
     ctx.prisma.exportJob.count({ where: { userId, status: { in: ['queued', 'running'] } } }),
     ctx.prisma.exportJob.findMany({
       where: { userId, createdAt: { gt: new Date(now - DAY_MS) } },
       select: { createdAt: true },
       orderBy: { createdAt: 'asc' },
     }),
+    personZone(ownCtx),
   ]);
   if (active >= EXPORT_MAX_ACTIVE) {
     throw appError(
@@ -101,7 +143,9 @@ export async function startHealthExport(
       userId,
       format: options.format ?? 'csv',
       interval: options.interval ?? 'raw',
+      kinds: kindsAskedFor(options),
       metricTypes: [...new Set(options.metricTypes ?? [])],
+      timeZone,
       fromAt: options.from,
       toAt: options.to,
       expiresAt: new Date(now + ctx.config.EXPORT_RETENTION_DAYS * DAY_MS),
@@ -213,11 +257,12 @@ export interface ExportFileView {
 }
 
 function fileView(job: ExportJob, fileKey: string): ExportFileView {
-  const day = (d: Date): string => d.toISOString().slice(0, 10);
+  const day = (d: Date): string => localDateOf(d, job.timeZone);
+  const ext = exportFileExtension(fileKey);
   return {
     fileKey,
-    fileName: `health-export-${day(job.fromAt)}-${day(job.toAt)}-${job.interval}.${job.format}`,
-    contentType: EXPORT_CONTENT_TYPES[job.format] ?? 'application/octet-stream',
+    fileName: `health-export-${day(job.fromAt)}-${day(job.toAt)}-${job.interval}.${ext}`,
+    contentType: exportContentType(fileKey),
     sizeBytes: job.sizeBytes === null ? null : Number(job.sizeBytes),
   };
 }
@@ -227,21 +272,37 @@ export interface ExportLinkView extends ExportFileView {
   expiresAt: Date;
 }
 
-/** A short-lived, owner-only link to a ready export's file. */
-export async function healthExportDownload(
-  ctx: AuthedContext,
-  options: ExportJobOptions,
-): Promise<ExportLinkView> {
-  const job = await ownJob(ctx, options.id);
-  const { fileKey } = readyFile(job);
+/** The signed link of a job's file: an absolute URL under PUBLIC_URL. */
+async function linkOf(ctx: Context, job: ExportJob, fileKey: string): Promise<ExportLinkView> {
   const expiresAt = new Date(Date.now() + ctx.config.EXPORT_LINK_TTL_SECONDS * 1000);
   const token = await signExportLink(
     ctx.config.jwtSecret,
     { jobId: job.id, userId: job.userId },
     expiresAt,
   );
-  const base = ctx.config.PUBLIC_URL?.replace(/\/$/, '') ?? '';
-  return { ...fileView(job, fileKey), url: `${base}/api/v1/export/files/${token}`, expiresAt };
+  const url = `${publicOrigin(ctx.config)}/api/v1/export/files/${token}`;
+  return { ...fileView(job, fileKey), url, expiresAt };
+}
+
+/** A short-lived, owner-only link to a ready export's file. */
+export async function healthExportDownload(
+  ctx: AuthedContext,
+  options: ExportJobOptions,
+): Promise<ExportLinkView> {
+  const job = await ownJob(ctx, options.id);
+  return linkOf(ctx, job, readyFile(job).fileKey);
+}
+
+/**
+ * The download link of a job in a status or list answer: a fresh short-lived link once it is
+ * ready, null before (the view comes from the caller's own jobs).
+ */
+export async function exportJobDownload(
+  ctx: Context,
+  view: ExportJobView,
+): Promise<ExportLinkView | null> {
+  const { job } = view;
+  return job.status === 'ready' && job.fileKey ? linkOf(ctx, job, job.fileKey) : null;
 }
 
 /** The ready file of one of the caller's jobs (the bearer download route). */
@@ -273,6 +334,16 @@ export async function healthExportFileByLink(
   return fileView(job, job.fileKey);
 }
 
+/**
+ * Every file a job may have on disk: the one its format writes, the one it recorded, and for a
+ * CSV job the single CSV file such jobs wrote before issue 30 (a job taken over mid-upgrade).
+ */
+export function jobFileKeys(job: Pick<ExportJob, 'id' | 'format' | 'fileKey'>): string[] {
+  const legacy = job.format === 'csv' ? `exp_${job.id}.csv` : null;
+  const keys = [exportFileKey(job.id, job.format), job.fileKey, legacy];
+  return [...new Set(keys.filter((k): k is string => k !== null))];
+}
+
 /** The files (finished or being written) of a person's jobs, for account deletion. */
 export async function exportFileKeysOf(
   db: Pick<Context['prisma'], 'exportJob'>,
@@ -280,7 +351,7 @@ export async function exportFileKeysOf(
 ): Promise<string[]> {
   const jobs = await db.exportJob.findMany({
     where: { userId },
-    select: { id: true, format: true },
+    select: { id: true, format: true, fileKey: true },
   });
-  return jobs.map((j) => exportFileKey(j.id, j.format));
+  return jobs.flatMap(jobFileKeys);
 }

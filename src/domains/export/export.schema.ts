@@ -1,7 +1,9 @@
 /**
- * Health exports (issue 16): start a CSV or JSON export job of a date range and interval, read its
- * status, list the person's jobs, and reach the finished file (a short-lived link, or the file
- * itself through the bearer route). Scope health:export:read throughout.
+ * Health exports (issues 16 and 30): start an export job of a date range (every kind of the
+ * person's data, or the kinds asked for; a zip of CSV files or one JSON document; raw, or local
+ * hour/day buckets), read its status, list the person's jobs, and reach the finished file (a
+ * short-lived absolute link, or the file itself through the bearer route). Scope
+ * health:export:read throughout.
  */
 import { z } from 'zod';
 import { builder } from '../../graphql/builder.ts';
@@ -10,12 +12,14 @@ import {
   EXPORT_EARLIEST,
   EXPORT_FORMATS,
   EXPORT_INTERVALS,
+  EXPORT_KINDS,
   EXPORT_LIST_DEFAULT,
   EXPORT_LIST_MAX,
   EXPORT_MAX_RANGE_DAYS,
   EXPORT_STATUSES,
 } from './export.constants.ts';
 import {
+  exportJobDownload,
   healthExportDownload,
   healthExportFile,
   healthExportFileByLink,
@@ -38,17 +42,28 @@ const enumOf = <T extends string>(name: string, description: string, values: rea
     values: enumValues(values),
   });
 
-const ExportFormat = enumOf('ExportFormat', 'The file format of a health export', EXPORT_FORMATS);
+const ExportFormat = enumOf(
+  'ExportFormat',
+  'The file format of a health export: csv (a zip, one CSV file per kind) or json (one document)',
+  EXPORT_FORMATS,
+);
 const ExportInterval = enumOf(
   'ExportInterval',
-  'raw: every sample; hour or day: per metric and UTC bucket, count, min, max, avg and sum',
+  "raw: every record; hour or day: metrics and glucose per bucket of the person's local clock (count, min, max, avg, and sum for metrics); the other kinds are always every record",
   EXPORT_INTERVALS,
+);
+const ExportKind = enumOf(
+  'ExportKind',
+  'A kind of data in a health export: metrics (health samples), glucose (readings), sleep, workouts, meals (with items and nutrients), blood_pressure, logs (hydration, weight, medication, ...)',
+  EXPORT_KINDS,
 );
 const ExportStatus = enumOf(
   'ExportStatus',
   'queued, running, ready (download it) or failed (see error)',
   EXPORT_STATUSES,
 );
+
+const ExportDownloadRef = builder.objectRef<ExportLinkView>('ExportDownload');
 
 const ExportJob = builder.objectRef<ExportJobView>('ExportJob').implement({
   description: 'A health export job and where it is',
@@ -57,7 +72,16 @@ const ExportJob = builder.objectRef<ExportJobView>('ExportJob').implement({
     status: t.field({ type: ExportStatus, resolve: (j) => j.status as 'queued' }),
     format: t.field({ type: ExportFormat, resolve: (j) => j.format as 'csv' }),
     interval: t.field({ type: ExportInterval, resolve: (j) => j.interval as 'raw' }),
+    kinds: t.field({
+      type: [ExportKind],
+      description: 'the kinds of data in the file, in file order',
+      resolve: (j) => j.kinds as 'metrics'[],
+    }),
     metricTypes: t.exposeStringList('metricTypes', { description: 'empty: every metric type' }),
+    timeZone: t.exposeString('timeZone', {
+      description:
+        "the IANA zone of the local hours and days, and of every time in the file (written with its offset): the person's profile zone when the export started",
+    }),
     from: t.expose('from', { type: 'DateTime', description: 'first instant included' }),
     to: t.expose('to', { type: 'DateTime', description: 'first instant excluded' }),
     rowsWritten: t.exposeInt('rowsWritten', { description: 'rows written so far, or in the file' }),
@@ -70,6 +94,13 @@ const ExportJob = builder.objectRef<ExportJobView>('ExportJob').implement({
     expiresAt: t.expose('expiresAt', {
       type: 'DateTime',
       description: 'when the job and its file are deleted',
+    }),
+    download: t.field({
+      type: ExportDownloadRef,
+      nullable: true,
+      description:
+        'once status is ready: a fresh short-lived absolute link to the file (as health_export_download gives); null before',
+      resolve: (j, _args, ctx) => exportJobDownload(ctx, j),
     }),
   }),
 });
@@ -97,12 +128,12 @@ const ExportFile = builder.objectRef<ExportFileView>('ExportFile').implement({
   }),
 });
 
-const ExportDownload = builder.objectRef<ExportLinkView>('ExportDownload').implement({
+const ExportDownload = ExportDownloadRef.implement({
   description: "A short-lived link to a finished export's file",
   fields: (t) => ({
     url: t.exposeString('url', {
       description:
-        'GET it (no credential needed) before expires_at; only this file, only once ready',
+        "an absolute URL (the server's PUBLIC_URL): GET it (no credential needed) before expires_at; only this file, only once ready",
     }),
     expiresAt: t.expose('expiresAt', { type: 'DateTime' }),
     fileName: t.exposeString('fileName'),
@@ -136,10 +167,16 @@ const StartHealthExportInput = builder.inputType('StartHealthExportInput', {
     format: t.field({
       type: ExportFormat,
       defaultValue: 'csv',
-      description: 'csv or json (default csv)',
+      description: 'csv (a zip with one CSV file per kind) or json (one document); default csv',
+    }),
+    kinds: t.field({
+      type: [ExportKind],
+      description:
+        'only these kinds of data; absent: every kind (metrics alone when metric_types is given)',
     }),
     metricTypes: t.stringList({
-      description: 'only these metric types (e.g. heart_rate, steps; at most 20); absent: all',
+      description:
+        'only these metric types in the metrics kind (e.g. heart_rate, steps; at most 20); absent: all',
     }),
   }),
   validate: z
@@ -148,9 +185,14 @@ const StartHealthExportInput = builder.inputType('StartHealthExportInput', {
       to: z.date(),
       interval: z.enum(EXPORT_INTERVALS).nullish(),
       format: z.enum(EXPORT_FORMATS).nullish(),
+      kinds: z.array(z.enum(EXPORT_KINDS)).min(1).max(EXPORT_KINDS.length).nullish(),
       metricTypes: z.array(metricType).max(20).nullish(),
     })
     .refine((v) => v.to > v.from, { message: 'to must be after from', path: ['to'] })
+    .refine((v) => !v.metricTypes?.length || !v.kinds || v.kinds.includes('metrics'), {
+      message: 'metric_types narrows the metrics kind: add metrics to kinds, or leave kinds out',
+      path: ['metricTypes'],
+    })
     .refine((v) => v.to.getTime() - v.from.getTime() <= EXPORT_MAX_RANGE_DAYS * DAY_MS, {
       message: `the range may span at most ${EXPORT_MAX_RANGE_DAYS} days (5 years); split it into several exports`,
       path: ['to'],

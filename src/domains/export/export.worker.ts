@@ -28,6 +28,7 @@ import {
   EXPORT_STALE_MS,
 } from './export.constants.ts';
 import type { ExportFormat, ExportInterval } from './export.constants.ts';
+import { jobFileKeys, kindsOf } from './export.jobs.ts';
 import { writeExport } from './export.writer.ts';
 
 export interface ExportWorkerDeps {
@@ -69,8 +70,10 @@ export async function runExportJob(
         userId: job.userId,
         from: job.fromAt,
         to: job.toAt,
+        zone: job.timeZone,
         metricTypes: job.metricTypes,
       },
+      kinds: kindsOf(job),
       format: job.format as ExportFormat,
       interval: job.interval as ExportInterval,
       chunkRows: config.EXPORT_CHUNK_ROWS,
@@ -145,7 +148,7 @@ async function takeBackOrphans(
   const { prisma, config } = deps;
   const jobs = await prisma.exportJob.findMany({
     where: { ...orphaned, status: 'running' },
-    select: { id: true, attempts: true, format: true },
+    select: { id: true, attempts: true, format: true, fileKey: true },
   });
   const requeued: string[] = [];
   for (const job of jobs) {
@@ -162,7 +165,7 @@ async function takeBackOrphans(
         : { status: 'queued', heartbeatAt: null, rowsWritten: 0 },
     });
     if (taken.count === 0) continue;
-    await removeExportFile(config.DATA_DIR, exportFileKey(job.id, job.format));
+    for (const key of jobFileKeys(job)) await removeExportFile(config.DATA_DIR, key);
     if (!giveUp) requeued.push(job.id);
   }
   return requeued;
@@ -213,10 +216,10 @@ export async function sweepExpiredExports(deps: ExportWorkerDeps, now: Date): Pr
   const { prisma, config } = deps;
   const expired = await prisma.exportJob.findMany({
     where: { expiresAt: { lt: now }, status: { in: ['ready', 'failed'] } },
-    select: { id: true, format: true },
+    select: { id: true, format: true, fileKey: true },
   });
   for (const job of expired) {
-    await removeExportFile(config.DATA_DIR, exportFileKey(job.id, job.format));
+    for (const key of jobFileKeys(job)) await removeExportFile(config.DATA_DIR, key);
   }
   await prisma.exportJob.deleteMany({ where: { id: { in: expired.map((j) => j.id) } } });
   return expired.length;

@@ -214,13 +214,13 @@ builder.queryFields((t) => ({
     args: {
       q: t.arg.string({
         required: true,
-        description: 'what to look for, by name (2..200 characters; typos are tolerated)',
+        description: 'what to look for, by name (typos are tolerated)',
         validate: z.string().trim().min(2).max(200),
       }),
       page: t.arg.int({
         defaultValue: 1,
         required: true,
-        description: 'the page of results, from 1 (each page holds limit foods)',
+        description: 'the page of results, from 1',
         validate: z.number().int().min(1).max(100_000),
       }),
       limit: t.arg.int(limit(20)),

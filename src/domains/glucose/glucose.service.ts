@@ -80,6 +80,10 @@ export interface ListReadingsOptions {
 export interface ReadingPageOptions extends ListReadingsOptions {
   /** nextCursor of the previous page; absent: the first page */
   cursor?: string | null;
+  /** the window's start (inclusive), instead of the last sinceHours */
+  from?: Date | null;
+  /** the window's end (exclusive); absent: no end */
+  to?: Date | null;
 }
 
 export interface ReadingPageView {
@@ -289,10 +293,17 @@ function decodeCursor(text: string, sort: 'asc' | 'desc'): PageCursor {
  */
 async function selectReadings(
   ctx: AuthedContext,
-  options: ListReadingsOptions & { since: Date; after?: { at: number; sensor: number } },
+  options: ListReadingsOptions & {
+    since: Date;
+    to?: Date | null;
+    after?: { at: number; sensor: number };
+  },
   limit: number,
 ): Promise<GlucoseReadingView[]> {
   const asc = options.sort === 'asc';
+  const toFilter = options.to
+    ? Prisma.sql`AND "timestamp" < ${options.to.toISOString()}::timestamptz`
+    : Prisma.empty;
   const sensorFilter =
     options.sensorId !== null && options.sensorId !== undefined
       ? Prisma.sql`AND sensor_id = ${options.sensorId}::int`
@@ -307,7 +318,7 @@ async function selectReadings(
   const rows = await ctx.prisma.$queryRaw<ReadingRow[]>`
     SELECT id, sensor_id, "timestamp", value_mg_dl, source, processing_version FROM glucose_readings
      WHERE user_id = ${readerUserId(ctx)}::int AND "timestamp" >= ${options.since.toISOString()}::timestamptz
-       AND deleted_at IS NULL ${sensorFilter} ${afterFilter}
+       AND deleted_at IS NULL ${toFilter} ${sensorFilter} ${afterFilter}
      ORDER BY "timestamp" ${asc ? Prisma.sql`ASC` : Prisma.sql`DESC`}, sensor_id LIMIT ${limit}::int`;
   return rows.map((r) => ({
     id: r.id,
@@ -329,16 +340,17 @@ export async function listReadings(
 }
 
 /**
- * One page of the readings of the last hours and the cursor of the next (keyset on timestamp and
- * sensor, so a page never repeats or skips a reading when new ones arrive). The window is fixed by
- * the first page: the cursor carries its start.
+ * One page of the readings of the last hours (or of [from, to)) and the cursor of the next (keyset
+ * on timestamp and sensor, so a page never repeats or skips a reading when new ones arrive). The
+ * window is fixed by the first page: the cursor carries its start.
  */
 export async function listReadingPage(
   ctx: AuthedContext,
   options: ReadingPageOptions,
 ): Promise<ReadingPageView> {
   const cursor = options.cursor ? decodeCursor(options.cursor, options.sort) : null;
-  const since = new Date(cursor?.since ?? Date.now() - options.sinceHours * 3_600_000);
+  const start = options.from?.getTime() ?? Date.now() - options.sinceHours * 3_600_000;
+  const since = new Date(cursor?.since ?? start);
   const rows = await selectReadings(
     ctx,
     { ...options, since, after: cursor ?? undefined },

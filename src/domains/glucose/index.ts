@@ -12,3 +12,4 @@ export type {
 } from './glucose.admin.ts';
 export { dailyTimeInRange, glucoseWindow, TIME_IN_RANGE_MG_DL } from './glucose.daily.ts';
 export type { DailyGlucoseView, GlucoseWindowView } from './glucose.daily.ts';
+export { glucoseBucketsExport, glucoseReadingsExport } from './glucose.export-rows.ts';

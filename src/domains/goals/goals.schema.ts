@@ -65,7 +65,7 @@ const GoalProgressList = builder.objectRef<GoalProgressListView>('GoalProgressLi
 
 const metricArg = (required: boolean) => ({
   required,
-  description: `the goal's metric: ${GOAL_METRICS.join(', ')}`,
+  description: "the goal's metric",
   validate: required ? z.enum(GOAL_METRICS) : z.enum(GOAL_METRICS).nullish(),
 });
 

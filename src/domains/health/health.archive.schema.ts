@@ -1,4 +1,7 @@
-/** The health archive (issue 16): the whole Apple Health export, read a bounded page at a time. */
+/**
+ * The health archive (issue 16): the whole Apple Health export, read a bounded page at a time; and
+ * the phone's upload of the export.zip with its background import's progress (issue 30).
+ */
 import { z } from 'zod';
 import { builder } from '../../graphql/builder.ts';
 import { enumValues } from '../../graphql/enum-values.ts';
@@ -34,6 +37,15 @@ import type {
   RoutePointView,
   WorkoutStatisticView,
 } from './health.archive.ts';
+import {
+  ARCHIVE_IMPORT_LIST,
+  ARCHIVE_IMPORT_STATUSES,
+  archiveImport,
+  archiveImports,
+  latestArchiveImport,
+  startArchiveImport,
+} from './health.archive-upload.ts';
+import type { ArchiveImportCountsView, ArchiveImportView } from './health.archive-upload.ts';
 
 const HEART_RATE = 'HKQuantityTypeIdentifierHeartRate';
 
@@ -71,6 +83,68 @@ const CoverageSpan = builder.objectRef<CoverageSpanView>('HealthArchiveSpan').im
   }),
 });
 
+const ImportStatus = builder.enumType('HealthArchiveImportStatus', {
+  description: 'queued, running, ready (the archive holds the export) or failed (see error)',
+  values: enumValues(ARCHIVE_IMPORT_STATUSES),
+});
+
+const stored = (table: string) => ({ description: `new rows stored in ${table}` });
+
+const ImportCounts = builder
+  .objectRef<ArchiveImportCountsView>('HealthArchiveImportCounts')
+  .implement({
+    description: 'What a finished import stored, per table, and the files of the export it missed',
+    fields: (t) => ({
+      healthMetrics: t.exposeInt('healthMetrics', stored('the metrics (HRV, steps, ...)')),
+      sleepSamples: t.exposeInt('sleepSamples', stored('sleep')),
+      workoutSamples: t.exposeInt('workoutSamples', stored('workouts')),
+      archiveRecords: t.exposeInt('archiveRecords', stored('the archive records')),
+      archiveWorkouts: t.exposeInt('archiveWorkouts', stored('the archive workouts')),
+      archiveRoutePoints: t.exposeInt('archiveRoutePoints', stored('the workout routes')),
+      archiveEcg: t.exposeInt('archiveEcg', stored('the ECG recordings')),
+      alreadyStored: t.exposeInt('alreadyStored', {
+        description: 'samples the account already had (from the phone or an earlier import)',
+      }),
+      missingRouteFiles: t.exposeInt('missingRouteFiles', {
+        description: 'route files a workout names that the zip does not hold',
+      }),
+      unreadableEcgFiles: t.exposeInt('unreadableEcgFiles', {
+        description: 'ECG files that were not readable',
+      }),
+    }),
+  });
+
+const ArchiveImport = builder.objectRef<ArchiveImportView>('HealthArchiveImport').implement({
+  description: 'An uploaded Apple Health export.zip and where its import into the archive is',
+  fields: (t) => ({
+    id: t.exposeString('id', { description: 'read the progress by it' }),
+    status: t.field({ type: ImportStatus, resolve: (i) => i.status }),
+    fileName: t.exposeString('fileName', { description: 'the name the phone sent' }),
+    sizeBytes: t.exposeFloat('sizeBytes', { description: 'bytes uploaded' }),
+    sha256: t.exposeString('sha256', {
+      description: 'of the bytes: the same file uploaded again answers this import',
+    }),
+    recordsRead: t.exposeInt('recordsRead', {
+      description: 'records and workouts of export.xml read so far (all of them once ready)',
+    }),
+    recordsStored: t.exposeInt('recordsStored', { description: 'new rows stored so far' }),
+    counts: t.field({
+      type: ImportCounts,
+      nullable: true,
+      description: 'per table, once ready',
+      resolve: (i) => i.counts,
+    }),
+    error: t.exposeString('error', {
+      nullable: true,
+      description: 'why it failed and what to do',
+    }),
+    attempts: t.exposeInt('attempts', { description: 'times a worker started it' }),
+    createdAt: t.expose('createdAt', { type: 'DateTime', description: 'when it was uploaded' }),
+    startedAt: t.expose('startedAt', { type: 'DateTime', nullable: true }),
+    finishedAt: t.expose('finishedAt', { type: 'DateTime', nullable: true }),
+  }),
+});
+
 const Coverage = builder.objectRef<ArchiveCoverageView>('HealthArchiveCoverage').implement({
   description: 'What the health archive holds, per record type, plus workouts, routes and ECGs',
   fields: (t) => ({
@@ -78,6 +152,12 @@ const Coverage = builder.objectRef<ArchiveCoverageView>('HealthArchiveCoverage')
     workouts: t.field({ type: CoverageSpan, resolve: (c) => c.workouts }),
     ecg: t.field({ type: CoverageSpan, resolve: (c) => c.ecg }),
     routePoints: t.exposeInt('routePoints', { description: 'workout route points stored' }),
+    latestImport: t.withAuth({ scope: 'health:metrics:read' }).field({
+      type: ArchiveImport,
+      nullable: true,
+      description: "the person's latest export.zip upload and its import's progress (null: none)",
+      resolve: (_c, _args, ctx) => latestArchiveImport(ctx),
+    }),
   }),
 });
 
@@ -429,5 +509,49 @@ builder.queryFields((t) => {
       },
       resolve: (_root, args, ctx) => archiveEcg(ctx, args),
     }),
+    healthArchiveImport: t.withAuth({ scope: 'health:metrics:read' }).field({
+      type: ArchiveImport,
+      description: "One export.zip upload's import: its status, progress and counts",
+      args: { id: t.arg.string(idArg('import')) },
+      resolve: (_root, args, ctx) => archiveImport(ctx, args),
+    }),
+    healthArchiveImports: t.withAuth({ scope: 'health:metrics:read' }).field({
+      type: [ArchiveImport],
+      description: "The person's export.zip uploads and their imports, newest first",
+      args: {
+        limit: t.arg.int({
+          required: true,
+          defaultValue: ARCHIVE_IMPORT_LIST.default,
+          description: `imports to answer (1..${ARCHIVE_IMPORT_LIST.max}, default ${ARCHIVE_IMPORT_LIST.default})`,
+          validate: z.number().int().min(1).max(ARCHIVE_IMPORT_LIST.max),
+        }),
+      },
+      resolve: (_root, args, ctx) => archiveImports(ctx, args),
+    }),
   };
 });
+
+builder.mutationFields((t) => ({
+  importHealthArchive: t.withAuth({ loginSession: true }).field({
+    type: ArchiveImport,
+    description:
+      "Takes the person's Apple Health export.zip and queues its import into the archive; the same file (or Idempotency-Key) again answers the same import",
+    args: {
+      file: t.arg({
+        type: 'File',
+        required: true,
+        description:
+          'the export.zip of "Export All Health Data" (streamed; HEALTH_ARCHIVE_MAX_BYTES)',
+      }),
+      idempotencyKey: t.arg.string({
+        description:
+          'a retry with the same key answers the same import without sending the file again',
+        validate: z
+          .string()
+          .regex(/^[\x21-\x7e]{1,200}$/, '1 to 200 printable ASCII characters')
+          .nullish(),
+      }),
+    },
+    resolve: (_root, args, ctx) => startArchiveImport(ctx, args),
+  }),
+}));

@@ -11,7 +11,7 @@ import { Prisma } from '../../generated/prisma/client.ts';
 import { readerUserId } from '../../auth/principal.ts';
 import { appError, validationError } from '../../errors.ts';
 import type { AuthedContext } from '../../graphql/context.ts';
-import { addDays, localDateOf, localTime } from '../../platform/local-dates.ts';
+import { addDays, daysBetween, localDateOf, localTime } from '../../platform/local-dates.ts';
 import type { LocalDate } from '../../platform/local-dates.ts';
 import { personZone } from '../profile/index.ts';
 
@@ -198,6 +198,18 @@ export async function nightOf(
 ): Promise<NightView | null> {
   const [night] = await nights(ctx, options.zone, options.date, options.date, 1);
   return night ?? null;
+}
+
+/**
+ * Every night ending from..to in `zone` (at most one a local date), oldest first, each from its
+ * chosen source: the range summary's sleep. One aggregate query, whatever the number of intervals.
+ */
+export async function nightsEnding(
+  ctx: AuthedContext,
+  options: { from: LocalDate; to: LocalDate; zone: string },
+): Promise<NightView[]> {
+  const { from, to, zone } = options;
+  return (await nights(ctx, zone, from, to, daysBetween(from, to) + 1)).reverse();
 }
 
 const NightCursor = z.tuple([z.string().regex(/^\d{4}-\d{2}-\d{2}$/), z.string().max(10)]);

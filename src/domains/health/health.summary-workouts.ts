@@ -62,6 +62,64 @@ export async function workoutTotalsOn(
   };
 }
 
+/** Activity types a bucket of the range summary names at most (most minutes first). */
+export const BUCKET_ACTIVITY_TYPES_MAX = 10;
+
+/** The workouts that started in one bucket (a local day, week or month) of a range. */
+export interface WorkoutBucketTotalsView extends WorkoutTotalsView {
+  /** the local date the bucket starts on (a Monday for weeks, the 1st for months) */
+  bucket: LocalDate;
+}
+
+/**
+ * The workouts that started in [start, end), totalled per local day, week or month in `zone` (the
+ * range summary's workouts): one GROUP BY, whatever the number of workouts. Buckets without a
+ * workout have no row; each names at most BUCKET_ACTIVITY_TYPES_MAX activity types.
+ */
+export async function workoutTotalsByBucket(
+  ctx: AuthedContext,
+  options: { start: Date; end: Date; zone: string; interval: 'day' | 'week' | 'month' },
+): Promise<WorkoutBucketTotalsView[]> {
+  const { start, end, zone, interval } = options;
+  // NOTE: the person's data: the owner's rows while viewing as a grantee.
+  const rows = await ctx.prisma.$queryRaw<
+    {
+      bucket: string;
+      count: number;
+      minutes: number;
+      energy: number | null;
+      distance: number | null;
+      types: string[];
+    }[]
+  >`
+    WITH per_type AS (
+      SELECT date_trunc(${interval}, (start_at AT TIME ZONE 'UTC') AT TIME ZONE ${zone}) AS bucket,
+             activity_type, count(*) AS n, sum(duration_minutes) AS minutes,
+             sum(energy_kcal) AS energy, sum(distance_m) AS distance
+      FROM workout_samples
+      WHERE user_id = ${readerUserId(ctx)}::int AND deleted_at IS NULL
+        AND start_at >= (${start.toISOString()}::timestamptz AT TIME ZONE 'UTC')
+        AND start_at < (${end.toISOString()}::timestamptz AT TIME ZONE 'UTC')
+      GROUP BY 1, 2
+    )
+    SELECT to_char(bucket, 'YYYY-MM-DD') AS bucket, sum(n)::int AS count,
+           coalesce(round(sum(minutes)::numeric, 1), 0)::float8 AS minutes,
+           round(sum(energy)::numeric, 1)::float8 AS energy,
+           round(sum(distance)::numeric, 1)::float8 AS distance,
+           (array_agg(activity_type ORDER BY minutes DESC NULLS LAST, activity_type))[1:${BUCKET_ACTIVITY_TYPES_MAX}::int] AS types
+    FROM per_type
+    GROUP BY bucket
+    ORDER BY bucket`;
+  return rows.map((r) => ({
+    bucket: r.bucket,
+    count: r.count,
+    minutes: r.minutes,
+    energyKcal: r.energy,
+    distanceM: r.distance,
+    activityTypes: r.types,
+  }));
+}
+
 export interface WorkoutPageOptions {
   /** first local date (inclusive) the workouts started on; absent: no lower bound */
   from?: LocalDate | null;

@@ -7,7 +7,7 @@ import { z } from 'zod';
 import { builder } from '../../graphql/builder.ts';
 import { enumValues } from '../../graphql/enum-values.ts';
 import { isLocalDate } from '../../platform/local-dates.ts';
-import { HealthMetricType, WorkoutSample } from './health.schema.ts';
+import { WorkoutSample } from './health.schema.ts';
 import {
   activityTrend,
   healthCatalog,
@@ -16,6 +16,7 @@ import {
   SUMMARY_INTERVALS,
   SUMMARY_ROWS_MAX,
   SUMMARY_SPAN_MAX_DAYS,
+  SUMMARY_TYPES,
   TREND_SPAN_MAX_DAYS,
   WEIGHT_SOURCES,
 } from './health.summary.ts';
@@ -29,6 +30,8 @@ import type {
   HealthCatalogView,
   MetricAggregateView,
   RangeSummaryView,
+  SleepBucketView,
+  WorkoutBucketView,
 } from './health.summary.ts';
 import {
   listSleepNights,
@@ -45,6 +48,7 @@ import type {
   SleepIntervalView,
 } from './health.summary-sleep.ts';
 import {
+  BUCKET_ACTIVITY_TYPES_MAX,
   COMPARE_DEFAULT,
   COMPARE_MAX,
   listWorkoutPage,
@@ -91,6 +95,12 @@ const workoutIdArg = {
 const SummaryInterval = builder.enumType('HealthSummaryInterval', {
   description: 'The bucket of a range summary: a local day, ISO week (Monday first) or month',
   values: enumValues(SUMMARY_INTERVALS),
+});
+
+const SummaryType = builder.enumType('HealthSummaryType', {
+  description:
+    'What a range summary answers: a metric type, sleep (the nights, per-night means) or workouts',
+  values: enumValues(SUMMARY_TYPES),
 });
 
 const MetricAggregate = builder.objectRef<MetricAggregateView>('HealthMetricAggregate').implement({
@@ -175,14 +185,62 @@ const DaySummary = builder.objectRef<DaySummaryView>('HealthDaySummary').impleme
   }),
 });
 
+const SleepBucket = builder.objectRef<SleepBucketView>('HealthSleepBucket').implement({
+  description:
+    'The nights ending in a day, week or month (each from its main source): per-night means, minutes',
+  fields: (t) => ({
+    start: t.exposeString('start', { description: 'first local date of the bucket in the range' }),
+    end: t.exposeString('end', { description: 'last local date of the bucket in the range' }),
+    nights: t.exposeInt('nights', { description: 'nights with sleep in the bucket (1 for a day)' }),
+    asleepMinutes: t.exposeFloat('asleepMinutes', {
+      description: 'asleep per night (core + deep + rem + asleep), mean',
+    }),
+    minAsleepMinutes: t.exposeFloat('minAsleepMinutes', { description: 'the shortest night' }),
+    maxAsleepMinutes: t.exposeFloat('maxAsleepMinutes', { description: 'the longest night' }),
+    inBedMinutes: t.exposeFloat('inBedMinutes', { description: 'in bed per night, mean' }),
+    awakeMinutes: t.exposeFloat('awakeMinutes', { description: 'awake per night, mean' }),
+    efficiency: t.exposeInt('efficiency', {
+      nullable: true,
+      description: 'asleep / in bed, percent, mean',
+    }),
+    stages: t.expose('stages', { type: NightStages, description: 'per night, mean' }),
+  }),
+});
+
+const WorkoutBucket = builder.objectRef<WorkoutBucketView>('HealthWorkoutBucket').implement({
+  description: 'The workouts that started in a day, week or month',
+  fields: (t) => ({
+    start: t.exposeString('start', { description: 'first local date of the bucket in the range' }),
+    end: t.exposeString('end', { description: 'last local date of the bucket in the range' }),
+    count: t.exposeInt('count'),
+    minutes: t.exposeFloat('minutes'),
+    energyKcal: t.exposeFloat('energyKcal', { nullable: true }),
+    distanceM: t.exposeFloat('distanceM', { nullable: true, description: 'metres' }),
+    activityTypes: t.exposeStringList('activityTypes', {
+      description: `most minutes first, at most ${BUCKET_ACTIVITY_TYPES_MAX}`,
+    }),
+  }),
+});
+
 const RangeSummary = builder.objectRef<RangeSummaryView>('HealthRangeSummary').implement({
-  description: 'One row per bucket and metric type over a range, oldest first',
+  description:
+    'One row per bucket and metric type over a range, and the sleep and workouts of each bucket when asked, oldest first',
   fields: (t) => ({
     from: t.exposeString('from'),
     to: t.exposeString('to'),
     interval: t.exposeString('interval'),
-    timezone: t.exposeString('timezone'),
+    timezone: t.exposeString('timezone', { description: 'the zone the buckets are counted in' }),
     rows: t.field({ type: [MetricAggregate], resolve: (r) => r.rows }),
+    sleep: t.field({
+      type: [SleepBucket],
+      description: 'buckets with sleep (when metricTypes names sleep), oldest first',
+      resolve: (r) => r.sleep,
+    }),
+    workouts: t.field({
+      type: [WorkoutBucket],
+      description: 'buckets with workouts (when metricTypes names workouts), oldest first',
+      resolve: (r) => r.workouts,
+    }),
   }),
 });
 
@@ -425,7 +483,7 @@ builder.queryFields((t) => ({
   }),
   healthRangeSummary: t.withAuth({ scope: 'health:summary:read' }).field({
     type: RangeSummary,
-    description: `One row per day, week or month and metric type (at most ${SUMMARY_ROWS_MAX} rows)`,
+    description: `One row per day, week or month and metric type, and sleep and workouts when asked (at most ${SUMMARY_ROWS_MAX} rows)`,
     args: {
       from: t.arg.string(requiredDate('first local date YYYY-MM-DD')),
       to: t.arg.string(
@@ -440,9 +498,10 @@ builder.queryFields((t) => ({
         description: "day, week (Monday first) or month, in the person's time zone (default day)",
       }),
       metricTypes: t.arg({
-        type: [HealthMetricType],
-        description: 'only these metric types; leave it out for every type',
-        validate: z.array(z.string()).max(7).nullish(),
+        type: [SummaryType],
+        description:
+          'only these metric types, and sleep (the nights) or workouts when named; leave it out for every metric type',
+        validate: z.array(z.string()).max(SUMMARY_TYPES.length).nullish(),
       }),
     },
     resolve: (_root, args, ctx) => healthRangeSummary(ctx, args),

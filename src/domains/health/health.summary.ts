@@ -16,9 +16,9 @@ import type { DailyWeightView } from '../logs/index.ts';
 import { personZone } from '../profile/index.ts';
 import { METRIC_TYPES, METRIC_UNITS } from './health.constants.ts';
 import type { MetricType } from './health.constants.ts';
-import { nightOf } from './health.summary-sleep.ts';
-import type { NightView } from './health.summary-sleep.ts';
-import { workoutTotalsOn } from './health.summary-workouts.ts';
+import { nightOf, nightsEnding } from './health.summary-sleep.ts';
+import type { NightStagesView, NightView } from './health.summary-sleep.ts';
+import { workoutTotalsByBucket, workoutTotalsOn } from './health.summary-workouts.ts';
 import type { WorkoutTotalsView } from './health.summary-workouts.ts';
 
 /** The intervals of a range summary. */
@@ -26,6 +26,21 @@ export const SUMMARY_INTERVALS = ['day', 'week', 'month'] as const;
 export type SummaryInterval = (typeof SUMMARY_INTERVALS)[number];
 /** The most rows (buckets x metric types) one range summary answers (~100 characters a row). */
 export const SUMMARY_ROWS_MAX = 400;
+/**
+ * What a range summary can be asked for: the metric types, and the sleep of each night and the
+ * workouts (issue 30: comparing two weeks of sleep is one call).
+ */
+export const SUMMARY_TYPES = [...METRIC_TYPES, 'sleep', 'workouts'] as const;
+export type SummaryType = (typeof SUMMARY_TYPES)[number];
+/**
+ * How many rows a bucket of sleep or workouts counts for against SUMMARY_ROWS_MAX: they are about
+ * twice as long as a metric's row (stages; activity types), so a full answer stays as bounded.
+ */
+export const SUMMARY_ROW_WEIGHT: Record<SummaryType, number> = {
+  ...(Object.fromEntries(METRIC_TYPES.map((t) => [t, 1])) as Record<MetricType, number>),
+  sleep: 2,
+  workouts: 2,
+};
 /** The longest range of a range or trend read, in days (ten years). */
 export const SUMMARY_SPAN_MAX_DAYS = 3660;
 /** The longest activity and body-composition trend, in days (one row a day). */
@@ -76,12 +91,45 @@ export interface DaySummaryView {
   workouts: WorkoutTotalsView;
 }
 
+/**
+ * The nights ending in one bucket (a local day, week or month): per-night means of the nights'
+ * totals (each night from its chosen source, as sleep_nights_list answers it).
+ */
+export interface SleepBucketView {
+  /** the first and last local date of the bucket within the asked range */
+  start: LocalDate;
+  end: LocalDate;
+  /** nights with sleep in the bucket (1 for a day) */
+  nights: number;
+  /** minutes asleep per night (mean) */
+  asleepMinutes: number;
+  /** the shortest and longest night asleep, minutes */
+  minAsleepMinutes: number;
+  maxAsleepMinutes: number;
+  inBedMinutes: number;
+  awakeMinutes: number;
+  /** asleep / in bed, percent (mean of the nights that have one), null without in-bed time */
+  efficiency: number | null;
+  /** minutes per stage per night (mean) */
+  stages: NightStagesView;
+}
+
+/** The workouts that started in one bucket: count, minutes, energy, distance, activity types. */
+export interface WorkoutBucketView extends WorkoutTotalsView {
+  start: LocalDate;
+  end: LocalDate;
+}
+
 export interface RangeSummaryView {
   from: LocalDate;
   to: LocalDate;
   interval: SummaryInterval;
   timezone: string;
   rows: MetricAggregateView[];
+  /** per bucket with sleep, oldest first (empty unless asked for) */
+  sleep: SleepBucketView[];
+  /** per bucket with workouts, oldest first (empty unless asked for) */
+  workouts: WorkoutBucketView[];
 }
 
 export interface DaySummaryOptions {
@@ -96,8 +144,8 @@ export interface RangeSummaryOptions {
   to: LocalDate;
   /** bucket size */
   interval: SummaryInterval;
-  /** only these metric types; absent or empty: every type */
-  metricTypes?: readonly MetricType[] | null;
+  /** only these metric types, and sleep or workouts when named; absent or empty: every metric type */
+  metricTypes?: readonly SummaryType[] | null;
 }
 
 /** A sliced, typed view of a local date range: its UTC bounds in the zone. */
@@ -138,13 +186,18 @@ export function localRange(
   };
 }
 
+/** The first local date of the bucket of `interval` holding `date` (weeks start on Monday). */
+export function bucketStart(date: LocalDate, interval: SummaryInterval): LocalDate {
+  if (interval === 'day') return date;
+  if (interval === 'week')
+    return addDays(date, -((new Date(`${date}T00:00:00Z`).getUTCDay() + 6) % 7));
+  return `${date.slice(0, 7)}-01`;
+}
+
 /** How many buckets of `interval` the local dates from..to touch. */
 export function bucketCount(from: LocalDate, to: LocalDate, interval: SummaryInterval): number {
   if (interval === 'day') return daysBetween(from, to) + 1;
-  if (interval === 'week') {
-    const monday = addDays(from, -((new Date(`${from}T00:00:00Z`).getUTCDay() + 6) % 7));
-    return Math.floor(daysBetween(monday, to) / 7) + 1;
-  }
+  if (interval === 'week') return Math.floor(daysBetween(bucketStart(from, 'week'), to) / 7) + 1;
   const [y1, m1] = from.split('-').map(Number);
   const [y2, m2] = to.split('-').map(Number);
   return (y2 - y1) * 12 + (m2 - m1) + 1;
@@ -222,6 +275,19 @@ function bucketEnd(bucket: LocalDate, interval: SummaryInterval): LocalDate {
   return addDays(new Date(Date.UTC(y, m, 1)).toISOString().slice(0, 10), -1);
 }
 
+/** The bucket starting `bucket`, clipped to the range: its first and last local date in it. */
+function clipped(
+  bucket: LocalDate,
+  interval: SummaryInterval,
+  range: LocalRange,
+): { start: LocalDate; end: LocalDate } {
+  const end = bucketEnd(bucket, interval);
+  return {
+    start: bucket < range.from ? range.from : bucket,
+    end: end > range.to ? range.to : end,
+  };
+}
+
 /** Runs the aggregate over a local range and shapes its rows (buckets clipped to the range). */
 async function aggregates(
   ctx: AuthedContext,
@@ -245,7 +311,6 @@ async function aggregates(
   return rows.map((r) => {
     const type = r.metric_type as MetricType;
     const aggregation = METRIC_AGGREGATION[type] ?? 'avg';
-    const end = bucketEnd(r.bucket, interval);
     return {
       metricType: type,
       unit: METRIC_UNITS[type] ?? '',
@@ -254,8 +319,7 @@ async function aggregates(
       count: r.count,
       min: r.min,
       max: r.max,
-      start: r.bucket < range.from ? range.from : r.bucket,
-      end: end > range.to ? range.to : end,
+      ...clipped(r.bucket, interval, range),
       ...(withSources ? { sources: (r.sources ?? []).slice(0, SOURCES_MAX) } : {}),
       ...(r.last_epoch === null ? {} : { lastAt: new Date(r.last_epoch * 1000) }),
     };
@@ -284,9 +348,50 @@ export async function healthDaySummary(
   return { date, timezone: zone, metrics, sleep, workouts };
 }
 
+const round1 = (x: number): number => Math.round(x * 10) / 10;
+const meanOf = (xs: readonly number[]): number => round1(xs.reduce((a, b) => a + b, 0) / xs.length);
+
+/** The nights grouped into the buckets of `interval` (by the local date each ends on), oldest first. */
+function sleepBuckets(
+  nights: readonly NightView[],
+  interval: SummaryInterval,
+  range: LocalRange,
+): SleepBucketView[] {
+  const byBucket = new Map<LocalDate, NightView[]>();
+  for (const n of nights) {
+    const key = bucketStart(n.date, interval);
+    byBucket.set(key, [...(byBucket.get(key) ?? []), n]);
+  }
+  return [...byBucket].map(([bucket, ns]) => {
+    const asleep = ns.map((n) => n.asleepMinutes);
+    const efficiencies = ns.flatMap((n) => (n.efficiency === null ? [] : [n.efficiency]));
+    const stage = (k: keyof NightStagesView): number => meanOf(ns.map((n) => n.stages[k]));
+    return {
+      ...clipped(bucket, interval, range),
+      nights: ns.length,
+      asleepMinutes: meanOf(asleep),
+      minAsleepMinutes: Math.min(...asleep),
+      maxAsleepMinutes: Math.max(...asleep),
+      inBedMinutes: meanOf(ns.map((n) => n.inBedMinutes)),
+      awakeMinutes: meanOf(ns.map((n) => n.awakeMinutes)),
+      efficiency: efficiencies.length ? Math.round(meanOf(efficiencies)) : null,
+      stages: {
+        core: stage('core'),
+        deep: stage('deep'),
+        rem: stage('rem'),
+        asleepUnspecified: stage('asleepUnspecified'),
+        awake: stage('awake'),
+        inBed: stage('inBed'),
+      },
+    };
+  });
+}
+
 /**
- * One row per bucket (day, week or month, in the person's zone) and metric type over a range.
- * Refused (VALIDATION_FAILED, saying what to ask instead) beyond SUMMARY_ROWS_MAX rows.
+ * One row per bucket (day, week or month, in the person's zone) and metric type over a range, and
+ * when asked, the sleep (the nights ending in the bucket, per-night means) and the workouts
+ * (totals) of each bucket. Refused (VALIDATION_FAILED, saying what to ask instead) beyond
+ * SUMMARY_ROWS_MAX rows, a bucket of sleep or workouts counting SUMMARY_ROW_WEIGHT rows.
  */
 export async function healthRangeSummary(
   ctx: AuthedContext,
@@ -294,24 +399,40 @@ export async function healthRangeSummary(
 ): Promise<RangeSummaryView> {
   const zone = await personZone(ctx);
   const range = localRange(options.from, options.to, zone, SUMMARY_SPAN_MAX_DAYS);
-  const types = options.metricTypes?.length ? [...new Set(options.metricTypes)] : [...METRIC_TYPES];
-  const rows = bucketCount(range.from, range.to, options.interval) * types.length;
+  const asked: SummaryType[] = options.metricTypes?.length
+    ? [...new Set(options.metricTypes)]
+    : [...METRIC_TYPES];
+  const weight = asked.reduce((n, t) => n + SUMMARY_ROW_WEIGHT[t], 0);
+  const rows = bucketCount(range.from, range.to, options.interval) * weight;
   if (rows > SUMMARY_ROWS_MAX)
     throw validationError([
       {
         loc: ['interval'],
         msg:
-          `${rows} rows (buckets x metric types) exceed ${SUMMARY_ROWS_MAX}: ask for a longer ` +
-          'interval (week or month), fewer metric_types, or a shorter range',
+          `${rows} rows (buckets x metric types; sleep and workouts count twice) exceed ` +
+          `${SUMMARY_ROWS_MAX}: ask for a longer interval (week or month), fewer metric_types, ` +
+          'or a shorter range',
         type: 'value_error',
       },
     ]);
+  const metricTypes = asked.filter((t): t is MetricType => t !== 'sleep' && t !== 'workouts');
+  const { interval } = options;
+  const [metrics, nights, workouts] = await Promise.all([
+    metricTypes.length ? aggregates(ctx, range, interval, metricTypes, false) : [],
+    asked.includes('sleep') ? nightsEnding(ctx, range) : [],
+    asked.includes('workouts') ? workoutTotalsByBucket(ctx, { ...range, interval }) : [],
+  ]);
   return {
     from: range.from,
     to: range.to,
-    interval: options.interval,
+    interval,
     timezone: zone,
-    rows: await aggregates(ctx, range, options.interval, types, false),
+    rows: metrics,
+    sleep: sleepBuckets(nights, interval, range),
+    workouts: workouts.map(({ bucket, ...totals }) => ({
+      ...clipped(bucket, interval, range),
+      ...totals,
+    })),
   };
 }
 

@@ -1,4 +1,7 @@
-/** What other domains may use of the health domain (its constants and its readings by range). */
+/**
+ * What other domains may use of the health domain (its constants, its readings by range, and its
+ * kinds of an export file).
+ */
 export { METRIC_TYPES, SLEEP_STAGES } from './health.constants.ts';
 export type { MetricType } from './health.constants.ts';
 export {
@@ -9,17 +12,22 @@ export {
 export { dailyHealth, lastMetricAt } from './health.daily.ts';
 export type { DailyHealthOptions, DailyHealthView } from './health.daily.ts';
 export {
+  metricBucketsExport,
   metricBucketsOf,
-  metricBucketsText,
+  metricSamplesExport,
   rawMetricChunk,
-  rawMetricChunkText,
+  sleepExport,
+  workoutsExport,
 } from './health.export-rows.ts';
 export type {
-  ExportTextChunk,
-  ExportTextFormat,
   MetricBucketRow,
   MetricExportScope,
   RawMetricKey,
   RawMetricRow,
-  RawMetricTextKey,
 } from './health.export-rows.ts';
+// the phone's export.zip uploads (issue 30): the app registers the worker; account deletion removes the files
+export {
+  registerArchiveImportWorker,
+  resumeArchiveImports,
+} from './health.archive-upload.worker.ts';
+export { archiveImportIdsWithFiles, removeArchiveImportFile } from './health.archive-upload.ts';

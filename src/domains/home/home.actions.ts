@@ -38,6 +38,8 @@ export interface HomeActionView {
 
 export interface HomeActionsView {
   date: LocalDate;
+  /** the IANA zone date is local to (the person's profile zone, UTC when unset) */
+  timeZone: string;
   actions: HomeActionView[];
 }
 
@@ -122,6 +124,7 @@ export async function homeNextActions(
   }
   return {
     date: today.date,
+    timeZone: today.zone,
     actions: found.slice(0, options.limit).map((a, i) => ({ ...a, rank: i + 1 })),
   };
 }

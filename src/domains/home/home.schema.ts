@@ -47,7 +47,11 @@ const HomeAction = builder.objectRef<HomeActionView>('HomeAction').implement({
 const HomeActions = builder.objectRef<HomeActionsView>('HomeActions').implement({
   description: 'The ranked next actions of today',
   fields: (t) => ({
-    date: t.exposeString('date'),
+    date: t.exposeString('date', { description: "today in the person's zone" }),
+    timeZone: t.exposeString('timeZone', {
+      description:
+        "the IANA zone the days are local to (the person's profile zone; UTC when unset)",
+    }),
     actions: t.field({ type: [HomeAction], resolve: (a) => a.actions }),
   }),
 });
@@ -65,7 +69,11 @@ const Streak = builder.objectRef<StreakView>('HomeStreakCount').implement({
 const HomeStreak = builder.objectRef<HomeStreakView>('HomeStreak').implement({
   description: 'Streaks of days meeting every daily goal and of days with data',
   fields: (t) => ({
-    date: t.exposeString('date'),
+    date: t.exposeString('date', { description: "today in the person's zone" }),
+    timeZone: t.exposeString('timeZone', {
+      description:
+        "the IANA zone the days are local to (the person's profile zone; UTC when unset)",
+    }),
     windowDays: t.exposeInt('windowDays', { description: 'how far back a streak is counted' }),
     dailyGoals: t.exposeInt('dailyGoals', {
       description: 'the daily goals the goals streak checks',

@@ -22,6 +22,8 @@ export interface StreakView {
 
 export interface HomeStreakView {
   date: LocalDate;
+  /** the IANA zone the days are local to (the person's profile zone, UTC when unset) */
+  timeZone: string;
   windowDays: number;
   /** daily goals the goals streak checks (0: no goals streak) */
   dailyGoals: number;
@@ -61,6 +63,7 @@ export async function homeStreak(ctx: AuthedContext): Promise<HomeStreakView> {
     );
   return {
     date: today.date,
+    timeZone: today.zone,
     windowDays: STREAK_WINDOW_DAYS,
     dailyGoals: goals.length,
     goals: streak(today.date, allMet),

@@ -6,14 +6,13 @@
  * calls it, and that field writes an audit entry first.
  */
 import type { AuthedContext } from '../../graphql/context.ts';
-import type { InsightCard } from './insights.rules.ts';
 import { insightCardsOf, insightSuggestions } from './insights.service.ts';
-import type { SuggestionsView } from './insights.service.ts';
+import type { SuggestionsView, ZonedInsightCard } from './insights.service.ts';
 
 export interface PersonInsightsView {
   userId: number;
   generatedAt: Date;
-  cards: InsightCard[];
+  cards: ZonedInsightCard[];
   suggestions: SuggestionsView;
 }
 

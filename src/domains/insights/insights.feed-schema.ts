@@ -65,6 +65,9 @@ export const Insight = builder.objectRef<InsightView>('InsightItem').implement({
     rule: t.exposeString('rule', { description: 'the rule that fired, e.g. predicted_low' }),
     subject: t.exposeString('subject', { description: 'what it fired about (the local day)' }),
     date: t.exposeString('date', { description: 'local date YYYY-MM-DD' }),
+    timeZone: t.exposeString('timeZone', {
+      description: 'the IANA zone date and subject are local to (the zone it was recorded in)',
+    }),
     priority: t.exposeInt('priority', { description: '1 most urgent .. 3' }),
     title: t.exposeString('title'),
     body: t.exposeString('body'),

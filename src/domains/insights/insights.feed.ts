@@ -20,6 +20,7 @@ import { appError, validationError } from '../../errors.ts';
 import type { AuthedContext } from '../../graphql/context.ts';
 import { addDays, dayBounds, localTime } from '../../platform/local-dates.ts';
 import type { LocalDate } from '../../platform/local-dates.ts';
+import { personZone } from '../profile/index.ts';
 import type { InsightCard, Suggestion } from './insights.rules.ts';
 import { PREDICTION_WINDOW_MINUTES } from './insights.rules.ts';
 import { RECOVERY_BASELINE_DAYS, SLEEP_DAY_CUTOFF_HOUR } from './insights.scores.ts';
@@ -77,6 +78,8 @@ export interface InsightView {
   rule: string;
   subject: string;
   date: LocalDate;
+  /** the IANA zone date is local to: the zone it was recorded in (the profile's, for older rows) */
+  timeZone: string;
   priority: number;
   title: string;
   body: string;
@@ -243,6 +246,8 @@ async function record(ctx: AuthedContext, drafts: Draft[], rc: RecordContext): P
           window: { start: s.windowStart.toISOString(), end: s.windowEnd.toISOString() },
           inputs: s.inputs.map((i) => ({ table: i.table, count: i.count })),
           summary: s.summary,
+          // the zone its day was counted in, answered as the insight's timeZone
+          zone: rc.inputs.timezone,
         },
       };
     }),
@@ -294,7 +299,13 @@ export async function recordSuggestions(
 
 type Row = Awaited<ReturnType<AuthedContext['prisma']['insight']['findFirstOrThrow']>>;
 
-function viewOf(r: Row): InsightView {
+/** The zone recorded with the insight (rows recorded before issue 30 have none). */
+const zoneOf = (r: Row): string | null => {
+  const zone = (r.source as { zone?: unknown } | null)?.zone;
+  return typeof zone === 'string' ? zone : null;
+};
+
+function viewOf(r: Row, profileZone: string): InsightView {
   const src = r.source as unknown as {
     rule: string;
     window: { start: string; end: string };
@@ -308,6 +319,7 @@ function viewOf(r: Row): InsightView {
     rule: r.rule,
     subject: r.subject,
     date: r.date,
+    timeZone: zoneOf(r) ?? profileZone,
     priority: r.priority,
     title: r.title,
     body: r.body,
@@ -328,6 +340,19 @@ function viewOf(r: Row): InsightView {
     answeredAt: r.answeredAt,
     dismissedAt: r.dismissedAt,
   };
+}
+
+/**
+ * The views of rows, each naming its zone: the one recorded with it, else (older rows) the
+ * person's profile zone, read only when a row needs it.
+ */
+async function viewsOf(ctx: AuthedContext, rows: readonly Row[]): Promise<InsightView[]> {
+  const profileZone = rows.some((r) => !zoneOf(r)) ? await personZone(ctx) : 'UTC';
+  return rows.map((r) => viewOf(r, profileZone));
+}
+
+async function oneView(ctx: AuthedContext, row: Row): Promise<InsightView> {
+  return (await viewsOf(ctx, [row]))[0];
 }
 
 const cursorError = () =>
@@ -361,7 +386,7 @@ export async function listInsights(
   });
   const items = rows.slice(0, options.limit);
   const nextCursor = rows.length > options.limit ? String(items.at(-1)!.id) : null;
-  return { items: items.map(viewOf), nextCursor };
+  return { items: await viewsOf(ctx, items), nextCursor };
 }
 
 const notFound = () =>
@@ -376,7 +401,7 @@ export async function getInsight(
     where: { id: options.id, userId: readerUserId(ctx) },
   });
   if (!row) throw notFound();
-  return viewOf(row);
+  return oneView(ctx, row);
 }
 
 async function ownRow(ctx: AuthedContext, id: number): Promise<Row> {
@@ -414,7 +439,7 @@ export async function answerInsight(
       seenAt: row.seenAt ?? now,
     },
   });
-  return viewOf(updated);
+  return oneView(ctx, updated);
 }
 
 /** Dismisses an insight: it is never listed as active again, and its rule never recreates it. */
@@ -423,12 +448,12 @@ export async function dismissInsight(
   options: InsightIdOptions,
 ): Promise<InsightView> {
   const row = await ownRow(ctx, options.id);
-  if (row.status === 'dismissed') return viewOf(row);
+  if (row.status === 'dismissed') return oneView(ctx, row);
   const updated = await ctx.prisma.insight.update({
     where: { id: row.id },
     data: { status: 'dismissed', dismissedAt: new Date() },
   });
-  return viewOf(updated);
+  return oneView(ctx, updated);
 }
 
 /** Marks unseen insights seen: the given ids, or every one recorded up to a time. */
@@ -464,5 +489,5 @@ export async function getInsightViews(
   ctx: AuthedContext,
   query: NonNullable<Parameters<AuthedContext['prisma']['insight']['findMany']>[0]>,
 ): Promise<InsightView[]> {
-  return (await ctx.prisma.insight.findMany(query)).map(viewOf);
+  return viewsOf(ctx, await ctx.prisma.insight.findMany(query));
 }

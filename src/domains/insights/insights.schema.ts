@@ -3,7 +3,6 @@ import { z } from 'zod';
 import { builder } from '../../graphql/builder.ts';
 import { isLocalDate } from '../../platform/local-dates.ts';
 import type {
-  InsightCard as InsightCardView,
   PredictiveAlert as PredictiveAlertView,
   Suggestion as SuggestionView,
 } from './insights.rules.ts';
@@ -16,11 +15,15 @@ import {
   scoreDays,
   scoresOfKind,
 } from './insights.service.ts';
-import type { PredictiveAlertsView, SuggestionsView } from './insights.service.ts';
+import type {
+  PredictiveAlertsView,
+  SuggestionsView,
+  ZonedInsightCard,
+  ZonedScore,
+} from './insights.service.ts';
 import { SCORE_KINDS } from './insights.scores.ts';
 import type {
   DayScores as DayScoresView,
-  Score as ScoreView,
   ScoreComponent as ScoreComponentView,
   ScoreKind,
 } from './insights.scores.ts';
@@ -48,7 +51,7 @@ const ScoreComponent = builder.objectRef<ScoreComponentView>('ScoreComponent').i
   }),
 });
 
-const Score = builder.objectRef<ScoreView>('Score').implement({
+const Score = builder.objectRef<ZonedScore>('Score').implement({
   description:
     'One daily score (0..100) with its components; null with a reason when the day lacks data',
   fields: (t) => ({
@@ -56,6 +59,9 @@ const Score = builder.objectRef<ScoreView>('Score').implement({
       description: 'overall, glucose, sleep, activity, recovery or nutrition',
     }),
     date: t.exposeString('date', { description: 'local date YYYY-MM-DD' }),
+    timeZone: t.exposeString('timeZone', {
+      description: "the IANA zone date is local to (the person's profile zone; UTC when unset)",
+    }),
     score: t.exposeInt('score', { nullable: true }),
     reason: t.exposeString('reason', {
       nullable: true,
@@ -65,6 +71,12 @@ const Score = builder.objectRef<ScoreView>('Score').implement({
   }),
 });
 
+/** One score of a day, with the day's zone (every Score the graph answers names it). */
+const zoned = (
+  day: DayScoresView,
+  kind: 'overall' | 'glucose' | 'sleep' | 'activity' | 'recovery' | 'nutrition',
+): ZonedScore => ({ ...day[kind], timeZone: day.timezone });
+
 const DayScores = builder.objectRef<DayScoresView>('DayScores').implement({
   description: 'Every score of one local day (ScoreOut)',
   fields: (t) => ({
@@ -72,12 +84,12 @@ const DayScores = builder.objectRef<DayScoresView>('DayScores').implement({
     timezone: t.exposeString('timezone', {
       description: 'the IANA zone the day is local to (UTC when unset)',
     }),
-    overall: t.expose('overall', { type: Score }),
-    glucose: t.expose('glucose', { type: Score }),
-    sleep: t.expose('sleep', { type: Score }),
-    activity: t.expose('activity', { type: Score }),
-    recovery: t.expose('recovery', { type: Score }),
-    nutrition: t.expose('nutrition', { type: Score }),
+    overall: t.field({ type: Score, resolve: (d) => zoned(d, 'overall') }),
+    glucose: t.field({ type: Score, resolve: (d) => zoned(d, 'glucose') }),
+    sleep: t.field({ type: Score, resolve: (d) => zoned(d, 'sleep') }),
+    activity: t.field({ type: Score, resolve: (d) => zoned(d, 'activity') }),
+    recovery: t.field({ type: Score, resolve: (d) => zoned(d, 'recovery') }),
+    nutrition: t.field({ type: Score, resolve: (d) => zoned(d, 'nutrition') }),
   }),
 });
 
@@ -126,13 +138,16 @@ const PredictiveAlerts = builder.objectRef<PredictiveAlertsView>('PredictiveAler
   }),
 });
 
-export const InsightCard = builder.objectRef<InsightCardView>('InsightCard').implement({
+export const InsightCard = builder.objectRef<ZonedInsightCard>('InsightCard').implement({
   description: 'A card of the insights feed (InsightCardOut)',
   fields: (t) => ({
     id: t.exposeString('id', { description: 'stable for the same card on the same day' }),
     kind: t.exposeString('kind', { description: 'alert, trend or score' }),
     priority: t.exposeInt('priority'),
-    date: t.exposeString('date'),
+    date: t.exposeString('date', { description: 'local date YYYY-MM-DD' }),
+    timeZone: t.exposeString('timeZone', {
+      description: "the IANA zone date is local to (the person's profile zone; UTC when unset)",
+    }),
     title: t.exposeString('title'),
     body: t.exposeString('body'),
     score: t.exposeInt('score', { nullable: true }),
@@ -150,15 +165,15 @@ builder.queryFields((t) => {
     days: t.arg.int({
       defaultValue: 7,
       required: true,
-      description: `how many days, ending at to (1..${MAX_RANGE_DAYS}); not used when from is given`,
+      description: 'how many days, ending at to (not used with from)',
       validate: z.number().int().min(1).max(MAX_RANGE_DAYS),
     }),
     from: t.arg.string({
-      description: `the first day, YYYY-MM-DD (the range is from..to, at most ${MAX_RANGE_DAYS} days)`,
+      description: `the first day (from..to spans at most ${MAX_RANGE_DAYS} days)`,
       validate: localDate.nullish(),
     }),
     to: t.arg.string({
-      description: "the last day, YYYY-MM-DD (default today, in the person's time zone)",
+      description: 'the last day (default today)',
       validate: localDate.nullish(),
     }),
     order: t.arg.string({
@@ -168,7 +183,7 @@ builder.queryFields((t) => {
       validate: z.enum(['asc', 'desc']),
     }),
     limit: t.arg.int({
-      description: `answer at most this many days (1..${MAX_RANGE_DAYS}), the first ones in order`,
+      description: 'at most this many days, the first ones in order',
       validate: z.number().int().min(1).max(MAX_RANGE_DAYS).nullish(),
     }),
   };

@@ -84,6 +84,18 @@ export interface ScoresOfKindOptions extends RangeOptions {
   kind: ScoreKind;
 }
 
+/** A score with the IANA zone its date is local to (issue 30: an answer's local dates name it). */
+export interface ZonedScore extends Score {
+  /** the zone the day was counted in: the person's profile zone, UTC when unset */
+  timeZone: string;
+}
+
+/** A card with the IANA zone its date is local to. */
+export interface ZonedInsightCard extends InsightCard {
+  /** the zone the day was counted in: the person's profile zone, UTC when unset */
+  timeZone: string;
+}
+
 export interface SuggestionsView {
   date: LocalDate;
   timezone: string;
@@ -171,14 +183,14 @@ export async function scoreDays(ctx: AuthedContext, options: RangeOptions): Prom
   return ordered(days, options);
 }
 
-/** One kind of score for each day of a range. */
+/** One kind of score for each day of a range, each naming the zone of its day. */
 export async function scoresOfKind(
   ctx: AuthedContext,
   options: ScoresOfKindOptions,
-): Promise<Score[]> {
+): Promise<ZonedScore[]> {
   const { kind } = options;
   if (kind === 'blood_pressure' || kind === 'sun') return loggedScores(ctx, { ...options, kind });
-  return (await scoreDays(ctx, options)).map((d) => d[kind]);
+  return (await scoreDays(ctx, options)).map((d) => ({ ...d[kind], timeZone: d.timezone }));
 }
 
 /**
@@ -189,7 +201,7 @@ export async function scoresOfKind(
 async function loggedScores(
   ctx: AuthedContext,
   options: RangeOptions & { kind: 'blood_pressure' | 'sun' },
-): Promise<Score[]> {
+): Promise<ZonedScore[]> {
   if (options.kind === 'blood_pressure' && !credentialHolds(ctx.principal, 'health:metrics:read'))
     throw appError('INSUFFICIENT_SCOPE', 'This token lacks the scope health:metrics:read', {
       detail: { code: 'insufficient_scope', scope: 'health:metrics:read' },
@@ -204,7 +216,11 @@ async function loggedScores(
     options.kind === 'blood_pressure' ? bloodPressureBetween(ctx, range) : [],
     options.kind === 'sun' ? sunSessionsBetween(ctx, range) : [],
   ]);
-  return ordered(loggedScoresOfDays(options.kind, person.zone, { readings, sun }, dates), options);
+  const days = loggedScoresOfDays(options.kind, person.zone, { readings, sun }, dates);
+  return ordered(
+    days.map((d) => ({ ...d, timeZone: person.zone })),
+    options,
+  );
 }
 
 /** Glucose statistics of the 7 local days starting at `first`. */
@@ -242,7 +258,7 @@ export async function glucosePredictiveAlerts(ctx: AuthedContext): Promise<Predi
 }
 
 /** Today's cards: alerts, the week-on-week time-in-range trend, today's scores (recorded as insights). */
-export async function insightCardsOf(ctx: AuthedContext): Promise<InsightCard[]> {
+export async function insightCardsOf(ctx: AuthedContext): Promise<ZonedInsightCard[]> {
   const person = await personOf(ctx);
   const { today, now } = person;
   const from = addDays(today, -14);
@@ -254,7 +270,7 @@ export async function insightCardsOf(ctx: AuthedContext): Promise<InsightCard[]>
     previousWeekGlucose: weekGlucose(inputs, from),
   });
   await recordCards(ctx, cards, { inputs, today });
-  return cards;
+  return cards.map((card) => ({ ...card, timeZone: person.zone }));
 }
 
 /**

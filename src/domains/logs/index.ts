@@ -7,3 +7,4 @@ export { dailyHydration, dailyWeights } from './logs.daily.ts';
 export type { DailyHydrationView, DailyWeightView } from './logs.daily.ts';
 export { sunSessionsBetween } from './logs.entries.ts';
 export { ANY_DURATION, ANY_VALUE, DIASTOLIC, LOG_KINDS, PULSE, SYSTOLIC } from './logs.kinds.ts';
+export { bloodPressureExport, logEntriesExport } from './logs.export-rows.ts';

@@ -174,7 +174,7 @@ const int = (b: Bounds) => z.number().int().min(b.min).max(b.max);
 const id = z.string().min(1).max(64);
 const bounds = (b: Bounds | undefined): string => (b ? `${b.min}..${b.max}` : '');
 const atDoc = 'ISO-8601 or ms since the epoch; default now; at most 24 hours ahead';
-const noteDoc = `free text, at most ${NOTE_MAX} characters`;
+const noteDoc = 'free text';
 
 const LogBloodPressureInput = builder.inputType('LogBloodPressureInput', {
   description: 'A blood-pressure reading; diastolic must be lower than systolic',
@@ -195,8 +195,7 @@ const LogBloodPressureInput = builder.inputType('LogBloodPressureInput', {
 });
 
 const BloodPressureChangesInput = builder.inputType('BloodPressureChangesInput', {
-  description:
-    'Changes to a reading: fields left out stay; null clears pulse or note; diastolic stays below systolic',
+  description: 'Changes: fields left out stay; diastolic stays below systolic',
   fields: (t) => ({
     systolic: t.int({ description: `mmHg, ${bounds(SYSTOLIC)}` }),
     diastolic: t.int({ description: `mmHg, ${bounds(DIASTOLIC)}` }),

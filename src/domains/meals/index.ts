@@ -1,6 +1,6 @@
 /**
  * What other domains may use of the meals domain (meals with their items and logging one, a saved meal's
- * items, the item input and nutrient types of the graph, meal totals, photo keys and replacing a meal's photo, the nutrient shape and its arithmetic), and the app its photo sweep.
+ * items, the item input, meal type and nutrient types of the graph, meal totals, photo keys and replacing a meal's photo, the nutrient shape and its arithmetic), and the app its photo sweep.
  */
 export {
   getMeal,
@@ -17,7 +17,9 @@ export {
   MealItemInput as MealItemInputRef,
   items as mealItemsSchema,
   MealNutrients,
+  MealType as MealTypeRef,
 } from './meals.schema.ts';
 export { foodLoggersSql, foodLogSql } from './meals.food-log.ts';
 export { MAX_ITEM_GRAMS, resolveItems, scaleNutrients, sumNutrients } from './meals.nutrients.ts';
 export type { MealItemInput, Nutrients } from './meals.nutrients.ts';
+export { mealItemsExport, mealsExport } from './meals.export-rows.ts';

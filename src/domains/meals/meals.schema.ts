@@ -203,24 +203,23 @@ const mealFields = {
     .nullish(),
 };
 
-const freeText = (k: keyof Nutrients): string =>
-  `${NUTRIENT_DOCS[k]} (free-text items only; 0..${NUTRIENT_MAX})`;
+/** A free-text item's own amount (the item type says catalogue foods compute theirs). */
+const freeText = (k: keyof Nutrients): string => NUTRIENT_DOCS[k];
 
 /** A meal item as given (GraphQL input): shared by meals and saved meals. */
 export const MealItemInput = builder.inputType('MealItemInput', {
   description:
-    'A catalogue food with grams or a portion (nutrients computed), or a free-text item with its own nutrients',
+    'A catalogue food (nutrients computed) or a free-text item with name, grams and the nutrients below',
   fields: (t) => ({
     foodId: t.string({ description: 'catalogue food id (fdc_id, or custom:<uuid> of the person)' }),
     portionId: t.string({
-      description:
-        'a portion of that food (its id from the food detail); grams = gram weight x servings',
+      description: 'a portion of that food (from its detail), times servings',
     }),
-    servings: t.float({ description: 'how many of the portion (0 < servings <= 100; default 1)' }),
+    servings: t.float({ description: 'how many of the portion (default 1)' }),
     name: t.string({
-      description: "display name (required without food_id; default the food's description)",
+      description: "display name (needed without food_id; default the food's)",
     }),
-    grams: t.float({ description: `the amount eaten, g (0 < grams <= ${MAX_ITEM_GRAMS})` }),
+    grams: t.float({ description: 'the amount eaten, g' }),
     portion: t.string({ description: 'the household portion as text (display only)' }),
     kcal: t.float({ description: freeText('kcal') }),
     proteinG: t.float({ description: freeText('proteinG') }),
@@ -250,23 +249,27 @@ const LogMealInput = builder.inputType('LogMealInput', {
   validate: z.object({ ...mealFields, eatenAt: eatenAt.nullish(), items }),
 });
 
+/** The changes to a meal: the fields of MealLogUpdateInput and the arguments of updateMealFields. */
+const mealUpdateDocs = {
+  mealName: `at most ${MEAL_NAME_MAX} characters; null clears it`,
+  mealType: 'breakfast, lunch, dinner or snack; null clears it',
+  eatenAt: 'ISO-8601 or ms since the epoch; at most 24 h ahead',
+  note: `at most ${NOTE_MAX} characters; null clears it`,
+  items: `when given, replaces every item (1..${MEAL_ITEMS_MAX}); totals are recomputed`,
+};
+const mealUpdate = { ...mealFields, eatenAt: eatenAt.optional(), items: items.optional() };
+
 const MealLogUpdateInput = builder.inputType('MealLogUpdateInput', {
   description:
     'Changes to a meal (MealLogUpdate): fields left out stay; null clears meal_name, meal_type or note; items replace all items',
   fields: (t) => ({
-    mealName: t.string({ description: `at most ${MEAL_NAME_MAX} characters` }),
-    mealType: t.field({ type: MealType, description: 'breakfast, lunch, dinner or snack' }),
-    eatenAt: t.field({
-      type: 'DateTime',
-      description: 'ISO-8601 or ms since the epoch; at most 24 h ahead',
-    }),
-    note: t.string({ description: `at most ${NOTE_MAX} characters` }),
-    items: t.field({
-      type: [MealItemInput],
-      description: `when given, replaces every item (1..${MEAL_ITEMS_MAX}); totals are recomputed`,
-    }),
+    mealName: t.string({ description: mealUpdateDocs.mealName }),
+    mealType: t.field({ type: MealType, description: mealUpdateDocs.mealType }),
+    eatenAt: t.field({ type: 'DateTime', description: mealUpdateDocs.eatenAt }),
+    note: t.string({ description: mealUpdateDocs.note }),
+    items: t.field({ type: [MealItemInput], description: mealUpdateDocs.items }),
   }),
-  validate: z.object({ ...mealFields, eatenAt: eatenAt.optional(), items: items.optional() }),
+  validate: z.object(mealUpdate),
 });
 
 /** A meal's (or saved meal's) id: a uuid. */
@@ -349,6 +352,35 @@ builder.mutationFields((t) => ({
       input: t.arg({ type: MealLogUpdateInput, required: true }),
     },
     resolve: (_root, { mealId: id, input }, ctx) => updateMeal(ctx, id, input),
+  }),
+  // NOTE: updateMeal with its changes as arguments (the MCP tool's flat shape, like logMeal's): a
+  // literal `input: { mealName: $mealName }` cannot say "left out", as graphql-jit reads an omitted
+  // variable in a literal as null, which would clear the field.
+  updateMealFields: t.withAuth({ scope: 'health:nutrition:write' }).field({
+    type: Meal,
+    description:
+      'Changes a meal, the changes as arguments: those left out stay; items, when given, replace all its items',
+    args: {
+      mealId: t.arg.string({ required: true, description: mealIdDescription, validate: mealId }),
+      mealName: t.arg.string({
+        description: mealUpdateDocs.mealName,
+        validate: mealUpdate.mealName,
+      }),
+      mealType: t.arg({ type: MealType, description: mealUpdateDocs.mealType }),
+      eatenAt: t.arg({
+        type: 'DateTime',
+        description: mealUpdateDocs.eatenAt,
+        validate: mealUpdate.eatenAt,
+      }),
+      note: t.arg.string({ description: mealUpdateDocs.note, validate: mealUpdate.note }),
+      items: t.arg({
+        type: [MealItemInput],
+        description: mealUpdateDocs.items,
+        validate: mealUpdate.items,
+      }),
+    },
+    resolve: (_root, { mealId: id, ...changes }, ctx) =>
+      updateMeal(ctx, id, { ...changes, itemsAt: ['items'] }),
   }),
   deleteMeal: t.withAuth({ scope: 'health:nutrition:write' }).field({
     type: MealDeletion,

@@ -70,6 +70,8 @@ export interface ListMealsOptions {
   startMs?: number | null;
   /** only meals eaten before this time (ms since the epoch) */
   endMs?: number | null;
+  /** only meals of this type (breakfast, lunch, dinner or snack); meals without a type never match */
+  mealType?: string | null;
 }
 
 export interface MealFields {
@@ -91,6 +93,8 @@ export interface LogMealOptions extends MealFields {
 export interface UpdateMealOptions extends MealFields {
   /** when present, replaces every item of the meal (1..MEAL_ITEMS_MAX) and recomputes the totals */
   items?: readonly MealItemInput[] | null;
+  /** where the caller gave the items, to locate an unknown food (default ['input', 'items']) */
+  itemsAt?: (string | number)[];
 }
 
 export interface DailyNutritionOptions {
@@ -205,6 +209,7 @@ export async function listMeals(
     where: {
       userId,
       deletedAt: null,
+      ...(options.mealType ? { mealType: options.mealType } : {}),
       eatenAt: {
         ...(startMs != null ? { gte: new Date(startMs) } : {}),
         ...(endMs != null ? { lt: new Date(endMs) } : {}),
@@ -345,7 +350,7 @@ export async function updateMeal(
   return ctx.prisma.$transaction(async (tx) => {
     await lockMeal(tx, userId, mealId);
     const items = options.items
-      ? await resolveItems(tx, userId, options.items, ['input', 'items'])
+      ? await resolveItems(tx, userId, options.items, options.itemsAt ?? ['input', 'items'])
       : null;
     const stamp = new Date(await advanceSyncClock(tx, userId));
     let totals: Nutrients | undefined;

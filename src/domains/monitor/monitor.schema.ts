@@ -138,7 +138,7 @@ builder.queryFields((t) => ({
       limit: t.arg.int({
         defaultValue: MONITOR_PAGE_DEFAULT,
         required: true,
-        description: `readings per page (1..${MONITOR_PAGE_MAX}, default ${MONITOR_PAGE_DEFAULT}: a day of one monitor's 5-minute samples)`,
+        description: `readings per page (${MONITOR_PAGE_DEFAULT}: a day of one monitor's 5-minute samples)`,
         validate: z.number().int().min(1).max(MONITOR_PAGE_MAX),
       }),
       cursor: t.arg.string({

@@ -72,20 +72,24 @@ const SuggestionOut = builder.objectRef<SuggestionView>('MealSuggestion').implem
   }),
 });
 
+/** The rule of FoodPreviewInput, said in each of its three arguments (the JSON Schema shows it). */
+const EXACTLY_ONE = 'Give exactly one of food_id, items and saved_meal_id';
+
 const FoodPreviewInput = builder.inputType('FoodPreviewInput', {
-  description:
-    'One catalogue food (food_id with grams or portion_id), items, or a saved meal: exactly one',
+  description: `What to score: ${EXACTLY_ONE.toLowerCase()} (a catalogue food with grams or a portion_id, items, or a saved meal)`,
   fields: (t) => ({
-    foodId: t.string({ description: 'catalogue food id (fdc_id, or custom:<uuid> of the person)' }),
+    foodId: t.string({
+      description: `catalogue food id (fdc_id, or custom:<uuid> of the person), with grams or portion_id. ${EXACTLY_ONE}.`,
+    }),
     grams: t.float({ description: `the amount of that food, g (0 < grams <= ${MAX_ITEM_GRAMS})` }),
     portionId: t.string({ description: 'a portion of that food instead of grams' }),
-    servings: t.float({ description: 'how many of the portion (0 < servings <= 100; default 1)' }),
+    servings: t.float({ description: 'how many of the portion (default 1)' }),
     items: t.field({
       type: [MealItemInputRef],
-      description: `instead of food_id: 1..${PREVIEW_ITEMS_MAX} items, like a meal's`,
+      description: `1..${PREVIEW_ITEMS_MAX} items, like a meal's. ${EXACTLY_ONE}.`,
     }),
     savedMealId: t.string({
-      description: "instead of food_id or items: one of the person's saved meals (its items)",
+      description: `one of the person's saved meals (its items). ${EXACTLY_ONE}.`,
     }),
   }),
   validate: z
@@ -101,7 +105,7 @@ const FoodPreviewInput = builder.inputType('FoodPreviewInput', {
       const issue = (path: string, message: string): void =>
         void ctx.addIssue({ code: 'custom', path: [path], message });
       if ([v.foodId, v.items, v.savedMealId].filter(Boolean).length !== 1)
-        issue('foodId', 'Give exactly one of food_id, items and saved_meal_id');
+        issue('foodId', EXACTLY_ONE);
       if (v.foodId) {
         if (v.grams == null && !v.portionId) issue('grams', 'Give grams or a portion_id');
         if (v.grams != null && v.portionId)

@@ -5,6 +5,7 @@
  */
 import { z } from 'zod';
 import { builder } from '../../graphql/builder.ts';
+import { MealTypeRef } from '../meals/index.ts';
 import type { GlucoseResponse } from './nutrition.response.ts';
 import {
   DETECTED_RANGE_MAX_DAYS,
@@ -47,7 +48,18 @@ const MealResponseRef = builder.objectRef<MealResponseView>('MealGlucoseResponse
   fields: (t) => ({
     mealId: t.exposeString('mealId'),
     mealName: t.exposeString('mealName', { nullable: true }),
+    mealType: t.exposeString('mealType', {
+      nullable: true,
+      description: 'breakfast, lunch, dinner or snack; null when the meal was logged without one',
+    }),
     eatenAt: t.expose('eatenAt', { type: 'DateTime' }),
+    eatenAtLocal: t.exposeString('eatenAtLocal', {
+      description:
+        "when it was eaten on the person's clock, with the offset then (2026-11-27T08:00:00.000+01:00; Z in UTC)",
+    }),
+    timeZone: t.exposeString('timeZone', {
+      description: "the person's IANA time zone eaten_at_local is in (UTC when none is set)",
+    }),
     response: t.field({
       type: GlucoseResponseRef,
       nullable: true,
@@ -135,6 +147,11 @@ builder.queryFields((t) => ({
         description: `eaten at or after (default 30 days before to; the range is at most ${RESPONSES_RANGE_MAX_DAYS} days, within 1970..2100)`,
       }),
       to: t.arg({ type: 'DateTime', description: 'eaten before (default now)' }),
+      mealType: t.arg({
+        type: MealTypeRef,
+        description:
+          'only meals logged with this type (breakfast, lunch, dinner or snack); meals logged without a type are left out',
+      }),
       limit: t.arg.int({
         required: true,
         defaultValue: 20,

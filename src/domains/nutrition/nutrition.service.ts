@@ -9,9 +9,11 @@
 import type { AuthedContext } from '../../graphql/context.ts';
 import { readerUserId } from '../../auth/principal.ts';
 import { appError, validationError } from '../../errors.ts';
+import { isoWithOffset } from '../../platform/local-time.ts';
 import { glucoseSeries } from '../glucose/index.ts';
 import { getMeal, listMeals, mealTotalsBetween } from '../meals/index.ts';
 import type { MealView } from '../meals/index.ts';
+import { personZone } from '../profile/index.ts';
 import {
   DETECT_LEAD_MINUTES,
   DETECT_PEAK_MINUTES,
@@ -71,7 +73,13 @@ const RANGE_CEILING = Date.UTC(2100, 0, 1);
 export interface MealResponseView {
   mealId: string;
   mealName: string | null;
+  /** breakfast, lunch, dinner, snack, or null when the meal was logged without one */
+  mealType: string | null;
   eatenAt: Date;
+  /** eatenAt on the person's wall clock with its offset, e.g. 2026-11-27T08:00:00.000+01:00 */
+  eatenAtLocal: string;
+  /** the IANA zone eatenAtLocal is read in (the profile's; UTC when unset) */
+  timeZone: string;
   response: GlucoseResponse | null;
   reason: NoResponseReason | null;
 }
@@ -91,6 +99,8 @@ export interface MealResponsesOptions {
   from?: Date | null;
   /** meals eaten before (default: now) */
   to?: Date | null;
+  /** only meals logged with this type (breakfast, lunch, dinner, snack); ignored with mealId */
+  mealType?: string | null;
   /** meals per page (1..RESPONSES_PAGE_MAX) */
   limit: number;
   /** nextCursor of the previous page */
@@ -132,11 +142,14 @@ export function boundedRange(
   return { from: start, to: end };
 }
 
-function responseView(meal: MealView, result: ResponseResult): MealResponseView {
+function responseView(meal: MealView, result: ResponseResult, zone: string): MealResponseView {
   return {
     mealId: meal.id,
     mealName: meal.mealName,
+    mealType: meal.mealType,
     eatenAt: meal.eatenAt,
+    eatenAtLocal: isoWithOffset(meal.eatenAt, zone),
+    timeZone: zone,
     response: result.response,
     reason: result.reason,
   };
@@ -146,7 +159,7 @@ function responseView(meal: MealView, result: ResponseResult): MealResponseView 
 export async function mealResponse(ctx: AuthedContext, mealId: string): Promise<MealResponseView> {
   const meal = await getMeal(ctx, mealId);
   const [result] = await mealGlucoseResponses(ctx, [meal]);
-  return responseView(meal, result);
+  return responseView(meal, result, await personZone(ctx));
 }
 
 /** The person's meals eaten in a range with their responses, newest first, a page at a time. */
@@ -164,14 +177,16 @@ export async function mealResponsePage(
     after,
     startMs: from.getTime(),
     endMs: to.getTime(),
+    mealType: options.mealType,
   });
   const page = meals.slice(0, options.limit);
   const results = await mealGlucoseResponses(ctx, page);
+  const zone = await personZone(ctx);
   const last = page[page.length - 1];
   return {
     from,
     to,
-    items: page.map((m, i) => responseView(m, results[i])),
+    items: page.map((m, i) => responseView(m, results[i], zone)),
     nextCursor: meals.length > options.limit ? `${last.eatenAt.getTime()}.${last.id}` : null,
   };
 }

@@ -35,6 +35,8 @@ export interface SnoreClipView {
 export interface SnoreNightView {
   id: string;
   nightDate: LocalDate;
+  /** the IANA zone nightDate is local to (the person's profile zone, UTC when unset) */
+  timeZone: string;
   startedAt: Date;
   endedAt: Date;
   snoringMinutes: number;
@@ -90,6 +92,7 @@ const clipSelect = { key: true, mimeType: true, bytes: true, createdAt: true } a
 const viewOf = (n: NightRow, zone: string): SnoreNightView => ({
   id: n.id,
   nightDate: localDateOf(new Date(n.endedAt.getTime() + NIGHT_SHIFT_MS), zone),
+  timeZone: zone,
   startedAt: n.startedAt,
   endedAt: n.endedAt,
   snoringMinutes: n.snoringMinutes,

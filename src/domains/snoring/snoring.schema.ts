@@ -45,6 +45,10 @@ export const SnoreNight = builder.objectRef<SnoreNightView>('SnoreNight').implem
     nightDate: t.exposeString('nightDate', {
       description: "the local date of the morning the night ends (the person's zone)",
     }),
+    timeZone: t.exposeString('timeZone', {
+      description:
+        "the IANA zone nightDate is local to (the person's profile zone; UTC when unset)",
+    }),
     startedAt: t.expose('startedAt', { type: 'DateTime' }),
     endedAt: t.expose('endedAt', { type: 'DateTime' }),
     snoringMinutes: t.exposeFloat('snoringMinutes', { description: 'minutes of snoring' }),
@@ -175,7 +179,7 @@ builder.queryFields((t) => ({
       offset: t.arg.int({
         required: true,
         defaultValue: 0,
-        description: 'the first byte to answer (default 0; a previous answer’s next_offset)',
+        description: 'the first byte to answer: a previous answer’s next_offset',
         validate: z.number().int().min(0).max(SNORE_CLIP_MAX_BYTES),
       }),
     },

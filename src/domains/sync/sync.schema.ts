@@ -91,7 +91,7 @@ builder.queryFields((t) => ({
         validate: tableName,
       }),
       limit: t.arg.int({
-        description: `rows per page, 1..${RECORDS_PAGE_MAX}, default 100`,
+        description: 'rows per page',
         validate: z.number().int().min(1).max(RECORDS_PAGE_MAX).nullish(),
       }),
       cursor: t.arg.string({
@@ -142,7 +142,7 @@ builder.queryFields((t) => ({
         validate: z.array(tableName).max(SYNCED_TABLES.length).nullish(),
       }),
       limit: t.arg.int({
-        description: `records per page across tables, 1..${PULL_PAGE_SIZE}, default ${PULL_PAGE_SIZE}`,
+        description: 'records per page across tables',
         validate: z.number().int().min(1).max(PULL_PAGE_SIZE).nullish(),
       }),
       maxChars: t.arg.int({
