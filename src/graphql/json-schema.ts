@@ -212,8 +212,8 @@ function scalarSchema(type: GraphQLScalarType): JsonSchema {
     case 'Boolean':
       return { type: 'boolean' };
     case 'DateTime':
-      // not format date-time: RFC 3339 requires the offset this argument may leave out (issue 30)
-      return { type: 'string', description: DATE_TIME_NOTE };
+      // RFC 3339's date-time has an offset; the note says what leaving it out means (issue 30)
+      return { type: 'string', format: 'date-time', description: DATE_TIME_NOTE };
     case 'File':
       return {
         type: 'string',
@@ -239,7 +239,7 @@ function nullable(schema: JsonSchema): JsonSchema {
 }
 
 /** What every date-time argument says of itself, after its own description. */
-export const DATE_TIME_NOTE = "ISO 8601; no offset: the person's local time";
+export const DATE_TIME_NOTE = "no offset: the person's local time";
 
 /** `schema` described by `description`, keeping a date-time's note after it. */
 function withDescription(schema: JsonSchema, description?: string | null): JsonSchema {

@@ -33,8 +33,8 @@ describe('workouts_list (issue 16)', () => {
     const first = (await callTool(me.client, 'workouts_list', { limit: 2 }))
       .structuredContent as any;
     expect(first.items.map((w: any) => [w.activity_type, w.start_at])).toEqual([
-      ['running', '2025-03-10T17:00:00.000Z'],
-      ['cycling', '2025-03-08T09:00:00.000Z'],
+      ['running', '2025-03-10T18:00:00.000+01:00'],
+      ['cycling', '2025-03-08T10:00:00.000+01:00'],
     ]);
     expect(first.items[0]).toMatchObject({
       duration_minutes: 30,
@@ -46,8 +46,8 @@ describe('workouts_list (issue 16)', () => {
       await callTool(me.client, 'workouts_list', { limit: 2, cursor: first.next_cursor })
     ).structuredContent as any;
     expect(second.items.map((w: any) => w.start_at)).toEqual([
-      '2025-03-05T06:00:00.000Z',
-      '2025-03-01T06:00:00.000Z',
+      '2025-03-05T07:00:00.000+01:00',
+      '2025-03-01T07:00:00.000+01:00',
     ]);
     expect(second.next_cursor ?? null).toBeNull();
     expect(second.meta).toHaveProperty('phone_last_sync_at');
@@ -109,9 +109,9 @@ describe('workout_detail_read (issue 16)', () => {
       min: 120,
       max: 160,
       series: [
-        { at: '2025-03-10T17:05:00.000Z', avg: 120, max: 120 },
-        { at: '2025-03-10T17:15:00.000Z', avg: 140, max: 140 },
-        { at: '2025-03-10T17:25:00.000Z', avg: 160, max: 160 },
+        { at: '2025-03-10T18:05:00.000+01:00', avg: 120, max: 120 },
+        { at: '2025-03-10T18:15:00.000+01:00', avg: 140, max: 140 },
+        { at: '2025-03-10T18:25:00.000+01:00', avg: 160, max: 160 },
       ],
     });
     const http = await rest(app, 'GET', `/api/v1/health/workouts/${id}`, { token: me.pat });
@@ -155,8 +155,8 @@ describe('workout_comparison_read (issue 16)', () => {
     const cmp = res.structuredContent as any;
     expect(cmp.workout).toMatchObject({ id, duration_minutes: 30, avg_heart_rate: 140 });
     expect(cmp.previous.map((p: any) => [p.start_at, p.avg_heart_rate])).toEqual([
-      ['2025-03-05T06:00:00.000Z', 130],
-      ['2025-03-01T06:00:00.000Z', null],
+      ['2025-03-05T07:00:00.000+01:00', 130],
+      ['2025-03-01T07:00:00.000+01:00', null],
     ]);
     expect(cmp.baseline).toEqual({
       duration_minutes: 40,

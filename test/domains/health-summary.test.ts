@@ -296,7 +296,15 @@ describe('health_catalog_read (issue 16)', () => {
     const token = await tokenFor(person.user.id, ['health:summary:read']);
     const http = await rest(app, 'GET', '/api/v1/health/catalog', { token });
     expect(http.status).toBe(200);
-    expect(http.body.metrics).toEqual(catalog.metrics);
+    // the same instants; REST answers them in UTC, MCP with the person's offset (issue 30)
+    const inUtc = (at: string | null) => at && new Date(at).toISOString();
+    expect(http.body.metrics).toEqual(
+      catalog.metrics.map((m: any) => ({
+        ...m,
+        first_at: inUtc(m.first_at),
+        last_at: inUtc(m.last_at),
+      })),
+    );
     const stranger = await seedUser(app);
     const theirs = await rest(app, 'GET', '/api/v1/health/catalog', {
       token: await tokenFor(stranger.user.id, ['health:summary:read']),
