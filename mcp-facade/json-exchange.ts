@@ -9,20 +9,28 @@
  * order and words: Accept must name application/json and text/event-stream (406), Content-Type must be
  * JSON (415), the body must be a JSON-RPC message (400, -32700), an Mcp-Protocol-Version header must
  * name a supported version (400), and a message that is not a request (a notification or a response)
- * is accepted with 202 and no body. It must never answer a streaming call (server-sent events stay with
- * the SDK's StreamableHTTPServerTransport) and never handle more than the one message it is given.
+ * is accepted with 202 and no body. A tools/call is answered by the registry without the Server
+ * (answerCall); every other request by the Server. It must never answer a streaming call
+ * (server-sent events stay with the SDK's StreamableHTTPServerTransport) and never handle more than
+ * the one message it is given.
  */
 import type { Request, Response } from 'express';
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { isJsonContentType } from '@modelcontextprotocol/sdk/shared/mediaType.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import {
+  ErrorCode,
   isInitializeRequest,
   isJSONRPCRequest,
   JSONRPCMessageSchema,
   SUPPORTED_PROTOCOL_VERSIONS,
 } from '@modelcontextprotocol/sdk/types.js';
-import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import type {
+  CallToolRequest,
+  CallToolResult,
+  JSONRPCMessage,
+  JSONRPCRequest,
+} from '@modelcontextprotocol/sdk/types.js';
 
 /**
  * An HTTP-level refusal in the JSON-RPC error shape the transport itself answers with (code -32000,
@@ -90,11 +98,55 @@ function versionProblem(req: Request): string | null {
   return `Bad Request: Unsupported protocol version: ${version} (supported versions: ${SUPPORTED_PROTOCOL_VERSIONS.join(', ')})`;
 }
 
+/** What answers a POST's message: the SDK Server, and tools/call without it. */
+export interface JsonAnswers {
+  /** the SDK Server of this request, made only for a message it answers */
+  server(): Server;
+  /**
+   * A tools/call's result, given params already checked against the SDK's CallToolRequestSchema
+   * (server.ts paramsProblem, the check the SDK Server makes); an McpError it throws is answered
+   * as the Server answers it.
+   */
+  callTool(params: CallToolRequest['params']): Promise<CallToolResult>;
+}
+
 /**
- * Answers the POST's one JSON-RPC message (`req.body`, parsed by express) with `server`: the
- * answer as a JSON body, 202 for a message that asks for none, or the transport's refusal.
+ * A tools/call answered without the SDK Server (issue 30 item 8: its per-request set-up and its
+ * three more schema parses of the same message were a fifth of a call's CPU). The answer is what
+ * the Server's Protocol sends: the result, or an error with the thrown code (-32603 without one),
+ * message and data. The result is not parsed again against CallToolResultSchema: call-tool.ts
+ * builds every result, and the suite's SDK clients check each one they receive.
  */
-export async function answerAsJson(server: Server, req: Request, res: Response): Promise<void> {
+async function answerCall(message: JSONRPCRequest, answers: JsonAnswers): Promise<JSONRPCMessage> {
+  const { id } = message;
+  try {
+    const result = await answers.callTool(message.params as CallToolRequest['params']);
+    return { jsonrpc: '2.0', id, result };
+  } catch (err) {
+    const {
+      code,
+      message: text,
+      data,
+    } = err as { code?: unknown; message?: string; data?: unknown };
+    const error = {
+      code: Number.isSafeInteger(code) ? (code as number) : ErrorCode.InternalError,
+      message: text ?? 'Internal error',
+      ...(data === undefined ? {} : { data }),
+    };
+    return { jsonrpc: '2.0', id, error };
+  }
+}
+
+/**
+ * Answers the POST's one JSON-RPC message (`req.body`, parsed by express): the answer as a JSON
+ * body, 202 for a message that asks for none, or the transport's refusal. A tools/call goes to
+ * `answers.callTool`, every other message to the SDK Server.
+ */
+export async function answerAsJson(
+  req: Request,
+  res: Response,
+  answers: JsonAnswers,
+): Promise<void> {
   const header = headerProblem(req);
   if (header) return refuse(res, header.status, header.message);
   const parsed = JSONRPCMessageSchema.safeParse(req.body);
@@ -105,6 +157,13 @@ export async function answerAsJson(server: Server, req: Request, res: Response):
     const version = versionProblem(req);
     if (version) return refuse(res, 400, version);
   }
+  // NOTE: a task-augmented call (params.task) stays with the Server, which refuses it (no tasks)
+  if (isJSONRPCRequest(message) && message.method === 'tools/call' && !message.params?.task) {
+    res.status(200).json(await answerCall(message, answers));
+    return;
+  }
+  const server = answers.server();
+  res.on('close', () => void server.close());
   const exchange = new OneExchange();
   await server.connect(exchange);
   exchange.onmessage?.(message);

@@ -27,6 +27,7 @@ import { GraphQLError } from 'graphql';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import {
   CallToolRequestSchema,
   ClientRequestSchema,
@@ -34,12 +35,19 @@ import {
   ListToolsRequestSchema,
   McpError,
 } from '@modelcontextprotocol/sdk/types.js';
+import type {
+  CallToolRequest,
+  CallToolResult,
+  ServerNotification,
+  ServerRequest,
+} from '@modelcontextprotocol/sdk/types.js';
 import type { Principal } from '../src/auth/principal.ts';
 import { hostNameOf } from '../src/config.ts';
 import type { Config } from '../src/config.ts';
 import { errorMessage } from '../src/errors.ts';
 import type { Context } from '../src/graphql/context.ts';
 import type { OperationStore } from '../src/graphql/operations.ts';
+import { countRequestStatements } from '../src/graphql/statement-metrics.ts';
 import type { IdempotencyStore } from '../src/platform/idempotency.ts';
 import { clip, jsonBodyParser, TOO_DEEP } from '../src/platform/input-guards.ts';
 import { withProgress } from '../src/platform/progress.ts';
@@ -241,15 +249,37 @@ export function mcpServer(
   server.setRequestHandler(ListToolsRequestSchema, () => ({
     tools: registry.visibleTo(scopes, door, toolsets).map((t) => t.definition),
   }));
-  server.setRequestHandler(CallToolRequestSchema, (request, extra) => {
-    const tool = registry.find(request.params.name, door, toolsets);
-    if (!tool) throw unknownTool(registry, request.params.name, door, toolsets);
+  const call = toolCaller(registry, ctx, deps, door, message, toolsets);
+  server.setRequestHandler(CallToolRequestSchema, (request, extra) => call(request.params, extra));
+  return server;
+}
+
+/** What a call's answer may send on the way (an SSE stream's notifications); none when answered as JSON. */
+type CallExtra = Pick<RequestHandlerExtra<ServerRequest, ServerNotification>, 'sendNotification'>;
+
+/**
+ * The tools/call handler of one request, in the SDK Server (above) and straight from the exchange
+ * (json-exchange.ts `callTool`): the tool this door and toolset choice offer, run by call-tool.ts.
+ * A streaming tool called with a progressToken and `extra` reports each piece of text as a progress
+ * notification.
+ */
+export function toolCaller(
+  registry: ToolRegistry,
+  ctx: Context,
+  deps: CallToolDeps,
+  door: McpDoor,
+  message: unknown,
+  toolsets: ToolsetChoice,
+): (params: CallToolRequest['params'], extra?: CallExtra) => Promise<CallToolResult> {
+  return async (params, extra) => {
+    const tool = registry.find(params.name, door, toolsets);
+    if (!tool) throw unknownTool(registry, params.name, door, toolsets);
     // NOTE: the arguments as the client sent them (the POST's one message): the SDK's own parse
     // drops a `__proto__` key, which the call path must see to refuse it like any undeclared one
-    const args = sentArguments(message) ?? request.params.arguments ?? {};
+    const args = sentArguments(message) ?? params.arguments ?? {};
     const call = () => callTool(tool, args, ctx, deps);
-    const progressToken = request.params._meta?.progressToken;
-    if (!tool.row.stream || progressToken === undefined) return call();
+    const progressToken = params._meta?.progressToken;
+    if (!tool.row.stream || progressToken === undefined || !extra) return call();
     // a streaming tool: each piece of text is a progress notification on this call's SSE stream
     let progress = 0;
     const report = (message: string): void =>
@@ -260,8 +290,7 @@ export function mcpServer(
         })
         .catch(() => undefined); // the client went away: the call still finishes and is stored
     return withProgress(report, call);
-  });
-  return server;
+  };
 }
 
 /**
@@ -302,6 +331,8 @@ export function createMcpRouter(options: McpFacadeOptions): Router {
   const resourceMetadataUrl = options.oauth?.resourceMetadataUrl;
   const router = express.Router();
 
+  // each request's SQL statements on /metrics
+  router.all(path, countRequestStatements('mcp'));
   router.all(path, (req, res, next) => {
     // NOTE: DNS-rebinding defence. A page on evil.example whose name is re-pointed at this machine
     // calls us as same-origin: its Host (and Origin) name evil.example. The raw Host header, never
@@ -476,13 +507,18 @@ export function createMcpRouter(options: McpFacadeOptions): Router {
   router.post(path, async (req, res) => {
     const toolsets = res.locals.mcpToolsets as ToolsetChoice;
     const ctx = res.locals.mcpContext as Context;
-    const server = mcpServer(registry, ctx, deps, door, req.body, toolsets);
-    res.on('close', () => void server.close());
-    // a JSON answer straight from the parsed body (json-exchange.ts); the SDK's transport only
-    // for a call of a streaming tool (McpTool.stream), answered as server-sent events
-    if (!streamsAnswer(req.body, toolsets)) return answerAsJson(server, req, res);
+    const server = () => mcpServer(registry, ctx, deps, door, req.body, toolsets);
+    // a JSON answer straight from the parsed body (json-exchange.ts), a tools/call without the SDK
+    // Server; the SDK's transport only for a call of a streaming tool (McpTool.stream), answered
+    // as server-sent events
+    if (!streamsAnswer(req.body, toolsets)) {
+      const callTool = toolCaller(registry, ctx, deps, door, req.body, toolsets);
+      return answerAsJson(req, res, { server, callTool });
+    }
+    const sdkServer = server();
+    res.on('close', () => void sdkServer.close());
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
-    await server.connect(transport);
+    await sdkServer.connect(transport);
     await transport.handleRequest(req, res, req.body);
   });
 

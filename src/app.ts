@@ -29,6 +29,7 @@ import type { Context, ContextDeps, Via } from './graphql/context.ts';
 import { loadOperations } from './graphql/operations.ts';
 import type { OperationStore } from './graphql/operations.ts';
 import { schema } from './graphql/schema.ts';
+import { countRequestStatements } from './graphql/statement-metrics.ts';
 import { createGraphqlServer } from './graphql/yoga.ts';
 import { createIdempotencyStore } from './platform/idempotency.ts';
 import { createJobQueue } from './platform/jobs.ts';
@@ -244,6 +245,8 @@ export function createApp(options: AppOptions): App {
     context: (req: Request) => contextFor(req, 'rest'),
     uploadMaxBytes: config.UPLOAD_MAX_BYTES,
   };
+  // each REST request's SQL statements on /metrics
+  app.use('/api', countRequestStatements('rest'));
   app.use(createRouteBodyParsers(restOptions));
   app.use('/api', jsonBodyParser('1mb'));
   app.use(createRestRouter(restOptions));

@@ -13,7 +13,8 @@
  * A session or personal token found valid is then served from the credential cache for up to
  * TOUCH_INTERVAL (src/auth/credential-cache.ts), which every revocation ends at once through the
  * account's epoch; credentials with view-as are never cached. Cached principals are shared between
- * requests: never mutate one.
+ * requests: never mutate one. Each principal carries the account's profile zone, read with the
+ * credential (no statement of its own), which a zone change ends through the same epoch.
  */
 import type { Db } from '../db/client.ts';
 import { appError } from '../errors.ts';
@@ -115,7 +116,7 @@ async function sessionPrincipal(
       revokedAt: true,
       lastUsedAt: true,
       viewAsGrantId: true,
-      user: { select: { sessionEpoch: true, isAdmin: true } },
+      user: { select: { sessionEpoch: true, isAdmin: true, timezone: true } },
     },
   });
   if (
@@ -149,6 +150,7 @@ async function sessionPrincipal(
     isAdmin: session.user.isAdmin,
     scopes: ALL_SCOPES,
     viewAs,
+    zone: session.user.timezone,
   };
   if (session.viewAsGrantId === null) {
     const expiresAtMs = Math.min(session.expiresAt.getTime(), claims.expiresAtMs);
@@ -199,11 +201,18 @@ async function personalTokenPrincipal(deps: AuthDeps, secret: string): Promise<P
     viewAs,
   };
   if (token.viewAsGrantId === null && epoch !== null) {
-    const live = await deps.prisma.personalToken.count({
+    // the second look also reads the account's zone: after the epoch, so a zone change racing
+    // this lookup is either seen here or bumps past the epoch it is cached under
+    const live = await deps.prisma.personalToken.findFirst({
       where: { id: token.id, revokedAt: null },
+      select: { user: { select: { timezone: true } } },
     });
     const expiresAtMs = token.expiresAt?.getTime() ?? Number.MAX_SAFE_INTEGER;
-    if (live) deps.credentials.set(secret, { principal, expiresAtMs }, epoch);
+    if (live) {
+      const withZone: Principal = { ...principal, zone: live.user.timezone };
+      deps.credentials.set(secret, { principal: withZone, expiresAtMs }, epoch);
+      return withZone;
+    }
   }
   return principal;
 }
@@ -219,14 +228,15 @@ async function oauthPrincipal(
   secret: string,
   resource: string,
 ): Promise<Principal | null> {
-  // NOTE: one statement (token joined to its connection, every validity rule in the WHERE), so an
-  // OAuth call costs the database what a personal-token call does (docs/benchmarks.md).
+  // NOTE: one statement (token joined to its connection and account, every validity rule in the
+  // WHERE), so an OAuth call costs the database what a personal-token call does (docs/benchmarks.md).
   const now = Date.now();
   const rows = await deps.prisma.$queryRaw<OAuthAccessRow[]>`
     SELECT t.id AS token_id, t.user_id, t.scopes AS token_scopes, c.id AS connection_id,
-           c.client_id, c.scopes AS connection_scopes,
+           c.client_id, c.scopes AS connection_scopes, u.timezone,
            floor(extract(epoch from c.last_used_at) * 1000)::float8 AS last_used_ms
       FROM oauth_tokens t JOIN oauth_connections c ON c.id = t.connection_id
+      JOIN users u ON u.id = t.user_id
      WHERE t.token_hash = ${sha256(secret)} AND t.kind = 'access'
        AND t.revoked_at IS NULL AND t.expires_at > ${msValue(now)} AND t.resource = ${resource}
        AND c.revoked_at IS NULL AND c.expires_at > ${msValue(now)} AND c.resource = ${resource}
@@ -251,6 +261,7 @@ async function oauthPrincipal(
       row.token_scopes.filter(isScope).filter((s) => approved.has(s) && !NEVER_OVER_OAUTH.has(s)),
     ),
     viewAs: null,
+    zone: row.timezone,
   };
 }
 
@@ -262,6 +273,8 @@ interface OAuthAccessRow {
   connection_id: number;
   client_id: string;
   connection_scopes: string[];
+  /** the account's profile time zone */
+  timezone: string | null;
   last_used_ms: number | null;
 }
 

@@ -6,7 +6,8 @@
  *
  * Revocation stays instant through a per-account revocation epoch: every change that ends or
  * alters an account's credentials calls revoked(userId) once it has committed (sign-out, revoke one
- * session, token or all, password reset, account deletion, view-as), which bumps the epoch; an
+ * session, token or all, password reset, account deletion, view-as, and a change of the profile
+ * time zone, which cached principals carry), which bumps the epoch; an
  * entry counts only while the epoch it was cached under is still current. The epoch is read before
  * the credential query, so a lookup that raced a revocation is cached under the old epoch and
  * never counts.

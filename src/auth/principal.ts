@@ -14,41 +14,52 @@ export interface ViewAs {
   ownerId: number;
 }
 
-export type Principal =
-  | {
-      kind: 'session';
-      userId: number;
-      sessionId: string;
-      /** native: bearer token from a phone login; web: HttpOnly cookie */
-      sessionKind: 'native' | 'web';
-      isAdmin: boolean;
-      scopes: ReadonlySet<Scope>;
-      /** set while this session views another person's data (read-only); absent or null: its own */
-      viewAs?: ViewAs | null;
-    }
-  | {
-      kind: 'personal_token';
-      userId: number;
-      tokenId: number;
-      isAdmin: false;
-      scopes: ReadonlySet<Scope>;
-      /** set while this token views another person's data (read-only); absent or null: its own */
-      viewAs?: ViewAs | null;
-    }
-  | {
-      /** an OAuth access token of the MCP host's /mcp (src/domains/oauth, docs/mcp-oauth.md) */
-      kind: 'oauth';
-      userId: number;
-      /** the approved connection: what limits count by and what a disconnect ends */
-      connectionId: number;
-      /** the access token's row (rotates hourly) */
-      tokenId: number;
-      clientId: string;
-      isAdmin: false;
-      scopes: ReadonlySet<Scope>;
-      /** always null in this increment: an OAuth connection cannot view as yet */
-      viewAs?: ViewAs | null;
-    };
+/** What every principal carries besides its credential. */
+interface CallerFacts {
+  /**
+   * the caller's profile time zone (users.timezone; null when unset) as read with the credential,
+   * kept as fresh as it through the credential cache's epoch; absent: not read
+   */
+  zone?: string | null;
+}
+
+export type Principal = CallerFacts &
+  (
+    | {
+        kind: 'session';
+        userId: number;
+        sessionId: string;
+        /** native: bearer token from a phone login; web: HttpOnly cookie */
+        sessionKind: 'native' | 'web';
+        isAdmin: boolean;
+        scopes: ReadonlySet<Scope>;
+        /** set while this session views another person's data (read-only); absent or null: its own */
+        viewAs?: ViewAs | null;
+      }
+    | {
+        kind: 'personal_token';
+        userId: number;
+        tokenId: number;
+        isAdmin: false;
+        scopes: ReadonlySet<Scope>;
+        /** set while this token views another person's data (read-only); absent or null: its own */
+        viewAs?: ViewAs | null;
+      }
+    | {
+        /** an OAuth access token of the MCP host's /mcp (src/domains/oauth, docs/mcp-oauth.md) */
+        kind: 'oauth';
+        userId: number;
+        /** the approved connection: what limits count by and what a disconnect ends */
+        connectionId: number;
+        /** the access token's row (rotates hourly) */
+        tokenId: number;
+        clientId: string;
+        isAdmin: false;
+        scopes: ReadonlySet<Scope>;
+        /** always null in this increment: an OAuth connection cannot view as yet */
+        viewAs?: ViewAs | null;
+      }
+  );
 
 /**
  * Whose data a read serves: the owner's while the credential views as a grantee, else the caller's.

@@ -2,8 +2,9 @@
  * Counts the SQL statements Prisma sends to the database per scope (issue 30, item 9): the driver
  * adapter of every Prisma client is wrapped (src/db/client.ts) so that each statement it sends,
  * inside a transaction too, adds one to the tally of the async scope it runs in. /graphql opens one
- * scope per operation and reports it on /metrics (src/graphql/statement-metrics.ts), so operators
- * see how many statements a request costs, and an N+1 regression shows as a histogram shift.
+ * scope per operation, the REST and MCP facades one per request, and each is reported on /metrics
+ * (src/graphql/statement-metrics.ts), so operators see how many statements a request costs, and an
+ * N+1 regression shows as a histogram shift.
  *
  * What counts is what the test harness counts (test/harness/sql-count.ts): queries and executes,
  * raw SQL included, on the adapter and on its transactions (a COMMIT or ROLLBACK Prisma sends), and
@@ -25,6 +26,8 @@ import type {
 export interface StatementTally {
   /** statements sent while the scope was open */
   statements: number;
+  /** the type of the scope's first executed operation (query, mutation, ...); unset: none ran */
+  operationType?: string;
 }
 
 const tallies = new AsyncLocalStorage<StatementTally>();

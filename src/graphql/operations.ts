@@ -45,6 +45,7 @@ import type { ValidationIssue } from '../errors.ts';
 import { unsafeInputIssues } from '../platform/input-guards.ts';
 import type { OpaqueKeys } from '../wire.ts';
 import type { Context } from './context.ts';
+import { noteOperationType } from './statement-metrics.ts';
 import type { ManifestOperation, OperationManifest } from './operation-files.ts';
 import { fromRoot } from '../platform/paths.ts';
 
@@ -318,6 +319,7 @@ export function loadOperations(
       if (unsafe.length) return { data: null, errors: [validationError(unsafe)] };
       const mask = (e: unknown) =>
         maskError(e, ctx.requestId, (err) => ctx.log.error({ err }, 'unexpected error'));
+      noteOperationType(op.document, op.name);
       // offset-less date-times are the person's local time; MCP answers carry their offset
       const result = await inLocalTime(ctx, variables, () =>
         plan.query(undefined, ctx, withDefaults(variables, op.defaults)),

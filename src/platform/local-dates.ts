@@ -41,8 +41,33 @@ function formatterFor(zone: string): Intl.DateTimeFormat {
   return f;
 }
 
-/** Minutes the zone is ahead of UTC at `instant` (epoch ms). */
+const HOUR_MS = 3_600_000;
+/** Hours remembered per zone before its memo starts again (a year of hours is 8,760). */
+const MEMO_MAX_HOURS = 50_000;
+// zone -> UTC hour -> the offset throughout that hour (only hours without a transition)
+const offsetMemo = new Map<string, Map<number, number>>();
+
+/**
+ * Minutes the zone is ahead of UTC at `instant` (epoch ms). Remembered per whole UTC hour whose
+ * start and end have the same offset (a transition within it, at whatever minute, makes the two
+ * differ: such an hour is computed exactly every time), since formatting costs microseconds and
+ * answers write thousands of times.
+ */
 export function offsetMinutes(zone: string, instant: number): number {
+  const hour = Math.floor(instant / HOUR_MS);
+  let memo = offsetMemo.get(zone);
+  const known = memo?.get(hour);
+  if (known !== undefined) return known;
+  const start = exactOffsetMinutes(zone, hour * HOUR_MS);
+  if (start !== exactOffsetMinutes(zone, (hour + 1) * HOUR_MS - 1))
+    return exactOffsetMinutes(zone, instant);
+  if (!memo || memo.size >= MEMO_MAX_HOURS)
+    offsetMemo.set(zone, (memo = new Map<number, number>()));
+  memo.set(hour, start);
+  return start;
+}
+
+function exactOffsetMinutes(zone: string, instant: number): number {
   const parts = formatterFor(zone).formatToParts(new Date(instant));
   const get = (type: string): number => Number(parts.find((p) => p.type === type)?.value);
   const asUtc = Date.UTC(

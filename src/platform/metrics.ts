@@ -69,9 +69,10 @@ const STATEMENT_BUCKETS = [0, 1, 2, 5, 10, 20, 30, 50, 100, 200, 500, 1000];
 const graphqlStatements = new Histogram({
   name: 'graphql_request_db_statements',
   help:
-    'SQL statements one /graphql operation sent to the database (authentication included), by ' +
-    'operation type: query, mutation, subscription, or none when it was refused before it ran',
-  labelNames: ['operation_type'] as const,
+    'SQL statements one request sent to the database (authentication included), by door ' +
+    '(graphql: one /graphql operation; rest; mcp) and operation type: query, mutation, ' +
+    'subscription, or none when it was refused before an operation ran',
+  labelNames: ['door', 'operation_type'] as const,
   buckets: STATEMENT_BUCKETS,
   registers: [registry],
 });
@@ -215,16 +216,27 @@ export function countGraphqlOperation(operation: string, seconds: number): void 
   graphqlDuration.observe({ operation }, seconds);
 }
 
-/** the histogram's children by operation type (a finite set: query, mutation, subscription, none) */
+/** The doors whose requests' statements are counted: /graphql, the REST facade, the MCP facade. */
+export type StatementDoor = 'graphql' | 'rest' | 'mcp';
+const OPERATION_TYPES = ['query', 'mutation', 'subscription', 'none'];
+/** the histogram's children by door and operation type (a finite set) */
 const statementChildren = new Map(
-  ['query', 'mutation', 'subscription', 'none'].map((t) => [t, graphqlStatements.labels(t)]),
+  (['graphql', 'rest', 'mcp'] as const).flatMap((door) =>
+    OPERATION_TYPES.map((type) => [`${door}:${type}`, graphqlStatements.labels(door, type)]),
+  ),
 );
 /**
- * Records the statements of one /graphql operation (src/db/statement-count.ts); `operationType` is
- * the executed operation's type, anything else reads as `none`.
+ * Records the statements of one request through `door` (src/db/statement-count.ts);
+ * `operationType` is the executed operation's type, anything else reads as `none`.
  */
-export function observeGraphqlStatements(operationType: string, statements: number): void {
-  (statementChildren.get(operationType) ?? statementChildren.get('none'))!.observe(statements);
+export function observeRequestStatements(
+  door: StatementDoor,
+  operationType: string,
+  statements: number,
+): void {
+  const child =
+    statementChildren.get(`${door}:${operationType}`) ?? statementChildren.get(`${door}:none`);
+  child!.observe(statements);
 }
 
 /** Counts one event a rate limit refused (`limit`: the rule's name, e.g. `auth:login-fail`). */

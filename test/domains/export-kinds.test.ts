@@ -531,7 +531,11 @@ describe('hour and day buckets are the person’s local hours and days (issue 30
     expect(doc.metrics.every((b: Structured) => b.count === 1 && !('time_zone' in b))).toBe(true);
 
     // the same instants for a person in UTC: UTC days
-    await app.db.prisma.user.update({ where: { id: p.user.id }, data: { timezone: 'UTC' } });
+    const zoned = await rest(app, 'PATCH', '/api/auth/me', {
+      token: p.token,
+      body: { timezone: 'UTC' },
+    });
+    expect(zoned.status).toBe(200);
     const utc = await exportThroughRest(p.pat, {
       from: '2026-03-28T00:00:00Z',
       to: '2026-03-30T00:00:00Z',

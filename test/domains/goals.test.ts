@@ -225,7 +225,11 @@ describe('hydration goals', () => {
 
   it("sums the day's logged hydration in the person's zone, without deleted entries or other kinds", async () => {
     const p = await person(['goals:read', 'goals:write', 'health:logs:write']);
-    await app.db.prisma.user.update({ where: { id: p.user.id }, data: { timezone: 'Asia/Tokyo' } });
+    const zoned = await rest(app, 'PATCH', '/api/auth/me', {
+      token: p.token,
+      body: { timezone: 'Asia/Tokyo' },
+    });
+    expect(zoned.status).toBe(200);
     const set = await callTool(p.client, 'goals_goal_set', { metric: 'hydration', target: 2000 });
     expect(set.structuredContent).toMatchObject({ metric: 'hydration', unit: 'ml', target: 2000 });
     // 00:30 and 23:30 local fall on one UTC day but on two Tokyo days

@@ -164,10 +164,11 @@ describe('insights_digest_read (GET /api/v1/insights/digest)', () => {
 
   it("takes the week in the person's zone", async () => {
     const p = await person();
-    await app.db.prisma.user.update({
-      where: { id: p.user.id },
-      data: { timezone: 'Pacific/Kiritimati' },
+    const zoned = await rest(app, 'PATCH', '/api/auth/me', {
+      token: p.token,
+      body: { timezone: 'Pacific/Kiritimati' },
     });
+    expect(zoned.status).toBe(200);
     // Sunday 12:00 UTC before lastMonday is Monday 02:00 at UTC+14: in the week there, not in UTC
     await seedGlucose(app, p.token, [
       { timestamp: new Date(lastMonday - 12 * 3_600_000), valueMgDl: 100 },

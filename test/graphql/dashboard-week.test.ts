@@ -11,9 +11,10 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { operationCost } from '../../src/graphql/query-cost.ts';
 import { loadOperations } from '../../src/graphql/operations.ts';
 import { schema } from '../../src/graphql/schema.ts';
-import { seedUser } from '../factories/users.ts';
+import { seedPersonalToken, seedUser } from '../factories/users.ts';
 import { openTestDatabase, startTestApp } from '../harness/app.ts';
-import { gql } from '../harness/clients.ts';
+import { gql, rest } from '../harness/clients.ts';
+import { mcpPost, rpc } from '../harness/mcp.ts';
 import { countingDatabase } from '../harness/sql-count.ts';
 
 const { database, counter } = countingDatabase(await openTestDatabase());
@@ -365,8 +366,11 @@ describe('the cost limit (issue 30, item 9)', () => {
   });
 });
 
-/** The samples of `graphql_request_db_statements` for one operation type: count and sum. */
-async function statementSamples(type: string): Promise<{ count: number; sum: number }> {
+/** The samples of `graphql_request_db_statements` for one door and operation type: count and sum. */
+async function statementSamples(
+  type: string,
+  door: 'graphql' | 'rest' | 'mcp' = 'graphql',
+): Promise<{ count: number; sum: number }> {
   const res = await app.fetch('/metrics');
   expect(res.status).toBe(200);
   const text = await res.text();
@@ -374,7 +378,9 @@ async function statementSamples(type: string): Promise<{ count: number; sum: num
     const line = text
       .split('\n')
       .find((l) =>
-        l.startsWith(`graphql_request_db_statements_${suffix}{operation_type="${type}"} `),
+        l.startsWith(
+          `graphql_request_db_statements_${suffix}{door="${door}",operation_type="${type}"} `,
+        ),
       );
     return line ? Number(line.split(' ').at(-1)) : 0;
   };
@@ -382,7 +388,7 @@ async function statementSamples(type: string): Promise<{ count: number; sum: num
 }
 
 describe('graphql_request_db_statements on /metrics (issue 30, item 9)', () => {
-  it('is a histogram by operation type', async () => {
+  it('is a histogram by door and operation type', async () => {
     const text = await (await app.fetch('/metrics')).text();
     expect(text).toContain('# TYPE graphql_request_db_statements histogram');
   });
@@ -420,5 +426,68 @@ describe('graphql_request_db_statements on /metrics (issue 30, item 9)', () => {
     );
     await counted('{ me { nope } }');
     expect((await statementSamples('none')).count - none.count).toBe(2);
+  });
+});
+
+describe('graphql_request_db_statements for the REST and MCP doors', () => {
+  /** The observation one request adds under `door` and `type`: what the harness saw it send. */
+  async function expectObserved(
+    door: 'rest' | 'mcp',
+    type: string,
+    send: () => Promise<{ status: number }>,
+  ): Promise<number> {
+    const before = await statementSamples(type, door);
+    counter.reset();
+    const res = await send();
+    const sent = counter.statements.length;
+    expect(res.status).toBeLessThan(300);
+    const after = await statementSamples(type, door);
+    expect(after.count - before.count).toBe(1);
+    expect(after.sum - before.sum).toBe(sent);
+    return sent;
+  }
+
+  it('counts a REST read and a REST write with a body, with their authentication', async () => {
+    const token = seeded.person.token;
+    const read = await expectObserved('rest', 'query', () =>
+      rest(app, 'GET', '/api/auth/me', { token }),
+    );
+    expect(read).toBeGreaterThan(0);
+    const write = await expectObserved('rest', 'mutation', () =>
+      rest(app, 'POST', '/api/glucose/readings', {
+        token,
+        body: { value_mg_dl: 104, timestamp: new Date().toISOString(), source: 'manual' },
+      }),
+    );
+    expect(write).toBeGreaterThan(0);
+  });
+
+  it('counts an MCP tool call, its authentication before the body and its operation after', async () => {
+    const token = await seedPersonalToken(app, seeded.person.user.id, ['profile:read']);
+    const sent = await expectObserved('mcp', 'query', () =>
+      mcpPost(app, rpc('tools/call', { name: 'get_profile', arguments: {} }), { token }),
+    );
+    // the personal token's lookup (and its second look) and the profile read
+    expect(sent).toBeGreaterThanOrEqual(2);
+  });
+
+  it('costs an MCP read what the REST read costs once both credentials are cached (no zone read)', async () => {
+    const token = await seedPersonalToken(app, seeded.person.user.id, ['profile:read']);
+    const mcp = () =>
+      mcpPost(app, rpc('tools/call', { name: 'get_profile', arguments: {} }), { token });
+    const me = () => rest(app, 'GET', '/api/auth/me', { token: seeded.person.token });
+    await mcp();
+    await me();
+    const viaMcp = await expectObserved('mcp', 'query', mcp);
+    const viaRest = await expectObserved('rest', 'query', me);
+    expect(viaMcp).toBe(viaRest);
+  });
+
+  it('labels a refused REST request none: nothing ran', async () => {
+    await expectObserved('rest', 'none', async () => {
+      const res = await rest(app, 'GET', '/api/auth/me', {});
+      expect(res.status).toBe(401);
+      return { status: 200 };
+    });
   });
 });

@@ -148,3 +148,29 @@ describe('an offset-less time from the phone (REST) and from GraphQL', () => {
     expect(JSON.stringify(res.body.detail)).toContain('timestamp');
   });
 });
+
+describe('the zone comes with the credential', () => {
+  it('answers in a new zone at once after the profile changes it, through a cached token', async () => {
+    const seeded = await personIn('Europe/Berlin');
+    const client = await mcpClient(
+      app,
+      await seedPersonalToken(app, seeded.user.id, ['profile:read']),
+    );
+    const createdAt = async (): Promise<string> => {
+      const result = await callTool(client, 'get_profile');
+      expect(result.isError, JSON.stringify(result.structuredContent)).toBeFalsy();
+      return (result.structuredContent as { created_at: string }).created_at;
+    };
+    const created = (await prisma.user.findUniqueOrThrow({ where: { id: seeded.user.id } }))
+      .createdAt;
+    // the first call caches the token (and the zone with it); the second is served from the cache
+    expect(await createdAt()).toBe(isoWithOffset(created, 'Europe/Berlin'));
+    expect(await createdAt()).toBe(isoWithOffset(created, 'Europe/Berlin'));
+    const changed = await rest(app, 'PATCH', '/api/auth/me', {
+      token: seeded.token,
+      body: { timezone: 'America/New_York' },
+    });
+    expect(changed.status).toBe(200);
+    expect(await createdAt()).toBe(isoWithOffset(created, 'America/New_York'));
+  });
+});

@@ -5,7 +5,13 @@
  * (400), 202 for a message that asks for no answer, and the answer itself as one JSON body.
  */
 import { describe, expect, it } from 'vitest';
-import { LATEST_PROTOCOL_VERSION } from '@modelcontextprotocol/sdk/types.js';
+import {
+  CallToolResultSchema,
+  ErrorCode,
+  JSONRPCResponseSchema,
+  LATEST_PROTOCOL_VERSION,
+  McpError,
+} from '@modelcontextprotocol/sdk/types.js';
 import { seedPersonalToken, seedUser } from '../factories/users.ts';
 import { startTestApp } from '../harness/app.ts';
 import { mcpClient, mcpPost, rpc } from '../harness/mcp.ts';
@@ -23,6 +29,46 @@ describe('the JSON exchange', () => {
     expect(res.body).toMatchObject({ jsonrpc: '2.0', id: call.id });
     expect(res.body.result.isError).toBeFalsy();
     expect(res.body.result.structuredContent.email).toBe(user.email);
+  });
+
+  it('answers a call without the SDK Server in the shapes the SDK defines', async () => {
+    const call = rpc('tools/call', { name: 'get_profile', arguments: {} });
+    const res = await mcpPost(app, call, { token });
+    expect(JSONRPCResponseSchema.safeParse(res.body).success).toBe(true);
+    expect(CallToolResultSchema.safeParse(res.body.result).success).toBe(true);
+    // a tool error is a result (isError), still in the SDK's result shape
+    const refused = await mcpPost(
+      app,
+      rpc('tools/call', { name: 'get_profile', arguments: { x: 1 } }),
+      {
+        token,
+      },
+    );
+    expect(refused.body.result.isError).toBe(true);
+    expect(CallToolResultSchema.safeParse(refused.body.result).success).toBe(true);
+  });
+
+  it('answers an unknown tool as the SDK Server answers a thrown McpError', async () => {
+    const call = rpc('tools/call', { name: 'no_such_tool', arguments: {} });
+    const res = await mcpPost(app, call, { token });
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({
+      jsonrpc: '2.0',
+      id: call.id,
+      error: {
+        code: ErrorCode.InvalidParams,
+        message: new McpError(ErrorCode.InvalidParams, 'Unknown tool: no_such_tool').message,
+      },
+    });
+  });
+
+  it('leaves a task-augmented call to the SDK Server, which offers no tasks', async () => {
+    const call = rpc('tools/call', { name: 'get_profile', arguments: {}, task: { ttl: 60_000 } });
+    const res = await mcpPost(app, call, { token });
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ jsonrpc: '2.0', id: call.id });
+    expect(res.body.result).toBeUndefined();
+    expect(res.body.error.message).toMatch(/task/i);
   });
 
   it('answers initialize whatever the version header, with the negotiated version', async () => {

@@ -113,7 +113,8 @@ await must('bp_reading_log', {
   idempotency_key: 'zones-bp-0001',
   systolic: 128,
   diastolic: 82,
-  measured_at: iso(now - 3_600_000),
+  // an hour ago, but never before today began in Berlin (a run just after midnight there)
+  measured_at: iso(Math.max(now - 3_600_000, dayBounds(berlinDate(now), ZONE).start.getTime())),
 });
 await must('sun_session_save', {
   idempotency_key: 'zones-sun-0001',
@@ -258,10 +259,11 @@ describe('the answers issue 30 names say their zone (item 2)', () => {
     expect(first.items.length).toBeGreaterThan(0);
     const id = first.items[0].id;
     // the person moves: the recorded insight's day was counted in Berlin, and says so
-    await app.db.prisma.user.update({
-      where: { id: moved.user.id },
-      data: { timezone: 'America/New_York' },
+    const movedTo = await rest(app, 'PATCH', '/api/auth/me', {
+      token: moved.token,
+      body: { timezone: 'America/New_York' },
     });
+    expect(movedTo.status).toBe(200);
     expect((await callTool(c, 'insight_read', { id })).structuredContent).toMatchObject({
       time_zone: ZONE,
     });

@@ -41,8 +41,12 @@ export interface UpdateProfileOptions {
   changes: ProfileChanges;
 }
 
-/** Updates the caller's own profile. */
-export function updateProfile(
+/**
+ * Updates the caller's own profile. A change of time zone ends the account's cached credentials
+ * once written (src/auth/credential-cache.ts): they carry the zone, which every request then reads
+ * afresh.
+ */
+export async function updateProfile(
   ctx: AuthedContext,
   options: UpdateProfileOptions,
   query: { select?: Prisma.UserSelect; include?: Prisma.UserInclude } = {},
@@ -57,7 +61,13 @@ export function updateProfile(
     ...(onboardingStep != null && { onboardingStep }),
   };
   // NOTE: the row is always the caller's own; no id is taken from the request.
-  return ctx.prisma.user.update({ ...query, where: { id: ctx.principal.userId }, data });
+  const user = await ctx.prisma.user.update({
+    ...query,
+    where: { id: ctx.principal.userId },
+    data,
+  });
+  if (options.changes.timezone !== undefined) await ctx.credentials.revoked(ctx.principal.userId);
+  return user;
 }
 
 export interface SetProfilePhotoOptions {
@@ -132,7 +142,12 @@ export async function personLocale(ctx: AuthedContext): Promise<PersonLocaleView
   return { timezone: zoneOrUtc(user?.timezone), country: user?.country ?? null };
 }
 
-/** The person's time zone (personLocale): UTC when unset or unknown. */
+/**
+ * The person's time zone (personLocale): UTC when unset or unknown. The caller's own zone comes with
+ * the credential (src/auth/authenticate.ts) without a read; a grantee viewing as reads the owner's.
+ */
 export async function personZone(ctx: AuthedContext): Promise<string> {
+  const own = ctx.principal.viewAs ? undefined : ctx.principal.zone;
+  if (own !== undefined) return zoneOrUtc(own);
   return (await personLocale(ctx)).timezone;
 }
