@@ -1,5 +1,5 @@
 /**
- * The layering as a rule (issue 12; ARCHITECTURE.md section 3), checked by `npm run lint:deps`:
+ * The layering as a rule (issue 12; docs/architecture.md section 2), checked by `npm run lint:deps`:
  * - the facades (REST, MCP, web pages) reach the core only through the GraphQL core, auth and the
  *   platform (plus the error table, the wire-name mapper, config and the logger);
  * - nothing imports a facade but the composition root (src/app.ts), and no facade imports another;

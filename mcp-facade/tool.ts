@@ -1,5 +1,5 @@
 /**
- * An MCP tool is a row of data naming a persisted GraphQL operation (ARCHITECTURE.md section 4);
+ * An MCP tool is a row of data naming a persisted GraphQL operation (docs/architecture.md section 4);
  * mcp-facade/registry.ts derives everything else from the operation and the kind, once at start.
  * Rows never contain functions or business rules, and names, scopes and kinds are the spec's
  * (docs/spec/mcp-tools.tsv; test/contract/mcp-tools.test.ts holds them to it).

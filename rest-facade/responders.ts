@@ -1,6 +1,6 @@
 /**
  * The closed list of responders: what a route row names when its request or answer is not plain
- * JSON (ARCHITECTURE.md section 3). Each one is transport only, never a rule of the data:
+ * JSON (docs/architecture.md section 4). Each one is transport only, never a rule of the data:
  * - `multipart`: a multipart/form-data body is parsed into variables; the GraphQL field decides
  *   whether the file is acceptable (type, size, ownership). File parts of one name are kept in
  *   order as a list, so a list variable (`[File!]`) receives every part of its name and a single

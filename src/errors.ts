@@ -1,5 +1,5 @@
 /**
- * One error table drives GraphQL, REST and MCP (ARCHITECTURE.md section 5).
+ * One error table drives GraphQL, REST and MCP (docs/architecture.md section 5).
  * Core code throws appError(CODE, message, options); anything else is masked as INTERNAL.
  */
 import { GraphQLError } from 'graphql';

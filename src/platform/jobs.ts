@@ -1,5 +1,5 @@
 /**
- * Background jobs through pg-boss (ARCHITECTURE.md section 2: an existing queue, not a home-made
+ * Background jobs through pg-boss (docs/architecture.md section 1: an existing queue, not a home-made
  * one), on both databases: on PostgreSQL pg-boss opens its own small pool on DATABASE_URL; on the
  * embedded PGlite it runs its SQL through the one PGlite instance (`executeSql` below; PGlite
  * serialises it with Prisma's queries). Its tables live in the `pgboss` schema, which pg-boss

@@ -1,7 +1,7 @@
 /**
  * Glucose: readings (canonical mg/dL), raw sensor data, sensors, trends. Bulk paths (batches,
  * processing, reads of up to 50,000 rows) are parameterised SQL, the same on PGlite and PostgreSQL
- * (ARCHITECTURE.md section 2); everything else is Prisma.
+ * (docs/architecture.md section 1); everything else is Prisma.
  *
  * NOTE: ownership. Writes use `ctx.principal.userId`; reads use readerUserId(ctx) (the owner's data
  * while a grantee views as). The user id is always a bound parameter, never from the request body.
