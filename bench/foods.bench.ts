@@ -22,6 +22,7 @@ import { loadConfig } from '../src/config.ts';
 import { openDatabase } from '../src/db/database.ts';
 import { importCatalogue } from '../src/domains/foods/import/foods.catalogue-import.ts';
 import { searchFoodsSql } from '../src/domains/foods/foods.service.ts';
+import { FOOD_LOG } from '../src/domains/meals/index.ts';
 import { createLogger } from '../src/logger.ts';
 
 const DURATION_S = Number(process.env.DURATION_S ?? 8);
@@ -108,7 +109,7 @@ try {
 
   // search: REST vs the same SQL through the same client
   const sql = (q: string) =>
-    searchFoodsSql({ q, viewer: null, country: null, limit: 20, offset: 0 });
+    searchFoodsSql({ q, viewer: null, country: null, limit: 20, offset: 0, log: FOOD_LOG });
   const q = (i: number) => QUERIES[i % QUERIES.length];
   await load((i) => get(`${base}/api/foods/search?q=${encodeURIComponent(q(i))}`), 1);
   const rest = await load(

@@ -20,6 +20,7 @@ import '../domains/sync/sync.schema.ts';
 import '../domains/meals/meals.schema.ts';
 import '../domains/meals/meals.saved-schema.ts';
 import '../domains/foods/foods.schema.ts';
+import '../domains/meals/meals.food-log-schema.ts';
 import '../domains/insights/insights.schema.ts';
 import '../domains/insights/insights.feed-schema.ts';
 import '../domains/insights/insights.graph.ts';

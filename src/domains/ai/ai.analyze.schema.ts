@@ -5,17 +5,12 @@
  * Resolvers unpack and call ai.analyze.ts; the configured limits (photo count and size,
  * description length) are checked there, in the documented order, because they come from config.
  */
-import { execute, GraphQLError, parse } from 'graphql';
-import type { GraphQLSchema } from 'graphql';
 import { z } from 'zod';
-import type { AuthedContext } from '../../graphql/context.ts';
 import { builder } from '../../graphql/builder.ts';
 import { enumValues } from '../../graphql/enum-values.ts';
 import type { Nutrients } from '../meals/index.ts';
 import type {
   AnalyzedItemView,
-  CatalogueHit,
-  CatalogueLookup,
   MealAnalysisView,
   MealPhotoView,
   MediaFileChunkView,
@@ -126,39 +121,6 @@ const MediaChunk = builder.objectRef<MediaFileChunkView>('MediaFileChunk').imple
   }),
 });
 
-// The catalogue's own fields, run in process as the caller: the foods domain's search cannot be
-// imported here (foods.service reads the meals domain, which reads foods: an import cycle).
-const HIT =
-  ' fragment Hit on FoodSearchResult { id: fdcId description kcal proteinG carbsG fatG fiberG sugarG }';
-const SEARCH = parse(
-  'query($q: String!, $limit: Int!) { hits: foodSearch(q: $q, limit: $limit) { ...Hit } }' + HIT,
-);
-const BARCODE = parse(
-  'query($code: String!) { hits: foodsByBarcode(code: $code) { ...Hit } }' + HIT,
-);
-
-/** The hits of one catalogue query; a refused input (a name too short to search) finds nothing. */
-async function catalogueHits(
-  schema: GraphQLSchema,
-  ctx: AuthedContext,
-  document: ReturnType<typeof parse>,
-  variableValues: Record<string, unknown>,
-): Promise<CatalogueHit[]> {
-  const result = await execute({ schema, document, contextValue: ctx, variableValues });
-  const error = result.errors?.[0];
-  if (error?.extensions?.code === 'VALIDATION_FAILED') return [];
-  if (error) throw error.originalError ?? new GraphQLError(error.message);
-  return (result.data?.hits as CatalogueHit[] | undefined) ?? [];
-}
-
-/** The food catalogue as analyze reaches it: the foods domain's own search and barcode fields. */
-function catalogueVia(schema: GraphQLSchema, ctx: AuthedContext): CatalogueLookup {
-  return {
-    search: (name, limit) => catalogueHits(schema, ctx, SEARCH, { q: name, limit }),
-    byBarcode: (gtin) => catalogueHits(schema, ctx, BARCODE, { code: gtin }),
-  };
-}
-
 const limitsNote =
   'at most meals_analyze_max_images photos (422), each at most meals_analyze_max_image_bytes (413), a description of at most meals_analyze_max_description_chars characters (422)';
 
@@ -216,24 +178,22 @@ builder.mutationFields((t) => {
           validate: z.string().max(DESCRIPTION_HARD_MAX).nullish(),
         }),
       },
-      resolve: async (_root, args, ctx, info) =>
+      resolve: async (_root, args, ctx) =>
         analyzeMeal(ctx, {
           photos: await photosFromFiles(PHOTO_FIELDS.map((f) => ({ argument: f, files: args[f] }))),
           description: args.description,
           photosLoc: 'photos',
-          catalogue: catalogueVia(info.schema, ctx),
         }),
     }),
     analyzeMealFromData: t.withAuth({ scope: 'health:nutrition:write' }).field({
       type: MealAnalysis,
       description: `Recognises a meal from base64 photos and/or a description: ${limitsNote}.${aiNote}`,
       args: { input: t.arg({ type: MealAnalyzeInput, required: true }) },
-      resolve: (_root, { input }, ctx, info) =>
+      resolve: (_root, { input }, ctx) =>
         analyzeMeal(ctx, {
           photos: photosFromBase64(input.photos ?? [], 'photos'),
           description: input.description,
           photosLoc: 'photos',
-          catalogue: catalogueVia(info.schema, ctx),
         }),
     }),
     attachMealPhoto: t.withAuth({ scope: 'health:nutrition:write' }).field({

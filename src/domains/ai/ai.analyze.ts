@@ -22,8 +22,14 @@ import type { AuthedContext } from '../../graphql/context.ts';
 import { STORAGE_KEY } from '../../integrations/storage.ts';
 import { checkedImageType, MEAL_PHOTO_FOLDER, mediaUrl } from '../../platform/photos.ts';
 import type { UploadedFile } from '../../platform/photos.ts';
-import { normaliseGtin } from '../foods/index.ts';
-import { mealPhotoKeys, scaleNutrients, setMealPhoto, sumNutrients } from '../meals/index.ts';
+import { foodsByBarcode, normaliseGtin, searchFoods } from '../foods/index.ts';
+import {
+  FOOD_LOG,
+  mealPhotoKeys,
+  scaleNutrients,
+  setMealPhoto,
+  sumNutrients,
+} from '../meals/index.ts';
 import type { Nutrients } from '../meals/index.ts';
 import { askModel } from './ai.call.ts';
 
@@ -120,8 +126,6 @@ export interface AnalyzeMealOptions {
   description?: string | null;
   /** where an input without photos is located (the first photo argument) */
   photosLoc: string;
-  /** the food catalogue's search and barcode lookup, as the caller */
-  catalogue: CatalogueLookup;
 }
 
 /** A checked photo, ready for the model. */
@@ -270,31 +274,34 @@ function per100gOf(hit: CatalogueHit): Nutrients {
   };
 }
 
+/** The foods' search text bounds (the foodSearch field's): a name outside them finds nothing. */
+const SEARCH_CHARS = { min: 2, max: 200 } as const;
+
 /**
- * How analyze reaches the food catalogue: the foods domain's own ranked search (GET
- * /api/foods/search, personalised for the caller) and barcode lookup, never SQL of this domain.
+ * The best `limit` catalogue foods for a name, best first: the foods domain's ranked search, as
+ * the caller (personalised by their own log), never SQL of this domain.
  */
-export interface CatalogueLookup {
-  /** the best `limit` foods for a name, best first (none when the search refuses the text) */
-  search(name: string, limit: number): Promise<CatalogueHit[]>;
-  /** the foods with this GTIN, best source first */
-  byBarcode(gtin: string): Promise<CatalogueHit[]>;
+async function searchCatalogue(
+  ctx: AuthedContext,
+  name: string,
+  limit: number,
+): Promise<CatalogueHit[]> {
+  const q = name.trim();
+  if (q.length < SEARCH_CHARS.min || q.length > SEARCH_CHARS.max) return [];
+  return searchFoods(ctx, { q, page: 1, limit, log: FOOD_LOG });
 }
 
 /** Search hits looked at per item (the catalogue's ranking: generic foods, country, history first). */
 const MATCH_CANDIDATES = 5;
 
 /** The catalogue food of an item: its barcode's food, else the best search hit whose name matches. */
-async function catalogueFoodOf(
-  catalogue: CatalogueLookup,
-  item: ModelItem,
-): Promise<CatalogueHit | null> {
+async function catalogueFoodOf(ctx: AuthedContext, item: ModelItem): Promise<CatalogueHit | null> {
   const gtin = item.barcode ? normaliseGtin(item.barcode) : null;
   if (gtin) {
-    const [byBarcode] = await catalogue.byBarcode(gtin);
+    const [byBarcode] = await foodsByBarcode(ctx, gtin);
     if (byBarcode) return byBarcode;
   }
-  const hits = await catalogue.search(item.name, MATCH_CANDIDATES);
+  const hits = await searchCatalogue(ctx, item.name, MATCH_CANDIDATES);
   return hits.find((h) => namesMatch(item.name, h.description)) ?? null;
 }
 
@@ -317,11 +324,8 @@ function modelNutrients(item: ModelItem): Nutrients {
  * (the search's own summary, the figures GET /api/foods/search shows) for the grams when a food
  * matched, the model's estimate otherwise.
  */
-async function matchItems(
-  catalogue: CatalogueLookup,
-  items: ModelItem[],
-): Promise<AnalyzedItemView[]> {
-  const foods = await Promise.all(items.map((item) => catalogueFoodOf(catalogue, item)));
+async function matchItems(ctx: AuthedContext, items: ModelItem[]): Promise<AnalyzedItemView[]> {
+  const foods = await Promise.all(items.map((item) => catalogueFoodOf(ctx, item)));
   return items.map((item, i) => {
     const grams = round1(item.grams);
     const food = foods[i];
@@ -351,7 +355,7 @@ export async function analyzeMeal(
   checkLimits(ctx, options, description);
   const photos = await checkedPhotos(options.photos);
   const answer = await recognise(ctx, photos, description);
-  const items = await matchItems(options.catalogue, answer.items);
+  const items = await matchItems(ctx, answer.items);
   return { mealName: answer.meal_name, items, totals: sumNutrients(items) };
 }
 

@@ -1,4 +1,8 @@
-/** Foods: the catalogue (search, barcode, detail, full match, core bundle), recommendations, custom foods. */
+/**
+ * Foods: the catalogue (barcode, detail, full match, core bundle, stats) and custom foods. The lists
+ * ranked by what a person logged (foodSearch, foodRecommendations, foodHistory) are the meals
+ * domain's root fields (meals.food-log-schema.ts) over this domain's types and services.
+ */
 import { z } from 'zod';
 import { builder } from '../../graphql/builder.ts';
 import { coreBundle } from './foods.bundle.ts';
@@ -6,12 +10,9 @@ import type { CoreBundleView } from './foods.bundle.ts';
 import {
   createCustomFood,
   foodDetail,
-  foodHistory,
-  foodRecommendations,
   foodsByBarcode,
   foodStats,
   fullMatch,
-  searchFoods,
 } from './foods.service.ts';
 import type {
   FoodDetailView,
@@ -133,7 +134,7 @@ const CoreBundle = builder.objectRef<CoreBundleView>('FoodCoreBundle').implement
   }),
 });
 
-const FoodHistoryEntry = builder.objectRef<FoodHistoryView>('FoodHistoryEntry').implement({
+export const FoodHistoryEntry = builder.objectRef<FoodHistoryView>('FoodHistoryEntry').implement({
   description: 'A food the person logged',
   fields: (t) => ({
     food: t.expose('food', { type: FoodSummary }),
@@ -199,44 +200,11 @@ const fdcId = z.string().min(1).max(64);
 const fdcIdDescription =
   "the food's id (fdc_id from a search, or custom:<uuid> for the person's own foods)";
 
-const limit = (fallback: number) =>
-  ({
-    defaultValue: fallback,
-    required: true,
-    description: `at most this many foods (1..100, default ${fallback})`,
-    validate: z.number().int().min(1).max(100),
-  }) as const;
-
 builder.queryFields((t) => ({
-  foodSearch: t.withAuth({ public: true }).field({
-    type: [FoodSummary],
-    description: 'Searches the food catalogue; personalised for a signed-in person',
-    args: {
-      q: t.arg.string({
-        required: true,
-        description: 'what to look for, by name (typos are tolerated)',
-        validate: z.string().trim().min(2).max(200),
-      }),
-      page: t.arg.int({
-        defaultValue: 1,
-        required: true,
-        description: 'the page of results, from 1',
-        validate: z.number().int().min(1).max(100_000),
-      }),
-      limit: t.arg.int(limit(20)),
-    },
-    resolve: (_root, args, ctx) => searchFoods(ctx, args),
-  }),
   foodStats: t.withAuth({ public: true }).field({
     type: FoodStats,
     description: 'Catalogue size: all foods and per source',
     resolve: (_root, _args, ctx) => foodStats(ctx),
-  }),
-  foodRecommendations: t.withAuth({ scope: 'health:nutrition:read' }).field({
-    type: [FoodSummary],
-    description: 'Foods for the person now, from their history, time of day and popularity',
-    args: { limit: t.arg.int(limit(50)) },
-    resolve: (_root, args, ctx) => foodRecommendations(ctx, args),
   }),
   foodsByBarcode: t.withAuth({ public: true }).field({
     type: [FoodSummary],
@@ -271,12 +239,6 @@ builder.queryFields((t) => ({
       fdcId: t.arg.string({ required: true, description: fdcIdDescription, validate: fdcId }),
     },
     resolve: (_root, args, ctx) => foodDetail(ctx, args.fdcId),
-  }),
-  foodHistory: t.withAuth({ scope: 'health:nutrition:read' }).field({
-    type: [FoodHistoryEntry],
-    description: 'The foods the person logged, most recent first',
-    args: { limit: t.arg.int(limit(50)) },
-    resolve: (_root, args, ctx) => foodHistory(ctx, args),
   }),
 }));
 

@@ -2,9 +2,10 @@
  * The food catalogue: search (full-text + trigram, personalised ranking), barcode lookup, stats,
  * recommendations, detail, full-match of label-only products, custom foods and the person's food
  * history. Formulas and rules: docs/foods.md. Reads are parameterised SQL (Prisma.sql tagged
- * templates), the same on PGlite and PostgreSQL. What the person logged comes from the meals domain
- * as SQL (foodLogSql, foodLoggersSql) composed into each ranking statement; their country and zone
- * from the profile domain (personLocale, personZone).
+ * templates), the same on PGlite and PostgreSQL. What the person logged is given by the caller as
+ * SQL (a FoodLogSource: the meals domain's, which owns meal items and the root fields that rank by
+ * them) composed into each ranking statement, so the catalogue knows no meal; their country and
+ * zone come from the profile domain (personLocale, personZone).
  *
  * NOTE: visibility. Catalogue rows (owner_user_id IS NULL) are public; a custom food is visible
  * only to its owner (readerUserId: the owner's, while a grantee views as). Every query that returns
@@ -15,7 +16,6 @@ import { readerUserId } from '../../auth/principal.ts';
 import { appError } from '../../errors.ts';
 import { Prisma } from '../../generated/prisma/client.ts';
 import type { AuthedContext, Context } from '../../graphql/context.ts';
-import { foodLoggersSql, foodLogSql } from '../meals/index.ts';
 import { personLocale, personZone } from '../profile/index.ts';
 import { normaliseGtin } from './foods.gtin.ts';
 import {
@@ -89,6 +89,24 @@ export interface FoodHistoryView {
   lastLoggedAt: Date;
 }
 
+/**
+ * What people logged, per catalogue food, as SQL for a CTE of a ranking statement (the meals
+ * domain's; docs/foods.md). The catalogue ranks by it without knowing where it is kept.
+ */
+export interface FoodLogSource {
+  /**
+   * One row per food the person logged: `food_id`, `times_logged` (int), `last_logged_at` and
+   * `near_now` (int: items eaten within `near.hourWindow` hours of this hour of the day in
+   * `near.zone`; 0 without `near`). A null `userId` selects no rows.
+   */
+  mine(options: {
+    userId: number | null;
+    near?: { zone: string; hourWindow: number } | null;
+  }): Prisma.Sql;
+  /** One row per food: `food_id`, `people` (int), how many people log it. */
+  loggers(): Prisma.Sql;
+}
+
 export interface SearchFoodsOptions {
   /** the query text (at least 2 characters) */
   q: string;
@@ -96,16 +114,22 @@ export interface SearchFoodsOptions {
   page: number;
   /** results per page (1..100) */
   limit: number;
+  /** what the reader logged, to rank their own foods first */
+  log: FoodLogSource;
 }
 
 export interface RecommendationsOptions {
   /** at most this many foods (1..100) */
   limit: number;
+  /** what the person and everyone logged */
+  log: FoodLogSource;
 }
 
 export interface FoodHistoryOptions {
   /** at most this many foods (1..100), most recently logged first */
   limit: number;
+  /** what the person logged */
+  log: FoodLogSource;
 }
 
 export interface CustomFoodInput {
@@ -234,19 +258,21 @@ export interface SearchFoodsSqlOptions {
   limit: number;
   /** rows before the page */
   offset: number;
+  /** what the viewer logged (their recent foods rank higher) */
+  log: FoodLogSource;
 }
 
 /**
  * Ranked search: full-text matches (websearch syntax, English stemming; GIN index), or when there
  * are none, trigram word-similarity matches (typos; GIN trigram index), scored by text relevance +
  * source priority, and for a signed-in person + country + their recently logged foods
- * (docs/foods.md; the log is the meals domain's foodLogSql). Trigram similarity is costly per row,
+ * (docs/foods.md; the log is the caller's FoodLogSource). Trigram similarity is costly per row,
  * so it only runs when full text finds nothing.
  */
 export function searchFoodsSql(options: SearchFoodsSqlOptions): Prisma.Sql {
   const { q, viewer } = options;
   return Prisma.sql`
-  WITH recent AS (${foodLogSql({ userId: viewer })}),
+  WITH recent AS (${options.log.mine({ userId: viewer })}),
   fts AS (
     SELECT f.id, ${num(FULL_TEXT_BASE)} + ts_rank(f.search_vector, websearch_to_tsquery('english', ${q}::text), 1) AS relevance
     FROM foods f WHERE f.search_vector @@ websearch_to_tsquery('english', ${q}::text) AND ${visible(viewer)}
@@ -284,6 +310,7 @@ export async function searchFoods(
       country,
       limit: options.limit,
       offset: (options.page - 1) * options.limit,
+      log: options.log,
     }),
   );
   return rows.map(toSummary);
@@ -407,8 +434,8 @@ export async function foodRecommendations(
   const userId = readerUserId(ctx);
   const zone = await personZone(ctx);
   const rows = await ctx.prisma.$queryRaw<SummaryRow[]>`
-    WITH mine AS (${foodLogSql({ userId, near: { zone, hourWindow: RECOMMEND.hourWindow } })}),
-     popular AS (${foodLoggersSql()}),
+    WITH mine AS (${options.log.mine({ userId, near: { zone, hourWindow: RECOMMEND.hourWindow } })}),
+     popular AS (${options.log.loggers()}),
      scored AS (
        SELECT c.food_id,
          ${num(RECOMMEND.history)} * COALESCE(ln(1 + mine.times_logged) / ln(1 + (SELECT max(times_logged) FROM mine)), 0)
@@ -432,7 +459,7 @@ export async function foodHistory(
   const userId = readerUserId(ctx);
   const rows = await ctx.prisma.$queryRaw<
     (SummaryRow & { times_logged: number; last_logged_at: Date })[]
-  >`WITH mine AS (${foodLogSql({ userId })})
+  >`WITH mine AS (${options.log.mine({ userId })})
      SELECT ${SUMMARY_COLUMNS}, mine.times_logged, mine.last_logged_at
      FROM mine JOIN foods f ON f.id = mine.food_id ${MACROS_JOIN}
      WHERE ${visible(userId)}

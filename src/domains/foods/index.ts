@@ -1,11 +1,14 @@
 /**
- * What other domains may use of the foods domain: the catalogue foods a meal item names, and the
- * barcode normalisation (GTIN-14). The catalogue's search is reached through its GraphQL field
- * (foodSearch), not from here: foods.service reads the meals domain's food log, and the meals
- * domain reads catalogue foods through this index, so exporting it would close an import cycle.
+ * What other domains may use of the foods domain: the catalogue foods a meal item names, the
+ * barcode normalisation (GTIN-14), the catalogue browse for admins, and the catalogue's searches,
+ * which rank by a log of what people ate that the caller gives (FoodLogSource: the meals domain's
+ * meal items, so the catalogue knows no meal), with their graph types.
  */
 export { loadCatalogueFoods } from './foods.item-lookup.ts';
 export type { ItemFood } from './foods.item-lookup.ts';
 export { normaliseGtin } from './foods.gtin.ts';
 export { browseCatalogue } from './foods.admin.ts';
 export type { CatalogueRowView } from './foods.admin.ts';
+export { foodHistory, foodRecommendations, foodsByBarcode, searchFoods } from './foods.service.ts';
+export type { FoodLogSource, FoodSummaryView } from './foods.service.ts';
+export { FoodHistoryEntry, FoodSummary } from './foods.schema.ts';

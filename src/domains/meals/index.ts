@@ -19,7 +19,7 @@ export {
   MealNutrients,
   MealType as MealTypeRef,
 } from './meals.schema.ts';
-export { foodLoggersSql, foodLogSql } from './meals.food-log.ts';
+export { FOOD_LOG } from './meals.food-log.ts';
 export { MAX_ITEM_GRAMS, resolveItems, scaleNutrients, sumNutrients } from './meals.nutrients.ts';
 export type { MealItemInput, Nutrients } from './meals.nutrients.ts';
 export { mealItemsExport, mealsExport } from './meals.export-rows.ts';

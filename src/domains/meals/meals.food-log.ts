@@ -1,9 +1,11 @@
 /**
  * What a person logged, per catalogue food, as SQL for another domain's statement. The foods domain
  * ranks its search, recommendations and history by it in one statement each, without naming the
- * meals tables: meals owns this SQL (docs/decisions.md, "The house in order (issue 12)").
+ * meals tables: meals owns this SQL (docs/decisions.md, "The house in order (issue 12)") and gives
+ * it to the foods services as FOOD_LOG (meals.food-log-schema.ts, the AI meal analysis).
  */
 import { Prisma } from '../../generated/prisma/client.ts';
+import type { FoodLogSource } from '../foods/index.ts';
 
 export interface FoodLogSqlOptions {
   /** whose live items; null: nobody (no rows, an anonymous search) */
@@ -49,3 +51,6 @@ export function foodLoggersSql(): Prisma.Sql {
     SELECT food_id, count(DISTINCT user_id)::int AS people FROM meal_items
      WHERE food_id IS NOT NULL AND deleted_at IS NULL GROUP BY food_id`;
 }
+
+/** The meals domain's food log, as the foods domain's ranking statements take it. */
+export const FOOD_LOG: FoodLogSource = { mine: foodLogSql, loggers: foodLoggersSql };
