@@ -1,7 +1,7 @@
 /**
  * The layering as a rule (issue 12; docs/architecture.md section 2), checked by `npm run lint:deps`:
  * - the facades (REST, MCP, web pages) reach the core only through the GraphQL core, auth and the
- *   platform (plus the error table, the wire-name mapper, config and the logger);
+ *   platform (plus the error table, the wire-name mapper, config, the logger and the root path);
  * - nothing imports a facade but the composition root (src/app.ts), and no facade imports another;
  * - src/db knows no domain and no HTTP or GraphQL library;
  * - src/platform knows no domain and no facade (shared machinery serves every domain);
@@ -28,7 +28,7 @@ module.exports = {
       from: { path: '^(rest-facade|mcp-facade|web-pages)/' },
       to: {
         path: '^src/',
-        pathNot: '^src/(graphql|auth|platform)/|^src/(errors|wire|config|logger)\\.ts$',
+        pathNot: '^src/(graphql|auth|platform)/|^src/(errors|wire|config|logger|paths)\\.ts$',
       },
     },
     {

@@ -44,12 +44,12 @@ import type {
 import type { Principal } from '../src/auth/principal.ts';
 import { hostNameOf } from '../src/config.ts';
 import type { Config } from '../src/config.ts';
-import { errorMessage } from '../src/errors.ts';
+import { clip, errorMessage } from '../src/errors.ts';
 import type { Context } from '../src/graphql/context.ts';
 import type { OperationStore } from '../src/graphql/operations.ts';
 import { countRequestStatements } from '../src/graphql/statement-metrics.ts';
 import type { IdempotencyStore } from '../src/platform/idempotency.ts';
-import { clip, jsonBodyParser, TOO_DEEP } from '../src/platform/input-guards.ts';
+import { jsonBodyParser, TOO_DEEP } from '../src/platform/input-guards.ts';
 import { withProgress } from '../src/platform/progress.ts';
 import type { McpLimits } from '../src/platform/rate-limit.ts';
 import { callTool, limitKey } from './call-tool.ts';
@@ -59,7 +59,7 @@ import { ALL_TOOLSETS, buildRegistry, chooseToolsets } from './registry.ts';
 import type { ToolRegistry, ToolsetChoice } from './registry.ts';
 import type { McpDoor, McpTool } from './tool.ts';
 import { TOOLS } from './tools.ts';
-import { fromRoot } from '../src/platform/paths.ts';
+import { fromRoot } from '../src/paths.ts';
 
 export const MCP_PATH = '/api/mcp';
 /** Largest request body: the biggest argument is a 5 MB profile photo sent as base64 (6.7 MB). */

@@ -21,7 +21,7 @@ import { createWebPages } from '../web-pages/server.ts';
 import type { Config } from './config.ts';
 import { trackRequests } from './db/bulk.ts';
 import type { Database } from './db/database.ts';
-import { ERROR_TABLE, httpErrorBody } from './errors.ts';
+import { clip, ERROR_TABLE, httpErrorBody } from './errors.ts';
 import type { ErrorCode } from './errors.ts';
 import { createCredentialCache } from './auth/credential-cache.ts';
 import { createContext } from './graphql/context.ts';
@@ -39,7 +39,7 @@ import { registerArchiveImportWorker, resumeArchiveImports } from './domains/hea
 import { registerSnoreClipSweep } from './domains/snoring/index.ts';
 import { registerMealPhotoSweep } from './domains/meals/index.ts';
 import { corsFor } from './platform/cors.ts';
-import { clip, jsonBodyParser, TOO_DEEP } from './platform/input-guards.ts';
+import { jsonBodyParser, TOO_DEEP } from './platform/input-guards.ts';
 import { createMediaRouter } from './platform/media.router.ts';
 import { metricsHandler, observeRequests } from './platform/metrics.ts';
 import { lazyTracer } from './platform/tracing.ts';
@@ -57,7 +57,7 @@ import { createMailer } from './integrations/mailer.ts';
 import { createStorage } from './integrations/storage.ts';
 import { requestIdOf, requestSerializer, responseSerializer } from './logger.ts';
 import type { Logger } from './logger.ts';
-import { requestFactsOf } from './platform/request-facts.ts';
+import { requestFactsOf } from './graphql/request-facts.ts';
 import { requestScope } from './request-context.ts';
 
 export interface AppOptions {

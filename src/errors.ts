@@ -3,8 +3,40 @@
  * Core code throws appError(CODE, message, options); anything else is masked as INTERNAL.
  */
 import { GraphQLError } from 'graphql';
-import { clip, clipMessage, MAX_ISSUES } from './platform/input-guards.ts';
-import type { ValidationIssue } from './platform/validation-issue.ts';
+
+/** One validation issue in the documented FastAPI shape (a 422 answer's `detail[]`). */
+export interface ValidationIssue {
+  /** where: ['body', 'samples', 0, 'metric_type'], ['query', 'limit'], or a variable path */
+  loc: (string | number)[];
+  msg: string;
+  /** Pydantic's error type, e.g. missing, greater_than_equal, string_too_long */
+  type: string;
+}
+
+/** At most this many validation issues are answered; the rest are summarised by their count. */
+export const MAX_ISSUES = 20;
+
+/** How much of a refused input an error message may echo. */
+export const MAX_ECHO_CHARS = 100;
+
+/** Longest error message (a list of the allowed values fits). */
+const MAX_MESSAGE_CHARS = 1_000;
+
+/** Shortens a piece of input for an error message: at most MAX_ECHO_CHARS characters. */
+export function clip(text: string, max = MAX_ECHO_CHARS): string {
+  return text.length <= max ? text : `${text.slice(0, max)}…`;
+}
+
+/**
+ * An error message with every quoted stretch of input shortened to MAX_ECHO_CHARS, and the whole
+ * capped (graphql-js and zod quote the refused value in full).
+ */
+export function clipMessage(message: string): string {
+  const clipped = message.replace(/"(?:[^"\\]|\\.)*"/gs, (quoted) =>
+    quoted.length <= MAX_ECHO_CHARS + 2 ? quoted : `"${clip(quoted.slice(1, -1))}"`,
+  );
+  return clip(clipped, MAX_MESSAGE_CHARS);
+}
 
 /** One row of the table: the HTTP status, whether a retry can succeed, the default message. */
 export interface ErrorRow {
@@ -37,8 +69,6 @@ export const ERROR_TABLE = {
 } as const satisfies Record<string, ErrorRow>;
 
 export type ErrorCode = keyof typeof ERROR_TABLE;
-
-export type { ValidationIssue };
 
 export interface AppErrorOptions {
   /** Structured detail: the REST body's `detail` (validation issues, {code, kind}, ...) */

@@ -8,7 +8,7 @@ import pg from 'pg';
 import { PrismaPGlite } from 'pglite-prisma-adapter';
 import { PrismaClient } from '../generated/prisma/client.ts';
 import type { Prisma } from '../generated/prisma/client.ts';
-import { observePool } from '../platform/metrics.ts';
+import { trackPool } from './pools.ts';
 import { countingStatements } from './statement-count.ts';
 import type { DbTarget } from './target.ts';
 
@@ -24,7 +24,7 @@ export function createPrismaClient(target: DbTarget, pglite?: PGlite): Db {
   }
   // the pool is ours (its gauges are on /metrics) but the adapter still ends it on $disconnect
   const pool = new pg.Pool({ connectionString: target.url, max: 10 });
-  observePool(pool);
+  trackPool(pool);
   // every statement counts into its request's tally (src/db/statement-count.ts)
   const adapter = countingStatements(new PrismaPg(pool, { disposeExternalPool: true }));
   return new PrismaClient({ adapter });

@@ -9,7 +9,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { Kind, OperationTypeNode, parse, visit } from 'graphql';
 import type { DocumentNode, FragmentDefinitionNode, OperationDefinitionNode } from 'graphql';
-import { fromRoot } from '../platform/paths.ts';
+import { fromRoot } from '../paths.ts';
 
 export interface ManifestOperation {
   id: string;

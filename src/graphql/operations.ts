@@ -47,7 +47,7 @@ import type { OpaqueKeys } from '../wire.ts';
 import type { Context } from './context.ts';
 import { noteOperationType } from './statement-metrics.ts';
 import type { ManifestOperation, OperationManifest } from './operation-files.ts';
-import { fromRoot } from '../platform/paths.ts';
+import { fromRoot } from '../paths.ts';
 
 export const MANIFEST_PATH = fromRoot('src', 'generated', 'operations.json');
 

@@ -10,19 +10,11 @@
  */
 import express from 'express';
 import type { RequestHandler } from 'express';
-import type { ValidationIssue } from './validation-issue.ts';
+import { clip, MAX_ISSUES } from '../errors.ts';
+import type { ValidationIssue } from '../errors.ts';
 
 /** Deepest JSON nesting accepted in a body, GraphQL variables or MCP arguments (docs/decisions.md). */
 export const MAX_JSON_DEPTH = 64;
-
-/** At most this many validation issues are answered; the rest are summarised by their count. */
-export const MAX_ISSUES = 20;
-
-/** How much of a refused input an error message may echo. */
-export const MAX_ECHO_CHARS = 100;
-
-/** Longest error message (a list of the allowed values fits). */
-const MAX_MESSAGE_CHARS = 1_000;
 
 /** body-parser error type of a body nested deeper than MAX_JSON_DEPTH (see app.ts's error handler). */
 export const TOO_DEEP = 'entity.too.deep';
@@ -129,20 +121,4 @@ export function unsafeInputIssues(variables: Record<string, unknown>): Validatio
     }
   }
   return issues;
-}
-
-/** Shortens a piece of input for an error message: at most MAX_ECHO_CHARS characters. */
-export function clip(text: string, max = MAX_ECHO_CHARS): string {
-  return text.length <= max ? text : `${text.slice(0, max)}…`;
-}
-
-/**
- * An error message with every quoted stretch of input shortened to MAX_ECHO_CHARS, and the whole
- * capped (graphql-js and zod quote the refused value in full).
- */
-export function clipMessage(message: string): string {
-  const clipped = message.replace(/"(?:[^"\\]|\\.)*"/gs, (quoted) =>
-    quoted.length <= MAX_ECHO_CHARS + 2 ? quoted : `"${clip(quoted.slice(1, -1))}"`,
-  );
-  return clip(clipped, MAX_MESSAGE_CHARS);
 }

@@ -16,6 +16,7 @@ import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import type { Pool } from 'pg';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { Config } from '../config.ts';
+import { openPools } from '../db/pools.ts';
 import { ERROR_TABLE, httpErrorBody } from '../errors.ts';
 import type { RequestTracer } from './tracing.ts';
 
@@ -101,24 +102,14 @@ const aiCost = new Counter({
   registers: [registry],
 });
 
-/** the open PostgreSQL pools of this process (one per database; none on PGlite) */
-const pools = new Set<Pool>();
-/** Adds `pool` to the db_pool_* gauges (summed over the process's open pools). */
-export function observePool(pool: Pool): void {
-  pools.add(pool);
-}
+/** A gauge summed over the process's open PostgreSQL pools (src/db/pools.ts; none on PGlite). */
 const poolGauge = (name: string, help: string, read: (pool: Pool) => number): void =>
   void new Gauge({
     name,
     help,
     registers: [registry],
     collect() {
-      let total = 0;
-      for (const pool of pools) {
-        if (pool.ended) pools.delete(pool);
-        else total += read(pool);
-      }
-      this.set(total);
+      this.set(openPools().reduce((total, pool) => total + read(pool), 0));
     },
   });
 poolGauge('db_pool_connections', 'PostgreSQL pool: open connections', (p) => p.totalCount);

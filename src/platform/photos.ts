@@ -9,7 +9,7 @@
  */
 import { fileTypeFromBuffer } from 'file-type';
 import { validationError } from '../errors.ts';
-import type { AuthedContext } from '../graphql/context.ts';
+import type { Config } from '../config.ts';
 
 /** Accepted image types (as sniffed from the bytes) and the extension their keys get. */
 export const PHOTO_TYPES: Readonly<Record<string, string>> = {
@@ -34,7 +34,7 @@ const TYPES_IN_WORDS = 'JPEG, PNG, WebP or HEIC';
 export type UploadedFile = Pick<Blob, 'size' | 'type' | 'arrayBuffer'>;
 
 /** The public URL of a stored photo: PUBLIC_URL + /media/<key>, or the path alone without PUBLIC_URL. */
-export function mediaUrl(ctx: Pick<AuthedContext, 'config'>, key: string): string {
+export function mediaUrl(ctx: { config: Pick<Config, 'PUBLIC_URL'> }, key: string): string {
   return `${ctx.config.PUBLIC_URL?.replace(/\/$/, '') ?? ''}/media/${key}`;
 }
 

@@ -15,7 +15,7 @@ import {
 import { loadOperations } from '../../src/graphql/operations.ts';
 import { schema } from '../../src/graphql/schema.ts';
 import { GRAPHIQL_ADMIN_QUERY } from '../../src/graphql/yoga.ts';
-import { fromRoot } from '../../src/platform/paths.ts';
+import { fromRoot } from '../../src/paths.ts';
 import { seedUser } from '../factories/users.ts';
 import { startTestApp, testConfig } from '../harness/app.ts';
 import { gql } from '../harness/clients.ts';
