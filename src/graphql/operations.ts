@@ -319,7 +319,7 @@ export function loadOperations(
       if (unsafe.length) return { data: null, errors: [validationError(unsafe)] };
       const mask = (e: unknown) =>
         maskError(e, ctx.requestId, (err) => ctx.log.error({ err }, 'unexpected error'));
-      noteOperationType(op.document, op.name);
+      noteOperationType(op.type); // the manifest's, not the document's again
       // offset-less date-times are the person's local time; MCP answers carry their offset
       const result = await inLocalTime(ctx, variables, () =>
         plan.query(undefined, ctx, withDefaults(variables, op.defaults)),

@@ -10,7 +10,7 @@
  */
 import type { RequestHandler } from 'express';
 import { getOperationAST } from 'graphql';
-import type { DocumentNode, ExecutionArgs } from 'graphql';
+import type { ExecutionArgs } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import { currentStatementTally, withStatementTally } from '../db/statement-count.ts';
 import type { StatementTally } from '../db/statement-count.ts';
@@ -19,11 +19,9 @@ import type { StatementDoor } from '../platform/metrics.ts';
 import type { Context } from './context.ts';
 
 /** Records the type of an operation the current tally runs (the first one counts). */
-export function noteOperationType(document: DocumentNode, operationName?: string | null): void {
+export function noteOperationType(type: string): void {
   const tally = currentStatementTally();
-  if (!tally || tally.operationType) return;
-  const type = getOperationAST(document, operationName)?.operation;
-  if (type) tally.operationType = type;
+  if (tally && !tally.operationType) tally.operationType = type;
 }
 
 /** The yoga plugin: one tally per operation, observed when the operation's result is ready. */
@@ -40,7 +38,8 @@ export const useStatementMetrics: Plugin<Context> = {
   },
   onExecute: ({ args }) => {
     const { document, operationName } = args as ExecutionArgs;
-    noteOperationType(document, operationName);
+    const type = getOperationAST(document, operationName)?.operation;
+    if (type) noteOperationType(type);
   },
 };
 
