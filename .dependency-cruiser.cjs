@@ -1,8 +1,14 @@
 /**
- * The layering as a rule (issue 12; docs/architecture.md section 2), checked by `npm run lint:deps`:
- * - the facades (REST, MCP, web pages) reach the core only through the GraphQL core, auth and the
- *   platform (plus the error table, the wire-name mapper, config, the logger and the root path);
- * - nothing imports a facade but the composition root (src/app.ts), and no facade imports another;
+ * The layering as a rule (issues 12 and 31; docs/architecture.md section 2), checked by
+ * `npm run lint:deps`:
+ * - no two folders import each other, however far round (a folder-level cycle is an import that
+ *   runs back up a layer);
+ * - the base (src/base, src/db, src/platform, src/auth, src/integrations and the graph base
+ *   src/graphql) knows no domain, no schema composition (src/schema) and no server (src/server);
+ * - the facades (REST, MCP, web pages) reach the core only through the schema, the graph base,
+ *   auth, the platform and src/base (the error table, the wire-name mapper, config, the logger and
+ *   the root path);
+ * - nothing imports a facade but the composition root (src/server/app.ts), and no facade imports another;
  * - src/db knows no domain and no HTTP or GraphQL library;
  * - src/platform knows no domain and no facade (shared machinery serves every domain);
  * - a domain reaches another domain only through that domain's index.ts (its public surface);
@@ -21,6 +27,23 @@ module.exports = {
       to: { circular: true },
     },
     {
+      name: 'no-folder-cycle',
+      severity: 'error',
+      comment:
+        'Two folders import each other (through any others): one import runs back up a layer. Move what both need down a layer, or pass it in.',
+      scope: 'folder',
+      from: {},
+      to: { circular: true },
+    },
+    {
+      name: 'base-knows-no-domain',
+      severity: 'error',
+      comment:
+        'The base layers serve every domain: pass what they need in, or put the code that reads a domain in src/schema.',
+      from: { path: '^src/(base|db|platform|auth|integrations|graphql)/' },
+      to: { path: '^src/(domains|schema|server)/' },
+    },
+    {
       name: 'facade-reaches-core-only-through-graphql-auth-platform',
       severity: 'error',
       comment:
@@ -28,7 +51,7 @@ module.exports = {
       from: { path: '^(rest-facade|mcp-facade|web-pages)/' },
       to: {
         path: '^src/',
-        pathNot: '^src/(graphql|auth|platform)/|^src/(errors|wire|config|logger|paths)\\.ts$',
+        pathNot: '^src/(base|schema|graphql|auth|platform)/',
       },
     },
     {
@@ -42,8 +65,8 @@ module.exports = {
     {
       name: 'nothing-imports-a-facade',
       severity: 'error',
-      comment: 'Only the composition root (src/app.ts) mounts the facades.',
-      from: { path: '^src/', pathNot: '^src/app\\.ts$' },
+      comment: 'Only the composition root (src/server/app.ts) mounts the facades.',
+      from: { path: '^src/', pathNot: '^src/server/app\\.ts$' },
       to: { path: '^(rest-facade|mcp-facade|web-pages)/' },
     },
     {

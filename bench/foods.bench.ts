@@ -17,13 +17,13 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import express from 'express';
-import { createApp } from '../src/app.ts';
-import { loadConfig } from '../src/config.ts';
+import { createApp } from '../src/server/app.ts';
+import { loadConfig } from '../src/base/config.ts';
 import { openDatabase } from '../src/db/database.ts';
 import { importCatalogue } from '../src/domains/foods/import/foods.catalogue-import.ts';
 import { searchFoodsSql } from '../src/domains/foods/foods.service.ts';
 import { FOOD_LOG } from '../src/domains/meals/index.ts';
-import { createLogger } from '../src/logger.ts';
+import { createLogger } from '../src/base/logger.ts';
 
 const DURATION_S = Number(process.env.DURATION_S ?? 8);
 const CONNECTIONS = 10;

@@ -8,11 +8,11 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { createApp } from '../src/app.ts';
-import { loadConfig } from '../src/config.ts';
+import { createApp } from '../src/server/app.ts';
+import { loadConfig } from '../src/base/config.ts';
 import { openDatabase } from '../src/db/database.ts';
 import type { Database } from '../src/db/database.ts';
-import { createLogger } from '../src/logger.ts';
+import { createLogger } from '../src/base/logger.ts';
 import { median } from './stats.ts';
 
 export interface InProcessApp {

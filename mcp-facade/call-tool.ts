@@ -10,13 +10,13 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { Principal } from '../src/auth/principal.ts';
 import type { Context } from '../src/graphql/context.ts';
-import type { OperationStore } from '../src/graphql/operations.ts';
-import { validationError } from '../src/errors.ts';
+import type { OperationStore } from '../src/schema/operations.ts';
+import { validationError } from '../src/base/errors.ts';
 import { fingerprintOf } from '../src/platform/idempotency.ts';
 import { unsafeInputIssues } from '../src/platform/input-guards.ts';
 import type { IdempotencyKey, IdempotencyStore } from '../src/platform/idempotency.ts';
 import type { Limiter } from '../src/platform/rate-limit.ts';
-import { camelKeys } from '../src/wire.ts';
+import { camelKeys } from '../src/base/wire.ts';
 import {
   ANSWER_MAX_CHARS,
   capAnswer,

@@ -27,12 +27,12 @@ import { isHealthScope, isScope } from '../src/auth/scopes.ts';
 import type { Scope } from '../src/auth/scopes.ts';
 import { variablesSchema } from '../src/graphql/json-schema.ts';
 import type { JsonSchema } from '../src/graphql/json-schema.ts';
-import { declaredScopesOf, rootFieldsOf } from '../src/graphql/operations.ts';
-import type { OperationStore, PersistedOperation } from '../src/graphql/operations.ts';
+import { declaredScopesOf, rootFieldsOf } from '../src/schema/operations.ts';
+import type { OperationStore, PersistedOperation } from '../src/schema/operations.ts';
 import { CURSOR_ARG, CURSOR_MAX_LENGTH } from './answer-size.ts';
 import { OAUTH_HIDDEN_KINDS, TOOL_KINDS } from './tool.ts';
 import type { McpDoor, McpTool, ToolKind } from './tool.ts';
-import type { OpaqueKeys } from '../src/wire.ts';
+import type { OpaqueKeys } from '../src/base/wire.ts';
 
 /** The argument every deletes / shares / takes-a-payment tool needs set to true. */
 export const CONFIRM_ARG = 'confirm';

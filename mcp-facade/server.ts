@@ -42,11 +42,11 @@ import type {
   ServerRequest,
 } from '@modelcontextprotocol/sdk/types.js';
 import type { Principal } from '../src/auth/principal.ts';
-import { hostNameOf } from '../src/config.ts';
-import type { Config } from '../src/config.ts';
-import { clip, errorMessage } from '../src/errors.ts';
+import { hostNameOf } from '../src/base/config.ts';
+import type { Config } from '../src/base/config.ts';
+import { clip, errorMessage } from '../src/base/errors.ts';
 import type { Context } from '../src/graphql/context.ts';
-import type { OperationStore } from '../src/graphql/operations.ts';
+import type { OperationStore } from '../src/schema/operations.ts';
 import { countRequestStatements } from '../src/graphql/statement-metrics.ts';
 import type { IdempotencyStore } from '../src/platform/idempotency.ts';
 import { jsonBodyParser, TOO_DEEP } from '../src/platform/input-guards.ts';
@@ -59,7 +59,7 @@ import { ALL_TOOLSETS, buildRegistry, chooseToolsets } from './registry.ts';
 import type { ToolRegistry, ToolsetChoice } from './registry.ts';
 import type { McpDoor, McpTool } from './tool.ts';
 import { TOOLS } from './tools.ts';
-import { fromRoot } from '../src/paths.ts';
+import { fromRoot } from '../src/base/paths.ts';
 
 export const MCP_PATH = '/api/mcp';
 /** Largest request body: the biggest argument is a 5 MB profile photo sent as base64 (6.7 MB). */

@@ -2,16 +2,16 @@
  * The shapes of tool answers. Success: `structuredContent` is the operation's answer in snake_case
  * (an object; lists come as `{ items }`), plus the same JSON as a text block for older clients.
  * Failure: an `isError` result whose `structuredContent.error` carries the code of the one error
- * table (src/errors.ts), the message, the detail, and whether a retry can succeed.
+ * table (src/base/errors.ts), the message, the detail, and whether a retry can succeed.
  *
  * It must never show a stack trace or an internal message: INTERNAL answers only the request id.
  */
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { GraphQLError } from 'graphql';
-import { errorInfo, errorMessage } from '../src/errors.ts';
-import type { AppErrorExtensions, ErrorCode, ValidationIssue } from '../src/errors.ts';
-import { snakeKeys, toSnake } from '../src/wire.ts';
-import type { OpaqueKeys } from '../src/wire.ts';
+import { errorInfo, errorMessage } from '../src/base/errors.ts';
+import type { AppErrorExtensions, ErrorCode, ValidationIssue } from '../src/base/errors.ts';
+import { snakeKeys, toSnake } from '../src/base/wire.ts';
+import type { OpaqueKeys } from '../src/base/wire.ts';
 
 export interface ToolErrorBody {
   code: ErrorCode;

@@ -16,7 +16,7 @@
  */
 import { once } from 'node:events';
 import type { Response } from 'express';
-import { snakeKeys } from '../src/wire.ts';
+import { snakeKeys } from '../src/base/wire.ts';
 
 /** What the pull's root field answers: one page of changes, and the cursor of the next (null: done). */
 export interface ChangesPage {

@@ -10,7 +10,7 @@ import path from 'node:path';
 import compression from 'compression';
 import express from 'express';
 import type { NextFunction, Request, Response, Router } from 'express';
-import { ERROR_TABLE, httpErrorBody } from '../src/errors.ts';
+import { ERROR_TABLE, httpErrorBody } from '../src/base/errors.ts';
 import { FRAME_ANCESTORS_NONE, noFramingHeaders } from '../src/platform/framing.ts';
 
 export interface DocsPageOptions {

@@ -16,13 +16,13 @@ import {
   errorMessage,
   httpErrorBody,
   validationError,
-} from '../src/errors.ts';
-import type { ValidationIssue } from '../src/errors.ts';
+} from '../src/base/errors.ts';
+import type { ValidationIssue } from '../src/base/errors.ts';
 import type { Context } from '../src/graphql/context.ts';
-import type { OperationStore, PersistedOperation } from '../src/graphql/operations.ts';
+import type { OperationStore, PersistedOperation } from '../src/schema/operations.ts';
 import { jsonStreamBodyParser } from '../src/platform/json-stream.ts';
-import { snakeKeys, toCamel, toSnake } from '../src/wire.ts';
-import type { OpaqueKeys } from '../src/wire.ts';
+import { snakeKeys, toCamel, toSnake } from '../src/base/wire.ts';
+import type { OpaqueKeys } from '../src/base/wire.ts';
 import { httpAnswerFor } from './http-errors.ts';
 import type { VariableOrigin, VariableOrigins } from './http-errors.ts';
 import {

@@ -4,9 +4,9 @@
  * WWW-Authenticate headers. Never a stack trace; INTERNAL carries the request id.
  */
 import type { GraphQLError, GraphQLInputType } from 'graphql';
-import { errorInfo, httpErrorBody } from '../src/errors.ts';
-import type { ValidationIssue } from '../src/errors.ts';
-import { toCamel } from '../src/wire.ts';
+import { errorInfo, httpErrorBody } from '../src/base/errors.ts';
+import type { ValidationIssue } from '../src/base/errors.ts';
+import { toCamel } from '../src/base/wire.ts';
 import { wirePath } from './wire-input.ts';
 
 export interface HttpAnswer {

@@ -20,7 +20,7 @@ import {
   typeFromAST,
 } from 'graphql';
 import type { GraphQLInputType, GraphQLSchema } from 'graphql';
-import type { Config } from '../src/config.ts';
+import type { Config } from '../src/base/config.ts';
 import {
   inputTypeSchema,
   resultSchema,
@@ -28,9 +28,9 @@ import {
   variablesSchema,
 } from '../src/graphql/json-schema.ts';
 import type { JsonSchema } from '../src/graphql/json-schema.ts';
-import { declaredScopesOf, rootFieldsOf } from '../src/graphql/operations.ts';
-import type { OperationStore, PersistedOperation } from '../src/graphql/operations.ts';
-import { toCamel, toSnake } from '../src/wire.ts';
+import { declaredScopesOf, rootFieldsOf } from '../src/schema/operations.ts';
+import type { OperationStore, PersistedOperation } from '../src/schema/operations.ts';
+import { toCamel, toSnake } from '../src/base/wire.ts';
 import { createDocsRouter } from './docs-page.ts';
 import type { RestRoute } from './route.ts';
 

@@ -44,10 +44,10 @@ import busboy from 'busboy';
 import type { Request, RequestHandler, Response } from 'express';
 import type { Readable } from 'node:stream';
 import { CSRF_HEADER } from '../src/auth/authenticate.ts';
-import { httpErrorBody } from '../src/errors.ts';
+import { httpErrorBody } from '../src/base/errors.ts';
 import { openExportFile } from '../src/platform/export-files.ts';
 import { StreamedFile } from '../src/platform/streamed-file.ts';
-import { snakeKeys } from '../src/wire.ts';
+import { snakeKeys } from '../src/base/wire.ts';
 
 export const RESPONDERS = [
   'multipart',

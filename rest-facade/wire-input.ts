@@ -33,8 +33,8 @@ import type {
   GraphQLNamedInputType,
   GraphQLScalarType,
 } from 'graphql';
-import type { ValidationIssue } from '../src/errors.ts';
-import { toSnake } from '../src/wire.ts';
+import type { ValidationIssue } from '../src/base/errors.ts';
+import { toSnake } from '../src/base/wire.ts';
 import {
   fail,
   floatText,

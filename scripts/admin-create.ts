@@ -12,7 +12,7 @@
 import { createInterface } from 'node:readline';
 import { parseArgs } from 'node:util';
 import { hashPassword } from '../src/auth/credentials.ts';
-import { loadConfig } from '../src/config.ts';
+import { loadConfig } from '../src/base/config.ts';
 import { openDatabase } from '../src/db/database.ts';
 import { normaliseEmail } from '../src/domains/account/index.ts';
 

@@ -1,5 +1,5 @@
 /**
- * The compiled build `npm start` runs: src/main.ts and everything it imports, packages included,
+ * The compiled build `npm start` runs: src/server/main.ts and everything it imports, packages included,
  * bundled by esbuild into dist/ as ES modules with source maps. One bundle instead of ~1,500 module
  * files halves the time to load the app (docs/benchmarks.md, issue 18). app.ts is a chunk of its
  * own, so main.ts opens the database while the app's code loads; code imported dynamically (the
@@ -27,7 +27,7 @@ const EXTERNAL = [
 rmSync(outdir, { recursive: true, force: true });
 await build({
   absWorkingDir: root,
-  entryPoints: ['src/main.ts'],
+  entryPoints: ['src/server/main.ts'],
   outdir,
   bundle: true,
   splitting: true,

@@ -7,7 +7,7 @@
  * (JSON, with timings) to stdout. Database: DATABASE_URL or the embedded one in DATA_DIR.
  */
 import { parseArgs } from 'node:util';
-import { loadConfig } from '../src/config.ts';
+import { loadConfig } from '../src/base/config.ts';
 import { openDatabase } from '../src/db/database.ts';
 import { importCatalogue } from '../src/domains/foods/import/foods.catalogue-import.ts';
 import { CATALOGUE_SOURCES } from '../src/domains/foods/import/foods.catalogue-sources.ts';

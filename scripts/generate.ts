@@ -7,7 +7,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { lexicographicSortSchema, printSchema, validate, parse } from 'graphql';
 import { buildManifest } from '../src/graphql/operation-files.ts';
-import { schema } from '../src/graphql/schema.ts';
+import { schema } from '../src/schema/schema.ts';
 
 const root = path.resolve(import.meta.dirname, '..');
 export const SCHEMA_FILE = path.join(root, 'schema.graphql');

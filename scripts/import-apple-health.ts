@@ -8,7 +8,7 @@
  * stderr, the summary (JSON) to stdout. Database: DATABASE_URL or the embedded one in DATA_DIR.
  */
 import { parseArgs } from 'node:util';
-import { loadConfig } from '../src/config.ts';
+import { loadConfig } from '../src/base/config.ts';
 import { openDatabase } from '../src/db/database.ts';
 import { normaliseEmail } from '../src/domains/account/account.shared.ts';
 import { importAppleHealthFile } from '../src/domains/health/health.apple-import.ts';

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../src/config.ts';
+import { loadConfig } from '../src/base/config.ts';
 
 const dir = mkdtempSync(path.join(tmpdir(), 'hdp-cfg-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

@@ -3,7 +3,7 @@ import { httpAnswerFor } from '../rest-facade/http-errors.ts';
 import { createIdentityProviders } from '../src/integrations/idp.ts';
 import { createMailer } from '../src/integrations/mailer.ts';
 import { createStorage } from '../src/integrations/storage.ts';
-import { createLogger } from '../src/logger.ts';
+import { createLogger } from '../src/base/logger.ts';
 import { createContextAs } from '../src/graphql/context.ts';
 import { ALL_SCOPES } from '../src/auth/scopes.ts';
 import { startTestApp } from './harness/app.ts';

@@ -15,7 +15,7 @@
  */
 import type { Request, Response } from 'express';
 import type { GraphQLError } from 'graphql';
-import type { ValidationIssue } from '../src/errors.ts';
+import type { ValidationIssue } from '../src/base/errors.ts';
 import type { Context } from '../src/graphql/context.ts';
 import { cookieOnly } from './form-post.ts';
 import { formActionSource, html, sendPage } from './html.ts';

@@ -10,7 +10,7 @@
 import express from 'express';
 import type { Request, Router } from 'express';
 import type { Context } from '../src/graphql/context.ts';
-import type { OperationStore } from '../src/graphql/operations.ts';
+import type { OperationStore } from '../src/schema/operations.ts';
 import { formBody, sameOriginOnly } from './form-post.ts';
 import { methodNotAllowed } from './html.ts';
 import { showConsent, submitConsent } from './oauth-consent.page.ts';

@@ -14,10 +14,10 @@
  */
 import type { Request, RequestHandler, Response } from 'express';
 import type { GraphQLError } from 'graphql';
-import { errorInfo } from '../src/errors.ts';
+import { errorInfo } from '../src/base/errors.ts';
 import type { Context } from '../src/graphql/context.ts';
-import type { OperationStore } from '../src/graphql/operations.ts';
-import { requestIdOf } from '../src/logger.ts';
+import type { OperationStore } from '../src/schema/operations.ts';
+import { requestIdOf } from '../src/base/logger.ts';
 import { withoutCredentials } from './form-post.ts';
 import { html, PRODUCT_NAME, sendPage } from './html.ts';
 import type { Page, SafeHtml } from './html.ts';

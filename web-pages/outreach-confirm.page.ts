@@ -9,10 +9,10 @@
  * answer a stack trace.
  */
 import type { Request, Response } from 'express';
-import { errorInfo } from '../src/errors.ts';
+import { errorInfo } from '../src/base/errors.ts';
 import type { Context } from '../src/graphql/context.ts';
-import type { OperationStore } from '../src/graphql/operations.ts';
-import { requestIdOf } from '../src/logger.ts';
+import type { OperationStore } from '../src/schema/operations.ts';
+import { requestIdOf } from '../src/base/logger.ts';
 import { withoutCredentials } from './form-post.ts';
 import { html, sendPage } from './html.ts';
 import type { Page } from './html.ts';

@@ -9,11 +9,11 @@
  */
 import type { Request, Response } from 'express';
 import type { GraphQLError } from 'graphql';
-import { errorInfo } from '../src/errors.ts';
-import type { ValidationIssue } from '../src/errors.ts';
+import { errorInfo } from '../src/base/errors.ts';
+import type { ValidationIssue } from '../src/base/errors.ts';
 import type { Context } from '../src/graphql/context.ts';
-import type { OperationStore } from '../src/graphql/operations.ts';
-import { requestIdOf } from '../src/logger.ts';
+import type { OperationStore } from '../src/schema/operations.ts';
+import { requestIdOf } from '../src/base/logger.ts';
 import { html, sendPage } from './html.ts';
 import type { Page } from './html.ts';
 import { withoutCredentials } from './form-post.ts';

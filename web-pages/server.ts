@@ -1,6 +1,6 @@
 /**
  * Web pages entry: the small HTML pages that links in our emails open, and a page at / for a
- * browser. Mounted by src/app.ts after the facades and before the 404s.
+ * browser. Mounted by src/server/app.ts after the facades and before the 404s.
  *
  * Like the facades, it never imports Prisma, a service or a domain module and holds no business
  * rules: a form runs a persisted GraphQL operation in process (OperationStore.execute). Every page
@@ -9,7 +9,7 @@
 import express from 'express';
 import type { Request, Router } from 'express';
 import type { Context } from '../src/graphql/context.ts';
-import type { OperationStore } from '../src/graphql/operations.ts';
+import type { OperationStore } from '../src/schema/operations.ts';
 import { formBody, sameOriginOnly } from './form-post.ts';
 import { methodNotAllowed } from './html.ts';
 import { showHome } from './home.page.ts';

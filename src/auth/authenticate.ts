@@ -17,7 +17,7 @@
  * credential (no statement of its own), which a zone change ends through the same epoch.
  */
 import type { Db } from '../db/client.ts';
-import { appError } from '../errors.ts';
+import { appError } from '../base/errors.ts';
 import { msValue } from '../platform/sync-clock.ts';
 import {
   csrfTokenFor,

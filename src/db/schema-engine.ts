@@ -18,7 +18,7 @@ import type {
 import * as glue from '@prisma/schema-engine-wasm/schema_engine_bg';
 import type { DbTarget } from './target.ts';
 import { openPglite } from './target.ts';
-import { fromRoot } from '../paths.ts';
+import { fromRoot } from '../base/paths.ts';
 
 const require = createRequire(import.meta.url);
 

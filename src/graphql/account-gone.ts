@@ -6,7 +6,7 @@
  * error, once, so no other request pays for it.
  */
 import { GraphQLError } from 'graphql';
-import { appError } from '../errors.ts';
+import { appError } from '../base/errors.ts';
 import type { Context } from './context.ts';
 
 /** An error that is not deliberate: it is (or, once masked, was) answered as INTERNAL. */

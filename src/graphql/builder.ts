@@ -12,7 +12,7 @@ import ValidationPlugin from '@pothos/plugin-validation';
 import { GraphQLError } from 'graphql';
 import type { Scope } from '../auth/scopes.ts';
 import { credentialHolds, VIEW_AS_READ_ONLY } from '../auth/view-as.ts';
-import { appError, errorMessage, validationError } from '../errors.ts';
+import { appError, errorMessage, validationError } from '../base/errors.ts';
 import { isStorableDate } from '../platform/input-guards.ts';
 import { dateTimeOfInput, dateTimeOfOutput } from '../platform/local-time.ts';
 import type PrismaTypes from '../generated/pothos-types.ts';

@@ -16,7 +16,7 @@
  */
 import type { ArgBuilder, ObjectRef } from '@pothos/core';
 import { z } from 'zod';
-import { validationError } from '../errors.ts';
+import { validationError } from '../base/errors.ts';
 import { builder } from './builder.ts';
 
 type Types = typeof builder.$inferSchemaTypes;

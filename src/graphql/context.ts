@@ -1,7 +1,7 @@
 /**
  * The GraphQL context, and the one way to build it: createContext(deps, request). Every door
  * builds its requests' contexts here: yoga (POST /graphql), the REST and MCP facades, the web pages
- * (through src/app.ts) and the test factories (createContextAs, with a principal they already know).
+ * (through src/server/app.ts) and the test factories (createContextAs, with a principal they already know).
  *
  * It must never hold a door's rules beyond the one it is told (refuseInvalidCredential): which
  * credentials a door accepts, and what it answers without one, stay with that door.
@@ -11,13 +11,13 @@ import { authenticate, presentsCredential } from '../auth/authenticate.ts';
 import { clearedSessionCookies } from '../auth/cookies.ts';
 import type { Principal } from '../auth/principal.ts';
 import type { CredentialCache } from '../auth/credential-cache.ts';
-import type { Config } from '../config.ts';
+import type { Config } from '../base/config.ts';
 import type { Db } from '../db/client.ts';
 import type { IdentityProviders } from '../integrations/idp.ts';
 import type { Mailer } from '../integrations/mailer.ts';
 import type { ModelClient } from '../integrations/openai.ts';
 import type { Storage } from '../integrations/storage.ts';
-import type { Logger } from '../logger.ts';
+import type { Logger } from '../base/logger.ts';
 import type { JobQueue } from '../platform/jobs.ts';
 import type { Limits } from '../platform/limits.ts';
 import { RequestLoaders } from './loaders.ts';

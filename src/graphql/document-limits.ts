@@ -25,7 +25,7 @@ import type {
   ValidationContext,
   ValidationRule,
 } from 'graphql';
-import type { Config } from '../config.ts';
+import type { Config } from '../base/config.ts';
 
 /** The limits of one document, each counted over the whole document (fragments included). */
 export interface DocumentLimits {

@@ -42,7 +42,7 @@ import type {
   VariableDefinitionNode,
 } from 'graphql';
 import { z } from 'zod';
-import { toSnake } from '../wire.ts';
+import { toSnake } from '../base/wire.ts';
 
 export type JsonSchema = Record<string, unknown>;
 

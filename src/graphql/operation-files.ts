@@ -1,15 +1,15 @@
 /**
  * Reads the persisted operations from src/domains/<domain>/operations/*.graphql: one named
  * operation per file, its leading `#` comment as description, fragments (`*.fragment.graphql`)
- * appended to each operation that uses them. Used by the generator and its drift test only;
- * the server reads the committed manifest.
+ * appended to each operation that uses them. The generator and its drift test read the files;
+ * the server reads the committed manifest at MANIFEST_PATH.
  */
 import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { Kind, OperationTypeNode, parse, visit } from 'graphql';
 import type { DocumentNode, FragmentDefinitionNode, OperationDefinitionNode } from 'graphql';
-import { fromRoot } from '../paths.ts';
+import { fromRoot } from '../base/paths.ts';
 
 export interface ManifestOperation {
   id: string;
@@ -27,6 +27,9 @@ export interface OperationManifest {
 }
 
 const DOMAINS_DIR = fromRoot('src', 'domains');
+
+/** The committed manifest of every persisted operation (written by `npm run gen`). */
+export const MANIFEST_PATH = fromRoot('src', 'generated', 'operations.json');
 
 function leadingComment(text: string): string {
   const lines: string[] = [];

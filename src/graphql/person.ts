@@ -9,7 +9,7 @@
  * answers NOT_FOUND, like another person's row in a service.
  */
 import { readerUserId } from '../auth/principal.ts';
-import { appError } from '../errors.ts';
+import { appError } from '../base/errors.ts';
 import type { AuthedContext } from './context.ts';
 
 /** The person's data on `user`: allowed for the caller's own object and the person viewed. */

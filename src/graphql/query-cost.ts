@@ -17,7 +17,7 @@
  * costs 3 + n: a week of 5-minute readings (n = 2,016) is about 2,000 of the 20,000.
  *
  * Persisted operations are not counted: they are this server's own documents (REST and MCP run
- * them in process, src/graphql/operations.ts; the web app sends them by id), each of their
+ * them in process, src/schema/operations.ts; the web app sends them by id), each of their
  * arguments is bounded by the schema, and some read more than an arbitrary document may (a REST
  * export of 50,000 readings). The rule is for the documents a client writes.
  *

@@ -8,7 +8,7 @@
 import type { Request } from 'express';
 import { CSRF_HEADER } from '../auth/authenticate.ts';
 import type { RequestFacts, Via } from './context.ts';
-import { requestIdOf } from '../logger.ts';
+import { requestIdOf } from '../base/logger.ts';
 
 /** The facts of an express request coming through `via` (req.ip honours TRUST_PROXY). */
 export function requestFactsOf(req: Request, via: Via): RequestFacts {

@@ -13,8 +13,8 @@
  */
 import { createRemoteJWKSet, decodeProtectedHeader, errors, importJWK, jwtVerify } from 'jose';
 import type { JWK, JWTPayload } from 'jose';
-import type { Config, IdentityProviderConfig } from '../config.ts';
-import { appError } from '../errors.ts';
+import type { Config, IdentityProviderConfig } from '../base/config.ts';
+import { appError } from '../base/errors.ts';
 import { upstreamError } from './upstream.ts';
 
 /** What a verified ID token says about the person. */

@@ -7,8 +7,8 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import nodemailer from 'nodemailer';
-import type { Config } from '../config.ts';
-import type { Logger } from '../logger.ts';
+import type { Config } from '../base/config.ts';
+import type { Logger } from '../base/logger.ts';
 
 export interface MailMessage {
   to: string;

@@ -13,8 +13,8 @@
  * 504. It must never log or echo the client secret or a token.
  */
 import { z } from 'zod';
-import type { Config } from '../config.ts';
-import { appError } from '../errors.ts';
+import type { Config } from '../base/config.ts';
+import { appError } from '../base/errors.ts';
 import { parsedAnswer, upstreamError } from './upstream.ts';
 
 type MonitorConfig = Pick<Config, 'MONITOR_API_BASE' | 'MONITOR_TOKEN_URL' | 'MONITOR_TIMEOUT_MS'>;

@@ -16,8 +16,8 @@ import type {
   ChatCompletionCreateParamsNonStreaming,
 } from 'openai/resources/chat/completions';
 import { z } from 'zod';
-import type { Config } from '../config.ts';
-import type { Logger } from '../logger.ts';
+import type { Config } from '../base/config.ts';
+import type { Logger } from '../base/logger.ts';
 import { checkedAnswer, upstreamError } from './upstream.ts';
 
 /** The client the AI features call (the SDK's own class). */

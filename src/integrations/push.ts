@@ -12,8 +12,8 @@
  * service's acceptance whatever its body; the body is read only to tell a dead token.
  */
 import { z } from 'zod';
-import type { Config } from '../config.ts';
-import type { Logger } from '../logger.ts';
+import type { Config } from '../base/config.ts';
+import type { Logger } from '../base/logger.ts';
 
 /** The platforms a device token can belong to (DeviceToken.platform). */
 export type PushPlatform = 'ios' | 'android';

@@ -11,7 +11,7 @@ import { mkdir, rename, rm, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import type { Readable } from 'node:stream';
-import type { Config } from '../config.ts';
+import type { Config } from '../base/config.ts';
 
 /** `folder/name.ext`: lower-case folder, base64url name, short extension. */
 export const STORAGE_KEY = /^[a-z0-9-]{1,32}\/[A-Za-z0-9_-]{16,64}\.[a-z0-9]{1,5}$/;

@@ -10,8 +10,8 @@
  */
 import type { GraphQLError } from 'graphql';
 import type { z } from 'zod';
-import { appError } from '../errors.ts';
-import type { Logger } from '../logger.ts';
+import { appError } from '../base/errors.ts';
+import type { Logger } from '../base/logger.ts';
 
 /** Seconds after which a retry may find the third party answering normally again. */
 const RETRY_AFTER_SECONDS = 5;

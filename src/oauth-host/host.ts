@@ -25,10 +25,10 @@ import {
   InvalidRequestError,
   TooManyRequestsError,
 } from '@modelcontextprotocol/sdk/server/auth/errors.js';
-import { hostNameOf } from '../config.ts';
-import type { Config } from '../config.ts';
-import { ERROR_TABLE, httpErrorBody } from '../errors.ts';
-import { requestIdOf } from '../logger.ts';
+import { hostNameOf } from '../base/config.ts';
+import type { Config } from '../base/config.ts';
+import { ERROR_TABLE, httpErrorBody } from '../base/errors.ts';
+import { requestIdOf } from '../base/logger.ts';
 import type { Db } from '../db/client.ts';
 import { REGISTRATIONS_PER_IP } from '../domains/oauth/index.ts';
 import type { ClientMetadataFetcher } from '../domains/oauth/index.ts';

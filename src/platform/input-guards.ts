@@ -3,15 +3,15 @@
  * the database: JSON nesting depth (checked on the raw text, before JSON.parse, and on parsed
  * values), text PostgreSQL cannot store (U+0000, lone surrogates), dates beyond year 9999, and the
  * size of what an error answer echoes back. REST and MCP bodies pass `jsonBodyParser`; every persisted operation and
- * every /graphql request checks its variables with `unsafeInputIssues` (src/graphql/operations.ts,
- * src/graphql/yoga.ts). Nothing here knows a route: new routes and tools inherit the guards.
+ * every /graphql request checks its variables with `unsafeInputIssues` (src/schema/operations.ts,
+ * src/schema/yoga.ts). Nothing here knows a route: new routes and tools inherit the guards.
  *
  * It must never throw on any input, and never recurse over the input itself.
  */
 import express from 'express';
 import type { RequestHandler } from 'express';
-import { clip, MAX_ISSUES } from '../errors.ts';
-import type { ValidationIssue } from '../errors.ts';
+import { clip, MAX_ISSUES } from '../base/errors.ts';
+import type { ValidationIssue } from '../base/errors.ts';
 
 /** Deepest JSON nesting accepted in a body, GraphQL variables or MCP arguments (docs/decisions.md). */
 export const MAX_JSON_DEPTH = 64;

@@ -14,7 +14,7 @@
 import PgBoss from 'pg-boss';
 import type { PGlite } from '@electric-sql/pglite';
 import type { DbTarget } from '../db/target.ts';
-import type { Logger } from '../logger.ts';
+import type { Logger } from '../base/logger.ts';
 
 /** A queue's worker: one job's data, and a signal aborted when the app stops. */
 export type JobHandler = (data: Record<string, unknown>, signal: AbortSignal) => Promise<void>;

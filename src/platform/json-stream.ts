@@ -5,7 +5,7 @@
  * buffer nor as a string: the parser holds the value parsed so far and the current chunk. (A
  * 100,000-record sync push is 17 MB of JSON; express.json held it twice, as a buffer and a string.)
  *
- * It answers what express.json answers, with the same error types (src/app.ts maps them): a body
+ * It answers what express.json answers, with the same error types (src/server/app.ts maps them): a body
  * that is not JSON `entity.parse.failed` (also one cut short: `[`, an array missing its `]`, which
  * parseChunked alone answers with what it read), one that the client stopped sending
  * `request.unreadable`, one nested deeper than MAX_JSON_DEPTH `TOO_DEEP` (checked

@@ -5,7 +5,7 @@
  * ("2026-11-27") is local midnight, as Pydantic reads a date given for a datetime.
  *
  * The DateTime scalar cannot take a context argument, so the request's zone travels in an
- * AsyncLocalStorage scope that the executors open (src/graphql/local-times.ts). Outside a scope
+ * AsyncLocalStorage scope that the executors open (src/schema/local-times.ts). Outside a scope
  * (scripts, the schema's validation pass) an offset-less time counts as UTC, as before.
  *
  * A wall time that a DST change skips (02:30 on a spring-forward night) moves forward by the gap;

@@ -10,7 +10,7 @@
  */
 import express from 'express';
 import type { Router } from 'express';
-import { httpErrorBody } from '../errors.ts';
+import { httpErrorBody } from '../base/errors.ts';
 import type { Storage, StoredFile } from '../integrations/storage.ts';
 import { MEAL_PHOTO_FOLDER, PROFILE_PHOTO_FOLDER } from './photos.ts';
 

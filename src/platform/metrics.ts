@@ -15,9 +15,9 @@ import { timingSafeEqual } from 'node:crypto';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import type { Pool } from 'pg';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
-import type { Config } from '../config.ts';
+import type { Config } from '../base/config.ts';
 import { openPools } from '../db/pools.ts';
-import { ERROR_TABLE, httpErrorBody } from '../errors.ts';
+import { ERROR_TABLE, httpErrorBody } from '../base/errors.ts';
 import type { RequestTracer } from './tracing.ts';
 
 /** The process's registry (not prom-client's global one, so nothing else registers into it). */

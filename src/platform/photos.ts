@@ -8,8 +8,8 @@
  * listed here so that the media router can serve it.
  */
 import { fileTypeFromBuffer } from 'file-type';
-import { validationError } from '../errors.ts';
-import type { Config } from '../config.ts';
+import { validationError } from '../base/errors.ts';
+import type { Config } from '../base/config.ts';
 
 /** Accepted image types (as sniffed from the bytes) and the extension their keys get. */
 export const PHOTO_TYPES: Readonly<Record<string, string>> = {

@@ -13,7 +13,7 @@ import { once } from 'node:events';
 import { Redis } from 'ioredis';
 import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
 import type { RateLimiterAbstract } from 'rate-limiter-flexible';
-import type { Config } from '../config.ts';
+import type { Config } from '../base/config.ts';
 import type { DbTarget } from '../db/target.ts';
 import { countLimitHit } from './metrics.ts';
 

@@ -9,8 +9,8 @@
  * query string, header or body: only the method, the bounded route label and the status.
  */
 import type { Request } from 'express';
-import type { Config } from '../config.ts';
-import type { Logger } from '../logger.ts';
+import type { Config } from '../base/config.ts';
+import type { Logger } from '../base/logger.ts';
 
 /** One request's span: ended with its route label and status once the answer is written. */
 export interface RequestSpan {

@@ -41,11 +41,13 @@ describe('the layering rule', () => {
     ]);
     const rules = new Set(found.map((v) => v.slice(0, v.indexOf(':'))));
     expect([...rules].sort()).toEqual([
+      'base-knows-no-domain',
       'db-knows-no-domain-and-no-http',
       'domain-reaches-another-through-its-index',
       'facade-reaches-core-only-through-graphql-auth-platform',
       'no-circular',
       'no-facade-imports-another',
+      'no-folder-cycle',
       'nothing-imports-a-facade',
       'oauth-host-reaches-only-the-oauth-domain',
       'platform-knows-no-domain',
@@ -53,10 +55,14 @@ describe('the layering rule', () => {
     expect(found).toContain(
       'domain-reaches-another-through-its-index: src/domains/insights/insights.service.ts -> src/domains/meals/meals.service.ts',
     );
-    // the index itself is the allowed way in, except from the OAuth host (only the oauth domain's)
+    // the index itself is the allowed way in from another domain (insights), but not from the base
+    // or the OAuth host (only the oauth domain's)
     expect(found.filter((v) => v.includes('-> src/domains/meals/index.ts'))).toEqual([
+      'base-knows-no-domain: src/graphql/references.ts -> src/domains/meals/index.ts',
       'oauth-host-reaches-only-the-oauth-domain: src/oauth-host/planted.ts -> src/domains/meals/index.ts',
     ]);
+    // folders that import each other with no file cycle: the graph base reading a domain
+    expect(found).toContain('no-folder-cycle: src/graphql -> src/domains/meals');
     expect(found).toContain(
       'facade-reaches-core-only-through-graphql-auth-platform: rest-facade/planted.ts -> src/domains/meals/meals.service.ts',
     );

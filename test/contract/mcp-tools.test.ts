@@ -13,8 +13,8 @@ import { buildRegistry, CONFIRM_NOTE, firstClause } from '../../mcp-facade/regis
 import { TOOL_KINDS } from '../../mcp-facade/tool.ts';
 import { TOOL_FAMILIES, TOOLS } from '../../mcp-facade/tools.ts';
 import { ALL_SCOPES } from '../../src/auth/scopes.ts';
-import { loadOperations } from '../../src/graphql/operations.ts';
-import { schema } from '../../src/graphql/schema.ts';
+import { loadOperations } from '../../src/schema/operations.ts';
+import { schema } from '../../src/schema/schema.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 const SPEC_TSV = path.resolve(ROOT, 'docs/spec/mcp-tools.tsv');

@@ -8,9 +8,9 @@ import path from 'node:path';
 import { Kind } from 'graphql';
 import { describe, expect, it } from 'vitest';
 import { ROUTES } from '../../rest-facade/routes.ts';
-import { loadOperations } from '../../src/graphql/operations.ts';
-import { schema } from '../../src/graphql/schema.ts';
-import { toCamel } from '../../src/wire.ts';
+import { loadOperations } from '../../src/schema/operations.ts';
+import { schema } from '../../src/schema/schema.ts';
+import { toCamel } from '../../src/base/wire.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 const SPEC_TSV = path.resolve(ROOT, 'docs/spec/rest-routes.tsv');

@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { EXPORT_STALE_CHECK_MS } from '../../src/domains/export/export.constants.ts';
 import { checkStaleExports, registerExportWorker } from '../../src/domains/export/export.worker.ts';
 import type { ExportWorkerDeps } from '../../src/domains/export/export.worker.ts';
-import { createLogger } from '../../src/logger.ts';
+import { createLogger } from '../../src/base/logger.ts';
 import {
   MEAL_PHOTO_SWEEP_MS,
   registerMealPhotoSweep,

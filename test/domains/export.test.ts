@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest';
 import type { Scope } from '../../src/auth/scopes.ts';
 import { signExportLink } from '../../src/domains/export/export.link.ts';
 import { sweepExpiredExports } from '../../src/domains/export/export.worker.ts';
-import { createLogger } from '../../src/logger.ts';
+import { createLogger } from '../../src/base/logger.ts';
 import { seedPersonalToken, seedUser } from '../factories/users.ts';
 import { openTestDatabase, startTestApp } from '../harness/app.ts';
 import type { TestApp } from '../harness/app.ts';

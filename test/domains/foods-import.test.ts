@@ -6,7 +6,7 @@ import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
 import { startCatalogueAutoload } from '../../src/domains/foods/foods.bundle.ts';
 import { importCatalogue } from '../../src/domains/foods/import/foods.catalogue-import.ts';
-import { createLogger } from '../../src/logger.ts';
+import { createLogger } from '../../src/base/logger.ts';
 import type { ImportProgress } from '../../src/domains/foods/import/foods.catalogue-import.ts';
 import { normaliseGtin } from '../../src/domains/foods/foods.gtin.ts';
 import { startTestApp } from '../harness/app.ts';

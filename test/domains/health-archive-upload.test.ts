@@ -20,7 +20,7 @@ import {
   resumeArchiveImports,
   runArchiveImportJob,
 } from '../../src/domains/health/health.archive-upload.worker.ts';
-import { createLogger } from '../../src/logger.ts';
+import { createLogger } from '../../src/base/logger.ts';
 import { seedPersonalToken, seedUser } from '../factories/users.ts';
 import { startTestApp } from '../harness/app.ts';
 import type { TestApp } from '../harness/app.ts';

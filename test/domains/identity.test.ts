@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { SignJWT } from 'jose';
 import { describe, expect, it } from 'vitest';
-import { loadConfig } from '../../src/config.ts';
+import { loadConfig } from '../../src/base/config.ts';
 import { seedUser } from '../factories/users.ts';
 import { startFakeIdp } from '../fakes/jwks.ts';
 import { startTestApp } from '../harness/app.ts';

@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { SYNC_SCHEMA_VERSION, syncedTable } from '../../src/domains/sync/sync.tables.ts';
 import { sweepDeletedMealPhotos } from '../../src/domains/meals/index.ts';
-import { createLogger } from '../../src/logger.ts';
+import { createLogger } from '../../src/base/logger.ts';
 import { PNG } from '../fakes/images.ts';
 import { BANANA, listMeals, logMeal, RICE, seedFood, uploadMealPhoto } from '../factories/meals.ts';
 import { seedUser } from '../factories/users.ts';

@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest';
 import type { Scope } from '../../src/auth/scopes.ts';
 import { nextFireAt } from '../../src/domains/notifications/notifications.reminders.ts';
 import { createPushSender } from '../../src/integrations/push.ts';
-import { createLogger } from '../../src/logger.ts';
+import { createLogger } from '../../src/base/logger.ts';
 import { seedPersonalToken, seedUser } from '../factories/users.ts';
 import { startFakePushGateway } from '../fakes/push.ts';
 import { startTestApp, testConfig } from '../harness/app.ts';

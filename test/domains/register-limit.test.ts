@@ -6,7 +6,7 @@
  * does not.
  */
 import { describe, expect, it } from 'vitest';
-import { loadConfig } from '../../src/config.ts';
+import { loadConfig } from '../../src/base/config.ts';
 import { startTestApp } from '../harness/app.ts';
 import { fromNewIp, gql, rest } from '../harness/clients.ts';
 

@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { seedPersonalToken, seedUser } from '../factories/users.ts';
 import type { SeededUser } from '../factories/users.ts';
 import { sweepAllDeletedNightClips } from '../../src/domains/snoring/index.ts';
-import { createLogger } from '../../src/logger.ts';
+import { createLogger } from '../../src/base/logger.ts';
 import { startTestApp } from '../harness/app.ts';
 import { rest } from '../harness/clients.ts';
 import { callTool, mcpClient } from '../harness/mcp.ts';

@@ -5,7 +5,7 @@ import {
   SYNCED_TABLES,
   tableChangedSince,
 } from '../../src/domains/sync/sync.tables.ts';
-import { toCamel, toSnake } from '../../src/wire.ts';
+import { toCamel, toSnake } from '../../src/base/wire.ts';
 import { startTestApp } from '../harness/app.ts';
 
 const app = await startTestApp();

@@ -11,7 +11,7 @@ import { ALL_SCOPES } from '../../src/auth/scopes.ts';
 import type { Scope } from '../../src/auth/scopes.ts';
 import { createContextAs } from '../../src/graphql/context.ts';
 import type { AuthedContext, Context } from '../../src/graphql/context.ts';
-import { createLogger } from '../../src/logger.ts';
+import { createLogger } from '../../src/base/logger.ts';
 import type { TestApp } from '../harness/app.ts';
 
 let seq = 0;

@@ -9,10 +9,10 @@ import { execute, getVariableValues, OperationTypeNode } from 'graphql';
 import { describe, expect, it, vi } from 'vitest';
 import { ALL_SCOPES } from '../../src/auth/scopes.ts';
 import type { Scope } from '../../src/auth/scopes.ts';
-import { maskError } from '../../src/errors.ts';
+import { maskError } from '../../src/base/errors.ts';
 import type { Context } from '../../src/graphql/context.ts';
-import { schema } from '../../src/graphql/schema.ts';
-import { snakeKeys } from '../../src/wire.ts';
+import { schema } from '../../src/schema/schema.ts';
+import { snakeKeys } from '../../src/base/wire.ts';
 import { seedUser, serviceContext } from '../factories/users.ts';
 import { startTestApp } from '../harness/app.ts';
 

@@ -12,10 +12,10 @@ import {
   documentLimitsOf,
   parseWithinLimits,
 } from '../../src/graphql/document-limits.ts';
-import { loadOperations } from '../../src/graphql/operations.ts';
-import { schema } from '../../src/graphql/schema.ts';
-import { GRAPHIQL_ADMIN_QUERY } from '../../src/graphql/yoga.ts';
-import { fromRoot } from '../../src/paths.ts';
+import { loadOperations } from '../../src/schema/operations.ts';
+import { schema } from '../../src/schema/schema.ts';
+import { GRAPHIQL_ADMIN_QUERY } from '../../src/schema/yoga.ts';
+import { fromRoot } from '../../src/base/paths.ts';
 import { seedUser } from '../factories/users.ts';
 import { startTestApp, testConfig } from '../harness/app.ts';
 import { gql } from '../harness/clients.ts';

@@ -1,12 +1,12 @@
 /**
- * The answer's wire keys (src/wire.ts, src/graphql/operations.ts): snake_case everywhere except
+ * The answer's wire keys (src/base/wire.ts, src/schema/operations.ts): snake_case everywhere except
  * inside JSON-typed values, whose keys are the client's or a person's own (dish names, synced
  * column names), found through fragments; and a key named __proto__ stays a key.
  */
 import { describe, expect, it } from 'vitest';
-import { loadOperations } from '../../src/graphql/operations.ts';
-import { schema } from '../../src/graphql/schema.ts';
-import { snakeKeys } from '../../src/wire.ts';
+import { loadOperations } from '../../src/schema/operations.ts';
+import { schema } from '../../src/schema/schema.ts';
+import { snakeKeys } from '../../src/base/wire.ts';
 
 const operations = loadOperations(schema);
 

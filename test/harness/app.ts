@@ -8,16 +8,16 @@ import { createServer } from 'node:http';
 import type { Server } from 'node:http';
 import pg from 'pg';
 import { afterAll, inject } from 'vitest';
-import { createApp } from '../../src/app.ts';
-import type { App } from '../../src/app.ts';
-import { loadConfig } from '../../src/config.ts';
+import { createApp } from '../../src/server/app.ts';
+import type { App } from '../../src/server/app.ts';
+import { loadConfig } from '../../src/base/config.ts';
 import type { ClientMetadataDial } from '../../src/integrations/client-metadata.ts';
 import { oauthHostUrl } from '../../src/oauth-host/host.ts';
-import type { Config } from '../../src/config.ts';
+import type { Config } from '../../src/base/config.ts';
 import { openDatabase } from '../../src/db/database.ts';
 import type { Database } from '../../src/db/database.ts';
 import type { DestinationStream } from 'pino';
-import { createLogger } from '../../src/logger.ts';
+import { createLogger } from '../../src/base/logger.ts';
 
 export interface TestApp extends App {
   db: Database;

@@ -13,8 +13,8 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { createMcpRouter, MCP_PATH } from '../../mcp-facade/server.ts';
 import type { McpTool } from '../../mcp-facade/tool.ts';
-import { schema } from '../../src/graphql/schema.ts';
-import { createLogger } from '../../src/logger.ts';
+import { schema } from '../../src/schema/schema.ts';
+import { createLogger } from '../../src/base/logger.ts';
 import { createIdempotencyStore } from '../../src/platform/idempotency.ts';
 import { createMcpLimits, limitNamespace } from '../../src/platform/rate-limit.ts';
 import type { TestApp } from './app.ts';

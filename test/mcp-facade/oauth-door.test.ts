@@ -15,9 +15,9 @@ import type { McpDoor, McpTool } from '../../mcp-facade/tool.ts';
 import { TOOLS } from '../../mcp-facade/tools.ts';
 import { ALL_SCOPES } from '../../src/auth/scopes.ts';
 import type { Context } from '../../src/graphql/context.ts';
-import { loadOperations } from '../../src/graphql/operations.ts';
-import { schema } from '../../src/graphql/schema.ts';
-import { createLogger } from '../../src/logger.ts';
+import { loadOperations } from '../../src/schema/operations.ts';
+import { schema } from '../../src/schema/schema.ts';
+import { createLogger } from '../../src/base/logger.ts';
 
 const ROWS: McpTool[] = [
   { name: 'profile_plain_read', operation: 'GetProfile', scopes: ['profile:read'], kind: 'read' },

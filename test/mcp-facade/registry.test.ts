@@ -2,8 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { annotationsFor, buildRegistry, isCreatingTool } from '../../mcp-facade/registry.ts';
 import type { McpTool } from '../../mcp-facade/tool.ts';
 import { TOOLS } from '../../mcp-facade/tools.ts';
-import { loadOperations } from '../../src/graphql/operations.ts';
-import { schema } from '../../src/graphql/schema.ts';
+import { loadOperations } from '../../src/schema/operations.ts';
+import { schema } from '../../src/schema/schema.ts';
 
 const operations = loadOperations(schema);
 const build = (rows: readonly McpTool[]): ReturnType<typeof buildRegistry> =>

@@ -11,7 +11,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { buildRegistry } from '../../mcp-facade/registry.ts';
 import { TOOLS } from '../../mcp-facade/tools.ts';
 import { OAUTH_SCOPES } from '../../src/auth/scope-families.ts';
-import { schema } from '../../src/graphql/schema.ts';
+import { schema } from '../../src/schema/schema.ts';
 import { seedOAuthConnection } from '../factories/oauth.ts';
 import { seedPersonalToken, seedUser } from '../factories/users.ts';
 import { startFakeSmtp } from '../fakes/smtp.ts';

@@ -5,7 +5,7 @@
  */
 import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { redactedUrl } from '../../src/logger.ts';
+import { redactedUrl } from '../../src/base/logger.ts';
 import { startTestApp } from '../harness/app.ts';
 
 const lines: string[] = [];

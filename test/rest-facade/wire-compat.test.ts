@@ -8,8 +8,8 @@
 import { GraphQLInputObjectType } from 'graphql';
 import { describe, expect, it } from 'vitest';
 import { readWireValue } from '../../rest-facade/wire-input.ts';
-import type { ValidationIssue } from '../../src/errors.ts';
-import { schema } from '../../src/graphql/schema.ts';
+import type { ValidationIssue } from '../../src/base/errors.ts';
+import { schema } from '../../src/schema/schema.ts';
 import { seedUser } from '../factories/users.ts';
 import { startTestApp } from '../harness/app.ts';
 import { rest } from '../harness/clients.ts';

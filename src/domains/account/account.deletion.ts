@@ -15,7 +15,7 @@
  * in the same transaction, and the foreign keys' ON DELETE CASCADE removes anything that slipped in
  * between. Stored files go after the rows are gone.
  */
-import { appError } from '../../errors.ts';
+import { appError } from '../../base/errors.ts';
 import { credentialStillLive } from '../../auth/credential-live.ts';
 import type { Prisma } from '../../generated/prisma/client.ts';
 import { getDatamodel } from '../../generated/pothos-types.ts';

@@ -6,7 +6,7 @@
  */
 import type { GraphQLError } from 'graphql';
 import { emailCodeMatches, hashEmailCode, newEmailCode } from '../../auth/credentials.ts';
-import { appError } from '../../errors.ts';
+import { appError } from '../../base/errors.ts';
 import type { Context } from '../../graphql/context.ts';
 import { createSession, startWebSession } from './account.sessions.ts';
 import type { IssuedSession, WebSessionStart } from './account.sessions.ts';

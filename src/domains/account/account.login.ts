@@ -4,7 +4,7 @@
  * and (admin login) a non-admin account: keep it so.
  */
 import { hashPassword, verifyPassword } from '../../auth/credentials.ts';
-import { appError } from '../../errors.ts';
+import { appError } from '../../base/errors.ts';
 import type { Prisma } from '../../generated/prisma/client.ts';
 import type { Context } from '../../graphql/context.ts';
 import { createSession, startWebSession } from './account.sessions.ts';

@@ -5,7 +5,7 @@
  * account: keep it so.
  */
 import { hashPassword, newResetToken, sha256 } from '../../auth/credentials.ts';
-import { appError } from '../../errors.ts';
+import { appError } from '../../base/errors.ts';
 import type { Context } from '../../graphql/context.ts';
 import { revokeAllCredentials } from './account.sessions.ts';
 import { ACK, normaliseEmail, rules, spendIpAndAddress } from './account.shared.ts';

@@ -7,7 +7,7 @@
 import { clearedSessionCookies, sessionCookies } from '../../auth/cookies.ts';
 import { csrfTokenFor, newSessionId, signAccessToken } from '../../auth/credentials.ts';
 import type { DbTx } from '../../db/client.ts';
-import { appError } from '../../errors.ts';
+import { appError } from '../../base/errors.ts';
 import type { AuthedContext, Context } from '../../graphql/context.ts';
 import { revokeAllOAuthConnections } from '../oauth/index.ts';
 import { revokeAllPersonalTokens } from '../tokens/index.ts';

@@ -4,8 +4,8 @@
  * their 429.
  */
 import type { GraphQLError } from 'graphql';
-import type { Config } from '../../config.ts';
-import { appError } from '../../errors.ts';
+import type { Config } from '../../base/config.ts';
+import { appError } from '../../base/errors.ts';
 import type { Context } from '../../graphql/context.ts';
 import type { LimitRule } from '../../platform/limits.ts';
 

@@ -6,7 +6,7 @@
  * NOTE: the export starts with an audit entry (the first chunk, without a cursor): who exported
  * whose samples, which filters and window; continuing chunks are the same action.
  */
-import { appError } from '../../errors.ts';
+import { appError } from '../../base/errors.ts';
 import type { AuthedContext } from '../../graphql/context.ts';
 import { rawSamples, rawSamplesJson } from '../glucose/index.ts';
 import type { RawSampleKey, RawSampleView } from '../glucose/index.ts';

@@ -5,7 +5,7 @@
  * NOTE: every function here serves an admin field (`t.withAuth({ admin: true })`); an action on one
  * person's data records itself (recordAdminAction) before it answers.
  */
-import { appError } from '../../errors.ts';
+import { appError } from '../../base/errors.ts';
 import type { AuthedContext } from '../../graphql/context.ts';
 import { accountById, accountCounts, accountExists, listAccounts } from '../account/index.ts';
 import type { AccountCountsView, AccountDetailView, AccountSummaryView } from '../account/index.ts';

@@ -9,7 +9,7 @@ import type { AppliedRow } from '../../db/migrate.ts';
 import type { AuthedContext } from '../../graphql/context.ts';
 import { accountCounts } from '../account/index.ts';
 import { glucoseAggregate } from '../glucose/index.ts';
-import { fromRoot } from '../../paths.ts';
+import { fromRoot } from '../../base/paths.ts';
 
 const VERSION = (
   JSON.parse(readFileSync(fromRoot('package.json'), 'utf8')) as {

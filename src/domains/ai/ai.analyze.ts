@@ -16,8 +16,8 @@
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import { readerUserId } from '../../auth/principal.ts';
-import { appError, validationError } from '../../errors.ts';
-import type { ValidationIssue } from '../../errors.ts';
+import { appError, validationError } from '../../base/errors.ts';
+import type { ValidationIssue } from '../../base/errors.ts';
 import type { AuthedContext } from '../../graphql/context.ts';
 import { STORAGE_KEY } from '../../integrations/storage.ts';
 import { checkedImageType, MEAL_PHOTO_FOLDER, mediaUrl } from '../../platform/photos.ts';

@@ -12,7 +12,7 @@ import { zodResponseFormat } from 'openai/helpers/zod';
 import { APIConnectionTimeoutError, OpenAIError } from 'openai';
 import type { ChatCompletionContentPart } from 'openai/resources/chat/completions';
 import type { z } from 'zod';
-import { appError } from '../../errors.ts';
+import { appError } from '../../base/errors.ts';
 import { Prisma } from '../../generated/prisma/client.ts';
 import type { AuthedContext } from '../../graphql/context.ts';
 import { createCompletion } from '../../integrations/openai.ts';

@@ -3,7 +3,7 @@
  * that share a documented cap share its counter), the most it may answer, and whether the
  * MEAL_VISION_ENABLED switch and the meal_photo consent govern it. Data only; ai.guard.ts applies it.
  */
-import type { Config } from '../../config.ts';
+import type { Config } from '../../base/config.ts';
 
 export type AiFeature =
   | 'meal_analyze'

@@ -10,7 +10,7 @@
  * after it, in ai.call.ts). It must never call the model or read a cache: ai.call.ts does.
  */
 import { Prisma } from '../../generated/prisma/client.ts';
-import { appError } from '../../errors.ts';
+import { appError } from '../../base/errors.ts';
 import type { AuthedContext } from '../../graphql/context.ts';
 import type { ModelClient } from '../../integrations/openai.ts';
 import { nextUtcMidnight, utcDate } from '../../platform/rate-limit.ts';

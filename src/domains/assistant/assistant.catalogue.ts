@@ -11,14 +11,14 @@
 import { readFileSync } from 'node:fs';
 import { execute, Kind, parse, validate } from 'graphql';
 import type { DocumentNode, GraphQLSchema, OperationDefinitionNode } from 'graphql';
-import { errorInfo } from '../../errors.ts';
+import { errorInfo } from '../../base/errors.ts';
 import type { AuthedContext } from '../../graphql/context.ts';
 import { variablesSchema } from '../../graphql/json-schema.ts';
 import type { JsonSchema } from '../../graphql/json-schema.ts';
+import { MANIFEST_PATH } from '../../graphql/operation-files.ts';
 import type { OperationManifest } from '../../graphql/operation-files.ts';
-import { MANIFEST_PATH } from '../../graphql/operations.ts';
 import { unsafeInputIssues } from '../../platform/input-guards.ts';
-import { camelKeys, snakeKeys } from '../../wire.ts';
+import { camelKeys, snakeKeys } from '../../base/wire.ts';
 
 /** The persisted queries the assistant may read the person's data with. */
 export const ASSISTANT_READ_OPERATIONS = [

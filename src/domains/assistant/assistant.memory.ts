@@ -3,7 +3,7 @@
  * drawn from the documents they upload (assistant.uploads.ts). Both are given to the model in the
  * assistant's instructions (factsForInstructions). NOTE: every query names the caller.
  */
-import { appError } from '../../errors.ts';
+import { appError } from '../../base/errors.ts';
 import type { AuthedContext } from '../../graphql/context.ts';
 import { isId } from './assistant.service.ts';
 

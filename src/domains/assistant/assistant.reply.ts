@@ -18,7 +18,7 @@ import type {
   ChatCompletionMessageParam,
   ChatCompletionTool,
 } from 'openai/resources/chat/completions';
-import { appError } from '../../errors.ts';
+import { appError } from '../../base/errors.ts';
 import type { AuthedContext } from '../../graphql/context.ts';
 import { checkedCompletion, createCompletion } from '../../integrations/openai.ts';
 import { AI_FEATURES, availableModel, guardedCall, worstCaseUsd } from '../ai/index.ts';

@@ -6,6 +6,7 @@
 import { z } from 'zod';
 import { builder } from '../../graphql/builder.ts';
 import { progressReporter } from '../../platform/progress.ts';
+import { Consent } from '../consents/index.ts';
 import {
   deleteDocumentFact,
   FACT_KEY_MAX,
@@ -24,9 +25,11 @@ import {
   deleteConversation,
   listConversations,
   rateAnswer,
+  readAssistantConsent,
   readConversation,
   startConversation,
   TITLE_MAX,
+  withdrawAssistantConsent,
 } from './assistant.service.ts';
 import type {
   AnswerSource,
@@ -339,3 +342,20 @@ builder.mutationFields((t) => ({
     resolve: (_root, args, ctx) => deleteDocumentFact(ctx, args),
   }),
 }));
+
+// The assistant's own consent is a consent of the consents domain (kind `assistant`), one type.
+builder.queryField('assistantConsent', (t) =>
+  t.withAuth({ scope: 'assistant:chat' }).field({
+    type: Consent,
+    description: 'The caller’s assistant consent (kind assistant)',
+    resolve: (_root, _args, ctx) => readAssistantConsent(ctx),
+  }),
+);
+
+builder.mutationField('withdrawAssistantConsent', (t) =>
+  t.withAuth({ scope: 'assistant:chat' }).field({
+    type: Consent,
+    description: 'Withdraws the caller’s assistant consent (kind assistant)',
+    resolve: (_root, _args, ctx) => withdrawAssistantConsent(ctx),
+  }),
+);

@@ -7,7 +7,7 @@
  * NOTE: every query names the caller (`userId: ctx.principal.userId`); another person's id answers
  * NOT_FOUND, exactly like an id that does not exist.
  */
-import { appError } from '../../errors.ts';
+import { appError } from '../../base/errors.ts';
 import type { AuthedContext } from '../../graphql/context.ts';
 import type { Prisma } from '../../generated/prisma/client.ts';
 import { hasConsent, listConsents, withdrawConsent } from '../consents/index.ts';

@@ -10,7 +10,7 @@
 import { fileTypeFromBuffer } from 'file-type';
 import { zodResponseFormat } from 'openai/helpers/zod';
 import { z } from 'zod';
-import { appError, validationError } from '../../errors.ts';
+import { appError, validationError } from '../../base/errors.ts';
 import type { AuthedContext } from '../../graphql/context.ts';
 import { createCompletion } from '../../integrations/openai.ts';
 import { newStorageKey } from '../../integrations/storage.ts';

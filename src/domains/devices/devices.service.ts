@@ -3,7 +3,7 @@
  * number per person; unbind). Ids are deterministic so the tables can be synced.
  */
 import { createHash } from 'node:crypto';
-import { appError } from '../../errors.ts';
+import { appError } from '../../base/errors.ts';
 import type { AuthedContext, Context } from '../../graphql/context.ts';
 import { syncedWrite } from '../../platform/sync-clock.ts';
 

@@ -10,7 +10,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { readerUserId } from '../../auth/principal.ts';
-import { appError } from '../../errors.ts';
+import { appError } from '../../base/errors.ts';
 import type { AuthedContext } from '../../graphql/context.ts';
 import { listMeals } from '../meals/index.ts';
 import { mealGlucoseResponses } from '../nutrition/index.ts';

@@ -5,7 +5,7 @@
  * Exports are the principal's own data, never an owner's seen through view-as.
  */
 import { randomUUID } from 'node:crypto';
-import { appError } from '../../errors.ts';
+import { appError } from '../../base/errors.ts';
 import type { ExportJob } from '../../generated/prisma/client.ts';
 import type { AuthedContext, Context } from '../../graphql/context.ts';
 import {

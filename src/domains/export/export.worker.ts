@@ -11,9 +11,9 @@
  * each EXPORT_STALE_CHECK_MS for jobs whose heartbeat is older than EXPORT_STALE_MS
  * (`checkStaleExports`), so on PostgreSQL a crashed process's job does not wait for a restart.
  */
-import type { Config } from '../../config.ts';
+import type { Config } from '../../base/config.ts';
 import type { Db } from '../../db/client.ts';
-import type { Logger } from '../../logger.ts';
+import type { Logger } from '../../base/logger.ts';
 import {
   exportFileKey,
   openExportFileWriter,

@@ -1,5 +1,5 @@
 /** Feedback reports: a person sends one (category, message, optional app version and context) and lists their own. */
-import { appError } from '../../errors.ts';
+import { appError } from '../../base/errors.ts';
 import type { AuthedContext } from '../../graphql/context.ts';
 
 /** What a report is about. */

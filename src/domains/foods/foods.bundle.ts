@@ -9,11 +9,11 @@
  * UNAVAILABLE (503 + Retry-After).
  */
 import { createHash } from 'node:crypto';
-import type { Config } from '../../config.ts';
+import type { Config } from '../../base/config.ts';
 import type { Db } from '../../db/client.ts';
-import { appError } from '../../errors.ts';
+import { appError } from '../../base/errors.ts';
 import type { Context } from '../../graphql/context.ts';
-import type { Logger } from '../../logger.ts';
+import type { Logger } from '../../base/logger.ts';
 import { importCatalogue, sourceImported } from './import/foods.catalogue-import.ts';
 
 export interface CoreBundleView {

@@ -13,7 +13,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { readerUserId } from '../../auth/principal.ts';
-import { appError } from '../../errors.ts';
+import { appError } from '../../base/errors.ts';
 import { Prisma } from '../../generated/prisma/client.ts';
 import type { AuthedContext, Context } from '../../graphql/context.ts';
 import { personLocale, personZone } from '../profile/index.ts';

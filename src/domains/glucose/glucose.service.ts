@@ -9,7 +9,7 @@
 import { readerUserId } from '../../auth/principal.ts';
 import { writeInSlices } from '../../db/bulk.ts';
 import type { DbTx } from '../../db/client.ts';
-import { appError } from '../../errors.ts';
+import { appError } from '../../base/errors.ts';
 import { Prisma } from '../../generated/prisma/client.ts';
 import type { AuthedContext } from '../../graphql/context.ts';
 import { markPhoneSynced, msValue, syncClockCte, syncedWrite } from '../../platform/sync-clock.ts';

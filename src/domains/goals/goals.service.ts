@@ -8,7 +8,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { readerUserId } from '../../auth/principal.ts';
-import { appError, validationError } from '../../errors.ts';
+import { appError, validationError } from '../../base/errors.ts';
 import type { AuthedContext } from '../../graphql/context.ts';
 import { syncedWrite } from '../../platform/sync-clock.ts';
 import { GOAL_METRIC_RULES, targetMax } from './goals.metrics.ts';

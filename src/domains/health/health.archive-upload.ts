@@ -20,7 +20,7 @@ import { pipeline } from 'node:stream/promises';
 import yauzl from 'yauzl';
 import { readerUserId } from '../../auth/principal.ts';
 import type { Db } from '../../db/client.ts';
-import { appError, validationError } from '../../errors.ts';
+import { appError, validationError } from '../../base/errors.ts';
 import { Prisma } from '../../generated/prisma/client.ts';
 import type { HealthArchiveImport } from '../../generated/prisma/client.ts';
 import type { AuthedContext } from '../../graphql/context.ts';

@@ -15,10 +15,10 @@
  */
 import { readdir, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
-import type { Config } from '../../config.ts';
+import type { Config } from '../../base/config.ts';
 import type { Db } from '../../db/client.ts';
 import type { Prisma } from '../../generated/prisma/client.ts';
-import type { Logger } from '../../logger.ts';
+import type { Logger } from '../../base/logger.ts';
 import type { JobQueue } from '../../platform/jobs.ts';
 import { importAppleHealthFile } from './health.apple-import.ts';
 import type { AppleHealthImportSummary } from './health.apple-import.ts';

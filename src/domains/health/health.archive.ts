@@ -8,7 +8,7 @@
 import { Prisma } from '../../generated/prisma/client.ts';
 import { z } from 'zod';
 import { readerUserId } from '../../auth/principal.ts';
-import { appError } from '../../errors.ts';
+import { appError } from '../../base/errors.ts';
 import type { AuthedContext } from '../../graphql/context.ts';
 
 /** Page bounds (items per page) of each read. */

@@ -7,7 +7,7 @@
  */
 import { Prisma } from '../../generated/prisma/client.ts';
 import { readerUserId } from '../../auth/principal.ts';
-import { validationError } from '../../errors.ts';
+import { validationError } from '../../base/errors.ts';
 import type { AuthedContext } from '../../graphql/context.ts';
 import { addDays, daysBetween, localDateOf, localTime } from '../../platform/local-dates.ts';
 import type { LocalDate } from '../../platform/local-dates.ts';

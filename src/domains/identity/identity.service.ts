@@ -11,7 +11,7 @@
 import { createSession, startWebSession } from '../account/index.ts';
 import type { IssuedSession, WebSessionStart } from '../account/index.ts';
 import { normaliseEmail } from '../account/index.ts';
-import { appError, validationError } from '../../errors.ts';
+import { appError, validationError } from '../../base/errors.ts';
 import type { Context } from '../../graphql/context.ts';
 
 export interface IdpSignInOptions {

@@ -11,7 +11,7 @@
  * NOTE: ownership. Every read is of readerUserId(ctx), a bound parameter.
  */
 import { readerUserId } from '../../auth/principal.ts';
-import { validationError } from '../../errors.ts';
+import { validationError } from '../../base/errors.ts';
 import type { AuthedContext } from '../../graphql/context.ts';
 import { addDays, dayBounds, isoWeekday, localDateOf } from '../../platform/local-dates.ts';
 import type { LocalDate } from '../../platform/local-dates.ts';

@@ -11,7 +11,7 @@
  * NOTE: ownership. Every read is of readerUserId(ctx) (the owner's data while a grantee views as),
  * a bound parameter, never from the request.
  */
-import { appError } from '../../errors.ts';
+import { appError } from '../../base/errors.ts';
 import type { AuthedContext } from '../../graphql/context.ts';
 import { glucosePoints } from '../glucose/index.ts';
 import { trendStats } from '../glucose/index.ts';

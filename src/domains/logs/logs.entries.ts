@@ -9,8 +9,8 @@
  */
 import { randomUUID } from 'node:crypto';
 import { readerUserId } from '../../auth/principal.ts';
-import { appError, validationError } from '../../errors.ts';
-import type { ValidationIssue } from '../../errors.ts';
+import { appError, validationError } from '../../base/errors.ts';
+import type { ValidationIssue } from '../../base/errors.ts';
 import type { DbTx } from '../../db/client.ts';
 import type { AuthedContext } from '../../graphql/context.ts';
 import { advanceSyncClock } from '../../platform/sync-clock.ts';

@@ -2,10 +2,10 @@
  * Meals in the dashboard graph (docs/graphql.md): `User.meals`, a connection of the person's meals
  * (the root field `meals` as pages, within a window `from`/`to`: a week of meals is one page), and
  * `User.savedMeals` and `User.favoriteFoods` (issue 17, keyset pages by created_at). An item's food
- * (`MealItem.food`) crosses into the foods domain: it is in src/graphql/references.ts.
+ * (`MealItem.food`) crosses into the foods domain: it is in src/schema/references.ts.
  */
 import { z } from 'zod';
-import { validationError } from '../../errors.ts';
+import { validationError } from '../../base/errors.ts';
 import { builder } from '../../graphql/builder.ts';
 import {
   connectionOf,

@@ -7,8 +7,8 @@
  */
 import type { Db } from '../../db/client.ts';
 import { loadCatalogueFoods } from '../foods/index.ts';
-import { validationError } from '../../errors.ts';
-import type { ValidationIssue } from '../../errors.ts';
+import { validationError } from '../../base/errors.ts';
+import type { ValidationIssue } from '../../base/errors.ts';
 
 type Runner = Pick<Db, '$queryRaw'>;
 

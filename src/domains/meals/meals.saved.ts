@@ -13,7 +13,7 @@
  * saved meal, meal or favorite, or an unknown or deleted one, is NOT_FOUND.
  */
 import { readerUserId } from '../../auth/principal.ts';
-import { appError, validationError } from '../../errors.ts';
+import { appError, validationError } from '../../base/errors.ts';
 import type { Prisma } from '../../generated/prisma/client.ts';
 import type { DbTx } from '../../db/client.ts';
 import type { AuthedContext } from '../../graphql/context.ts';

@@ -10,7 +10,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { readerUserId } from '../../auth/principal.ts';
-import { appError, validationError } from '../../errors.ts';
+import { appError, validationError } from '../../base/errors.ts';
 import type { Prisma } from '../../generated/prisma/client.ts';
 import type { DbTx } from '../../db/client.ts';
 import type { AuthedContext } from '../../graphql/context.ts';

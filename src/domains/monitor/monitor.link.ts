@@ -2,7 +2,7 @@
  * Linking a person's room-monitor cloud account (client credentials) and fetching their devices'
  * history from it (sync).
  */
-import { appError } from '../../errors.ts';
+import { appError } from '../../base/errors.ts';
 import type { AuthedContext } from '../../graphql/context.ts';
 import {
   fetchMonitorDevices,

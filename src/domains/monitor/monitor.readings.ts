@@ -5,7 +5,7 @@
 import type { Prisma } from '../../generated/prisma/client.ts';
 import { z } from 'zod';
 import { readerUserId } from '../../auth/principal.ts';
-import { appError } from '../../errors.ts';
+import { appError } from '../../base/errors.ts';
 import type { AuthedContext } from '../../graphql/context.ts';
 
 /** Longest window a read or a sync covers, in days. */

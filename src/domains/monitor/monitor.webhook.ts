@@ -6,7 +6,7 @@
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { z } from 'zod';
-import { appError } from '../../errors.ts';
+import { appError } from '../../base/errors.ts';
 import type { Context } from '../../graphql/context.ts';
 import { storeReadings } from './monitor.readings.ts';
 

@@ -3,7 +3,7 @@
  * items read, and opening one (read and opened, answering where it leads).
  */
 import { readerUserId } from '../../auth/principal.ts';
-import { appError } from '../../errors.ts';
+import { appError } from '../../base/errors.ts';
 import type { AuthedContext } from '../../graphql/context.ts';
 import { CATEGORY_LINKS } from './notifications.catalogue.ts';
 import type { NotificationCategory } from './notifications.catalogue.ts';

@@ -5,7 +5,7 @@
  * every client schedules the same moment. The server sends no reminder pushes itself.
  */
 import { readerUserId } from '../../auth/principal.ts';
-import { appError } from '../../errors.ts';
+import { appError } from '../../base/errors.ts';
 import type { AuthedContext } from '../../graphql/context.ts';
 import { addDays, isoWeekday, localDateOf, localTime } from '../../platform/local-dates.ts';
 import { zoneOrUtc } from '../../platform/time-zones.ts';

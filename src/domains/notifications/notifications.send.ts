@@ -8,7 +8,7 @@
  */
 import type { AuthedContext, Context } from '../../graphql/context.ts';
 import type { Prisma } from '../../generated/prisma/client.ts';
-import { appError } from '../../errors.ts';
+import { appError } from '../../base/errors.ts';
 import { createPushSender } from '../../integrations/push.ts';
 import type { LimitRule } from '../../platform/limits.ts';
 import { recordAdminAction } from '../admin/index.ts';

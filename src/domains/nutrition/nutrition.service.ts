@@ -8,7 +8,7 @@
  */
 import type { AuthedContext } from '../../graphql/context.ts';
 import { readerUserId } from '../../auth/principal.ts';
-import { appError, validationError } from '../../errors.ts';
+import { appError, validationError } from '../../base/errors.ts';
 import { isoWithOffset } from '../../platform/local-time.ts';
 import { glucoseSeries } from '../glucose/index.ts';
 import { getMeal, listMeals, mealTotalsBetween } from '../meals/index.ts';

@@ -21,7 +21,7 @@ import {
 import type { FamilyId } from '../../auth/scope-families.ts';
 import { isScope } from '../../auth/scopes.ts';
 import type { Db, DbTx } from '../../db/client.ts';
-import { appError } from '../../errors.ts';
+import { appError } from '../../base/errors.ts';
 import type { AuthedContext, Context } from '../../graphql/context.ts';
 
 /** Recognisable prefix of authorization codes (only their sha256 is stored). */

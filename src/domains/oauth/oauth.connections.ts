@@ -5,7 +5,7 @@
  * tokens need no update of their own (a disconnect marks them revoked too, for the record).
  */
 import type { DbTx } from '../../db/client.ts';
-import { appError } from '../../errors.ts';
+import { appError } from '../../base/errors.ts';
 import type { AuthedContext } from '../../graphql/context.ts';
 
 /** Why a connection ended (the `revoked_reason` column). */

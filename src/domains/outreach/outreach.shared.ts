@@ -3,8 +3,8 @@
  * from config) with their 429, the emailed tokens (only their sha256 is stored) and link building.
  */
 import { newResetToken, sha256 } from '../../auth/credentials.ts';
-import type { Config } from '../../config.ts';
-import { appError } from '../../errors.ts';
+import type { Config } from '../../base/config.ts';
+import { appError } from '../../base/errors.ts';
 import type { Context } from '../../graphql/context.ts';
 import type { LimitRule } from '../../platform/limits.ts';
 

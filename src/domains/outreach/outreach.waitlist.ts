@@ -4,7 +4,7 @@
  * is new, pending or confirmed; the lookup and the email happen after the answer.
  */
 import { sha256 } from '../../auth/credentials.ts';
-import { appError } from '../../errors.ts';
+import { appError } from '../../base/errors.ts';
 import type { Context } from '../../graphql/context.ts';
 import { normaliseEmail } from '../account/index.ts';
 import type { Ack } from './outreach.shared.ts';

@@ -7,7 +7,7 @@
  */
 import { timingSafeEqual } from 'node:crypto';
 import { sha256 } from '../../auth/credentials.ts';
-import { appError } from '../../errors.ts';
+import { appError } from '../../base/errors.ts';
 import type { AuthedContext, Context } from '../../graphql/context.ts';
 import { callStripe, STRIPE_ANSWERS, stripeOf } from './payments.stripe.ts';
 import { customerOf } from './payments.subscriptions.ts';

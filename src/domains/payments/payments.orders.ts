@@ -5,7 +5,7 @@
  */
 import type Stripe from 'stripe';
 import { sha256 } from '../../auth/credentials.ts';
-import { appError } from '../../errors.ts';
+import { appError } from '../../base/errors.ts';
 import type { AuthedContext, Context } from '../../graphql/context.ts';
 import type { Prisma } from '../../generated/prisma/client.ts';
 import { callStripe, STRIPE_ANSWERS, stripeOf } from './payments.stripe.ts';

@@ -8,8 +8,8 @@
  */
 import Stripe from 'stripe';
 import { z } from 'zod';
-import type { Config } from '../../config.ts';
-import { appError } from '../../errors.ts';
+import type { Config } from '../../base/config.ts';
+import { appError } from '../../base/errors.ts';
 import type { Context } from '../../graphql/context.ts';
 import { checkedAnswer } from '../../integrations/upstream.ts';
 

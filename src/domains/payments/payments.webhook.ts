@@ -4,7 +4,7 @@
  * in any order (subscription facts by their ordering facts, orders only move forward).
  */
 import type Stripe from 'stripe';
-import { appError } from '../../errors.ts';
+import { appError } from '../../base/errors.ts';
 import type { Context } from '../../graphql/context.ts';
 import type { Prisma } from '../../generated/prisma/client.ts';
 import { markIntent, settleOrder } from './payments.orders.ts';

@@ -10,7 +10,7 @@
  * NOT_FOUND, like a missing one. The answers never tell an owner whether an address has an account.
  */
 import { grantPermitsViewAs } from '../../auth/view-as.ts';
-import { appError, validationError } from '../../errors.ts';
+import { appError, validationError } from '../../base/errors.ts';
 import type { Prisma } from '../../generated/prisma/client.ts';
 import type { AuthedContext } from '../../graphql/context.ts';
 import { normaliseEmail } from '../account/index.ts';

@@ -10,7 +10,7 @@
  */
 import { z } from 'zod';
 import { readerUserId } from '../../auth/principal.ts';
-import { appError, validationError } from '../../errors.ts';
+import { appError, validationError } from '../../base/errors.ts';
 import type { AuthedContext } from '../../graphql/context.ts';
 import { addDays, daysBetween, localDateOf, localTime } from '../../platform/local-dates.ts';
 import type { LocalDate } from '../../platform/local-dates.ts';

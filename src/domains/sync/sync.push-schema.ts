@@ -10,7 +10,7 @@
  * before its columns.
  */
 import { z } from 'zod';
-import type { ValidationIssue } from '../../errors.ts';
+import type { ValidationIssue } from '../../base/errors.ts';
 import { pydanticIssueType } from '../../graphql/issue-types.ts';
 import { fail, laxBool, laxFloat, laxInt } from '../../platform/lax-scalars.ts';
 import type { Lax } from '../../platform/lax-scalars.ts';

@@ -7,7 +7,7 @@
 import { newPersonalTokenSecret, PERSONAL_TOKEN_PREFIX, sha256 } from '../../auth/credentials.ts';
 import type { Scope } from '../../auth/scopes.ts';
 import type { DbTx } from '../../db/client.ts';
-import { appError } from '../../errors.ts';
+import { appError } from '../../base/errors.ts';
 import type { AuthedContext } from '../../graphql/context.ts';
 
 /** At most this many live tokens per account, so a leaked session cannot mint without bound. */

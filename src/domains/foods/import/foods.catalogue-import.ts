@@ -26,7 +26,7 @@ import type {
   CatalogueSource,
   NutrientDefinition,
 } from './foods.catalogue-sources.ts';
-import { fromRoot } from '../../../paths.ts';
+import { fromRoot } from '../../../base/paths.ts';
 
 /** Bump when a reader's output changes: every source then re-imports once. */
 export const READER_VERSION = 1;

@@ -38,18 +38,16 @@ import type {
 } from 'graphql';
 import { compileQuery, isCompiledQuery } from 'graphql-jit';
 import type { CompiledQuery } from 'graphql-jit';
-import { maskError, validationError } from '../errors.ts';
+import { maskError, validationError } from '../base/errors.ts';
 import { inLocalTime } from './local-times.ts';
-import { withAccountGone } from './account-gone.ts';
-import type { ValidationIssue } from '../errors.ts';
+import { withAccountGone } from '../graphql/account-gone.ts';
+import type { ValidationIssue } from '../base/errors.ts';
 import { unsafeInputIssues } from '../platform/input-guards.ts';
-import type { OpaqueKeys } from '../wire.ts';
-import type { Context } from './context.ts';
-import { noteOperationType } from './statement-metrics.ts';
-import type { ManifestOperation, OperationManifest } from './operation-files.ts';
-import { fromRoot } from '../paths.ts';
-
-export const MANIFEST_PATH = fromRoot('src', 'generated', 'operations.json');
+import type { OpaqueKeys } from '../base/wire.ts';
+import type { Context } from '../graphql/context.ts';
+import { noteOperationType } from '../graphql/statement-metrics.ts';
+import { MANIFEST_PATH } from '../graphql/operation-files.ts';
+import type { ManifestOperation, OperationManifest } from '../graphql/operation-files.ts';
 
 export interface PersistedOperation extends ManifestOperation {
   document: DocumentNode;
@@ -63,7 +61,7 @@ export interface PersistedOperation extends ManifestOperation {
   defaults: ReadonlyMap<string, unknown>;
   /** whether a root field needs a credential (any but `public`): facades check it before the variables */
   needsCredential: boolean;
-  /** where its answer holds JSON values, whose keys the facades pass through (src/wire.ts) */
+  /** where its answer holds JSON values, whose keys the facades pass through (src/base/wire.ts) */
   opaque: OpaqueKeys;
 }
 

@@ -10,20 +10,20 @@ import { createFetch } from '@whatwg-node/fetch';
 import { createYoga } from 'graphql-yoga';
 import type { Plugin, YogaServerInstance } from 'graphql-yoga';
 import { CSRF_HEADER } from '../auth/authenticate.ts';
-import { maskError, validationError } from '../errors.ts';
-import type { Logger } from '../logger.ts';
+import { maskError, validationError } from '../base/errors.ts';
+import type { Logger } from '../base/logger.ts';
 import { noFramingHeaders } from '../platform/framing.ts';
 import { countGraphqlOperation } from '../platform/metrics.ts';
 import { jsonTextTooDeep, MAX_JSON_DEPTH, unsafeInputIssues } from '../platform/input-guards.ts';
-import { requestScope } from '../request-context.ts';
-import { createContext } from './context.ts';
-import type { Context, ContextDeps } from './context.ts';
-import { withAccountGone } from './account-gone.ts';
-import { documentLimitsOf, useDocumentLimits } from './document-limits.ts';
+import { requestScope } from '../base/request-context.ts';
+import { createContext } from '../graphql/context.ts';
+import type { Context, ContextDeps } from '../graphql/context.ts';
+import { withAccountGone } from '../graphql/account-gone.ts';
+import { documentLimitsOf, useDocumentLimits } from '../graphql/document-limits.ts';
 import { useLocalTimes } from './local-times.ts';
 import type { OperationStore } from './operations.ts';
-import { useQueryCost } from './query-cost.ts';
-import { useStatementMetrics } from './statement-metrics.ts';
+import { useQueryCost } from '../graphql/query-cost.ts';
+import { useStatementMetrics } from '../graphql/statement-metrics.ts';
 
 /**
  * GraphiQL's first tab (admins use GraphiQL): how to send the admin bearer, and an admin query.

@@ -79,7 +79,7 @@ function serializeRequest<T extends SerializedRequest>(req: T): T {
   return req;
 }
 
-/** The id pino-http gave a request (a string: genReqId in src/app.ts makes every one). */
+/** The id pino-http gave a request (a string: genReqId in src/server/app.ts makes every one). */
 export function requestIdOf(req: { id?: unknown }): string {
   return typeof req.id === 'string' || typeof req.id === 'number' ? String(req.id) : '';
 }

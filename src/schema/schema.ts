@@ -1,5 +1,5 @@
 /** The schema: imports every domain module (for their side effects on the builder), then builds. */
-import { builder } from './builder.ts';
+import { builder } from '../graphql/builder.ts';
 import '../domains/account/account.schema.ts';
 import '../domains/sharing/sharing.schema.ts';
 import '../domains/tokens/tokens.schema.ts';

@@ -1,7 +1,7 @@
 /**
  * The cluster primary of WEB_CONCURRENCY=N (N > 1): it opens the database once (which applies the
  * pending migrations), closes it, and forks N workers (node:cluster) that each run the whole server
- * (src/main.ts) and share its two ports. It serves nothing itself and holds no state.
+ * (src/server/main.ts) and share its two ports. It serves nothing itself and holds no state.
  *
  * Why here: keeping several processes alive is the launcher's job, not the app's. A worker that
  * dies is forked again, after a back-off that grows while workers keep dying soon after start
@@ -14,9 +14,9 @@
  */
 import cluster from 'node:cluster';
 import type { Worker } from 'node:cluster';
-import type { Config } from './config.ts';
-import { openDatabase } from './db/database.ts';
-import type { Logger } from './logger.ts';
+import type { Config } from '../base/config.ts';
+import { openDatabase } from '../db/database.ts';
+import type { Logger } from '../base/logger.ts';
 
 /** A worker that lived less than this died "soon after start": the next fork waits longer. */
 const QUICK_DEATH_MS = 30_000;

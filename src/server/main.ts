@@ -3,18 +3,18 @@
  * and, for the OAuth MCP host, on MCP_OAUTH_PORT. SIGINT/SIGTERM stop accepting connections on both,
  * let in-flight requests finish, then close the database.
  *
- * WEB_CONCURRENCY=N above 1: this process becomes the cluster primary (src/cluster.ts), which
+ * WEB_CONCURRENCY=N above 1: this process becomes the cluster primary (src/server/cluster.ts), which
  * migrates the database once and forks N workers that each run the rest of this file on the shared
  * ports; the primary itself never gets past that line. With 1 (the default) there is no primary:
  * this process serves, as it always did.
  */
 import { createServer } from 'node:http';
 import type { Server } from 'node:http';
-import { loadConfig } from './config.ts';
-import { openDatabase } from './db/database.ts';
-import { startCatalogueAutoload } from './domains/foods/foods.bundle.ts';
-import { createLogger } from './logger.ts';
-import { oauthHostUrl } from './oauth-host/host.ts';
+import { loadConfig } from '../base/config.ts';
+import { openDatabase } from '../db/database.ts';
+import { startCatalogueAutoload } from '../domains/foods/foods.bundle.ts';
+import { createLogger } from '../base/logger.ts';
+import { oauthHostUrl } from '../oauth-host/host.ts';
 
 const started = performance.now();
 const config = loadConfig();

@@ -8,7 +8,7 @@ import type { DocumentNode } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import { personZone } from '../domains/profile/index.ts';
 import { localTimeScope, mentionsOffsetless, type LocalTimeScope } from '../platform/local-time.ts';
-import type { AuthedContext, Context } from './context.ts';
+import type { AuthedContext, Context } from '../graphql/context.ts';
 
 /**
  * The scope for a request by `ctx` with these variables (and document text, for yoga's literals);
