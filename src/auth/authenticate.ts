@@ -18,7 +18,7 @@
  */
 import type { Db } from '../db/client.ts';
 import { appError } from '../base/errors.ts';
-import { msValue } from '../platform/sync-clock.ts';
+import { msValue } from '../db/sql-time.ts';
 import {
   csrfTokenFor,
   OAUTH_ACCESS_TOKEN_PREFIX,

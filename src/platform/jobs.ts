@@ -36,29 +36,6 @@ export interface JobQueue {
   stop(): Promise<void>;
 }
 
-/** When a periodic sweep first runs after start (then at its own period), off the start-up path. */
-export const FIRST_SWEEP_AFTER_MS = 60_000;
-
-/**
- * Runs `sweep` (which answers how many things it removed) every `ms`, first FIRST_SWEEP_AFTER_MS
- * after start, and logs what it removed as `removed <what>`.
- */
-export function registerSweep(
-  deps: { jobs: JobQueue; log: Logger },
-  ms: number,
-  what: string,
-  sweep: () => Promise<number>,
-): void {
-  deps.jobs.every(
-    ms,
-    async () => {
-      const removed = await sweep();
-      if (removed > 0) deps.log.info({ removed }, `removed ${what}`);
-    },
-    FIRST_SWEEP_AFTER_MS,
-  );
-}
-
 /** How often an idle worker looks for a job (pg-boss's floor is 0.5 s). */
 const POLL_SECONDS = 0.5;
 

@@ -6,10 +6,13 @@
  *   await syncedWrite(ctx.prisma, userId, (tx, ts) =>
  *     tx.$executeRaw`INSERT ... server_updated_at = ${msValue(ts)}`);
  *
+ * (msValue and the other ms <-> timestamp snippets are in src/db/sql-time.ts.)
+ *
  * The clock row stays locked until the transaction commits, so a pull (which locks it FOR SHARE to
  * fix its snapshot time) never misses a write stamped before its snapshot.
  */
 import type { Db, DbTx } from '../db/client.ts';
+import { msParam } from '../db/sql-time.ts';
 import { Prisma } from '../generated/prisma/client.ts';
 
 /**
@@ -20,20 +23,6 @@ export type SqlRunner = Pick<
   Db,
   '$queryRaw' | '$executeRaw' | '$queryRawUnsafe' | '$executeRawUnsafe'
 >;
-
-/** SQL for a `timestamp(3)` (UTC, no time zone) from ms since the epoch, bound as a parameter. */
-export const msValue = (ms: number): Prisma.Sql =>
-  Prisma.sql`(to_timestamp(${ms}::float8 / 1000.0) AT TIME ZONE 'UTC')`;
-/**
- * The same from a positional parameter (`$3`), for statements built from a registry of tables
- * (sync): fixed statements use msValue.
- */
-export const msParam = (n: string): string =>
-  `(to_timestamp(${n}::float8 / 1000.0) AT TIME ZONE 'UTC')`;
-/** SQL for a `timestamptz` from a parameter holding ms since the epoch. */
-export const msParamTz = (n: string): string => `to_timestamp(${n}::float8 / 1000.0)`;
-/** SQL for ms since the epoch of a timestamp column (either kind). */
-export const msOf = (col: string): string => `round(extract(epoch from ${col}) * 1000)::float8`;
 
 export interface SyncClockState {
   identityVersion: number;

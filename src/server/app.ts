@@ -36,8 +36,6 @@ import { createJobQueue } from '../platform/jobs.ts';
 import type { JobQueue } from '../platform/jobs.ts';
 import { registerExportWorker, resumeExports } from '../domains/export/index.ts';
 import { registerArchiveImportWorker, resumeArchiveImports } from '../domains/health/index.ts';
-import { registerSnoreClipSweep } from '../domains/snoring/index.ts';
-import { registerMealPhotoSweep } from '../domains/meals/index.ts';
 import { corsFor } from '../platform/cors.ts';
 import { jsonBodyParser, TOO_DEEP } from '../platform/input-guards.ts';
 import { createMediaRouter } from '../platform/media.router.ts';
@@ -148,9 +146,6 @@ export function createApp(options: AppOptions): App {
   resumeArchiveImports(archiveDeps).catch((err: unknown) =>
     log.error({ err }, 'health archive import resume failed'),
   );
-  // files of records deleted through sync (the generic push knows no storage): hourly sweeps
-  registerSnoreClipSweep({ ...deps, log });
-  registerMealPhotoSweep({ ...deps, log });
   const yoga = createGraphqlServer({ schema, operations, deps, log });
   // every door's context comes from createContext (src/graphql/context.ts)
   const contextFor = (req: Request, via: Via): Promise<Context> =>

@@ -2,20 +2,14 @@
  * Export jobs orphaned while the app runs (issue 16): a job whose process died (its heartbeat older
  * than EXPORT_STALE_MS) is queued again by the running app's periodic check, or failed after
  * EXPORT_MAX_ATTEMPTS starts; a job with a recent heartbeat is left alone. And the queue's
- * periodic checks: they run, never overlap, and end with stop; the hourly file sweeps (deleted
- * snoring nights' clips, deleted meals' photos) are registered to run first a minute after start.
+ * periodic checks: they run, never overlap, and end with stop.
  */
 import { describe, expect, it } from 'vitest';
 import { EXPORT_STALE_CHECK_MS } from '../../src/domains/export/export.constants.ts';
 import { checkStaleExports, registerExportWorker } from '../../src/domains/export/export.worker.ts';
 import type { ExportWorkerDeps } from '../../src/domains/export/export.worker.ts';
 import { createLogger } from '../../src/base/logger.ts';
-import {
-  MEAL_PHOTO_SWEEP_MS,
-  registerMealPhotoSweep,
-} from '../../src/domains/meals/meals.photo-sweep.ts';
-import { registerSnoreClipSweep, SNORE_SWEEP_MS } from '../../src/domains/snoring/snoring.audio.ts';
-import { createJobQueue, FIRST_SWEEP_AFTER_MS } from '../../src/platform/jobs.ts';
+import { createJobQueue } from '../../src/platform/jobs.ts';
 import type { JobQueue } from '../../src/platform/jobs.ts';
 import { seedPersonalToken, seedUser } from '../factories/users.ts';
 import { startTestApp } from '../harness/app.ts';
@@ -148,24 +142,5 @@ describe('JobQueue.every', () => {
     await never.stop();
     await new Promise((r) => setTimeout(r, 120));
     expect(neverRuns).toBe(0);
-  });
-
-  it("the hourly sweeps of deleted nights' clips and deleted meals' photos run a minute after start", () => {
-    const periodic: [number, number | undefined][] = [];
-    const jobs: JobQueue = {
-      work: () => {},
-      send: () => Promise.resolve(),
-      start: () => Promise.resolve(),
-      every: (ms, _task, firstAfterMs) => void periodic.push([ms, firstAfterMs]),
-      stop: () => Promise.resolve(),
-    };
-    const sweepDeps = { ...app.deps, log: createLogger('silent'), jobs };
-    registerSnoreClipSweep(sweepDeps);
-    registerMealPhotoSweep(sweepDeps);
-    expect(periodic).toEqual([
-      [SNORE_SWEEP_MS, FIRST_SWEEP_AFTER_MS],
-      [MEAL_PHOTO_SWEEP_MS, FIRST_SWEEP_AFTER_MS],
-    ]);
-    expect(FIRST_SWEEP_AFTER_MS).toBeLessThan(SNORE_SWEEP_MS);
   });
 });

@@ -6,8 +6,6 @@
 import { randomUUID } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { SYNC_SCHEMA_VERSION, syncedTable } from '../../src/domains/sync/sync.tables.ts';
-import { sweepDeletedMealPhotos } from '../../src/domains/meals/index.ts';
-import { createLogger } from '../../src/base/logger.ts';
 import { PNG } from '../fakes/images.ts';
 import { BANANA, listMeals, logMeal, RICE, seedFood, uploadMealPhoto } from '../factories/meals.ts';
 import { seedUser } from '../factories/users.ts';
@@ -270,14 +268,14 @@ describe('meals and meal_items in sync', () => {
 });
 
 describe('a meal deleted through sync', () => {
-  it('loses its photo to the hourly sweep (row, file and URL), a batch a run; live meals keep theirs', async () => {
+  it('loses its photo as the push commits (row, file and URL); live meals and other people keep theirs', async () => {
     const [u, other] = [await seedUser(app), await seedUser(app)];
-    const [gone, kept, othersGone] = [phoneMeal(), phoneMeal(), phoneMeal()];
+    const [gone, kept, othersMeal] = [phoneMeal(), phoneMeal(), phoneMeal()];
     expect(
       (await push(u, { meals: { ...none, created: [gone.meal, kept.meal] } }, null)).status,
     ).toBe(200);
     expect(
-      (await push(other, { meals: { ...none, created: [othersGone.meal] } }, null)).status,
+      (await push(other, { meals: { ...none, created: [othersMeal.meal] } }, null)).status,
     ).toBe(200);
     const photoOf = async (token: string, id: string): Promise<string> => {
       const res = await uploadMealPhoto(app, `/api/meals/${id}/photo`, token, PNG);
@@ -287,26 +285,18 @@ describe('a meal deleted through sync', () => {
     const [goneUrl, keptUrl, othersUrl] = [
       await photoOf(u.token, gone.meal.id),
       await photoOf(u.token, kept.meal.id),
-      await photoOf(other.token, othersGone.meal.id),
+      await photoOf(other.token, othersMeal.meal.id),
     ];
-    const last = Date.now();
-    expect((await push(u, { meals: { ...none, deleted: [gone.meal.id] } }, last)).status).toBe(200);
-    expect(
-      (await push(other, { meals: { ...none, deleted: [othersGone.meal.id] } }, last)).status,
-    ).toBe(200);
-    // the push only tombstones the meal: its photo is still served until the sweep
     expect((await app.fetch(goneUrl)).status).toBe(200);
-
-    const deps = { ...app.deps, log: createLogger('silent') };
-    expect(await sweepDeletedMealPhotos(deps, 1)).toBe(1);
-    while ((await sweepDeletedMealPhotos(deps, 1)) > 0);
-    for (const url of [goneUrl, othersUrl]) expect((await app.fetch(url)).status).toBe(404);
-    expect((await app.fetch(keptUrl)).status).toBe(200);
+    expect(
+      (await push(u, { meals: { ...none, deleted: [gone.meal.id] } }, Date.now())).status,
+    ).toBe(200);
+    expect((await app.fetch(goneUrl)).status).toBe(404);
+    for (const url of [keptUrl, othersUrl]) expect((await app.fetch(url)).status).toBe(200);
     const rows = await app.db.prisma.meal.findMany({
-      where: { id: { in: [gone.meal.id, kept.meal.id, othersGone.meal.id] } },
+      where: { id: { in: [gone.meal.id, kept.meal.id, othersMeal.meal.id] } },
       select: { id: true, photoKey: true },
     });
-    expect(rows.filter((r) => r.photoKey !== null).map((r) => r.id)).toEqual([kept.meal.id]);
-    expect(await sweepDeletedMealPhotos(deps)).toBe(0);
+    expect(rows.filter((r) => r.photoKey === null).map((r) => r.id)).toEqual([gone.meal.id]);
   });
 });

@@ -6,8 +6,6 @@
 import { describe, expect, it } from 'vitest';
 import { seedPersonalToken, seedUser } from '../factories/users.ts';
 import type { SeededUser } from '../factories/users.ts';
-import { sweepAllDeletedNightClips } from '../../src/domains/snoring/index.ts';
-import { createLogger } from '../../src/base/logger.ts';
 import { startTestApp } from '../harness/app.ts';
 import { rest } from '../harness/clients.ts';
 import { callTool, mcpClient } from '../harness/mcp.ts';
@@ -280,7 +278,7 @@ describe('a night deleted through sync', () => {
   }
   const clipCount = (nightId: string) => app.db.prisma.snoreAudioClip.count({ where: { nightId } });
 
-  it("loses its clips and files on the person's next snoring read, other nights and people keep theirs", async () => {
+  it('loses its clips and files as the push commits; other nights and people keep theirs', async () => {
     const u = await seedUser(app);
     const [gone, kept] = await pushNights(u, [1, 0]);
     const goneClips = [
@@ -289,50 +287,53 @@ describe('a night deleted through sync', () => {
     ];
     const keptClip = await (await upload(u.token, kept, wav(2500))).json();
     const other = await seedUser(app);
-    const [othersGone] = await pushNights(other, [1]);
-    const othersClip = await (await upload(other.token, othersGone, wav(2000))).json();
+    const [othersNight] = await pushNights(other, [1]);
+    const othersClip = await (await upload(other.token, othersNight, wav(2000))).json();
 
     await pushDeletes(u, [gone]);
-    await pushDeletes(other, [othersGone]);
-    // the push only tombstones the night: the clips wait for the next snoring read
-    expect(await clipCount(gone)).toBe(2);
-
-    const list = await rest(app, 'GET', '/api/v1/health/snoring', { token: u.token });
-    expect(list.status).toBe(200);
-    expect(list.body.items.map((n: any) => n.id)).toEqual([kept]);
+    // no read in between: the push itself removed the rows and the files
     expect(await clipCount(gone)).toBe(0);
     for (const clip of goneClips) expect(await app.deps.storage.get(clip.key)).toBeNull();
     expect(await clipCount(kept)).toBe(1);
     expect(await app.deps.storage.get(keptClip.key)).not.toBeNull();
-    // another person's clips are theirs to sweep, on their own next read
-    expect(await clipCount(othersGone)).toBe(1);
-    const client = await mcpClient(app, await seedPersonalToken(app, other.user.id, [...READ]));
-    const read = await callTool(client, 'snore_audio_read', { night_id: othersGone, clip: 0 });
-    expect(read.isError).toBe(true);
-    expect(await clipCount(othersGone)).toBe(0);
-    expect(await app.deps.storage.get(othersClip.key)).toBeNull();
+    expect(await clipCount(othersNight)).toBe(1);
+    expect(await app.deps.storage.get(othersClip.key)).not.toBeNull();
+    // deleting it again (a retried push) finds no live night and removes nothing more
+    await pushDeletes(u, [gone]);
+    expect(await app.deps.storage.get(keptClip.key)).not.toBeNull();
   });
 
-  it('loses them to the periodic sweep too, for people who never read snoring again, a batch a run', async () => {
-    const [u, other] = [await seedUser(app), await seedUser(app)];
-    const [gone, kept] = await pushNights(u, [1, 0]);
-    const [othersGone] = await pushNights(other, [1]);
-    const goneKeys = [
-      (await (await upload(u.token, gone, wav(2000))).json()).key,
-      (await (await upload(other.token, othersGone, wav(2100))).json()).key,
-    ];
-    const keptKey = (await (await upload(u.token, kept, wav(2500))).json()).key;
-    await pushDeletes(u, [gone]);
-    await pushDeletes(other, [othersGone]);
-    // earlier tests' deleted nights may wait for the sweep too: run it until it finds none
-    const deps = { ...app.deps, log: createLogger('silent') };
-    expect(await sweepAllDeletedNightClips(deps, 1)).toBe(1);
-    while ((await sweepAllDeletedNightClips(deps, 1)) > 0);
-    expect(await clipCount(gone)).toBe(0);
-    expect(await clipCount(othersGone)).toBe(0);
-    for (const key of goneKeys) expect(await app.deps.storage.get(key)).toBeNull();
-    expect(await clipCount(kept)).toBe(1);
-    expect(await app.deps.storage.get(keptKey)).not.toBeNull();
-    expect(await sweepAllDeletedNightClips(deps)).toBe(0);
+  it('keeps them when the push does not commit (a conflict later in the same push)', async () => {
+    const u = await seedUser(app);
+    const [night] = await pushNights(u, [1]);
+    const clip = await (await upload(u.token, night, wav(2000))).json();
+    const journal = { id: rand(), body: 'slept badly', happened_at: Date.now() };
+    const push = (changes: object, lastPulledAt: number | null) =>
+      rest(app, 'POST', '/api/sync/push', {
+        token: u.token,
+        body: { changes, last_pulled_at: lastPulledAt },
+      });
+    const none = { created: [], updated: [], deleted: [] };
+    expect((await push({ journal_entries: { ...none, created: [journal] } }, null)).status).toBe(
+      200,
+    );
+    const pulledAt = Date.now();
+    // another device changes the journal entry after this phone's last pull
+    await new Promise((r) => setTimeout(r, 5));
+    const later = { journal_entries: { ...none, updated: [{ ...journal, body: 'slept well' }] } };
+    expect((await push(later, Date.now())).status).toBe(200);
+
+    const res = await push(
+      {
+        snore_nights: { ...none, deleted: [night] },
+        journal_entries: { ...none, updated: [{ ...journal, body: 'stale' }] },
+      },
+      pulledAt,
+    );
+    expect(res.status, JSON.stringify(res.body)).toBe(409);
+    const row = await app.db.prisma.snoreNight.findUniqueOrThrow({ where: { id: night } });
+    expect(row.deletedAt).toBeNull();
+    expect(await clipCount(night)).toBe(1);
+    expect(await app.deps.storage.get(clip.key)).not.toBeNull();
   });
 });

@@ -1,5 +1,18 @@
-/** The synced-table registry (issue 4) against the Prisma datamodel and the wire-name rules. */
+/**
+ * The synced-table registry (issue 4) against the Prisma datamodel and the wire-name rules; each
+ * table declared by the domain whose models hold it (issue 31).
+ */
+import { readdirSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import { DEVICES_SYNCED_TABLES } from '../../src/domains/devices/index.ts';
+import { GLUCOSE_SYNCED_TABLES } from '../../src/domains/glucose/index.ts';
+import { GOALS_SYNCED_TABLES } from '../../src/domains/goals/index.ts';
+import { HEALTH_SYNCED_TABLES } from '../../src/domains/health/index.ts';
+import { LOGS_SYNCED_TABLES } from '../../src/domains/logs/index.ts';
+import { MEALS_SYNCED_TABLES } from '../../src/domains/meals/index.ts';
+import { SNORING_SYNCED_TABLES } from '../../src/domains/snoring/index.ts';
+import { fromRoot } from '../../src/base/paths.ts';
+import { defineSyncedTable } from '../../src/platform/synced-tables.ts';
 import {
   SYNC_SCHEMA_VERSION,
   SYNCED_TABLES,
@@ -21,6 +34,52 @@ describe('SYNCED_TABLES', () => {
       }
       expect(tableChangedSince(t)).toBeLessThanOrEqual(SYNC_SCHEMA_VERSION);
     }
+  });
+
+  it("lists each domain's own tables: every model is in that domain's Prisma files, sync owns only the journal", () => {
+    const modelsDir = fromRoot('prisma', 'models');
+    const domainOfModel = new Map<string, string>();
+    for (const file of readdirSync(modelsDir)) {
+      const domain = file.replace(/(-[a-z]+)?\.prisma$/, '');
+      for (const m of readFileSync(`${modelsDir}/${file}`, 'utf8').matchAll(/^model (\w+) /gm))
+        domainOfModel.set(m[1], domain);
+    }
+    const declared: [string, readonly { model: string }[]][] = [
+      ['devices', DEVICES_SYNCED_TABLES],
+      ['glucose', GLUCOSE_SYNCED_TABLES],
+      ['goals', GOALS_SYNCED_TABLES],
+      ['health', HEALTH_SYNCED_TABLES],
+      ['logs', LOGS_SYNCED_TABLES],
+      ['meals', MEALS_SYNCED_TABLES],
+      ['snoring', SNORING_SYNCED_TABLES],
+    ];
+    for (const [domain, tables] of declared)
+      for (const t of tables) expect(domainOfModel.get(t.model), t.model).toBe(domain);
+    const byOwners = new Set(declared.flatMap(([, tables]) => tables));
+    const syncsOwn = SYNCED_TABLES.filter((t) => !byOwners.has(t));
+    expect(syncsOwn.map((t) => [t.table, domainOfModel.get(t.model)])).toEqual([
+      ['journal_entries', 'sync'],
+    ]);
+    expect(SYNCED_TABLES.length).toBe(byOwners.size + 1);
+  });
+
+  it('refuses to define a table whose names are not plain identifiers (they are spliced into SQL)', () => {
+    const table = {
+      table: 'notes',
+      sqlTable: 'notes',
+      model: 'Note',
+      since: 1,
+      readScope: 'health:summary:read',
+      writeScope: 'health:logs:write',
+      columns: [{ wire: 'body', db: 'body', type: 'text' }],
+    } as const;
+    expect(defineSyncedTable(table).table).toBe('notes');
+    expect(() => defineSyncedTable({ ...table, sqlTable: 'notes; DROP TABLE users' })).toThrow(
+      /no plain name/,
+    );
+    expect(() =>
+      defineSyncedTable({ ...table, columns: [{ wire: 'body', db: 'Body"', type: 'text' }] }),
+    ).toThrow(/no plain name/);
   });
 
   it('names no table like a key of the wrapped push body, so the two body forms never read alike (issue 11)', () => {

@@ -1,4 +1,4 @@
-/** What other domains may use of the glucose domain (readings as points or as bare series, trend statistics). */
+/** What other domains may use of the glucose domain (readings as points or as bare series, trend statistics, synced tables). */
 export { glucosePoints, glucoseSeries } from './glucose.service.ts';
 export type { GlucoseSeriesPoint, ReadingWindow } from './glucose.service.ts';
 export { trendStats } from './glucose.stats.ts';
@@ -13,3 +13,4 @@ export type {
 export { dailyTimeInRange, glucoseWindow, TIME_IN_RANGE_MG_DL } from './glucose.daily.ts';
 export type { DailyGlucoseView, GlucoseWindowView } from './glucose.daily.ts';
 export { glucoseBucketsExport, glucoseReadingsExport } from './glucose.export-rows.ts';
+export { GLUCOSE_SYNCED_TABLES } from './glucose.synced.ts';

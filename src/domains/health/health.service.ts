@@ -8,7 +8,8 @@
 import { createHash } from 'node:crypto';
 import { readerUserId } from '../../auth/principal.ts';
 import { Prisma } from '../../generated/prisma/client.ts';
-import { markPhoneSynced, msValue, syncedWrite } from '../../platform/sync-clock.ts';
+import { msValue } from '../../db/sql-time.ts';
+import { markPhoneSynced, syncedWrite } from '../../platform/sync-clock.ts';
 import type { AuthedContext, Context } from '../../graphql/context.ts';
 import { METRIC_UNITS } from './health.constants.ts';
 import type { MetricType, SleepStage } from './health.constants.ts';

@@ -1,8 +1,7 @@
 /**
- * What other domains may use of the health domain (its constants, its readings by range, and its
- * kinds of an export file).
+ * What other domains may use of the health domain (its readings by range, its kinds of an export
+ * file, and its synced tables).
  */
-export { METRIC_TYPES, SLEEP_STAGES } from './health.constants.ts';
 export type { MetricType } from './health.constants.ts';
 export {
   metricSamplesBetween,
@@ -31,3 +30,4 @@ export {
   resumeArchiveImports,
 } from './health.archive-upload.worker.ts';
 export { archiveImportIdsWithFiles, removeArchiveImportFile } from './health.archive-upload.ts';
+export { HEALTH_SYNCED_TABLES } from './health.synced.ts';

@@ -1,6 +1,6 @@
 /**
  * What other domains may use of the meals domain (meals with their items and logging one, a saved meal's
- * items, the item input, meal type and nutrient types of the graph, meal totals, photo keys and replacing a meal's photo, the nutrient shape and its arithmetic), and the app its photo sweep.
+ * items, the item input, meal type and nutrient types of the graph, meal totals, photo keys and replacing a meal's photo, the nutrient shape and its arithmetic, and its synced tables).
  */
 export {
   getMeal,
@@ -12,7 +12,7 @@ export {
 } from './meals.service.ts';
 export type { LogMealOptions, MealTotalsView, MealView } from './meals.service.ts';
 export { savedMealItems } from './meals.saved.ts';
-export { registerMealPhotoSweep, sweepDeletedMealPhotos } from './meals.photo-sweep.ts';
+export { MEALS_SYNCED_TABLES } from './meals.synced.ts';
 export {
   MealItemInput as MealItemInputRef,
   items as mealItemsSchema,

@@ -11,9 +11,7 @@ import type { AuthedContext } from '../../graphql/context.ts';
 import { newStorageKey } from '../../integrations/storage.ts';
 import type { UploadedFile } from '../../platform/photos.ts';
 import type { DbTx } from '../../db/client.ts';
-import { Prisma } from '../../generated/prisma/client.ts';
-import { registerSweep } from '../../platform/jobs.ts';
-import type { JobQueue } from '../../platform/jobs.ts';
+import type { SyncDeletion } from '../../platform/synced-tables.ts';
 
 /** Private storage folder of snoring clips (not a public media folder). */
 export const SNORE_AUDIO_FOLDER = 'snoring';
@@ -122,13 +120,10 @@ export async function readSnoreAudio(
   ctx: AuthedContext,
   options: ReadSnoreAudioOptions,
 ): Promise<SnoreAudioChunkView> {
-  const [night] = await Promise.all([
-    ctx.prisma.snoreNight.findFirst({
-      where: { id: options.nightId, userId: readerUserId(ctx), deletedAt: null },
-      select: { clips: { orderBy: { id: 'asc' }, select: { key: true, mimeType: true } } },
-    }),
-    sweepDeletedNightClips(ctx),
-  ]);
+  const night = await ctx.prisma.snoreNight.findFirst({
+    where: { id: options.nightId, userId: readerUserId(ctx), deletedAt: null },
+    select: { clips: { orderBy: { id: 'asc' }, select: { key: true, mimeType: true } } },
+  });
   if (!night) throw nightNotFound();
   if (!night.clips.length) {
     throw appError(
@@ -189,55 +184,17 @@ export async function removeClipFiles(ctx: ClipDeps, keys: string[]): Promise<vo
 }
 
 /**
- * Removes the clips (rows and files) of the caller's nights that are deleted. A night the phone
- * deletes through sync is only tombstoned by the generic push (which knows no domain and no
- * storage), so its clips are removed here, on the caller's next snoring read or list, as
- * deleteSnoreNight removes them at once. One statement: the clips it deletes are the files it
- * removes, so two reads at once never remove a file twice.
- * NOTE: ownership. Only the caller's own clips (ctx.principal.userId), whoever's data they read:
- * a grantee's read never writes the owner's rows.
+ * A night deleted through sync (the push's onDeleted, snoring.synced.ts): deletes its clips' rows
+ * in the push's transaction and answers their storage keys, whose files the push removes once it
+ * has committed, as deleteSnoreNight removes them. Only this person's clips of these nights.
  */
-export function sweepDeletedNightClips(ctx: AuthedContext): Promise<number> {
-  return removeDeletedNightClips(ctx, Prisma.sql`AND c.user_id = ${ctx.principal.userId}::int`);
-}
-
-/** Removes clips of deleted nights that `filter` (more conditions on `c`, the clip, and a LIMIT) selects. */
-async function removeDeletedNightClips(deps: ClipDeps, filter: Prisma.Sql): Promise<number> {
-  const removed = await deps.prisma.$queryRaw<{ key: string }[]>`
+export async function releaseDeletedNightClips(
+  tx: DbTx,
+  { userId, ids }: SyncDeletion,
+): Promise<string[]> {
+  const removed = await tx.$queryRaw<{ key: string }[]>`
     DELETE FROM snore_audio_clips
-     WHERE id IN (SELECT c.id FROM snore_audio_clips c
-                    JOIN snore_nights n ON n.id = c.night_id AND n.user_id = c.user_id
-                   WHERE n.deleted_at IS NOT NULL ${filter})
+     WHERE user_id = ${userId}::int AND night_id = ANY(${ids}::text[])
     RETURNING key`;
-  await removeClipFiles(
-    deps,
-    removed.map((r) => r.key),
-  );
-  return removed.length;
-}
-
-/** How often every app removes the clips of nights deleted through sync, for everyone. */
-export const SNORE_SWEEP_MS = 60 * 60_000;
-/** Most clips one periodic sweep removes (the next sweep takes the rest). */
-export const SNORE_SWEEP_BATCH = 500;
-
-/**
- * The periodic side of sweepDeletedNightClips: removes the clips (rows, then files) of deleted
- * nights of any person, at most SNORE_SWEEP_BATCH a run, so that a person who never reads snoring
- * again does not keep the audio of a night they deleted (`limit`: clips a run, for tests). The
- * per-person sweep's statement without the person: two apps sweeping at once never remove a file
- * twice. Answers how many.
- */
-export function sweepAllDeletedNightClips(
-  deps: ClipDeps,
-  limit = SNORE_SWEEP_BATCH,
-): Promise<number> {
-  return removeDeletedNightClips(deps, Prisma.sql`LIMIT ${limit}`);
-}
-
-/** Registers the hourly sweep on the app's job queue (its timers end with the app). */
-export function registerSnoreClipSweep(deps: ClipDeps & { jobs: JobQueue }): void {
-  registerSweep(deps, SNORE_SWEEP_MS, 'clips of deleted snoring nights', () =>
-    sweepAllDeletedNightClips(deps),
-  );
+  return removed.map((r) => r.key);
 }

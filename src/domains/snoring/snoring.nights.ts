@@ -5,8 +5,6 @@
  *
  * NOTE: ownership. Reads use readerUserId(ctx) (the owner's nights while a grantee views as);
  * deletion uses ctx.principal.userId. Another person's night, or a deleted one, is NOT_FOUND.
- * List and read first remove the clips of the caller's nights deleted through sync
- * (sweepDeletedNightClips).
  */
 import { z } from 'zod';
 import { readerUserId } from '../../auth/principal.ts';
@@ -16,7 +14,7 @@ import { addDays, daysBetween, localDateOf, localTime } from '../../platform/loc
 import type { LocalDate } from '../../platform/local-dates.ts';
 import { syncedWrite } from '../../platform/sync-clock.ts';
 import { personZone } from '../profile/index.ts';
-import { removeClipFiles, sweepDeletedNightClips } from './snoring.audio.ts';
+import { removeClipFiles } from './snoring.audio.ts';
 
 /** Longest range of one list, in days. */
 export const SNORE_RANGE_DAYS_MAX = 366;
@@ -134,7 +132,7 @@ export async function listSnoreNights(
   ctx: AuthedContext,
   options: SnoreNightsOptions,
 ): Promise<SnoreNightPageView> {
-  const [zone] = await Promise.all([personZone(ctx), sweepDeletedNightClips(ctx)]);
+  const zone = await personZone(ctx);
   const to = options.to ?? localDateOf(new Date(), zone);
   const from = options.from ?? addDays(to, -(options.days - 1));
   if (daysBetween(from, to) < 0) throw rangeError('from', 'from must not be after to');
@@ -187,7 +185,6 @@ export async function getSnoreNight(
       where: { id: options.id, userId: readerUserId(ctx), deletedAt: null },
       include: { clips: { select: clipSelect, orderBy: { id: 'asc' } } },
     }),
-    sweepDeletedNightClips(ctx),
   ]);
   if (!night) throw notFound();
   return viewOf(night, zone);

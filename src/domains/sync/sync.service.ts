@@ -21,14 +21,8 @@ import { isStorableDate } from '../../platform/input-guards.ts';
 import { issuesAt, PUSH_ENTRY_SCHEMAS } from './sync.push-schema.ts';
 import type { TableChanges, WireRecord } from './sync.push-schema.ts';
 import type { SyncedColumn, SyncedTable } from './sync.tables.ts';
-import {
-  advanceSyncClock,
-  lockSyncState,
-  markPhoneSynced,
-  msOf,
-  msParam,
-  msParamTz,
-} from '../../platform/sync-clock.ts';
+import { msOf, msParam, msParamTz } from '../../db/sql-time.ts';
+import { advanceSyncClock, lockSyncState, markPhoneSynced } from '../../platform/sync-clock.ts';
 import type { SqlRunner } from '../../platform/sync-clock.ts';
 import {
   SYNC_SCHEMA_VERSION,
@@ -720,9 +714,16 @@ function* chunksOf<T>(list: T[]): Generator<T[]> {
   for (let i = 0; i < list.length; i += PUSH_CHUNK) yield list.slice(i, i + PUSH_CHUNK);
 }
 
+/** What one table's part of a push wrote, and the files its deleted records held. */
+interface Applied {
+  written: number;
+  files: string[];
+}
+
 /**
  * Writes one table's part of a push inside the transaction, PUSH_CHUNK records per statement;
- * throws CONFLICT when it must not apply (the transaction then writes nothing at all).
+ * throws CONFLICT when it must not apply (the transaction then writes nothing at all). Records it
+ * deletes are handed to the owner's `onDeleted`, in the same transaction.
  */
 async function applyTable(
   tx: DbTx,
@@ -730,10 +731,10 @@ async function applyTable(
   userId: number,
   lastPulledAt: number | null,
   ts: number,
-): Promise<number> {
+): Promise<Applied> {
   const { table } = p;
   const ids = [...p.upserts.map((r) => r.id), ...p.deleted];
-  if (ids.length === 0) return 0;
+  if (ids.length === 0) return { written: 0, files: [] };
   // NOTE: the rows of these ids, whoever owns them, locked until commit: a record of another account,
   // or one changed on the server after the client's last pull, fails the whole push. This statement
   // and the writes below are Unsafe only because their identifiers come from the registry.
@@ -835,16 +836,32 @@ async function applyTable(
       throw e;
     });
   }
+  const files: string[] = [];
   for (const chunk of chunksOf(p.deleted)) {
-    written += await tx.$executeRawUnsafe(
+    const deleted = await tx.$queryRawUnsafe<{ id: string }[]>(
       `UPDATE ${q(table.sqlTable)} SET deleted_at = ${msParam('$3')}, server_updated_at = ${msParam('$3')}
-        WHERE user_id = $1 AND id = ANY($2::text[]) AND deleted_at IS NULL`,
+        WHERE user_id = $1 AND id = ANY($2::text[]) AND deleted_at IS NULL RETURNING id`,
       userId,
       chunk,
       ts,
     );
+    written += deleted.length;
+    if (table.onDeleted && deleted.length) {
+      files.push(...(await table.onDeleted(tx, { userId, ids: deleted.map((r) => r.id) })));
+    }
   }
-  return written;
+  return { written, files };
+}
+
+/** Removes the files of records a committed push deleted; a file that will not go is logged. */
+async function removeFiles(ctx: AuthedContext, keys: string[]): Promise<void> {
+  for (const key of keys) {
+    await ctx.storage
+      .delete(key)
+      .catch((err: unknown) =>
+        ctx.log.error({ err, key }, 'could not delete a file of a record deleted through sync'),
+      );
+  }
 }
 
 /** The identity version a push names: a whole number (or its text), or absent. */
@@ -868,7 +885,8 @@ function identityOf(
 /**
  * Applies a client's changes to the caller's own records in one transaction: all of them, or, on
  * a conflict, none (409; the client pulls and pushes again). Records the push deletes become
- * tombstones. Marks the account's phone as synced now. Records of a table whose write scope the
+ * tombstones and let go of what their table's onDeleted names (a meal's photo, a night's clips),
+ * whose files are removed once the push has committed. Marks the account's phone as synced now. Records of a table whose write scope the
  * credential lacks refuse the whole push (403 INSUFFICIENT_SCOPE), before anything is written.
  * `last_pulled_at` and `identity_version` given as arguments (the query string) win over the
  * wrapped body's.
@@ -889,7 +907,8 @@ export async function pushChanges(ctx: AuthedContext, options: PushOptions): Pro
   if (issues.length) throw validationError(issues);
   const tables = parseChanges(body, ctx.principal);
   const records = tables.reduce((n, t) => n + t.upserts.length + t.deleted.length, 0);
-  return ctx.prisma.$transaction(
+  const files: string[] = [];
+  const result = await ctx.prisma.$transaction(
     async (tx) => {
       const state = await lockSyncState(tx, userId, 'UPDATE');
       if (identityVersion != null && identityVersion !== state.identityVersion) {
@@ -897,12 +916,19 @@ export async function pushChanges(ctx: AuthedContext, options: PushOptions): Pro
       }
       const ts = await advanceSyncClock(tx, userId, state);
       let accepted = 0;
-      for (const p of tables) accepted += await applyTable(tx, p, userId, lastPulledAt, ts);
+      for (const p of tables) {
+        const applied = await applyTable(tx, p, userId, lastPulledAt, ts);
+        accepted += applied.written;
+        files.push(...applied.files);
+      }
       await markPhoneSynced(tx, userId);
       return { timestamp: ts, identityVersion: state.identityVersion, accepted };
     },
     { timeout: PUSH_TIMEOUT_MS + records * PUSH_MS_PER_RECORD },
   );
+  // NOTE: only once the push has committed: a push that rolls back keeps its records' files
+  await removeFiles(ctx, files);
+  return result;
 }
 
 /**
