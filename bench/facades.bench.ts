@@ -1,6 +1,6 @@
 /**
  * The same read (the current user's profile) through the three doors, measured in one run:
- * REST `GET /api/auth/me`, `POST /graphql` with the GetProfile document, and the MCP tool
+ * REST `GET /api/auth/me`, `POST /graphql` with the me document, and the MCP tool
  * `get_profile` (`tools/call` on POST /api/mcp with a personal token). The server runs as a child
  * process exactly as `npm start` runs it (embedded database in a temp dir, or BENCH_DATABASE_URL);
  * autocannon drives it at 10 connections. MCP limits are raised for the run so that the
@@ -94,7 +94,7 @@ try {
   });
   const getProfile = JSON.parse(
     readFileSync(path.join(root, 'src/generated/operations.json'), 'utf8'),
-  ).operations.find((o: { name: string }) => o.name === 'GetProfile').body;
+  ).operations.find((o: { name: string }) => o.name === 'me').body;
 
   const { rest, graphql, mcp } = await takeTurns({
     rest: { method: 'GET', path: '/api/auth/me', headers: bearer },
@@ -102,7 +102,7 @@ try {
       method: 'POST',
       path: '/graphql',
       headers: { ...jsonHeaders, ...bearer },
-      body: JSON.stringify({ query: getProfile, operationName: 'GetProfile' }),
+      body: JSON.stringify({ query: getProfile, operationName: 'me' }),
     },
     mcp: {
       method: 'POST',

@@ -2,10 +2,10 @@
  * Daily scores over a range against the floor of loading their inputs, in one process (one PGlite,
  * or BENCH_DATABASE_URL's PostgreSQL). One account with 90 days of CGM (5-minute readings, 25,920),
  * a night of sleep, steps, HRV and resting heart rate a day and three meals a day:
- *  - the persisted GetScoresDays operation for those 90 days (POST /graphql: auth, GraphQL, the
+ *  - the persisted scoreDays operation for those 90 days (POST /graphql: auth, GraphQL, the
  *    service's six queries and every score of every day) vs the same six SELECTs run raw (no
  *    goal is set; the ratio shows what scoring adds to loading, which does not grow per day);
- *  - GetScores of one day, for the per-request floor.
+ *  - insightScore of one day, for the per-request floor.
  * Each figure is the median of RUNS (default 5) runs after a warm-up. Prints one JSON line.
  */
 import { randomUUID } from 'node:crypto';
@@ -78,8 +78,8 @@ await db.prisma.meal.createMany({
   ),
 });
 
-const RANGE = `query GetScoresDays($days: Int!) { scoreDays(days: $days) { date overall { score } glucose { score components { name value score } } } }`;
-const ONE = `query GetScores { insightScore { date overall { score } } }`;
+const RANGE = `query scoreDays($days: Int!) { scoreDays(days: $days) { date overall { score } glucose { score components { name value score } } } }`;
+const ONE = `query insightScore { insightScore { date overall { score } } }`;
 const since = new Date(first).toISOString();
 const sinceBaseline = new Date(first - 28 * DAY_MS).toISOString();
 const rawLoad = (): Promise<unknown[]> =>

@@ -6,7 +6,7 @@
  * 1. The authorization-code flow end to end, FLOWS times (default 200), one after another, the person
  *    signed in once: `GET /oauth/authorize` (302 to the consent page's ticket), the approval, and
  *    `POST /oauth/token` (code + PKCE verifier). The consent page is HTML; the bench approves
- *    through the GraphQL operation the page runs (`ApproveOAuthAuthorization` on `POST /graphql`,
+ *    through the GraphQL operation the page runs (`approveOAuthAuthorization` on `POST /graphql`,
  *    with the person's login bearer token), so page rendering and the form post are not counted.
  *    The first flow, with sign-up and login, is timed apart.
  * 2. `tools/call get_profile` over OAuth (`POST <host>/mcp`, access token) and over a personal token
@@ -50,8 +50,8 @@ const approveDocument = (
   JSON.parse(readFileSync(path.join(root, 'src/generated/operations.json'), 'utf8')) as {
     operations: { name: string; body: string }[];
   }
-).operations.find((o) => o.name === 'ApproveOAuthAuthorization')?.body;
-if (!approveDocument) throw new Error('ApproveOAuthAuthorization is not a persisted operation');
+).operations.find((o) => o.name === 'approveOAuthAuthorization')?.body;
+if (!approveDocument) throw new Error('approveOAuthAuthorization is not a persisted operation');
 
 const ms = (value: number): number => Number(value.toFixed(2));
 
@@ -123,7 +123,7 @@ async function flow(clientId: string, loginToken: string, ip: string): Promise<F
     headers: { ...jsonHeaders, authorization: `Bearer ${loginToken}` },
     body: JSON.stringify({
       query: approveDocument,
-      operationName: 'ApproveOAuthAuthorization',
+      operationName: 'approveOAuthAuthorization',
       variables: { ticket, families: ['read'] },
     }),
   })) as { data?: { approveOAuthAuthorization?: { redirectTo: string } }; errors?: unknown };
@@ -294,7 +294,7 @@ try {
         approve: phase('approve_ms'),
         token: phase('token_ms'),
         first_flow: firstFlow,
-        note: 'authorize (302) -> approve via the GraphQL operation the consent page runs (ApproveOAuthAuthorization, login bearer token; page HTML not rendered) -> token exchange; one client and one X-Forwarded-For address per 100 flows (host limits are constants)',
+        note: 'authorize (302) -> approve via the GraphQL operation the consent page runs (approveOAuthAuthorization, login bearer token; page HTML not rendered) -> token exchange; one client and one X-Forwarded-For address per 100 flows (host limits are constants)',
       },
       tools_call: {
         connections,

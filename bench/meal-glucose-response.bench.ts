@@ -1,7 +1,7 @@
 /**
  * Glucose responses of 1,000 meals of one person (issue 17 goal: <= 3x one SQL window query over
  * the same readings), in one process (one PGlite, or BENCH_DATABASE_URL's PostgreSQL):
- *  - the service (the goal's figure, `serviceMs`): `mealGlucoseResponses` of the 1,000 meals in
+ *  - the service (the goal's figure, `serviceMs`): `responsesOfMeals` of the 1,000 meals in
  *    one call, as the experiments and preview scores use it: one SELECT of the readings of every
  *    meal's window (glucoseSeries), then each response;
  *  - the read API (`apiMs`, for what a client sees): GET /api/v1/nutrition/glucose-responses over the year, 100 meals a page (10
@@ -13,7 +13,7 @@
  * seeded by INSERT ... generate_series. Each figure is the median of RUNS (default 5) runs after a
  * warm-up. Prints one JSON line. `npm run bench:meal-response` (DAYS=30 MEALS=100 to try it small).
  */
-import { mealGlucoseResponses } from '../src/domains/nutrition/index.ts';
+import { responsesOfMeals } from '../src/domains/nutrition/index.ts';
 import type { AuthedContext } from '../src/graphql/context.ts';
 import { medians, round, startInProcessApp, time } from './in-process.ts';
 
@@ -105,7 +105,7 @@ const meals = await db.prisma.meal.findMany({
 const ctx = { prisma: db.prisma, principal: { userId } } as unknown as AuthedContext;
 /** Every meal's response through the service in one call; answers how many have one. */
 async function viaService(): Promise<number> {
-  return (await mealGlucoseResponses(ctx, meals)).filter((r) => r.response).length;
+  return (await responsesOfMeals(ctx, meals)).filter((r) => r.response).length;
 }
 
 const counts = { service: await viaService(), api: await viaApi(), sql: await viaSql() }; // warm-up

@@ -44,7 +44,7 @@ import {
 } from './tool-results.ts';
 
 export interface CallToolDeps {
-  /** runs persisted operations: the tools' own, and HealthDataSubject for health answers' meta */
+  /** runs persisted operations: the tools' own, and healthDataSubject for health answers' meta */
   operations: Pick<OperationStore, 'execute'>;
   idempotency: IdempotencyStore;
   /** tool calls per token per UTC day */

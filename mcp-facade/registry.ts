@@ -40,7 +40,7 @@ export const CONFIRM_ARG = 'confirm';
 export const IDEMPOTENCY_ARG = 'idempotency_key';
 export const IDEMPOTENCY_KEY_LENGTH = { min: 8, max: 128 } as const;
 
-/** The single input-object variable that MCP arguments flatten into (`UpdateProfile($input: ...)`). */
+/** The single input-object variable that MCP arguments flatten into (`updateProfile($input: ...)`). */
 const FLATTEN_VARIABLE = 'input';
 /** MCP tool names (2025-11-25): 1-128 of A-Z a-z 0-9 _ - . */
 const TOOL_NAME = /^[A-Za-z0-9_.-]{1,128}$/;
@@ -50,7 +50,7 @@ const CREATING_FIELD = /^(create|log|add|start)(?=[A-Z]|$)/;
 const CONFIRM_KINDS: ReadonlySet<ToolKind> = new Set(['deletes', 'shares', 'takes a payment']);
 
 /** The operation that names whose health data a credential reads (meta.subject, meta.phone_last_sync_at). */
-export const HEALTH_META_OPERATION = 'HealthDataSubject';
+export const HEALTH_META_OPERATION = 'healthDataSubject';
 
 /**
  * How a tool's answer is paged (answer-size.ts): `list`, the operation answers a list and the

@@ -40,7 +40,7 @@ export interface McpTool {
    * between tools (registry.ts refuses two alike at start).
    */
   description?: string;
-  /** persisted operation name (src/domains/<domain>/operations/<Name>.graphql) */
+  /** persisted operation name, its root field's (src/domains/<domain>/operations/<name>.graphql) */
   operation: string;
   /** every scope the token must hold (all of them) */
   scopes: readonly Scope[];

@@ -10,7 +10,7 @@ export interface RestRoute {
   method: HttpMethod;
   /** the path exactly as documented, with {param} placeholders */
   path: string;
-  /** persisted operation name (src/domains/<domain>/operations/<Name>.graphql) */
+  /** persisted operation name, its root field's (src/domains/<domain>/operations/<name>.graphql) */
   operation: string;
   /** root field of `data` to answer (defaults to the operation's only root field) */
   result?: string;

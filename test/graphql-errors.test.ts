@@ -44,7 +44,7 @@ describe('error masking', () => {
       isAdmin: false,
       scopes: ALL_SCOPES,
     });
-    const result = await app.operations.execute('GetProfile', {}, ctx);
+    const result = await app.operations.execute('me', {}, ctx);
     expect(result.errors).toHaveLength(1);
     expect(result.errors[0].message).toBe('Internal Server Error');
     expect(result.errors[0].extensions).toEqual({ code: 'INTERNAL', requestId: 'req-123' });

@@ -1,9 +1,9 @@
 /**
  * The consent page of the OAuth host (docs/mcp-oauth.md section 7): GET /oauth/consent?ticket=...
- * shows, to the signed-in visitor, what an app asks for (OAuthAuthorizationRequest): its name,
+ * shows, to the signed-in visitor, what an app asks for (oauthAuthorizationRequest): its name,
  * marked not verified, where the browser returns, and the scope families as checkboxes; without a
  * live web session it shows the sign-in page instead. POST /oauth/consent runs
- * ApproveOAuthAuthorization or DenyOAuthAuthorization and sends the browser back to the app (303).
+ * approveOAuthAuthorization or denyOAuthAuthorization and sends the browser back to the app (303).
  *
  * NOTE: unlike the emailed-link pages, these act as the signed-in visitor: the context carries the
  * session cookie (never an Authorization header), and a post must carry the session's CSRF token in
@@ -32,7 +32,7 @@ import {
 } from './oauth-sign-in.page.ts';
 import type { OAuthPageOptions } from './oauth-sign-in.page.ts';
 
-/** One family as OAuthAuthorizationRequest answers it. */
+/** One family as oauthAuthorizationRequest answers it. */
 interface FamilyView {
   id: string;
   label: string;
@@ -41,7 +41,7 @@ interface FamilyView {
   requested: boolean;
 }
 
-/** What OAuthAuthorizationRequest answers (src/domains/oauth/oauth.authorize.ts). */
+/** What oauthAuthorizationRequest answers (src/domains/oauth/oauth.authorize.ts). */
 interface AuthorizationRequestView {
   clientId: string;
   clientName: string;
@@ -133,19 +133,19 @@ type Loaded =
   | { kind: 'sign-in' }
   | { kind: 'error'; error: GraphQLError };
 
-/** Who is signed in (GetWebSession) and what the ticket asks (OAuthAuthorizationRequest). */
+/** Who is signed in (webSession) and what the ticket asks (oauthAuthorizationRequest). */
 async function loadConsent(
   options: OAuthPageOptions,
   ctx: Context,
   ticket: string,
 ): Promise<Loaded> {
-  const session = await options.operations.execute('GetWebSession', {}, ctx);
+  const session = await options.operations.execute('webSession', {}, ctx);
   const web = session.data?.webSession as
     | { csrfToken: string | null; user: { email: string } }
     | null
     | undefined;
   if (session.errors.length || !web?.csrfToken) return { kind: 'sign-in' };
-  const asked = await options.operations.execute('OAuthAuthorizationRequest', { ticket }, ctx);
+  const asked = await options.operations.execute('oauthAuthorizationRequest', { ticket }, ctx);
   const error = asked.errors[0];
   if (error?.extensions?.code === 'UNAUTHENTICATED') return { kind: 'sign-in' };
   if (error) return { kind: 'error', error };
@@ -233,8 +233,8 @@ export function submitConsent(
       const families = familiesOf(form.families);
       const result =
         action === 'approve'
-          ? await options.operations.execute('ApproveOAuthAuthorization', { ticket, families }, ctx)
-          : await options.operations.execute('DenyOAuthAuthorization', { ticket }, ctx);
+          ? await options.operations.execute('approveOAuthAuthorization', { ticket, families }, ctx)
+          : await options.operations.execute('denyOAuthAuthorization', { ticket }, ctx);
       const error = result.errors[0];
       if (error?.extensions?.code === 'UNAUTHENTICATED') {
         // the session ended since the page was shown: sign in again, then decide

@@ -1,7 +1,7 @@
 /**
  * The sign-in page of the OAuth host (docs/mcp-oauth.md section 7): GET /oauth/consent shows it when
  * the browser has no live web session; its forms POST to /oauth/sign-in, which runs the persisted
- * operations of the app's own web sign-in (WebLogin; StartEmailCode then VerifyEmailCodeWeb) in
+ * operations of the app's own web sign-in (webLogin; startEmailCode then verifyEmailCodeWeb) in
  * process, copies their response cookies onto the answer, and sends the browser back to the consent
  * page (303). The authorization ticket rides along in a hidden field throughout.
  *
@@ -202,7 +202,7 @@ export function submitSignIn(
         if (!email || !password) {
           return sendPage(res, 422, signInPage(ticket, email, ['Type your email and password.']));
         }
-        const { ctx, error } = await run(options, req, 'WebLogin', { email, password });
+        const { ctx, error } = await run(options, req, 'webLogin', { email, password });
         if (!error) return signedIn(res, ctx, ticket);
         const code = error.extensions?.code;
         if (code === 'UNAUTHENTICATED' || code === 'VALIDATION_FAILED') {
@@ -216,7 +216,7 @@ export function submitSignIn(
       }
       if (action === 'code-start') {
         if (!email) return sendPage(res, 422, signInPage(ticket, '', ['Type your email.']));
-        const { error } = await run(options, req, 'StartEmailCode', { email });
+        const { error } = await run(options, req, 'startEmailCode', { email });
         if (!error) return sendPage(res, 200, codePage(ticket, email));
         if (error.extensions?.code === 'VALIDATION_FAILED') {
           return sendPage(
@@ -231,7 +231,7 @@ export function submitSignIn(
         const code = (text(form.code) ?? '').trim();
         if (!email) return sendPage(res, 422, signInPage(ticket, '', ['Type your email.']));
         if (!code) return sendPage(res, 422, codePage(ticket, email, ['Type the code.']));
-        const { ctx, error } = await run(options, req, 'VerifyEmailCodeWeb', { email, code });
+        const { ctx, error } = await run(options, req, 'verifyEmailCodeWeb', { email, code });
         if (!error) return signedIn(res, ctx, ticket);
         const errorCode = error.extensions?.code;
         if (errorCode === 'BAD_REQUEST' || errorCode === 'VALIDATION_FAILED') {

@@ -1,8 +1,8 @@
 /**
  * The pages the newsletter and waitlist confirmation emails link to:
  * GET /newsletter/confirm?token=... and GET /waitlist/confirm?token=... show a one-button form (the
- * token in a hidden field); POST to the same path runs the persisted operation (ConfirmNewsletter,
- * ConfirmWaitlist) in process and answers a result page.
+ * token in a hidden field); POST to the same path runs the persisted operation (confirmNewsletter,
+ * confirmWaitlist) in process and answers a result page.
  *
  * It must never change anything on GET (mail scanners open links), never run anything but a
  * persisted operation (the token's single use and expiry live behind the GraphQL field), and never
@@ -37,14 +37,14 @@ export interface ConfirmFlow {
 
 export const NEWSLETTER_CONFIRM: ConfirmFlow = {
   path: '/newsletter/confirm',
-  operation: 'ConfirmNewsletter',
+  operation: 'confirmNewsletter',
   what: 'your newsletter subscription',
   done: 'Subscription confirmed',
 };
 
 export const WAITLIST_CONFIRM: ConfirmFlow = {
   path: '/waitlist/confirm',
-  operation: 'ConfirmWaitlist',
+  operation: 'confirmWaitlist',
   what: 'your place on the waitlist',
   done: 'You are on the waitlist',
 };

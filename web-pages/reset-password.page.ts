@@ -1,7 +1,7 @@
 /**
  * The page the password-reset email links to: GET /reset-password?token=... shows a form (new
  * password twice, the token in a hidden field); POST /reset-password runs the persisted operation
- * ResetPassword in process, as POST /api/auth/reset-password does, and answers a result page.
+ * resetPassword in process, as POST /api/auth/reset-password does, and answers a result page.
  *
  * It must never change anything on GET (mail scanners open links), never run anything but a
  * persisted operation (no Prisma, no service: the password rules and the token's single use live
@@ -20,8 +20,8 @@ import { withoutCredentials } from './form-post.ts';
 
 export const RESET_PASSWORD_PATH = '/reset-password';
 
-/** The persisted operation the form runs (src/domains/account/operations/ResetPassword.graphql). */
-const OPERATION = 'ResetPassword';
+/** The persisted operation the form runs (src/domains/account/operations/resetPassword.graphql). */
+const OPERATION = 'resetPassword';
 
 export interface ResetPasswordPageOptions {
   operations: OperationStore;
@@ -129,7 +129,7 @@ function answer(
   sendPage(res, status, status >= 500 ? failedPage(requestId) : INVALID_LINK);
 }
 
-/** POST: checks the two fields agree, then runs ResetPassword with the token and the new password. */
+/** POST: checks the two fields agree, then runs resetPassword with the token and the new password. */
 export function submitResetForm(
   options: ResetPasswordPageOptions,
 ): (req: Request, res: Response) => Promise<void> {

@@ -5,7 +5,7 @@ export const accountTools: McpTool[] = [
   {
     name: 'account_delete',
     title: 'Delete my account',
-    operation: 'DeleteAccount',
+    operation: 'deleteAccount',
     scopes: ['account:write'],
     kind: 'deletes',
   },

@@ -5,14 +5,14 @@ export const consentTools: McpTool[] = [
   {
     name: 'consent_read',
     title: 'Read consents',
-    operation: 'ListConsents',
+    operation: 'consents',
     scopes: ['consents:read'],
     kind: 'read',
   },
   {
     name: 'account_ai_consent_revoke',
     title: 'Withdraw AI consent',
-    operation: 'WithdrawConsent',
+    operation: 'withdrawConsent',
     scopes: ['consents:write'],
     kind: 'deletes',
   },

@@ -5,7 +5,7 @@ export const deviceTools: McpTool[] = [
   {
     name: 'monitor_readings_read',
     title: 'Read room-monitor readings',
-    operation: 'ListMonitorReadingPage',
+    operation: 'monitorReadingPage',
     scopes: ['health:metrics:read'],
     kind: 'read',
   },

@@ -5,14 +5,14 @@ export const documentTools: McpTool[] = [
   {
     name: 'memory_document_facts_read',
     title: 'Read document facts',
-    operation: 'ListMemoryDocumentFacts',
+    operation: 'memoryDocumentFacts',
     scopes: ['memory:read'],
     kind: 'read',
   },
   {
     name: 'memory_document_fact_delete',
     title: 'Delete a document fact',
-    operation: 'DeleteMemoryDocumentFact',
+    operation: 'deleteMemoryDocumentFact',
     scopes: ['memory:write'],
     kind: 'deletes',
   },

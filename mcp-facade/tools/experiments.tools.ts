@@ -5,14 +5,14 @@ export const experimentTools: McpTool[] = [
   {
     name: 'insights_experiment_start',
     title: 'Start an n-of-1 experiment',
-    operation: 'StartExperiment',
+    operation: 'startExperiment',
     scopes: ['insights:write'],
     kind: 'write',
   },
   {
     name: 'insights_experiment_control',
     title: 'Pause, resume, stop or abandon an experiment',
-    operation: 'ControlExperiment',
+    operation: 'controlExperiment',
     scopes: ['insights:write'],
     kind: 'write',
     idempotent: true,
@@ -20,7 +20,7 @@ export const experimentTools: McpTool[] = [
   {
     name: 'insights_experiments_read',
     title: 'Read experiments and their results',
-    operation: 'ListExperiments',
+    operation: 'experiments',
     scopes: ['insights:read'],
     kind: 'read',
     healthData: true,

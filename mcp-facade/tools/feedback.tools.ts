@@ -5,14 +5,14 @@ export const feedbackTools: McpTool[] = [
   {
     name: 'feedback_report_send',
     title: 'Send a feedback report',
-    operation: 'SendFeedbackReport',
+    operation: 'createFeedbackReport',
     scopes: ['feedback:write'],
     kind: 'write',
   },
   {
     name: 'feedback_report_list',
     title: 'List feedback reports',
-    operation: 'ListFeedbackReports',
+    operation: 'feedbackReports',
     scopes: ['account:read'],
     kind: 'read',
   },

@@ -7,7 +7,7 @@ export const glucoseTools: McpTool[] = [
   {
     name: 'get_glucose_readings',
     title: 'Get glucose readings',
-    operation: 'ListGlucoseReadingPage',
+    operation: 'glucoseReadingPage',
     scopes: [],
     kind: 'read',
     healthData: true,
@@ -15,7 +15,7 @@ export const glucoseTools: McpTool[] = [
   {
     name: 'glucose_readings_read',
     title: 'Read glucose readings',
-    operation: 'ListGlucoseReadingPage',
+    operation: 'glucoseReadingPage',
     scopes: ['health:glucose:read'],
     kind: 'read',
   },

@@ -5,14 +5,14 @@ export const goalTools: McpTool[] = [
   {
     name: 'goals_list_read',
     title: "List the person's goals",
-    operation: 'ListGoals',
+    operation: 'goals',
     scopes: ['goals:read'],
     kind: 'read',
   },
   {
     name: 'goals_progress_read',
     title: "Read the goals' progress",
-    operation: 'GetGoalProgress',
+    operation: 'goalProgress',
     scopes: ['goals:read'],
     kind: 'read',
     healthData: true,
@@ -20,7 +20,7 @@ export const goalTools: McpTool[] = [
   {
     name: 'goals_goal_set',
     title: 'Set a goal',
-    operation: 'SetGoal',
+    operation: 'setGoal',
     scopes: ['goals:write'],
     kind: 'write',
     creates: false,
@@ -29,7 +29,7 @@ export const goalTools: McpTool[] = [
   {
     name: 'goals_goal_clear',
     title: 'Clear a goal',
-    operation: 'ClearGoal',
+    operation: 'clearGoal',
     scopes: ['goals:write'],
     kind: 'deletes',
   },

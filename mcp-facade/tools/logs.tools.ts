@@ -11,18 +11,18 @@ const writes = (name: string, operation: string, title: string): McpTool => ({
 });
 
 export const logTools: McpTool[] = [
-  writes('custom_metric_log', 'LogCustomMetric', 'Log a custom metric value'),
-  writes('logs_hydration_add', 'AddHydration', 'Log water drunk'),
-  writes('logs_medication_log', 'LogMedication', 'Log a medication taken'),
-  writes('logs_nicotine_add', 'AddNicotine', 'Log nicotine'),
-  writes('logs_sleep_factor_log', 'LogSleepFactor', 'Log a sleep factor'),
-  writes('logs_weight_add', 'AddWeight', 'Log body weight'),
-  writes('sun_session_save', 'LogSunSession', 'Save a sun session'),
-  writes('logs_entry_edit', 'UpdateLogEntry', 'Edit a log entry'),
+  writes('custom_metric_log', 'logCustomMetric', 'Log a custom metric value'),
+  writes('logs_hydration_add', 'addHydration', 'Log water drunk'),
+  writes('logs_medication_log', 'logMedication', 'Log a medication taken'),
+  writes('logs_nicotine_add', 'addNicotine', 'Log nicotine'),
+  writes('logs_sleep_factor_log', 'logSleepFactor', 'Log a sleep factor'),
+  writes('logs_weight_add', 'addWeight', 'Log body weight'),
+  writes('sun_session_save', 'logSunSession', 'Save a sun session'),
+  writes('logs_entry_edit', 'updateLogEntry', 'Edit a log entry'),
   {
     name: 'logs_entry_delete',
     title: 'Delete a log entry',
-    operation: 'DeleteLogEntry',
+    operation: 'deleteLogEntry',
     scopes,
     kind: 'deletes',
   },

@@ -5,14 +5,14 @@ export const memoryTools: McpTool[] = [
   {
     name: 'insights_memory_read',
     title: 'Read memory facts',
-    operation: 'ListMemoryFacts',
+    operation: 'memoryFacts',
     scopes: ['memory:read'],
     kind: 'read',
   },
   {
     name: 'memory_fact_set',
     title: 'Set a memory fact',
-    operation: 'SetMemoryFact',
+    operation: 'setMemoryFact',
     scopes: ['memory:write'],
     kind: 'write',
     idempotent: true,
@@ -20,7 +20,7 @@ export const memoryTools: McpTool[] = [
   {
     name: 'insights_memory_forget',
     title: 'Forget a memory fact',
-    operation: 'ForgetMemoryFact',
+    operation: 'forgetMemoryFact',
     scopes: ['memory:write'],
     kind: 'deletes',
   },

@@ -5,14 +5,14 @@ export const profileTools: McpTool[] = [
   {
     name: 'get_profile',
     title: 'Read my profile',
-    operation: 'GetProfile',
+    operation: 'me',
     scopes: ['profile:read'],
     kind: 'read',
   },
   {
     name: 'update_profile',
     title: 'Update my profile',
-    operation: 'UpdateProfile',
+    operation: 'updateProfile',
     scopes: ['profile:write'],
     kind: 'write',
     idempotent: true,
@@ -20,7 +20,7 @@ export const profileTools: McpTool[] = [
   {
     name: 'update_profile_onboarding',
     title: 'Record onboarding progress',
-    operation: 'UpdateProfileOnboarding',
+    operation: 'updateOnboarding',
     scopes: ['profile:write'],
     kind: 'write',
     idempotent: true,
@@ -28,7 +28,7 @@ export const profileTools: McpTool[] = [
   {
     name: 'profile_photo_set',
     title: 'Set my profile photo',
-    operation: 'SetProfilePhotoData',
+    operation: 'setProfilePhotoData',
     scopes: ['profile:write'],
     kind: 'write',
     idempotent: true,

@@ -5,7 +5,7 @@ export const sensorTools: McpTool[] = [
   {
     name: 'sensors_cgm_status_read',
     title: 'Read CGM sensor status',
-    operation: 'CgmSensorStatus',
+    operation: 'cgmSensors',
     scopes: ['health:glucose:read'],
     kind: 'read',
   },

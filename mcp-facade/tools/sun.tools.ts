@@ -5,7 +5,7 @@ export const sunTools: McpTool[] = [
   {
     name: 'sun_advice_read',
     title: 'Read sun advice for today',
-    operation: 'GetSunAdvice',
+    operation: 'sunAdvice',
     scopes: ['health:summary:read'],
     kind: 'read',
   },

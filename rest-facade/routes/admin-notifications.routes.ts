@@ -5,13 +5,13 @@ export const adminNotificationRoutes: RestRoute[] = [
   {
     method: 'GET',
     path: '/api/admin/notifications',
-    operation: 'ListAdminNotifications',
+    operation: 'adminNotifications',
     tag: 'admin',
   },
   {
     method: 'POST',
     path: '/api/admin/notifications/send',
-    operation: 'SendAdminNotification',
+    operation: 'sendAdminNotification',
     body: 'input',
     tag: 'admin',
   },

@@ -2,12 +2,12 @@
 import type { RestRoute } from '../route.ts';
 
 export const consentRoutes: RestRoute[] = [
-  { method: 'POST', path: '/api/v1/consents/{kind}', operation: 'GiveConsent', tag: 'consents' },
-  { method: 'GET', path: '/api/v1/consents', operation: 'ListConsents', tag: 'consents' },
+  { method: 'POST', path: '/api/v1/consents/{kind}', operation: 'giveConsent', tag: 'consents' },
+  { method: 'GET', path: '/api/v1/consents', operation: 'consents', tag: 'consents' },
   {
     method: 'DELETE',
     path: '/api/v1/consents/{kind}',
-    operation: 'WithdrawConsent',
+    operation: 'withdrawConsent',
     tag: 'consents',
   },
 ];

@@ -2,11 +2,11 @@
 import type { RestRoute } from '../route.ts';
 
 export const experimentRoutes: RestRoute[] = [
-  { method: 'GET', path: '/api/v1/experiments', operation: 'ListExperiments', tag: 'experiments' },
+  { method: 'GET', path: '/api/v1/experiments', operation: 'experiments', tag: 'experiments' },
   {
     method: 'GET',
     path: '/api/v1/experiments/{experiment_id}',
-    operation: 'GetExperiment',
+    operation: 'experiment',
     rename: { experiment_id: 'id' },
     tag: 'experiments',
   },

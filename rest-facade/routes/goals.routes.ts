@@ -2,8 +2,8 @@
 import type { RestRoute } from '../route.ts';
 
 export const goalRoutes: RestRoute[] = [
-  { method: 'GET', path: '/api/v1/goals', operation: 'ListGoals', tag: 'goals' },
-  { method: 'GET', path: '/api/v1/goals/progress', operation: 'GetGoalProgress', tag: 'goals' },
-  { method: 'PUT', path: '/api/v1/goals/{metric}', operation: 'SetGoal', tag: 'goals' },
-  { method: 'DELETE', path: '/api/v1/goals/{metric}', operation: 'ClearGoal', tag: 'goals' },
+  { method: 'GET', path: '/api/v1/goals', operation: 'goals', tag: 'goals' },
+  { method: 'GET', path: '/api/v1/goals/progress', operation: 'goalProgress', tag: 'goals' },
+  { method: 'PUT', path: '/api/v1/goals/{metric}', operation: 'setGoal', tag: 'goals' },
+  { method: 'DELETE', path: '/api/v1/goals/{metric}', operation: 'clearGoal', tag: 'goals' },
 ];

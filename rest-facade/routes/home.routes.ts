@@ -2,18 +2,18 @@
 import type { RestRoute } from '../route.ts';
 
 export const homeRoutes: RestRoute[] = [
-  { method: 'GET', path: '/api/v1/home/headline', operation: 'GetHomeHeadline', tag: 'home' },
+  { method: 'GET', path: '/api/v1/home/headline', operation: 'homeHeadline', tag: 'home' },
   {
     method: 'GET',
     path: '/api/v1/home/next-actions',
-    operation: 'GetHomeNextActions',
+    operation: 'homeNextActions',
     tag: 'home',
   },
-  { method: 'GET', path: '/api/v1/home/streak', operation: 'GetHomeStreak', tag: 'home' },
+  { method: 'GET', path: '/api/v1/home/streak', operation: 'homeStreak', tag: 'home' },
   {
     method: 'GET',
     path: '/api/v1/home/morning-review',
-    operation: 'GetMorningReview',
+    operation: 'morningReview',
     tag: 'home',
   },
 ];

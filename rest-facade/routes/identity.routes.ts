@@ -2,11 +2,11 @@
 import type { RestRoute } from '../route.ts';
 
 export const identityRoutes: RestRoute[] = [
-  { method: 'POST', path: '/api/auth/idp', operation: 'IdpLogin', body: 'input', tag: 'auth' },
+  { method: 'POST', path: '/api/auth/idp', operation: 'loginWithIdp', body: 'input', tag: 'auth' },
   {
     method: 'POST',
     path: '/api/auth/web/idp',
-    operation: 'WebIdpLogin',
+    operation: 'webLoginWithIdp',
     body: 'input',
     tag: 'auth',
   },

@@ -9,11 +9,11 @@ const bp = '/api/v1/health/blood-pressure';
 const logs = '/api/v1/health/logs';
 
 export const logsRoutes: RestRoute[] = [
-  { method: 'GET', path: bp, operation: 'ListBloodPressureSessions', tag: 'blood-pressure' },
+  { method: 'GET', path: bp, operation: 'bloodPressureSessions', tag: 'blood-pressure' },
   {
     method: 'POST',
     path: bp,
-    operation: 'LogBloodPressureReading',
+    operation: 'logBloodPressureReading',
     body: 'input',
     status: 201,
     tag: 'blood-pressure',
@@ -21,20 +21,20 @@ export const logsRoutes: RestRoute[] = [
   {
     method: 'PATCH',
     path: `${bp}/{reading_id}`,
-    operation: 'UpdateBloodPressureReading',
+    operation: 'updateBloodPressureReading',
     body: 'input',
     tag: 'blood-pressure',
   },
   {
     method: 'DELETE',
     path: `${bp}/{reading_id}`,
-    operation: 'DeleteBloodPressureReading',
+    operation: 'deleteBloodPressureReading',
     tag: 'blood-pressure',
   },
   {
     method: 'POST',
     path: `${logs}/custom-metrics`,
-    operation: 'LogCustomMetric',
+    operation: 'logCustomMetric',
     body: 'input',
     status: 201,
     tag: 'logs',
@@ -42,7 +42,7 @@ export const logsRoutes: RestRoute[] = [
   {
     method: 'POST',
     path: `${logs}/hydration`,
-    operation: 'AddHydration',
+    operation: 'addHydration',
     body: 'input',
     status: 201,
     tag: 'logs',
@@ -50,7 +50,7 @@ export const logsRoutes: RestRoute[] = [
   {
     method: 'POST',
     path: `${logs}/medications`,
-    operation: 'LogMedication',
+    operation: 'logMedication',
     body: 'input',
     status: 201,
     tag: 'logs',
@@ -58,7 +58,7 @@ export const logsRoutes: RestRoute[] = [
   {
     method: 'POST',
     path: `${logs}/nicotine`,
-    operation: 'AddNicotine',
+    operation: 'addNicotine',
     body: 'input',
     status: 201,
     tag: 'logs',
@@ -66,7 +66,7 @@ export const logsRoutes: RestRoute[] = [
   {
     method: 'POST',
     path: `${logs}/sleep-factors`,
-    operation: 'LogSleepFactor',
+    operation: 'logSleepFactor',
     body: 'input',
     status: 201,
     tag: 'logs',
@@ -74,7 +74,7 @@ export const logsRoutes: RestRoute[] = [
   {
     method: 'POST',
     path: `${logs}/weight`,
-    operation: 'AddWeight',
+    operation: 'addWeight',
     body: 'input',
     status: 201,
     tag: 'logs',
@@ -82,7 +82,7 @@ export const logsRoutes: RestRoute[] = [
   {
     method: 'POST',
     path: `${logs}/sun-sessions`,
-    operation: 'LogSunSession',
+    operation: 'logSunSession',
     body: 'input',
     status: 201,
     tag: 'logs',
@@ -90,11 +90,11 @@ export const logsRoutes: RestRoute[] = [
   {
     method: 'PATCH',
     path: `${logs}/{entry_id}`,
-    operation: 'UpdateLogEntry',
+    operation: 'updateLogEntry',
     body: 'input',
     tag: 'logs',
   },
-  { method: 'DELETE', path: `${logs}/{entry_id}`, operation: 'DeleteLogEntry', tag: 'logs' },
-  { method: 'GET', path: '/api/v1/health/sun/advice', operation: 'GetSunAdvice', tag: 'sun' },
-  { method: 'GET', path: '/api/v1/health/scores/{kind}', operation: 'ListScores', tag: 'scores' },
+  { method: 'DELETE', path: `${logs}/{entry_id}`, operation: 'deleteLogEntry', tag: 'logs' },
+  { method: 'GET', path: '/api/v1/health/sun/advice', operation: 'sunAdvice', tag: 'sun' },
+  { method: 'GET', path: '/api/v1/health/scores/{kind}', operation: 'scores', tag: 'scores' },
 ];

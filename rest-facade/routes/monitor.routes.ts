@@ -5,14 +5,14 @@ export const monitorRoutes: RestRoute[] = [
   {
     method: 'POST',
     path: '/api/monitor/link',
-    operation: 'LinkMonitor',
+    operation: 'linkMonitor',
     body: 'input',
     tag: 'monitor',
   },
   {
     method: 'POST',
     path: '/api/monitor/webhook',
-    operation: 'ReceiveMonitorWebhook',
+    operation: 'receiveMonitorWebhook',
     body: 'body',
     responder: 'raw',
     headers: { 'x-monitor-signature': 'signature', 'x-monitor-delivery': 'deliveryId' },
@@ -21,7 +21,7 @@ export const monitorRoutes: RestRoute[] = [
   {
     method: 'GET',
     path: '/api/monitor/sync',
-    operation: 'SyncMonitor',
+    operation: 'syncMonitor',
     tag: 'monitor',
   },
 ];

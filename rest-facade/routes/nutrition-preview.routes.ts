@@ -5,14 +5,14 @@ export const nutritionPreviewRoutes: RestRoute[] = [
   {
     method: 'POST',
     path: '/api/v1/nutrition/preview-score',
-    operation: 'FoodPreviewScore',
+    operation: 'foodPreviewScore',
     body: 'input',
     tag: 'nutrition',
   },
   {
     method: 'GET',
     path: '/api/v1/nutrition/suggestion',
-    operation: 'MealSuggestion',
+    operation: 'mealSuggestion',
     tag: 'nutrition',
   },
 ];

@@ -5,13 +5,13 @@ export const oauthRoutes: RestRoute[] = [
   {
     method: 'GET',
     path: '/api/v1/connected-apps',
-    operation: 'ListConnectedApps',
+    operation: 'connectedApps',
     tag: 'connected-apps',
   },
   {
     method: 'DELETE',
     path: '/api/v1/connected-apps/{connection_id}',
-    operation: 'DisconnectConnectedApp',
+    operation: 'disconnectConnectedApp',
     rename: { connection_id: 'id' },
     tag: 'connected-apps',
   },

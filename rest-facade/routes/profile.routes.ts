@@ -2,12 +2,12 @@
 import type { RestRoute } from '../route.ts';
 
 export const profileRoutes: RestRoute[] = [
-  { method: 'GET', path: '/api/auth/me', operation: 'GetProfile', tag: 'auth' },
-  { method: 'PATCH', path: '/api/auth/me', operation: 'UpdateProfile', body: 'input', tag: 'auth' },
+  { method: 'GET', path: '/api/auth/me', operation: 'me', tag: 'auth' },
+  { method: 'PATCH', path: '/api/auth/me', operation: 'updateProfile', body: 'input', tag: 'auth' },
   {
     method: 'POST',
     path: '/api/auth/profile-photo',
-    operation: 'SetProfilePhoto',
+    operation: 'setProfilePhoto',
     responder: 'multipart',
     tag: 'auth',
   },

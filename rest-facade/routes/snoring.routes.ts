@@ -2,31 +2,31 @@
 import type { RestRoute } from '../route.ts';
 
 export const snoringRoutes: RestRoute[] = [
-  { method: 'GET', path: '/api/v1/health/snoring', operation: 'ListSnoreNights', tag: 'snoring' },
+  { method: 'GET', path: '/api/v1/health/snoring', operation: 'snoreNights', tag: 'snoring' },
   {
     method: 'GET',
     path: '/api/v1/health/snoring/{night_id}',
-    operation: 'GetSnoreNight',
+    operation: 'snoreNight',
     rename: { night_id: 'id' },
     tag: 'snoring',
   },
   {
     method: 'DELETE',
     path: '/api/v1/health/snoring/{night_id}',
-    operation: 'DeleteSnoreNight',
+    operation: 'deleteSnoreNight',
     rename: { night_id: 'id' },
     tag: 'snoring',
   },
   {
     method: 'GET',
     path: '/api/v1/health/snoring/{night_id}/audio',
-    operation: 'ReadSnoreAudio',
+    operation: 'snoreAudio',
     tag: 'snoring',
   },
   {
     method: 'POST',
     path: '/api/v1/health/snoring/{night_id}/audio',
-    operation: 'UploadSnoreAudio',
+    operation: 'uploadSnoreAudio',
     responder: 'multipart',
     status: 201,
     tag: 'snoring',

@@ -13,7 +13,7 @@ export const syncRoutes: RestRoute[] = [
   {
     method: 'GET',
     path: '/api/sync/pull',
-    operation: 'PullSyncChanges',
+    operation: 'syncPull',
     responder: 'changes',
     tag: 'sync',
   },
@@ -22,7 +22,7 @@ export const syncRoutes: RestRoute[] = [
   {
     method: 'POST',
     path: '/api/sync/push',
-    operation: 'PushSyncChanges',
+    operation: 'syncPush',
     body: 'changes',
     bodyLimit: PUSH_BODY_LIMIT,
     tag: 'sync',

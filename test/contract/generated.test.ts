@@ -1,12 +1,20 @@
 /**
- * Generated files against their sources: schema.graphql and the operations manifest equal what
- * scripts/generate.ts would write now, every operation file carries its description comment, and
- * the Prisma schema equals what the migration history builds (the drift check, in process).
+ * Generated files against their sources: schema.graphql, the operations manifest and
+ * docs/interface.md equal what scripts/generate.ts would write now, the names agree (operation =
+ * root field = service function), every operation file carries its description comment and is
+ * named after its operation, and the Prisma schema equals what the migration history builds (the
+ * drift check, in process).
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { generatedFiles, MANIFEST_FILE, SCHEMA_FILE } from '../../scripts/generate.ts';
+import {
+  generatedFiles,
+  INTERFACE_FILE,
+  interfaceProblems,
+  MANIFEST_FILE,
+  SCHEMA_FILE,
+} from '../../scripts/generate.ts';
 import { checkMigrationDrift } from '../../src/db/drift.ts';
 import { readSchemaFiles } from '../../src/db/schema-engine.ts';
 
@@ -29,15 +37,31 @@ function operationFiles(): string[] {
 }
 
 describe('generated files', () => {
-  it('schema.graphql and src/generated/operations.json are up to date (npm run gen)', () => {
+  it('schema.graphql, src/generated/operations.json and docs/interface.md are up to date (npm run gen)', () => {
     const expected = generatedFiles();
-    expect(Object.keys(expected).sort()).toEqual([MANIFEST_FILE, SCHEMA_FILE].sort());
+    expect(Object.keys(expected).sort()).toEqual(
+      [INTERFACE_FILE, MANIFEST_FILE, SCHEMA_FILE].sort(),
+    );
     for (const [file, content] of Object.entries(expected)) {
       expect(
         readFileSync(file, 'utf8'),
         `${path.basename(file)} is out of date: run npm run gen`,
       ).toBe(content);
     }
+  });
+
+  it('names every operation after its root field, and every service function after its field', () => {
+    expect(interfaceProblems()).toEqual([]);
+  });
+
+  it('names every operation file after the operation it holds', () => {
+    const mismatched = operationFiles()
+      .filter((f) => !f.endsWith('.fragment.graphql'))
+      .filter((f) => {
+        const name = /^(?:query|mutation)\s+(\w+)/m.exec(readFileSync(f, 'utf8'))?.[1];
+        return name !== path.basename(f, '.graphql');
+      });
+    expect(mismatched.map((f) => path.relative(DOMAINS, f))).toEqual([]);
   });
 
   it('every operation and fragment file starts with its # description', () => {

@@ -88,7 +88,7 @@ describe('GET /api/openapi.json', () => {
 
   it('documents auth: 401 and bearer security on protected operations, none on public ones', () => {
     expect(doc.paths['/api/auth/me'].get).toMatchObject({
-      operationId: 'GetProfile',
+      operationId: 'me',
       security: [{ bearerAuth: ['profile:read'] }],
       responses: { '401': { $ref: '#/components/responses/Unauthenticated' } },
     });
@@ -101,7 +101,7 @@ describe('GET /api/openapi.json', () => {
 
   it('documents the personal-token paths, parameters and bodies from the schema', () => {
     const create = doc.paths['/api/v1/tokens'].post!;
-    expect(create.operationId).toBe('CreatePersonalToken');
+    expect(create.operationId).toBe('createPersonalToken');
     expect(create.requestBody).toEqual({
       required: true,
       content: {
@@ -128,7 +128,7 @@ describe('GET /api/openapi.json', () => {
       },
     });
     const revoke = doc.paths['/api/v1/tokens/{token_id}'].delete!;
-    expect(revoke.operationId).toBe('RevokePersonalToken');
+    expect(revoke.operationId).toBe('revokePersonalToken');
     expect(revoke.parameters).toEqual([
       {
         name: 'token_id',
@@ -271,7 +271,7 @@ describe('GET /api/docs', () => {
         await section.click();
       }
       expect(listed).toHaveLength(ROUTES.length);
-      expect(listed).toContain('CreatePersonalToken');
+      expect(listed).toContain('createPersonalToken');
       expect(elsewhere).toEqual([]);
       expect(problems).toEqual([]);
     } finally {

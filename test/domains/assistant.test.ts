@@ -143,7 +143,7 @@ describe('conversations', () => {
     const sent = fake.requests[0].body!;
     expect(sent.messages![0].role).toBe('system');
     expect(sent.messages!.at(-1)).toEqual({ role: 'user', content: 'Was my lunch good?' });
-    expect(fake.toolsOf(fake.requests[0])).toContain('GetProfile');
+    expect(fake.toolsOf(fake.requests[0])).toContain('me');
 
     const rows = await ledger(app, user.id);
     expect(rows).toHaveLength(1);
@@ -283,8 +283,8 @@ describe('replies that read the person’s data', () => {
     const { user, client } = await person(['assistant:chat', 'profile:read']);
     const conversation = await start(client);
     fake.replyToolCalls([
-      { name: 'GetProfile', arguments: {} },
-      { name: 'ListGlucoseReadingPage', arguments: { since_hours: 24 } },
+      { name: 'me', arguments: {} },
+      { name: 'glucoseReadingPage', arguments: { since_hours: 24 } },
     ]);
     fake.reply('I can see your profile but not your glucose.');
     const result = await reply(client, conversation.id, 'How is my glucose?');
@@ -300,9 +300,9 @@ describe('replies that read the person’s data', () => {
     });
     expect(glucose.content).not.toContain('mg_dl');
     expect(sc(result).answer.sources).toEqual([
-      { operation: 'GetProfile', arguments: '{}', ok: true, error: null },
+      { operation: 'me', arguments: '{}', ok: true, error: null },
       {
-        operation: 'ListGlucoseReadingPage',
+        operation: 'glucoseReadingPage',
         arguments: '{"since_hours":24}',
         ok: false,
         error: 'INSUFFICIENT_SCOPE',
@@ -319,7 +319,7 @@ describe('replies that read the person’s data', () => {
   it('reads glucose when the token holds health:glucose:read', async () => {
     const { client } = await person(['assistant:chat', 'health:glucose:read']);
     const conversation = await start(client);
-    fake.replyToolCalls([{ name: 'ListGlucoseReadingPage', arguments: { since_hours: 24 } }]);
+    fake.replyToolCalls([{ name: 'glucoseReadingPage', arguments: { since_hours: 24 } }]);
     fake.reply('No readings yet.');
     const result = await reply(client, conversation.id, 'Glucose?');
     const [glucose] = fake.toolResultsOf(fake.requests[1]);
@@ -333,13 +333,13 @@ describe('replies that read the person’s data', () => {
     const { client } = await person(['assistant:chat', 'health:glucose:read']);
     const conversation = await start(client);
     fake.replyToolCalls([
-      { name: 'DeleteAllMeals', arguments: {} },
-      { name: 'ListGlucoseReadingPage', arguments: '{not json' },
-      { name: 'ListGlucoseReadingPage', arguments: { limit: 100000 } },
+      { name: 'deleteAllMeals', arguments: {} },
+      { name: 'glucoseReadingPage', arguments: '{not json' },
+      { name: 'glucoseReadingPage', arguments: { limit: 100000 } },
     ]);
     fake.reply('Sorry.');
     const result = await reply(client, conversation.id, 'Delete my meals');
-    expect(fake.toolsOf(fake.requests[0])).not.toContain('DeleteAllMeals');
+    expect(fake.toolsOf(fake.requests[0])).not.toContain('deleteAllMeals');
     const codes = fake.toolResultsOf(fake.requests[1]).map((r) => JSON.parse(r.content).error.code);
     expect(codes).toEqual(['NOT_FOUND', 'VALIDATION_FAILED', 'VALIDATION_FAILED']);
     expect(sc(result).answer.sources.map((s: Structured) => s.ok)).toEqual([false, false, false]);
@@ -348,12 +348,12 @@ describe('replies that read the person’s data', () => {
   it('bounds the loop: after 4 rounds with tools, a last round without tools must answer', async () => {
     const { user, client } = await person(['assistant:chat', 'profile:read']);
     const conversation = await start(client);
-    for (let i = 0; i < 4; i++) fake.replyToolCalls([{ name: 'GetProfile' }]);
+    for (let i = 0; i < 4; i++) fake.replyToolCalls([{ name: 'me' }]);
     fake.reply('Done reading.');
     const result = await reply(client, conversation.id, 'Read everything');
     expect(sc(result).answer.content).toBe('Done reading.');
     expect(fake.requests).toHaveLength(5);
-    expect(fake.toolsOf(fake.requests[3])).toContain('GetProfile');
+    expect(fake.toolsOf(fake.requests[3])).toContain('me');
     expect(fake.toolsOf(fake.requests[4])).toEqual([]);
     expect(await ledger(app, user.id)).toHaveLength(5);
   });
@@ -375,7 +375,7 @@ describe('the reply stream (server-sent events)', () => {
     const { user, client } = await person(['assistant:chat', 'profile:read']);
     const conversation = await start(client);
     const text = 'Your profile says you are in Amman; lunch at noon suits your routine well.';
-    fake.replyToolCalls([{ name: 'GetProfile', arguments: {} }]);
+    fake.replyToolCalls([{ name: 'me', arguments: {} }]);
     fake.reply(text);
     const pieces: string[] = [];
     const result = (await client.callTool(
@@ -395,7 +395,7 @@ describe('the reply stream (server-sent events)', () => {
     expect(pieces.join('')).toBe(text);
     expect(result.structuredContent!.answer).toMatchObject({
       content: text,
-      sources: [{ operation: 'GetProfile', ok: true }],
+      sources: [{ operation: 'me', ok: true }],
     });
     expect(fake.requests.map((r) => r.body!.stream)).toEqual([true, true]);
     expect(await ledger(app, user.id)).toHaveLength(2);
@@ -473,7 +473,7 @@ describe('the daily cap and the budget', () => {
     try {
       const { user, client } = await person(['assistant:chat', 'profile:read'], capped);
       const conversation = await start(client);
-      fake.replyToolCalls([{ name: 'GetProfile' }]);
+      fake.replyToolCalls([{ name: 'me' }]);
       fake.reply('ok');
       expect((await reply(client, conversation.id, 'one')).isError).toBeFalsy();
       const refused = await reply(client, conversation.id, 'two');

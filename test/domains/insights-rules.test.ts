@@ -3,9 +3,9 @@ import { describe, expect, it } from 'vitest';
 import { trendStats } from '../../src/domains/glucose/glucose.stats.ts';
 import type { StatPoint, TrendStats } from '../../src/domains/glucose/glucose.stats.ts';
 import {
-  insightCards,
+  cardsFrom,
   linearFit,
-  predictiveAlerts,
+  alertsFrom,
   suggestions,
 } from '../../src/domains/insights/insights.rules.ts';
 import type { PredictiveAlert } from '../../src/domains/insights/insights.rules.ts';
@@ -171,7 +171,7 @@ describe('predictive alerts', () => {
   it('predicts the real low of a Hall 2018 trace ten minutes before it came (CC BY 4.0)', () => {
     // 2015-03-30: 140, 137, 126, 114, 100, 86 (18:28-18:53), then 72 at 18:58 and 64 at 19:03
     const now = nowAt('2015-03-30T18:53:23Z');
-    const [alert] = predictiveAlerts(trace, now);
+    const [alert] = alertsFrom(trace, now);
     expect(alert).toMatchObject({
       kind: 'predicted_low',
       thresholdMgDl: 70,
@@ -181,17 +181,17 @@ describe('predictive alerts', () => {
     expect(alert.minutesAhead).toBeLessThanOrEqual(30);
     const actualLow = trace.find((p) => p.timestamp > now && p.valueMgDl < 70)!;
     expect(actualLow.timestamp.getTime() - now.getTime()).toBeLessThanOrEqual(30 * 60_000);
-    expect(predictiveAlerts(trace, nowAt('2015-03-30T18:53:23Z')).map((a) => a.kind)).toEqual([
+    expect(alertsFrom(trace, nowAt('2015-03-30T18:53:23Z')).map((a) => a.kind)).toEqual([
       'predicted_low',
     ]);
   });
 
   it('predicts the real high after a meal on the same trace, and nothing on a steady stretch', () => {
     // 2014-02-04: 109 .. 155 (07:32-07:57), above 180 at 08:12
-    const [high] = predictiveAlerts(trace, nowAt('2014-02-04T07:57:05Z'));
+    const [high] = alertsFrom(trace, nowAt('2014-02-04T07:57:05Z'));
     expect(high).toMatchObject({ kind: 'predicted_high', thresholdMgDl: 180, currentMgDl: 155 });
     expect(high.minutesAhead).toBeLessThanOrEqual(30);
-    expect(predictiveAlerts(trace, nowAt('2015-03-30T18:23:23Z'))).toEqual([]); // 139-143 for half an hour
+    expect(alertsFrom(trace, nowAt('2015-03-30T18:23:23Z'))).toEqual([]); // 139-143 for half an hour
   });
 
   const series = (values: number[], now: Date): StatPoint[] =>
@@ -204,31 +204,29 @@ describe('predictive alerts', () => {
 
   it('fires only when the crossing is within 30 minutes', () => {
     // falling 1 mg/dL a minute from 100: 70 in 30 minutes
-    expect(kinds(predictiveAlerts(series([125, 120, 115, 110, 105, 100], now), now))).toEqual([
+    expect(kinds(alertsFrom(series([125, 120, 115, 110, 105, 100], now), now))).toEqual([
       'predicted_low',
     ]);
-    expect(predictiveAlerts(series([125, 120, 115, 110, 105, 100], now), now)[0]).toMatchObject({
+    expect(alertsFrom(series([125, 120, 115, 110, 105, 100], now), now)[0]).toMatchObject({
       minutesAhead: 30,
       slopeMgDlPerMin: -1,
     });
-    expect(kinds(predictiveAlerts(series([126, 121, 116, 111, 106, 101], now), now))).toEqual([]);
+    expect(kinds(alertsFrom(series([126, 121, 116, 111, 106, 101], now), now))).toEqual([]);
     // rising 1 mg/dL a minute from 150: 180 in 30 minutes
-    expect(kinds(predictiveAlerts(series([125, 130, 135, 140, 145, 150], now), now))).toEqual([
+    expect(kinds(alertsFrom(series([125, 130, 135, 140, 145, 150], now), now))).toEqual([
       'predicted_high',
     ]);
-    expect(kinds(predictiveAlerts(series([124, 129, 134, 139, 144, 149], now), now))).toEqual([]);
+    expect(kinds(alertsFrom(series([124, 129, 134, 139, 144, 149], now), now))).toEqual([]);
   });
 
   it('stays quiet once the reading is past the threshold, with stale or too few readings', () => {
-    expect(kinds(predictiveAlerts(series([90, 80, 69], now), now))).toEqual([]);
-    expect(kinds(predictiveAlerts(series([160, 170, 181], now), now))).toEqual([]);
-    expect(kinds(predictiveAlerts(series([90, 80], now), now))).toEqual([]);
+    expect(kinds(alertsFrom(series([90, 80, 69], now), now))).toEqual([]);
+    expect(kinds(alertsFrom(series([160, 170, 181], now), now))).toEqual([]);
+    expect(kinds(alertsFrom(series([90, 80], now), now))).toEqual([]);
     const stale = series([100, 90, 80, 75], new Date(now.getTime() - 11 * 60_000));
-    expect(kinds(predictiveAlerts(stale, now))).toEqual([]);
+    expect(kinds(alertsFrom(stale, now))).toEqual([]);
     expect(
-      kinds(
-        predictiveAlerts(series([100, 90, 80, 75], new Date(now.getTime() - 10 * 60_000)), now),
-      ),
+      kinds(alertsFrom(series([100, 90, 80, 75], new Date(now.getTime() - 10 * 60_000)), now)),
     ).toEqual(['predicted_low']);
   });
 
@@ -237,7 +235,7 @@ describe('predictive alerts', () => {
       ...series([200, 180, 160, 140], new Date(now.getTime() - 35 * 60_000)),
       ...series([120, 120, 120], now),
     ];
-    expect(kinds(predictiveAlerts(older, now))).toEqual([]);
+    expect(kinds(alertsFrom(older, now))).toEqual([]);
   });
 });
 
@@ -260,7 +258,7 @@ describe('insight cards', () => {
   };
 
   it('has no cards on a day without scores, alerts or a trend', () => {
-    expect(insightCards(none)).toEqual([]);
+    expect(cardsFrom(none)).toEqual([]);
   });
 
   it('puts an alert card first, then the trend card, then a card per score naming its weakest part', () => {
@@ -268,7 +266,7 @@ describe('insight cards', () => {
       sleep: score('sleep', 70, { time_asleep: 90, efficiency: 40 }),
       glucose: score('glucose', 88, { time_in_range: 93 }),
     });
-    const cards = insightCards({
+    const cards = cardsFrom({
       today,
       alerts: [alert],
       weekGlucose: week(0, 0),
@@ -293,7 +291,7 @@ describe('insight cards', () => {
 
   it('shows the trend card only for a change of 5 points or more with a day of readings in both weeks', () => {
     const trend = (now: TrendStats, before: TrendStats) =>
-      insightCards({ ...none, weekGlucose: now, previousWeekGlucose: before }).map((c) => c.title);
+      cardsFrom({ ...none, weekGlucose: now, previousWeekGlucose: before }).map((c) => c.title);
     expect(trend(week(0, 10), week(0, 5))).toEqual(['Time in range is down']);
     expect(trend(week(0, 9), week(0, 5))).toEqual([]);
     const start = at('2026-02-24T00:00:00Z');

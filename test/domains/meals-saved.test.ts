@@ -382,7 +382,7 @@ describe('saved meals and favorites in the dashboard graph', () => {
 });
 
 describe('logging a saved meal and copying a meal', () => {
-  it('logs a saved meal as a new meal like LogMeal, once per idempotency_key', async () => {
+  it('logs a saved meal as a new meal like logMeal, once per idempotency_key', async () => {
     const me = await person();
     const saved = await ok(me.mcp, 'nutrition_saved_meal_create', {
       ...porridge,

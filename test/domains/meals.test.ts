@@ -8,7 +8,7 @@ import { randomUUID } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ALL_SCOPES } from '../../src/auth/scopes.ts';
 import {
-  listMeals as listMealsOf,
+  meals as listMealsOf,
   MEAL_PHOTO_MAX_BYTES,
 } from '../../src/domains/meals/meals.service.ts';
 import type { AuthedContext } from '../../src/graphql/context.ts';

@@ -188,7 +188,7 @@ describe('the OpenAPI document', () => {
   it('documents the upload as multipart/form-data with a binary file part', async () => {
     const doc = await (await app.fetch('/api/openapi.json')).json();
     const op = doc.paths['/api/auth/profile-photo'].post;
-    expect(op.operationId).toBe('SetProfilePhoto');
+    expect(op.operationId).toBe('setProfilePhoto');
     expect(op.requestBody.content).toEqual({
       'multipart/form-data': {
         schema: expect.objectContaining({

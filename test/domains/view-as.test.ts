@@ -14,10 +14,10 @@ import { gql, rest } from '../harness/clients.ts';
 import { callTool, mcpClient, startMcpHost } from '../harness/mcp.ts';
 
 // No shipped MCP tool reads another person's data yet (get_profile is always the caller's own):
-// a test host adds one on GetViewedProfile, with the real facade, call path and authentication.
+// a test host adds one on viewedProfile, with the real facade, call path and authentication.
 const VIEWED_PROFILE_TOOL: McpTool = {
   name: 'viewed_profile_read',
-  operation: 'GetViewedProfile',
+  operation: 'viewedProfile',
   scopes: ['profile:read'],
   kind: 'read',
 };
@@ -43,7 +43,7 @@ async function viewedId(door: Door, token: string): Promise<number | string> {
         extensions: {
           persistedQuery: {
             version: 1,
-            sha256Hash: app.operations.byName.get('GetViewedProfile')!.id,
+            sha256Hash: app.operations.byName.get('viewedProfile')!.id,
           },
         },
       }),

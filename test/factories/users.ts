@@ -3,7 +3,7 @@
  * with chosen scopes, or a web session (cookie + CSRF token).
  */
 import { createSession } from '../../src/domains/account/account.sessions.ts';
-import { registerUser } from '../../src/domains/account/account.login.ts';
+import { register } from '../../src/domains/account/account.login.ts';
 import { createPersonalToken } from '../../src/domains/tokens/tokens.service.ts';
 import { csrfTokenFor } from '../../src/auth/credentials.ts';
 import type { Principal } from '../../src/auth/principal.ts';
@@ -56,7 +56,7 @@ export async function seedUser(app: TestApp, options: SeedUserOptions = {}): Pro
   const ctx = serviceContext(app);
   const email = options.email ?? `user${++seq}.${Date.now()}@example.com`;
   const password = options.password ?? 'correct horse battery';
-  const user = await registerUser(ctx, { email, password, name: options.name ?? 'Test User' });
+  const user = await register(ctx, { email, password, name: options.name ?? 'Test User' });
   if (options.isAdmin)
     await app.db.prisma.user.update({ where: { id: user.id }, data: { isAdmin: true } });
   const session = await createSession(ctx, { userId: user.id, kind: 'native' });

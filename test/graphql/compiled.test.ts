@@ -102,7 +102,7 @@ async function expectSameAnswer(
 }
 
 describe('compiled persisted operations (issue 4)', () => {
-  it('answers ListGlucoseReadings exactly like graphql-js, defaults, sort and sensor filter included', async () => {
+  it('answers glucoseReadings exactly like graphql-js, defaults, sort and sensor filter included', async () => {
     const { user, token } = await seedUser(app);
     const start = Date.now() - 100 * 300_000;
     const readings = Array.from({ length: 100 }, (_, i) => ({
@@ -117,7 +117,7 @@ describe('compiled persisted operations (issue 4)', () => {
     });
     expect(await res.json()).toBe(100);
     const ctx = () => contextOf(user.id);
-    const all = await expectSameAnswer('ListGlucoseReadings', {}, ctx);
+    const all = await expectSameAnswer('glucoseReadings', {}, ctx);
     expect(JSON.parse(all.wire).glucose_readings).toHaveLength(100);
     expect(JSON.parse(all.wire).glucose_readings[0]).toEqual({
       id: `g:${user.id}:2:${Date.parse(readings[99].timestamp)}`,
@@ -128,34 +128,34 @@ describe('compiled persisted operations (issue 4)', () => {
       processing_version: null,
     });
     await expectSameAnswer(
-      'ListGlucoseReadings',
+      'glucoseReadings',
       { sort: 'asc', limit: 7, sensorId: 2, sinceHours: 48 },
       ctx,
     );
-    await expectSameAnswer('GlucoseTrends', {}, ctx);
-    await expectSameAnswer('GlucoseTrends', { startDate: new Date(start).toISOString() }, ctx);
-    await expectSameAnswer('CgmSensorStatus', {}, ctx);
+    await expectSameAnswer('glucoseTrends', {}, ctx);
+    await expectSameAnswer('glucoseTrends', { startDate: new Date(start).toISOString() }, ctx);
+    await expectSameAnswer('cgmSensors', {}, ctx);
   });
 
   it('refuses exactly like graphql-js: no caller, a missing scope, a failed validation, a bad variable', async () => {
     const { user } = await seedUser(app);
-    const anonymous = await expectSameAnswer('ListGlucoseReadings', {}, () => contextOf(null));
+    const anonymous = await expectSameAnswer('glucoseReadings', {}, () => contextOf(null));
     expect(anonymous.errors).toMatchObject([{ extensions: { code: 'UNAUTHENTICATED' } }]);
-    const scoped = await expectSameAnswer('ListGlucoseReadings', {}, () =>
+    const scoped = await expectSameAnswer('glucoseReadings', {}, () =>
       contextOf(user.id, new Set<Scope>(['profile:read' as Scope])),
     );
     expect(scoped.errors).toMatchObject([{ extensions: { code: 'INSUFFICIENT_SCOPE' } }]);
-    const invalid = await expectSameAnswer('ListGlucoseReadings', { limit: 0 }, () =>
+    const invalid = await expectSameAnswer('glucoseReadings', { limit: 0 }, () =>
       contextOf(user.id),
     );
     expect(invalid.errors).toMatchObject([{ extensions: { code: 'VALIDATION_FAILED' } }]);
     const trends = await expectSameAnswer(
-      'GlucoseTrends',
+      'glucoseTrends',
       { startDate: '2030-01-01', endDate: '2029-01-01' },
       () => contextOf(user.id),
     );
     expect(trends.errors).toMatchObject([{ extensions: { code: 'VALIDATION_FAILED' } }]);
-    await expectSameAnswer('ListGlucoseReadings', { limit: 'many' }, () => contextOf(user.id));
+    await expectSameAnswer('glucoseReadings', { limit: 'many' }, () => contextOf(user.id));
   });
 
   it('masks an unexpected error exactly like graphql-js', async () => {
@@ -169,7 +169,7 @@ describe('compiled persisted operations (issue 4)', () => {
             : Reflect.get(target, prop),
       }),
     });
-    const masked = await expectSameAnswer('ListGlucoseReadings', {}, broken);
+    const masked = await expectSameAnswer('glucoseReadings', {}, broken);
     expect(masked.errors).toEqual([
       {
         message: 'Internal Server Error',
@@ -183,8 +183,8 @@ describe('compiled persisted operations (issue 4)', () => {
   it('answers every persisted query exactly like graphql-js, signed in and anonymous', async () => {
     const { user } = await seedUser(app);
     const required: Record<string, Record<string, unknown>> = {
-      ListHealthMetrics: { metricType: 'heart_rate' },
-      ListSyncedRecords: { table: 'journal_entries' },
+      healthMetrics: { metricType: 'heart_rate' },
+      syncedRecords: { table: 'journal_entries' },
     };
     const queries = [...app.operations.byName.values()].filter(
       (op) => op.definition.operation === OperationTypeNode.QUERY,

@@ -68,9 +68,9 @@ describe('persisted operations on /graphql', () => {
     }
   });
 
-  it('runs GetProfile by its hash with a bearer token', async () => {
+  it('runs me by its hash with a bearer token', async () => {
     const { user, token } = await seedUser(app);
-    const res = await persisted(idOf('GetProfile'), { token });
+    const res = await persisted(idOf('me'), { token });
     expect(res.status).toBe(200);
     expect(res.body.errors).toBeUndefined();
     expect(res.body.data.me).toMatchObject({
@@ -82,7 +82,7 @@ describe('persisted operations on /graphql', () => {
 
   it('runs a persisted mutation with variables', async () => {
     const { token } = await seedUser(app);
-    const res = await persisted(idOf('UpdateProfile'), {
+    const res = await persisted(idOf('updateProfile'), {
       token,
       variables: { input: { timezone: 'Europe/Berlin' } },
     });
@@ -93,7 +93,7 @@ describe('persisted operations on /graphql', () => {
   it('runs a persisted query over GET too', async () => {
     const { token } = await seedUser(app);
     const extensions = JSON.stringify({
-      persistedQuery: { version: 1, sha256Hash: idOf('GetProfile') },
+      persistedQuery: { version: 1, sha256Hash: idOf('me') },
     });
     const res = await app.fetch(`/graphql?extensions=${encodeURIComponent(extensions)}`, {
       headers: { authorization: `Bearer ${token}`, accept: 'application/json' },
@@ -104,7 +104,7 @@ describe('persisted operations on /graphql', () => {
   });
 
   it('keeps the field rules: no credential is UNAUTHENTICATED', async () => {
-    const res = await persisted(idOf('GetProfile'));
+    const res = await persisted(idOf('me'));
     expect(res.body.data?.me ?? null).toBeNull();
     expect(res.body.errors[0].extensions.code).toBe('UNAUTHENTICATED');
   });

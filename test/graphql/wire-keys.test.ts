@@ -12,11 +12,11 @@ const operations = loadOperations(schema);
 
 describe('JSON values on the wire', () => {
   it('finds the JSON fields an operation selects, also through a fragment', () => {
-    expect(operations.byName.get('MealEmojis')!.opaque).toEqual({ mealEmojis: { emojis: true } });
-    expect(operations.byName.get('FoodCoreBundle')!.opaque).toEqual({
+    expect(operations.byName.get('mealEmojis')!.opaque).toEqual({ mealEmojis: { emojis: true } });
+    expect(operations.byName.get('foodCoreBundle')!.opaque).toEqual({
       foodCoreBundle: { document: true },
     });
-    expect(operations.byName.get('MealInsight')!.opaque).toEqual({});
+    expect(operations.byName.get('mealInsight')!.opaque).toEqual({});
   });
 
   it('keeps the keys inside JSON values and snake_cases the rest', () => {

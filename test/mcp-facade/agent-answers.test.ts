@@ -22,7 +22,7 @@ import { callTool, mcpClient, startMcpHost } from '../harness/mcp.ts';
 // a row on an operation whose field takes login sessions only (a personal token can never call it)
 const LOGIN_ONLY: McpTool = {
   name: 'token_revoke_login_only',
-  operation: 'RevokePersonalToken',
+  operation: 'revokePersonalToken',
   scopes: ['account:write'],
   kind: 'deletes',
 };

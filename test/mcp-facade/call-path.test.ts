@@ -12,10 +12,10 @@ import { startTestApp } from '../harness/app.ts';
 import { callTool, mcpClient, startMcpHost } from '../harness/mcp.ts';
 
 const TEST_ROWS: McpTool[] = [
-  // UpdateProfile does not create; the flag makes it a creating tool so that a PAT can exercise replays
+  // updateProfile does not create; the flag makes it a creating tool so that a PAT can exercise replays
   {
     name: 'profile_update_once',
-    operation: 'UpdateProfile',
+    operation: 'updateProfile',
     scopes: ['profile:write'],
     kind: 'write',
     creates: true,
@@ -23,13 +23,13 @@ const TEST_ROWS: McpTool[] = [
   // a deletes row on a real mutation (an unknown session: NOT_FOUND once confirmed)
   {
     name: 'token_revoke_confirmed',
-    operation: 'RevokeSession',
+    operation: 'revokeSession',
     scopes: ['account:write'],
     kind: 'deletes',
   },
   {
     name: 'profile_health_read',
-    operation: 'GetProfile',
+    operation: 'me',
     scopes: ['profile:read', 'health:metrics:read'],
     kind: 'read',
   },

@@ -15,7 +15,7 @@ import { callTool, mcpClient, startMcpHost } from '../harness/mcp.ts';
 
 const ASCENDING: McpTool = {
   name: 'glucose_oldest_first_read',
-  operation: 'ListGlucoseReadings',
+  operation: 'glucoseReadings',
   scopes: ['health:glucose:read'],
   kind: 'read',
   fixed: { sort: 'asc', since_hours: 2 },
@@ -41,9 +41,7 @@ describe('fixed tool arguments', () => {
   it('refuses at start a fixed argument the operation does not take', () => {
     expect(() =>
       buildRegistry([{ ...ASCENDING, fixed: { order: 'asc' } }], { schema, operations }),
-    ).toThrow(
-      'MCP tool glucose_oldest_first_read: ListGlucoseReadings takes no argument order to fix',
-    );
+    ).toThrow('MCP tool glucose_oldest_first_read: glucoseReadings takes no argument order to fix');
   });
 
   it('sends the fixed values with every call and refuses them from the caller', async () => {

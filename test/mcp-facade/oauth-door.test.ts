@@ -20,17 +20,17 @@ import { schema } from '../../src/schema/schema.ts';
 import { createLogger } from '../../src/base/logger.ts';
 
 const ROWS: McpTool[] = [
-  { name: 'profile_plain_read', operation: 'GetProfile', scopes: ['profile:read'], kind: 'read' },
+  { name: 'profile_plain_read', operation: 'me', scopes: ['profile:read'], kind: 'read' },
   {
     name: 'profile_pat_only_read',
-    operation: 'GetProfile',
+    operation: 'me',
     scopes: ['profile:read'],
     kind: 'read',
     oauth: false,
   },
   {
     name: 'profile_payment_take',
-    operation: 'UpdateProfile',
+    operation: 'updateProfile',
     scopes: ['profile:write'],
     kind: 'takes a payment',
   },

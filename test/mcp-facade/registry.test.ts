@@ -40,7 +40,7 @@ describe('buildRegistry', () => {
   it('refuses, at start, rows it cannot serve', () => {
     const row: McpTool = {
       name: 'x_read',
-      operation: 'GetProfile',
+      operation: 'me',
       scopes: ['profile:read'],
       kind: 'read',
     };
@@ -57,7 +57,7 @@ describe('buildRegistry', () => {
     expect(() => build([{ ...row, result: 'nothing' }])).toThrow('no root field nothing');
     expect(() => build([{ ...row, creates: true }])).toThrow('a read tool cannot create');
     expect(() =>
-      build([{ ...row, operation: 'RevokePersonalToken', kind: 'deletes', creates: true }]),
+      build([{ ...row, operation: 'revokePersonalToken', kind: 'deletes', creates: true }]),
     ).toThrow('a deletes tool cannot create');
   });
 
@@ -66,7 +66,7 @@ describe('buildRegistry', () => {
       ...TOOLS,
       {
         name: 'both_read',
-        operation: 'GetProfile',
+        operation: 'me',
         scopes: ['profile:read', 'account:read'],
         kind: 'read',
       },
@@ -89,7 +89,7 @@ describe('buildRegistry', () => {
   it('adds a required confirm and the ask-the-user note to deletes, shares and payment tools', () => {
     for (const kind of ['deletes', 'shares', 'takes a payment'] as const) {
       const tool = build([
-        { name: 't', operation: 'RevokePersonalToken', scopes: ['account:write'], kind },
+        { name: 't', operation: 'revokePersonalToken', scopes: ['account:write'], kind },
       ]).tools[0];
       expect(tool.needsConfirm).toBe(true);
       expect(tool.definition.inputSchema.required).toContain('confirm');
@@ -101,7 +101,7 @@ describe('buildRegistry', () => {
     const tool = build([
       {
         name: 'token_create',
-        operation: 'CreatePersonalToken',
+        operation: 'createPersonalToken',
         scopes: ['account:write'],
         kind: 'write',
       },
@@ -124,7 +124,7 @@ describe('buildRegistry', () => {
 
   it('marks tools with a health scope as health data', () => {
     const tool = build([
-      { name: 'h', operation: 'GetProfile', scopes: ['health:glucose:read'], kind: 'read' },
+      { name: 'h', operation: 'me', scopes: ['health:glucose:read'], kind: 'read' },
     ]).tools[0];
     expect(tool.healthData).toBe(true);
   });
@@ -140,15 +140,15 @@ describe('isCreatingTool', () => {
   });
 
   it("derives creation from the mutation's root field, unless the row says otherwise", () => {
-    expect(isCreatingTool(row('write'), op('CreatePersonalToken'))).toBe(true); // createPersonalToken
-    expect(isCreatingTool(row('write'), op('UpdateProfile'))).toBe(false);
-    expect(isCreatingTool(row('write'), op('Register'))).toBe(false);
-    expect(isCreatingTool(row('shares'), op('CreatePersonalToken'))).toBe(true);
-    expect(isCreatingTool(row('write', false), op('CreatePersonalToken'))).toBe(false);
-    expect(isCreatingTool(row('write', true), op('UpdateProfile'))).toBe(true);
-    expect(isCreatingTool(row('takes a payment'), op('UpdateProfile'))).toBe(true);
-    expect(isCreatingTool(row('read'), op('GetProfile'))).toBe(false);
-    expect(isCreatingTool(row('deletes'), op('CreatePersonalToken'))).toBe(false);
+    expect(isCreatingTool(row('write'), op('createPersonalToken'))).toBe(true); // createPersonalToken
+    expect(isCreatingTool(row('write'), op('updateProfile'))).toBe(false);
+    expect(isCreatingTool(row('write'), op('register'))).toBe(false);
+    expect(isCreatingTool(row('shares'), op('createPersonalToken'))).toBe(true);
+    expect(isCreatingTool(row('write', false), op('createPersonalToken'))).toBe(false);
+    expect(isCreatingTool(row('write', true), op('updateProfile'))).toBe(true);
+    expect(isCreatingTool(row('takes a payment'), op('updateProfile'))).toBe(true);
+    expect(isCreatingTool(row('read'), op('me'))).toBe(false);
+    expect(isCreatingTool(row('deletes'), op('createPersonalToken'))).toBe(false);
   });
 });
 

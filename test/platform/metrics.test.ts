@@ -105,14 +105,14 @@ describe('GET /metrics', () => {
   it('counts a persisted GraphQL operation by its manifest name, any other document as anonymous', async () => {
     const { token } = await seedUser(app);
     const headers = { 'content-type': 'application/json', authorization: `Bearer ${token}` };
-    const sha256Hash = app.operations.byName.get('GetProfile')!.id;
+    const sha256Hash = app.operations.byName.get('me')!.id;
     const persisted = () =>
       app.fetch('/graphql', {
         method: 'POST',
         headers,
         body: JSON.stringify({ extensions: { persistedQuery: { version: 1, sha256Hash } } }),
       });
-    expect(await delta('graphql_operations_total', { operation: 'GetProfile' }, persisted)).toBe(1);
+    expect(await delta('graphql_operations_total', { operation: 'me' }, persisted)).toBe(1);
     const http = { method: 'POST', route: 'graphql', status: '200' };
     expect(await delta('http_requests_total', http, persisted)).toBe(1);
     const adHoc = () =>

@@ -6,7 +6,7 @@ import { builder } from '../../graphql/builder.ts';
 import { connectionOf, pageArgs, pageOfList } from '../../graphql/connection.ts';
 import { assertOwnAccount } from '../../graphql/person.ts';
 import { Session } from './account.schema.ts';
-import { listSessions } from './account.sessions.ts';
+import { sessions } from './account.sessions.ts';
 
 const SessionConnection = connectionOf('Session', Session);
 
@@ -18,7 +18,7 @@ builder.prismaObjectFields('User', (t) => ({
     args: pageArgs(t.arg),
     resolve: async (user, args, ctx) => {
       assertOwnAccount(ctx, user);
-      return pageOfList(await listSessions(ctx), args, (s) => s.id);
+      return pageOfList(await sessions(ctx), args, (s) => s.id);
     },
   }),
 }));

@@ -25,7 +25,7 @@ export interface RegisterOptions {
  * sign-ups (429 beyond SIGNUPS_PER_IP_PER_HOUR, before the password is hashed), a taken address
  * too, so the limit also bounds probing for accounts.
  */
-export async function registerUser(
+export async function register(
   ctx: Context,
   options: RegisterOptions,
   query: { select?: Prisma.UserSelect; include?: Prisma.UserInclude } = {},
@@ -86,15 +86,12 @@ async function checkPassword(ctx: Context, options: PasswordCheckOptions): Promi
 }
 
 /** Password login for the phone: a bearer token. */
-export async function loginWithPassword(
-  ctx: Context,
-  options: PasswordLoginOptions,
-): Promise<IssuedSession> {
+export async function login(ctx: Context, options: PasswordLoginOptions): Promise<IssuedSession> {
   return createSession(ctx, { userId: await checkPassword(ctx, options), kind: 'native' });
 }
 
 /** Password login for the web: the session cookie is set; the answer carries the CSRF token. */
-export async function loginWeb(
+export async function webLogin(
   ctx: Context,
   options: PasswordLoginOptions,
 ): Promise<WebSessionStart> {
@@ -106,7 +103,7 @@ export async function loginWeb(
  * be an admin. Answers a bearer token of a native session of that admin (the admin scope follows
  * from the account on every request, so demoting an admin takes effect at once).
  */
-export async function loginAdmin(
+export async function adminLogin(
   ctx: Context,
   options: PasswordLoginOptions,
 ): Promise<IssuedSession> {

@@ -8,12 +8,12 @@ import { builder } from '../../graphql/builder.ts';
 import { deleteAccount } from './account.deletion.ts';
 import type { AccountDeletion } from './account.deletion.ts';
 import { startEmailCode, verifyEmailCode, verifyEmailCodeWeb } from './account.email-codes.ts';
-import { loginAdmin, loginWeb, loginWithPassword, registerUser } from './account.login.ts';
+import { adminLogin, webLogin, login, register } from './account.login.ts';
 import { forgotPassword, resetPassword } from './account.password-reset.ts';
 import {
-  currentWebSession,
-  listSessions,
-  logoutWeb,
+  webSession,
+  sessions,
+  webLogout,
   revokeAllSessions,
   revokeSession,
 } from './account.sessions.ts';
@@ -179,12 +179,12 @@ builder.queryFields((t) => ({
     type: WebSession,
     description:
       'The current login session: who is signed in, and (for a cookie session) its CSRF token',
-    resolve: (_root, _args, ctx) => currentWebSession(ctx),
+    resolve: (_root, _args, ctx) => webSession(ctx),
   }),
   sessions: t.withAuth({ scope: 'account:read' }).field({
     type: [Session],
     description: "The caller's live login sessions, newest first",
-    resolve: (_root, _args, ctx) => listSessions(ctx),
+    resolve: (_root, _args, ctx) => sessions(ctx),
   }),
 }));
 
@@ -193,25 +193,25 @@ builder.mutationFields((t) => ({
     type: 'User',
     description: 'Creates an account with a password',
     args: { input: t.arg({ type: RegisterInput, required: true }) },
-    resolve: (query, _root, { input }, ctx) => registerUser(ctx, input, query),
+    resolve: (query, _root, { input }, ctx) => register(ctx, input, query),
   }),
   login: t.withAuth({ public: true }).field({
     type: AuthToken,
     description: 'Password login for the phone: answers a bearer token',
     args: { input: t.arg({ type: LoginInput, required: true }) },
-    resolve: (_root, { input }, ctx) => loginWithPassword(ctx, input),
+    resolve: (_root, { input }, ctx) => login(ctx, input),
   }),
   webLogin: t.withAuth({ public: true }).field({
     type: WebSession,
     description: 'Password login for the web: sets the HttpOnly session cookie',
     args: { input: t.arg({ type: LoginInput, required: true }) },
-    resolve: (_root, { input }, ctx) => loginWeb(ctx, input),
+    resolve: (_root, { input }, ctx) => webLogin(ctx, input),
   }),
   adminLogin: t.withAuth({ public: true }).field({
     type: AuthToken,
     description: 'Password login for the admin panel: a bearer token of an admin account',
     args: { input: t.arg({ type: LoginInput, required: true }) },
-    resolve: (_root, { input }, ctx) => loginAdmin(ctx, input),
+    resolve: (_root, { input }, ctx) => adminLogin(ctx, input),
   }),
   startEmailCode: t.withAuth({ public: true }).field({
     type: AuthAck,
@@ -234,7 +234,7 @@ builder.mutationFields((t) => ({
   webLogout: t.withAuth({ public: true }).field({
     type: AuthAck,
     description: 'Ends the web session of the cookie, if any, and clears the cookies',
-    resolve: (_root, _args, ctx) => logoutWeb(ctx),
+    resolve: (_root, _args, ctx) => webLogout(ctx),
   }),
   revokeAllSessions: t.withAuth({ scope: 'account:write' }).field({
     type: AuthAck,

@@ -89,7 +89,7 @@ export interface WebSessionView {
 }
 
 /** The current login session (GET /api/auth/web/session): who is signed in, and the CSRF token. */
-export async function currentWebSession(ctx: AuthedContext): Promise<WebSessionView> {
+export async function webSession(ctx: AuthedContext): Promise<WebSessionView> {
   const principal = ctx.principal;
   if (principal.kind !== 'session')
     throw appError('FORBIDDEN', 'Not allowed for this kind of credential');
@@ -119,7 +119,7 @@ export function clearCookiesOfWebCaller(ctx: Context): void {
  * cookies; answers ok in every case. A bearer token sent here is left alone (phones revoke
  * their session through POST /api/auth/sessions/{sid}/revoke).
  */
-export async function logoutWeb(ctx: Context): Promise<Ack> {
+export async function webLogout(ctx: Context): Promise<Ack> {
   const principal = ctx.principal;
   if (principal?.kind === 'session' && principal.sessionKind === 'web') {
     await ctx.prisma.session.updateMany({
@@ -220,7 +220,7 @@ export interface SessionView {
 }
 
 /** The caller's live sessions, newest first; `current` marks the one making this request. */
-export async function listSessions(ctx: AuthedContext): Promise<SessionView[]> {
+export async function sessions(ctx: AuthedContext): Promise<SessionView[]> {
   const epoch = await ctx.prisma.user.findUniqueOrThrow({
     where: { id: ctx.principal.userId },
     select: { sessionEpoch: true },

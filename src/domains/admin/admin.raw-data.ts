@@ -100,7 +100,7 @@ function decodeCursor(text: string): Cursor {
 }
 
 /** One chunk of a window of raw samples; the first chunk of a window is audited. */
-export async function rawSensorChunk(
+export async function adminRawSensorData(
   ctx: AuthedContext,
   options: RawSensorChunkOptions,
 ): Promise<RawSensorChunkView> {

@@ -23,18 +23,18 @@ import {
   RAW_CHUNK_DEFAULT,
   RAW_CHUNK_MAX,
   RAW_WINDOW_DEFAULT,
-  rawSensorChunk,
+  adminRawSensorData,
 } from './admin.raw-data.ts';
 import type { RawSensorChunkView } from './admin.raw-data.ts';
 import {
   adminFoods,
-  auditPage,
-  insightsOverview,
+  adminAuditLog,
+  adminInsights,
   adminSensors,
   adminUser,
   adminUsers,
-  dashboardStats,
-  triggerInsights,
+  adminDashboardStats,
+  triggerAdminInsights,
 } from './admin.service.ts';
 import type {
   AdminUserView,
@@ -42,7 +42,7 @@ import type {
   InsightsOverviewView,
   Page,
 } from './admin.service.ts';
-import { systemStatus } from './admin.status.ts';
+import { adminSystemStatus } from './admin.status.ts';
 import type { SystemStatusView } from './admin.status.ts';
 
 /** Pages: the most a page number may be, and the documented list bounds. */
@@ -398,7 +398,7 @@ builder.queryFields((t) => ({
   adminDashboardStats: t.withAuth({ admin: true }).field({
     type: DashboardStats,
     description: "The dashboard's figures: accounts, glucose, sensors (admins only)",
-    resolve: (_root, _args, ctx) => dashboardStats(ctx),
+    resolve: (_root, _args, ctx) => adminDashboardStats(ctx),
   }),
   adminUsers: t.withAuth({ admin: true }).field({
     type: UsersPage,
@@ -421,7 +421,7 @@ builder.queryFields((t) => ({
   adminGlucoseAggregate: t.withAuth({ admin: true }).field({
     type: GlucoseAggregate,
     description: "Every person's live glucose readings, aggregated (admins only)",
-    resolve: (_root, _args, ctx) => dashboardStats(ctx).then((s) => s.glucose),
+    resolve: (_root, _args, ctx) => adminDashboardStats(ctx).then((s) => s.glucose),
   }),
   adminSensors: t.withAuth({ admin: true }).field({
     type: SensorsPage,
@@ -479,12 +479,12 @@ builder.queryFields((t) => ({
         description: 'answer `rowsJson` (one JSON text written by the database) instead of `rows`',
       }),
     },
-    resolve: (_root, args, ctx) => rawSensorChunk(ctx, args),
+    resolve: (_root, args, ctx) => adminRawSensorData(ctx, args),
   }),
   adminInsights: t.withAuth({ admin: true }).field({
     type: InsightsOverview,
     description: 'How insights are made and the latest admin insight runs (admins only)',
-    resolve: (_root, _args, ctx) => insightsOverview(ctx),
+    resolve: (_root, _args, ctx) => adminInsights(ctx),
   }),
   adminFoods: t.withAuth({ admin: true }).field({
     type: FoodsPage,
@@ -519,7 +519,7 @@ builder.queryFields((t) => ({
   adminSystemStatus: t.withAuth({ admin: true }).field({
     type: SystemStatus,
     description: 'Database, migrations, limits store, version, uptime and counts (admins only)',
-    resolve: (_root, _args, ctx) => systemStatus(ctx),
+    resolve: (_root, _args, ctx) => adminSystemStatus(ctx),
   }),
   adminAuditLog: t.withAuth({ admin: true }).field({
     type: AuditPage,
@@ -532,7 +532,7 @@ builder.queryFields((t) => ({
       action: t.arg.string({ description: 'one action, e.g. adminUser', validate: text.nullish() }),
       ...pageArgs(t.arg, EVENTS_LIMIT_DEFAULT),
     },
-    resolve: (_root, args, ctx) => auditPage(ctx, args),
+    resolve: (_root, args, ctx) => adminAuditLog(ctx, args),
   }),
 }));
 
@@ -541,6 +541,6 @@ builder.mutationFields((t) => ({
     type: InsightsRun,
     description: "Computes one person's insights now; 404 when unknown (admins only; audited)",
     args: { userId: t.arg.int({ required: true, validate: userId }) },
-    resolve: (_root, args, ctx) => triggerInsights(ctx, args.userId),
+    resolve: (_root, args, ctx) => triggerAdminInsights(ctx, args.userId),
   }),
 }));

@@ -56,7 +56,7 @@ export interface DashboardStatsView {
 }
 
 /** The dashboard's figures: accounts, glucose and sensors, platform-wide (no person named). */
-export async function dashboardStats(ctx: AuthedContext): Promise<DashboardStatsView> {
+export async function adminDashboardStats(ctx: AuthedContext): Promise<DashboardStatsView> {
   const [accounts, glucose, sensors] = await Promise.all([
     accountCounts(ctx),
     glucoseAggregate(ctx),
@@ -132,7 +132,7 @@ export async function adminFoods(
 }
 
 /** Computes one person's insights now (audited, before it reads); 404 for an unknown id. */
-export async function triggerInsights(
+export async function triggerAdminInsights(
   ctx: AuthedContext,
   userId: number,
 ): Promise<PersonInsightsView> {
@@ -149,7 +149,7 @@ export interface InsightsOverviewView {
 }
 
 /** Insights are computed on demand and stored nowhere: their rules and the latest admin runs. */
-export async function insightsOverview(ctx: AuthedContext): Promise<InsightsOverviewView> {
+export async function adminInsights(ctx: AuthedContext): Promise<InsightsOverviewView> {
   const [glucose, runs] = await Promise.all([
     glucoseAggregate(ctx),
     listAuditEntries(ctx, { action: 'triggerAdminInsights', offset: 0, limit: 20 }),
@@ -174,7 +174,7 @@ export interface AuditPageOptions extends PageOptions {
 }
 
 /** One page of the audit log, newest first (reading the log is not itself logged). */
-export async function auditPage(
+export async function adminAuditLog(
   ctx: AuthedContext,
   options: AuditPageOptions,
 ): Promise<Page<AuditEntryView>> {

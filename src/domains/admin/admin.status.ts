@@ -46,7 +46,7 @@ async function probeDatabase(
 }
 
 /** Checks each part; a part that fails is reported, never thrown (the answer stays 200). */
-export async function systemStatus(ctx: AuthedContext): Promise<SystemStatusView> {
+export async function adminSystemStatus(ctx: AuthedContext): Promise<SystemStatusView> {
   const probe = await probeDatabase(ctx);
   const reachable = probe !== null;
   const latencyMs = probe?.latencyMs ?? null;

@@ -22,7 +22,7 @@ import {
   MEDIA_CHUNK_BYTES,
   photosFromBase64,
   photosFromFiles,
-  readMediaFile,
+  mealPhotoFile,
 } from './ai.analyze.ts';
 
 /** The multipart field names a photo is accepted under (legacy clients), in the order they are read. */
@@ -220,6 +220,6 @@ builder.queryFields((t) => ({
         validate: z.number().int().min(0).nullish(),
       }),
     },
-    resolve: (_root, args, ctx) => readMediaFile(ctx, args),
+    resolve: (_root, args, ctx) => mealPhotoFile(ctx, args),
   }),
 }));

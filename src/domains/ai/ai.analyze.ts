@@ -22,7 +22,7 @@ import type { AuthedContext } from '../../graphql/context.ts';
 import { STORAGE_KEY } from '../../integrations/storage.ts';
 import { checkedImageType, MEAL_PHOTO_FOLDER, mediaUrl } from '../../platform/photos.ts';
 import type { UploadedFile } from '../../platform/photos.ts';
-import { foodsByBarcode, normaliseGtin, searchFoods } from '../foods/index.ts';
+import { foodsByBarcode, normaliseGtin, foodSearch } from '../foods/index.ts';
 import {
   FOOD_LOG,
   mealPhotoKeys,
@@ -288,7 +288,7 @@ async function searchCatalogue(
 ): Promise<CatalogueHit[]> {
   const q = name.trim();
   if (q.length < SEARCH_CHARS.min || q.length > SEARCH_CHARS.max) return [];
-  return searchFoods(ctx, { q, page: 1, limit, log: FOOD_LOG });
+  return foodSearch(ctx, { q, page: 1, limit, log: FOOD_LOG });
 }
 
 /** Search hits looked at per item (the catalogue's ranking: generic foods, country, history first). */
@@ -487,7 +487,7 @@ async function readStored(ctx: AuthedContext, key: string): Promise<Uint8Array |
  * One of the person's meal photos by key or URL, in base64 parts of MEDIA_CHUNK_BYTES. Another
  * person's file, a file of another kind, or none at all is NOT_FOUND.
  */
-export async function readMediaFile(
+export async function mealPhotoFile(
   ctx: AuthedContext,
   options: ReadMediaFileOptions,
 ): Promise<MediaFileChunkView> {

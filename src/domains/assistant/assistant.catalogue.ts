@@ -22,18 +22,18 @@ import { camelKeys, snakeKeys } from '../../base/wire.ts';
 
 /** The persisted queries the assistant may read the person's data with. */
 export const ASSISTANT_READ_OPERATIONS = [
-  'GetProfile',
-  'ListGlucoseReadingPage',
-  'GlucoseTrends',
-  'ListMeals',
-  'ListRecentMeals',
-  'DailyNutrition',
-  'ListHealthMetrics',
-  'ListSleep',
-  'ListWorkouts',
-  'GetScores',
-  'GetScoresDays',
-  'InsightCards',
+  'me',
+  'glucoseReadingPage',
+  'glucoseTrends',
+  'meals',
+  'recentMeals',
+  'dailyNutrition',
+  'healthMetrics',
+  'healthSleep',
+  'healthWorkouts',
+  'insightScore',
+  'scoreDays',
+  'insightCards',
 ] as const;
 
 /** The most characters of one tool result sent to the model (the rest is cut, and it is told). */

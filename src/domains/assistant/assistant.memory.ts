@@ -73,7 +73,7 @@ export async function setMemoryFact(
 }
 
 /** The facts the caller set, by key. */
-export function listMemoryFacts(ctx: AuthedContext): Promise<MemoryFactView[]> {
+export function memoryFacts(ctx: AuthedContext): Promise<MemoryFactView[]> {
   return ctx.prisma.memoryFact.findMany({
     where: { userId: ctx.principal.userId, source: 'person' },
     orderBy: { key: 'asc' },
@@ -99,7 +99,7 @@ export async function forgetMemoryFact(
 }
 
 /** Facts drawn from the caller's documents, newest first (of one upload when `uploadId` is set). */
-export function listDocumentFacts(
+export function memoryDocumentFacts(
   ctx: AuthedContext,
   options: { uploadId?: string | null },
 ): Promise<MemoryFactView[]> {
@@ -117,7 +117,7 @@ export function listDocumentFacts(
 }
 
 /** Deletes one fact drawn from a document of the caller. */
-export async function deleteDocumentFact(
+export async function deleteMemoryDocumentFact(
   ctx: AuthedContext,
   options: { id: string },
 ): Promise<{ deleted: number }> {
@@ -133,7 +133,7 @@ export async function deleteDocumentFact(
 
 /** Every fact of the caller as lines for the instructions (person's first). */
 export async function factsForInstructions(ctx: AuthedContext): Promise<string[]> {
-  const [own, drawn] = await Promise.all([listMemoryFacts(ctx), listDocumentFacts(ctx, {})]);
+  const [own, drawn] = await Promise.all([memoryFacts(ctx), memoryDocumentFacts(ctx, {})]);
   return [
     ...own.map((f) => `- ${f.key}: ${f.text} (set by the person)`),
     ...drawn.map((f) => `- ${f.text} (from an uploaded document)`),

@@ -147,7 +147,7 @@ async function history(
 }
 
 /** Answers the person's message in their conversation (see the module comment). */
-export async function replyToConversation(
+export async function replyAssistantConversation(
   ctx: AuthedContext,
   options: ReplyOptions,
 ): Promise<ReplyView> {

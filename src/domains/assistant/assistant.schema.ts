@@ -8,26 +8,30 @@ import { builder } from '../../graphql/builder.ts';
 import { progressReporter } from '../../platform/progress.ts';
 import { Consent } from '../consents/index.ts';
 import {
-  deleteDocumentFact,
+  deleteMemoryDocumentFact,
   FACT_KEY_MAX,
   FACT_TEXT_MAX,
   forgetMemoryFact,
-  listDocumentFacts,
-  listMemoryFacts,
+  memoryDocumentFacts,
+  memoryFacts,
   setMemoryFact,
 } from './assistant.memory.ts';
 import type { MemoryFactView } from './assistant.memory.ts';
-import { MESSAGE_MAX_CHARS, replyToConversation, REPLY_UPLOADS_MAX } from './assistant.reply.ts';
+import {
+  MESSAGE_MAX_CHARS,
+  replyAssistantConversation,
+  REPLY_UPLOADS_MAX,
+} from './assistant.reply.ts';
 import type { ReplyView } from './assistant.reply.ts';
 import {
   CONVERSATION_PAGE_DEFAULT,
   CONVERSATION_PAGE_MAX,
-  deleteConversation,
-  listConversations,
-  rateAnswer,
-  readAssistantConsent,
-  readConversation,
-  startConversation,
+  deleteAssistantConversation,
+  assistantConversations,
+  rateAssistantAnswer,
+  assistantConsent,
+  assistantConversation,
+  startAssistantConversation,
   TITLE_MAX,
   withdrawAssistantConsent,
 } from './assistant.service.ts';
@@ -39,10 +43,10 @@ import type {
   MessageView,
 } from './assistant.service.ts';
 import {
-  createUpload,
-  deleteUpload,
+  createAssistantUpload,
+  deleteAssistantUpload,
   FILE_NAME_MAX,
-  listUploads,
+  assistantUploads,
   UPLOAD_MAX_BYTES,
 } from './assistant.uploads.ts';
 import type { UploadView } from './assistant.uploads.ts';
@@ -248,23 +252,23 @@ builder.queryFields((t) => ({
         validate: z.string().min(1).max(100).nullish(),
       }),
     },
-    resolve: (_root, args, ctx) => listConversations(ctx, args),
+    resolve: (_root, args, ctx) => assistantConversations(ctx, args),
   }),
   assistantConversation: t.withAuth({ scope: 'assistant:chat' }).field({
     type: AssistantConversationThread,
     description: 'One conversation of the caller with its messages',
     args: { id: t.arg.string({ required: true, description: 'the conversation', validate: id }) },
-    resolve: (_root, args, ctx) => readConversation(ctx, args),
+    resolve: (_root, args, ctx) => assistantConversation(ctx, args),
   }),
   assistantUploads: t.withAuth({ scope: 'assistant:chat' }).field({
     type: [AssistantUpload],
     description: 'The files the caller gave the assistant, newest first',
-    resolve: (_root, _args, ctx) => listUploads(ctx),
+    resolve: (_root, _args, ctx) => assistantUploads(ctx),
   }),
   memoryFacts: t.withAuth({ scope: 'memory:read' }).field({
     type: [MemoryFact],
     description: 'The facts the caller set for the assistant to remember, by key',
-    resolve: (_root, _args, ctx) => listMemoryFacts(ctx),
+    resolve: (_root, _args, ctx) => memoryFacts(ctx),
   }),
   memoryDocumentFacts: t.withAuth({ scope: 'memory:read' }).field({
     type: [MemoryFact],
@@ -272,7 +276,7 @@ builder.queryFields((t) => ({
     args: {
       uploadId: t.arg.string({ description: 'only those of this upload', validate: id.nullish() }),
     },
-    resolve: (_root, args, ctx) => listDocumentFacts(ctx, args),
+    resolve: (_root, args, ctx) => memoryDocumentFacts(ctx, args),
   }),
 }));
 
@@ -282,7 +286,7 @@ builder.mutationFields((t) => ({
     description:
       'Starts a conversation of the caller with the assistant (needs the assistant consent)',
     args: { input: t.arg({ type: StartAssistantConversationInput, required: true }) },
-    resolve: (_root, { input }, ctx) => startConversation(ctx, input),
+    resolve: (_root, { input }, ctx) => startAssistantConversation(ctx, input),
   }),
   replyAssistantConversation: t.withAuth({ scope: 'assistant:chat' }).field({
     type: AssistantReply,
@@ -290,32 +294,36 @@ builder.mutationFields((t) => ({
       'The assistant’s answer to the caller’s message, from their own data (a streaming door gets its text as it is written)',
     args: { input: t.arg({ type: ReplyAssistantConversationInput, required: true }) },
     resolve: (_root, { input }, ctx, info) =>
-      replyToConversation(ctx, { ...input, schema: info.schema, onText: progressReporter() }),
+      replyAssistantConversation(ctx, {
+        ...input,
+        schema: info.schema,
+        onText: progressReporter(),
+      }),
   }),
   deleteAssistantConversation: t.withAuth({ scope: 'assistant:chat' }).field({
     type: Deleted,
     description: 'Deletes a conversation of the caller and its messages',
     args: { id: t.arg.string({ required: true, description: 'the conversation', validate: id }) },
-    resolve: (_root, args, ctx) => deleteConversation(ctx, args),
+    resolve: (_root, args, ctx) => deleteAssistantConversation(ctx, args),
   }),
   rateAssistantAnswer: t.withAuth({ scope: 'assistant:chat' }).field({
     type: AssistantMessage,
     description: 'Rates an answer of the assistant up or down, with an optional comment',
     args: { input: t.arg({ type: RateAssistantAnswerInput, required: true }) },
     resolve: (_root, { input }, ctx) =>
-      rateAnswer(ctx, { ...input, rating: input.rating as 'up' | 'down' }),
+      rateAssistantAnswer(ctx, { ...input, rating: input.rating as 'up' | 'down' }),
   }),
   createAssistantUpload: t.withAuth({ scope: 'assistant:chat' }).field({
     type: AssistantUpload,
     description: 'Gives the assistant a file (an image or a plain-text document)',
     args: { input: t.arg({ type: CreateAssistantUploadInput, required: true }) },
-    resolve: (_root, { input }, ctx) => createUpload(ctx, input),
+    resolve: (_root, { input }, ctx) => createAssistantUpload(ctx, input),
   }),
   deleteAssistantUpload: t.withAuth({ scope: 'assistant:chat' }).field({
     type: Deleted,
     description: 'Deletes a file the caller gave the assistant and the facts drawn from it',
     args: { id: t.arg.string({ required: true, description: 'the upload', validate: id }) },
-    resolve: (_root, args, ctx) => deleteUpload(ctx, args),
+    resolve: (_root, args, ctx) => deleteAssistantUpload(ctx, args),
   }),
   setMemoryFact: t.withAuth({ scope: 'memory:write' }).field({
     type: MemoryFact,
@@ -339,7 +347,7 @@ builder.mutationFields((t) => ({
     type: Deleted,
     description: 'Deletes one fact drawn from an uploaded document',
     args: { id: t.arg.string({ required: true, description: 'the fact', validate: id }) },
-    resolve: (_root, args, ctx) => deleteDocumentFact(ctx, args),
+    resolve: (_root, args, ctx) => deleteMemoryDocumentFact(ctx, args),
   }),
 }));
 
@@ -348,7 +356,7 @@ builder.queryField('assistantConsent', (t) =>
   t.withAuth({ scope: 'assistant:chat' }).field({
     type: Consent,
     description: 'The caller’s assistant consent (kind assistant)',
-    resolve: (_root, _args, ctx) => readAssistantConsent(ctx),
+    resolve: (_root, _args, ctx) => assistantConsent(ctx),
   }),
 );
 

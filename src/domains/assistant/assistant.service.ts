@@ -10,7 +10,7 @@
 import { appError } from '../../base/errors.ts';
 import type { AuthedContext } from '../../graphql/context.ts';
 import type { Prisma } from '../../generated/prisma/client.ts';
-import { hasConsent, listConsents, withdrawConsent } from '../consents/index.ts';
+import { hasConsent, consents, withdrawConsent } from '../consents/index.ts';
 import type { ConsentView } from '../consents/index.ts';
 
 /** Messages one conversation may hold (both sides); a reply beyond answers CONFLICT. */
@@ -120,7 +120,7 @@ export interface StartConversationOptions {
 }
 
 /** Starts a conversation of the caller (the assistant consent is needed). */
-export async function startConversation(
+export async function startAssistantConversation(
   ctx: AuthedContext,
   options: StartConversationOptions,
 ): Promise<ConversationView> {
@@ -139,7 +139,7 @@ export interface ListConversationsOptions {
 }
 
 /** The caller's conversations, newest first, one keyset page. */
-export async function listConversations(
+export async function assistantConversations(
   ctx: AuthedContext,
   options: ListConversationsOptions,
 ): Promise<ConversationPage> {
@@ -169,7 +169,7 @@ export async function listConversations(
 }
 
 /** One conversation of the caller with its messages, oldest first. */
-export async function readConversation(
+export async function assistantConversation(
   ctx: AuthedContext,
   options: { id: string },
 ): Promise<ConversationWithMessages> {
@@ -184,7 +184,7 @@ export async function readConversation(
 }
 
 /** Deletes a conversation of the caller and its messages. */
-export async function deleteConversation(
+export async function deleteAssistantConversation(
   ctx: AuthedContext,
   options: { id: string },
 ): Promise<{ deleted: number }> {
@@ -205,7 +205,7 @@ export interface FeedbackOptions {
 }
 
 /** Rates an answer of the assistant (setting it again replaces the rating). */
-export async function rateAnswer(
+export async function rateAssistantAnswer(
   ctx: AuthedContext,
   options: FeedbackOptions,
 ): Promise<MessageView> {
@@ -227,8 +227,8 @@ export async function rateAnswer(
 }
 
 /** The caller's assistant consent. */
-export async function readAssistantConsent(ctx: AuthedContext): Promise<ConsentView> {
-  const all = await listConsents(ctx);
+export async function assistantConsent(ctx: AuthedContext): Promise<ConsentView> {
+  const all = await consents(ctx);
   return all.find((c) => c.kind === 'assistant')!;
 }
 

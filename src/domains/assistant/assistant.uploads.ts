@@ -155,7 +155,7 @@ async function drawFacts(ctx: AuthedContext, fileName: string, text: string): Pr
  * Stores an upload of the caller: size first (413), then the type from its bytes (422); a
  * document's facts are drawn before anything is stored, so a failed model call stores nothing.
  */
-export async function createUpload(
+export async function createAssistantUpload(
   ctx: AuthedContext,
   options: CreateUploadOptions,
 ): Promise<UploadView> {
@@ -201,7 +201,7 @@ export async function createUpload(
 }
 
 /** The caller's uploads, newest first. */
-export async function listUploads(ctx: AuthedContext): Promise<UploadView[]> {
+export async function assistantUploads(ctx: AuthedContext): Promise<UploadView[]> {
   const rows = await ctx.prisma.assistantUpload.findMany({
     where: { userId: ctx.principal.userId },
     orderBy: [{ createdAt: 'desc' }, { id: 'asc' }],
@@ -212,7 +212,7 @@ export async function listUploads(ctx: AuthedContext): Promise<UploadView[]> {
 }
 
 /** Deletes an upload of the caller, its stored file and the facts drawn from it. */
-export async function deleteUpload(
+export async function deleteAssistantUpload(
   ctx: AuthedContext,
   options: { id: string },
 ): Promise<{ deleted: number }> {

@@ -6,7 +6,7 @@ import { builder } from '../../graphql/builder.ts';
 import { connectionOf, pageArgs, pageOfList } from '../../graphql/connection.ts';
 import { assertOwnAccount } from '../../graphql/person.ts';
 import { Consent } from './consents.schema.ts';
-import { listConsents } from './consents.service.ts';
+import { consents } from './consents.service.ts';
 
 const ConsentConnection = connectionOf('Consent', Consent);
 
@@ -18,7 +18,7 @@ builder.prismaObjectFields('User', (t) => ({
     args: pageArgs(t.arg),
     resolve: async (user, args, ctx) => {
       assertOwnAccount(ctx, user);
-      return pageOfList(await listConsents(ctx), args, (c) => c.kind);
+      return pageOfList(await consents(ctx), args, (c) => c.kind);
     },
   }),
 }));

@@ -1,7 +1,7 @@
 /** Consents: give (the person, from a login session), read and withdraw (also with a scoped token). */
 import { builder } from '../../graphql/builder.ts';
 import type { ConsentView } from './consents.service.ts';
-import { giveConsent, listConsents, withdrawConsent } from './consents.service.ts';
+import { giveConsent, consents, withdrawConsent } from './consents.service.ts';
 
 export const ConsentKind = builder.enumType('ConsentKind', {
   description: "A kind of processing that needs the person's consent",
@@ -40,7 +40,7 @@ builder.queryFields((t) => ({
   consents: t.withAuth({ scope: 'consents:read' }).field({
     type: [Consent],
     description: "The caller's consents, one per kind",
-    resolve: (_root, _args, ctx) => listConsents(ctx),
+    resolve: (_root, _args, ctx) => consents(ctx),
   }),
 }));
 

@@ -91,7 +91,7 @@ export async function withdrawConsent(
 }
 
 /** The state of every kind of consent for the caller, in CONSENT_KINDS order. */
-export async function listConsents(ctx: AuthedContext): Promise<ConsentView[]> {
+export async function consents(ctx: AuthedContext): Promise<ConsentView[]> {
   const rows = await ctx.prisma.consent.findMany({
     where: { userId: ctx.principal.userId },
     select,

@@ -3,5 +3,5 @@
  * `Consent` type for a root field of another domain that answers one (the assistant's consent).
  */
 export { Consent } from './consents.schema.ts';
-export { hasConsent, listConsents, withdrawConsent } from './consents.service.ts';
+export { hasConsent, consents, withdrawConsent } from './consents.service.ts';
 export type { ConsentKind, ConsentView } from './consents.service.ts';

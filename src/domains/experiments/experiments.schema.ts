@@ -11,8 +11,8 @@ import {
   EXPERIMENT_ACTIONS,
   EXPERIMENT_MEAL_TYPES,
   EXPERIMENTS_LIST_MAX,
-  getExperiment,
-  listExperiments,
+  experiment,
+  experiments,
   PERIOD_DAYS_MAX,
   PERIOD_DAYS_MIN,
   startExperiment,
@@ -158,7 +158,7 @@ builder.queryFields((t) => ({
   experiments: t.withAuth({ scope: 'insights:read' }).field({
     type: [Experiment],
     description: `The person's experiments with their results, newest first (at most ${EXPERIMENTS_LIST_MAX})`,
-    resolve: (_root, _args, ctx) => listExperiments(ctx),
+    resolve: (_root, _args, ctx) => experiments(ctx),
   }),
   experiment: t.withAuth({ scope: 'insights:read' }).field({
     type: Experiment,
@@ -166,7 +166,7 @@ builder.queryFields((t) => ({
     args: {
       id: t.arg.string({ required: true, description: 'the experiment id', validate: idArg }),
     },
-    resolve: (_root, args, ctx) => getExperiment(ctx, args.id),
+    resolve: (_root, args, ctx) => experiment(ctx, args.id),
   }),
 }));
 

@@ -1,6 +1,6 @@
 /**
  * n-of-1 experiments (issue 17): start one, control it (pause, resume, stop, abandon), read them
- * with their result. The result compares the glucose responses (nutrition's mealGlucoseResponses)
+ * with their result. The result compares the glucose responses (nutrition's responsesOfMeals)
  * of the qualifying meals (the meals domain's listMeals) of the control period (the baseline days
  * before start_at) and of the intervention period (from start_at). Design: docs/nutrition.md,
  * "Experiments"; the arithmetic is experiments.result.ts.
@@ -12,8 +12,8 @@ import { randomUUID } from 'node:crypto';
 import { readerUserId } from '../../auth/principal.ts';
 import { appError } from '../../base/errors.ts';
 import type { AuthedContext } from '../../graphql/context.ts';
-import { listMeals } from '../meals/index.ts';
-import { mealGlucoseResponses } from '../nutrition/index.ts';
+import { meals } from '../meals/index.ts';
+import { responsesOfMeals } from '../nutrition/index.ts';
 import { comparePeriods, MIN_MEALS_PER_PERIOD } from './experiments.result.ts';
 import type { ComparisonFigures, PeriodSample } from './experiments.result.ts';
 
@@ -123,19 +123,19 @@ async function resultOf(
     start,
     Math.min(plannedEnd(e), e.endedAt?.getTime() ?? Infinity, now),
   );
-  const meals = (
-    await listMeals(ctx, {
+  const eaten = (
+    await meals(ctx, {
       startMs: controlStart,
       endMs: interventionEnd,
       limit: EXPERIMENT_MEALS_MAX,
     })
   ).filter((m) => e.mealType === null || m.mealType === e.mealType);
   const pauses = pauseSpans(e, now);
-  const counted = meals.filter((m) => {
+  const counted = eaten.filter((m) => {
     const t = m.eatenAt.getTime();
     return t < start || !pauses.some(([a, b]) => t >= a && t < b);
   });
-  const responses = await mealGlucoseResponses(ctx, counted);
+  const responses = await responsesOfMeals(ctx, counted);
   const control: PeriodSample = { meals: 0, iaucs: [], rises: [] };
   const treated: PeriodSample = { meals: 0, iaucs: [], rises: [] };
   counted.forEach((m, index) => {
@@ -266,7 +266,7 @@ export async function controlExperiment(
 }
 
 /** The person's experiments with their results, newest first (at most EXPERIMENTS_LIST_MAX). */
-export async function listExperiments(ctx: AuthedContext): Promise<ExperimentView[]> {
+export async function experiments(ctx: AuthedContext): Promise<ExperimentView[]> {
   const now = Date.now();
   const rows = await ctx.prisma.experiment.findMany({
     where: { userId: readerUserId(ctx) },
@@ -279,7 +279,7 @@ export async function listExperiments(ctx: AuthedContext): Promise<ExperimentVie
 }
 
 /** One experiment of the person with its result. */
-export async function getExperiment(ctx: AuthedContext, id: string): Promise<ExperimentView> {
+export async function experiment(ctx: AuthedContext, id: string): Promise<ExperimentView> {
   const row = await ctx.prisma.experiment.findFirst({ where: { id, userId: readerUserId(ctx) } });
   if (!row) throw notFound();
   return viewOf(ctx, row, Date.now());

@@ -191,7 +191,7 @@ export interface ExportJobPageView {
 }
 
 /** The caller's jobs, newest first, a page at a time (keyset on created_at, id). */
-export async function listExportJobs(
+export async function exportJobs(
   ctx: AuthedContext,
   options: ListExportJobsOptions,
 ): Promise<ExportJobPageView> {

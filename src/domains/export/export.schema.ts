@@ -24,7 +24,7 @@ import {
   healthExportFile,
   healthExportFileByLink,
   healthExportStatus,
-  listExportJobs,
+  exportJobs,
   startHealthExport,
 } from './export.jobs.ts';
 import type {
@@ -231,7 +231,7 @@ builder.queryFields((t) => ({
         validate: z.string().min(1).max(200).nullish(),
       }),
     },
-    resolve: (_root, args, ctx) => listExportJobs(ctx, args),
+    resolve: (_root, args, ctx) => exportJobs(ctx, args),
   }),
   healthExportDownload: t.withAuth({ scope: 'health:export:read' }).field({
     type: ExportDownload,

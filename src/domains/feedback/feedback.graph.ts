@@ -6,7 +6,7 @@ import { builder } from '../../graphql/builder.ts';
 import { connectionOf, pageArgs } from '../../graphql/connection.ts';
 import { assertOwnAccount } from '../../graphql/person.ts';
 import { FeedbackReport } from './feedback.schema.ts';
-import { listFeedback } from './feedback.service.ts';
+import { feedbackReports } from './feedback.service.ts';
 
 const FeedbackReportConnection = connectionOf('FeedbackReport', FeedbackReport);
 
@@ -18,7 +18,7 @@ builder.prismaObjectFields('User', (t) => ({
     args: pageArgs(t.arg),
     resolve: async (user, { first, after }, ctx) => {
       assertOwnAccount(ctx, user);
-      const page = await listFeedback(ctx, { limit: first, cursor: after });
+      const page = await feedbackReports(ctx, { limit: first, cursor: after });
       return {
         nodes: page.items,
         pageInfo: { hasNextPage: !!page.nextCursor, endCursor: page.nextCursor },

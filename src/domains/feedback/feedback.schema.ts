@@ -1,7 +1,7 @@
 /** Feedback (issue 15): a person sends feedback reports and lists their own. */
 import { z } from 'zod';
 import { builder } from '../../graphql/builder.ts';
-import { FEEDBACK_CATEGORIES, listFeedback, sendFeedback } from './feedback.service.ts';
+import { FEEDBACK_CATEGORIES, feedbackReports, createFeedbackReport } from './feedback.service.ts';
 import type { FeedbackReportPageView, FeedbackReportView } from './feedback.service.ts';
 
 /** Longest message, app version and context. */
@@ -91,7 +91,7 @@ builder.queryFields((t) => ({
         validate: z.string().min(1).max(20).nullish(),
       }),
     },
-    resolve: (_root, args, ctx) => listFeedback(ctx, args),
+    resolve: (_root, args, ctx) => feedbackReports(ctx, args),
   }),
 }));
 
@@ -100,6 +100,6 @@ builder.mutationFields((t) => ({
     type: FeedbackReport,
     description: 'Sends a feedback report from the person to the team',
     args: { input: t.arg({ type: CreateFeedbackReportInput, required: true }) },
-    resolve: (_root, { input }, ctx) => sendFeedback(ctx, input),
+    resolve: (_root, { input }, ctx) => createFeedbackReport(ctx, input),
   }),
 }));

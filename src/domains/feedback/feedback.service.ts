@@ -60,7 +60,7 @@ const select = {
 } as const;
 
 /** Stores the person's report; FEEDBACK_REPORTS_PER_DAY per person per UTC day (then 429). */
-export async function sendFeedback(
+export async function createFeedbackReport(
   ctx: AuthedContext,
   options: SendFeedbackOptions,
 ): Promise<FeedbackReportView> {
@@ -89,7 +89,7 @@ export async function sendFeedback(
 }
 
 /** The person's own reports, newest first, a page at a time (keyset on id). */
-export async function listFeedback(
+export async function feedbackReports(
   ctx: AuthedContext,
   options: ListFeedbackOptions,
 ): Promise<FeedbackReportPageView> {

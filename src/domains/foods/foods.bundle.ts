@@ -107,7 +107,7 @@ async function buildBundle(db: Db): Promise<CoreBundleView> {
  * The core bundle, built on first use after the catalogue's Foundation Foods are imported and then
  * served from memory. UNAVAILABLE while this process's first import runs or none was ever committed.
  */
-export async function coreBundle(ctx: Context): Promise<CoreBundleView> {
+export async function foodCoreBundle(ctx: Context): Promise<CoreBundleView> {
   const state = stateOf(ctx.prisma);
   if (state.bundle) return state.bundle;
   const unavailable = () =>

@@ -5,14 +5,14 @@
  */
 import { z } from 'zod';
 import { builder } from '../../graphql/builder.ts';
-import { coreBundle } from './foods.bundle.ts';
+import { foodCoreBundle } from './foods.bundle.ts';
 import type { CoreBundleView } from './foods.bundle.ts';
 import {
   createCustomFood,
-  foodDetail,
+  food,
   foodsByBarcode,
   foodStats,
-  fullMatch,
+  foodFullMatch,
 } from './foods.service.ts';
 import type {
   FoodDetailView,
@@ -222,7 +222,7 @@ builder.queryFields((t) => ({
     type: CoreBundle,
     description:
       'Everyday foods with full nutrients and portions for offline search (503 while the first build runs)',
-    resolve: (_root, _args, ctx) => coreBundle(ctx),
+    resolve: (_root, _args, ctx) => foodCoreBundle(ctx),
   }),
   foodFullMatch: t.withAuth({ public: true }).field({
     type: FullMatch,
@@ -230,7 +230,7 @@ builder.queryFields((t) => ({
     args: {
       fdcId: t.arg.string({ required: true, description: fdcIdDescription, validate: fdcId }),
     },
-    resolve: (_root, args, ctx) => fullMatch(ctx, args.fdcId),
+    resolve: (_root, args, ctx) => foodFullMatch(ctx, args.fdcId),
   }),
   food: t.withAuth({ public: true }).field({
     type: FoodDetail,
@@ -238,7 +238,7 @@ builder.queryFields((t) => ({
     args: {
       fdcId: t.arg.string({ required: true, description: fdcIdDescription, validate: fdcId }),
     },
-    resolve: (_root, args, ctx) => foodDetail(ctx, args.fdcId),
+    resolve: (_root, args, ctx) => food(ctx, args.fdcId),
   }),
 }));
 

@@ -297,7 +297,7 @@ export function searchFoodsSql(options: SearchFoodsSqlOptions): Prisma.Sql {
 }
 
 /** One page of ranked search results. */
-export async function searchFoods(
+export async function foodSearch(
   ctx: Context,
   options: SearchFoodsOptions,
 ): Promise<FoodSummaryView[]> {
@@ -352,7 +352,7 @@ async function summaryOf(ctx: Context, id: string): Promise<FoodSummaryView> {
 }
 
 /** A food with all its nutrients (per 100 g) and portions; NOT_FOUND for unknown or another's custom food. */
-export async function foodDetail(ctx: Context, id: string): Promise<FoodDetailView> {
+export async function food(ctx: Context, id: string): Promise<FoodDetailView> {
   const summary = await summaryOf(ctx, id);
   const [nutrients, portions] = await Promise.all([
     ctx.prisma.$queryRaw<{ nutrient_id: number; name: string; unit: string; amount: number }[]>`
@@ -394,7 +394,7 @@ export const FULL_MATCH = {
  * name; partly the whole names) and macro closeness (protein, fat, carbohydrate per 100 g). Null when the product already has full
  * data or nothing passes the thresholds.
  */
-export async function fullMatch(ctx: Context, id: string): Promise<FullMatchView> {
+export async function foodFullMatch(ctx: Context, id: string): Promise<FullMatchView> {
   const product = await summaryOf(ctx, id);
   if (product.hasFullNutrients) return { match: null, score: null };
   const hasMacros = product.proteinG !== null && product.fatG !== null && product.carbsG !== null;
@@ -548,7 +548,7 @@ export async function createCustomFood(
       });
     }
   });
-  return foodDetail(ctx, id);
+  return food(ctx, id);
 }
 
 /**

@@ -9,6 +9,6 @@ export type { ItemFood } from './foods.item-lookup.ts';
 export { normaliseGtin } from './foods.gtin.ts';
 export { browseCatalogue } from './foods.admin.ts';
 export type { CatalogueRowView } from './foods.admin.ts';
-export { foodHistory, foodRecommendations, foodsByBarcode, searchFoods } from './foods.service.ts';
+export { foodHistory, foodRecommendations, foodsByBarcode, foodSearch } from './foods.service.ts';
 export type { FoodLogSource, FoodSummaryView } from './foods.service.ts';
 export { FoodHistoryEntry, FoodSummary } from './foods.schema.ts';

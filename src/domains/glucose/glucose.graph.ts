@@ -7,7 +7,7 @@ import { builder } from '../../graphql/builder.ts';
 import { connectionOf, pageArgs, rangeArgs, windowOf } from '../../graphql/connection.ts';
 import { assertPersonData } from '../../graphql/person.ts';
 import { GlucoseReading, GlucoseTrend, readingArgs, toDate, trendArgs } from './glucose.schema.ts';
-import { glucoseTrends, listReadingPage } from './glucose.service.ts';
+import { glucoseTrends, glucoseReadingPage } from './glucose.service.ts';
 
 const GlucoseReadingConnection = connectionOf('GlucoseReading', GlucoseReading);
 /**
@@ -37,7 +37,7 @@ builder.prismaObjectFields('User', (t) => ({
       assertPersonData(ctx, user);
       const sort = args.sort as 'asc' | 'desc';
       const window = windowOf({ from, to });
-      const page = await listReadingPage(ctx, {
+      const page = await glucoseReadingPage(ctx, {
         ...args,
         ...window,
         sort,

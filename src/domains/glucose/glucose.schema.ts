@@ -3,17 +3,17 @@ import { z } from 'zod';
 import { builder } from '../../graphql/builder.ts';
 import { isStorableDate } from '../../platform/input-guards.ts';
 import {
-  cgmSensorStatus,
-  createRawBatch,
-  createReading,
-  createReadingsBatch,
-  deleteAllReadings,
+  cgmSensors,
+  createRawSensorDataBatch,
+  createGlucoseReading,
+  createGlucoseReadingsBatch,
+  deleteAllGlucoseReadings,
   GLUCOSE_BATCH_MAX,
   GLUCOSE_PAGE_DEFAULT,
   GLUCOSE_PAGE_MAX,
   glucoseTrends,
-  listReadingPage,
-  listReadings,
+  glucoseReadingPage,
+  glucoseReadings,
   processSensorPayload,
   rebuildSensorFromRaw,
 } from './glucose.service.ts';
@@ -267,7 +267,7 @@ builder.queryFields((t) => ({
       sort: t.arg.string(readingArgs.sort),
     },
     resolve: (_root, args, ctx) =>
-      listReadings(ctx, { ...args, sort: args.sort as 'asc' | 'desc' }),
+      glucoseReadings(ctx, { ...args, sort: args.sort as 'asc' | 'desc' }),
   }),
   glucoseReadingPage: t.withAuth({ scope: 'health:glucose:read' }).field({
     type: GlucoseReadingPage,
@@ -289,7 +289,7 @@ builder.queryFields((t) => ({
       }),
     },
     resolve: (_root, args, ctx) =>
-      listReadingPage(ctx, { ...args, sort: args.sort as 'asc' | 'desc' }),
+      glucoseReadingPage(ctx, { ...args, sort: args.sort as 'asc' | 'desc' }),
   }),
   glucoseTrends: t.withAuth({ scope: 'health:glucose:read' }).field({
     type: GlucoseTrend,
@@ -309,7 +309,7 @@ builder.queryFields((t) => ({
   cgmSensors: t.withAuth({ scope: 'health:glucose:read' }).field({
     type: [CgmSensorStatus],
     description: "The person's CGM sensors with wear and latest reading",
-    resolve: (_root, _args, ctx) => cgmSensorStatus(ctx),
+    resolve: (_root, _args, ctx) => cgmSensors(ctx),
   }),
 }));
 
@@ -318,7 +318,7 @@ builder.mutationFields((t) => ({
     type: GlucoseReading,
     description: 'Stores one glucose reading (idempotent on sensor and timestamp)',
     args: { input: t.arg({ type: GlucoseReadingInput, required: true, validate: readingSchema }) },
-    resolve: (_root, { input }, ctx) => createReading(ctx, input),
+    resolve: (_root, { input }, ctx) => createGlucoseReading(ctx, input),
   }),
   createGlucoseReadingsBatch: t.withAuth({ scope: 'health:logs:write' }).int({
     description: 'Stores up to 50,000 readings; answers how many were new',
@@ -329,12 +329,12 @@ builder.mutationFields((t) => ({
         validate: z.array(readingSchema).max(GLUCOSE_BATCH_MAX),
       }),
     },
-    resolve: (_root, { readings }, ctx) => createReadingsBatch(ctx, readings),
+    resolve: (_root, { readings }, ctx) => createGlucoseReadingsBatch(ctx, readings),
   }),
   deleteAllGlucoseReadings: t.withAuth({ scope: 'health:logs:write' }).field({
     type: GlucoseDeletion,
     description: 'Deletes every glucose reading of the caller',
-    resolve: async (_root, _args, ctx) => ({ deleted: await deleteAllReadings(ctx) }),
+    resolve: async (_root, _args, ctx) => ({ deleted: await deleteAllGlucoseReadings(ctx) }),
   }),
   createRawSensorDataBatch: t.withAuth({ scope: 'health:logs:write' }).int({
     description: 'Stores up to 50,000 raw sensor samples; answers how many were new',
@@ -345,7 +345,7 @@ builder.mutationFields((t) => ({
         validate: z.array(rawSchema).max(GLUCOSE_BATCH_MAX),
       }),
     },
-    resolve: (_root, { samples }, ctx) => createRawBatch(ctx, samples),
+    resolve: (_root, { samples }, ctx) => createRawSensorDataBatch(ctx, samples),
   }),
   processSensorPayload: t.withAuth({ scope: 'health:logs:write' }).field({
     type: [GlucoseReading],

@@ -207,7 +207,7 @@ function toReadingRows(userId: number, input: readonly GlucoseReadingInput[]) {
 }
 
 /** Stores one reading (idempotent on (sensor, timestamp)); answers the stored reading. */
-export async function createReading(
+export async function createGlucoseReading(
   ctx: AuthedContext,
   input: GlucoseReadingInput,
 ): Promise<GlucoseReadingView> {
@@ -232,7 +232,7 @@ export async function createReading(
 const BATCH_SLICE = 100;
 
 /** Stores up to GLUCOSE_BATCH_MAX readings, BATCH_SLICE per statement; answers how many were new. */
-export async function createReadingsBatch(
+export async function createGlucoseReadingsBatch(
   ctx: AuthedContext,
   input: readonly GlucoseReadingInput[],
 ): Promise<number> {
@@ -332,7 +332,7 @@ async function selectReadings(
 }
 
 /** The readings of the last hours, one SELECT (up to 50,000 rows). */
-export async function listReadings(
+export async function glucoseReadings(
   ctx: AuthedContext,
   options: ListReadingsOptions,
 ): Promise<GlucoseReadingView[]> {
@@ -345,7 +345,7 @@ export async function listReadings(
  * on timestamp and sensor, so a page never repeats or skips a reading when new ones arrive). The
  * window is fixed by the first page: the cursor carries its start.
  */
-export async function listReadingPage(
+export async function glucoseReadingPage(
   ctx: AuthedContext,
   options: ReadingPageOptions,
 ): Promise<ReadingPageView> {
@@ -375,7 +375,7 @@ export async function listReadingPage(
  * Deletes every reading of the caller; answers how many. Readings are synced, so they become
  * tombstones (deleted_at) that tell the person's other phones, not missing rows.
  */
-export async function deleteAllReadings(ctx: AuthedContext): Promise<number> {
+export async function deleteAllGlucoseReadings(ctx: AuthedContext): Promise<number> {
   // NOTE: the caller's own rows only.
   const userId = ctx.principal.userId;
   return syncedWrite(
@@ -424,7 +424,7 @@ async function insertRaw(
 }
 
 /** Stores raw samples (idempotent on (sensor, timestamp)), BATCH_SLICE per statement; answers how many were new. */
-export async function createRawBatch(
+export async function createRawSensorDataBatch(
   ctx: AuthedContext,
   input: readonly RawSensorDataInput[],
 ): Promise<number> {
@@ -698,7 +698,7 @@ export async function glucoseSeries(
 }
 
 /** Every CGM sensor of the person with its wear and latest reading. */
-export async function cgmSensorStatus(ctx: AuthedContext): Promise<SensorStatusView[]> {
+export async function cgmSensors(ctx: AuthedContext): Promise<SensorStatusView[]> {
   const me = readerUserId(ctx);
   const rows = await ctx.prisma.$queryRaw<
     {

@@ -21,7 +21,7 @@ import {
 import type { LocalDate } from '../../platform/local-dates.ts';
 import { GOAL_METRIC_RULES } from './goals.metrics.ts';
 import type { GoalMetric, GoalPeriod } from './goals.metrics.ts';
-import { listGoals } from './goals.service.ts';
+import { goals } from './goals.service.ts';
 import type { GoalView } from './goals.service.ts';
 
 /** Most periods one progress read answers per goal (the current one and 11 before it). */
@@ -188,23 +188,21 @@ export async function goalProgress(
   const zone = await personZone(ctx);
   const now = new Date();
   const today = localDateOf(now, zone);
-  const goals = (await listGoals(ctx)).filter(
-    (g) => !options.metric || g.metric === options.metric,
-  );
+  const active = (await goals(ctx)).filter((g) => !options.metric || g.metric === options.metric);
   const firstOf = (g: GoalView) =>
     addDays(periodStart(today, g.period), -(options.periods - 1) * periodLength(g.period));
-  const from = goals.map(firstOf).sort()[0] ?? today;
+  const from = active.map(firstOf).sort()[0] ?? today;
   const data = await loadDays(ctx, {
     from,
     to: today,
     zone,
-    glucose: goals.some((g) => g.metric === 'glucose_time_in_range'),
-    hydration: goals.some((g) => g.metric === 'hydration'),
+    glucose: active.some((g) => g.metric === 'glucose_time_in_range'),
+    hydration: active.some((g) => g.metric === 'hydration'),
   });
   return {
     date: today,
     timezone: zone,
-    goals: goals.map((goal) => ({
+    goals: active.map((goal) => ({
       goal,
       periods: Array.from({ length: options.periods }, (_, i) => {
         const start = addDays(periodStart(today, goal.period), -i * periodLength(goal.period));

@@ -12,7 +12,7 @@ import type {
   GoalProgressView,
   PeriodProgressView,
 } from './goals.progress.ts';
-import { clearGoal, listGoals, setGoal } from './goals.service.ts';
+import { clearGoal, goals, setGoal } from './goals.service.ts';
 import type { GoalView } from './goals.service.ts';
 
 const Goal = builder.objectRef<GoalView>('Goal').implement({
@@ -73,7 +73,7 @@ builder.queryFields((t) => ({
   goals: t.withAuth({ scope: 'goals:read' }).field({
     type: [Goal],
     description: "The person's active goals, one per metric",
-    resolve: (_root, _args, ctx) => listGoals(ctx),
+    resolve: (_root, _args, ctx) => goals(ctx),
   }),
   goalProgress: t.withAuth({ scope: 'goals:read' }).field({
     type: GoalProgressList,

@@ -69,7 +69,7 @@ function newGoalId(): string {
  * The person's active goals, one per metric (when two devices each created one for a metric, the
  * one changed last), in the order of GOAL_METRICS.
  */
-export async function listGoals(ctx: AuthedContext): Promise<GoalView[]> {
+export async function goals(ctx: AuthedContext): Promise<GoalView[]> {
   const rows = await ctx.prisma.goal.findMany({
     where: { userId: readerUserId(ctx), deletedAt: null },
     orderBy: [{ serverUpdatedAt: 'desc' }, { id: 'asc' }],

@@ -241,7 +241,7 @@ async function checkExportZip(file: string): Promise<'ok' | 'not_zip' | 'no_expo
  * failed import of the same file is queued again with the new copy. While another file's import
  * is queued or running the upload is refused (409), so one person holds one file on disk at most.
  */
-export async function startArchiveImport(
+export async function importHealthArchive(
   ctx: AuthedContext,
   options: StartArchiveImportOptions,
 ): Promise<ArchiveImportView> {
@@ -374,7 +374,7 @@ export interface ArchiveImportOptions {
 }
 
 /** One of the person's imports; another person's id answers 404 like an unknown one. */
-export async function archiveImport(
+export async function healthArchiveImport(
   ctx: AuthedContext,
   options: ArchiveImportOptions,
 ): Promise<ArchiveImportView> {
@@ -392,7 +392,7 @@ export interface ArchiveImportsOptions {
 }
 
 /** The person's imports, newest first. */
-export async function archiveImports(
+export async function healthArchiveImports(
   ctx: AuthedContext,
   options: ArchiveImportsOptions,
 ): Promise<ArchiveImportView[]> {
@@ -406,6 +406,6 @@ export async function archiveImports(
 
 /** The person's latest import (the archive coverage carries it), or null when none. */
 export async function latestArchiveImport(ctx: AuthedContext): Promise<ArchiveImportView | null> {
-  const [latest] = await archiveImports(ctx, { limit: 1 });
+  const [latest] = await healthArchiveImports(ctx, { limit: 1 });
   return latest ?? null;
 }

@@ -8,13 +8,13 @@ import { enumValues } from '../../graphql/enum-values.ts';
 import {
   ARCHIVE_INTERVALS,
   ARCHIVE_LIMITS,
-  archiveCoverage,
-  archiveEcg,
-  archiveEvents,
-  archiveRoute,
-  archiveSamples,
-  archiveWorkouts,
-  archiveWorkoutSeries,
+  healthArchiveCoverage,
+  healthArchiveEcg,
+  healthArchiveEvents,
+  healthArchiveRoute,
+  healthArchiveSamples,
+  healthArchiveWorkouts,
+  healthArchiveWorkoutSeries,
 } from './health.archive.ts';
 import type {
   ArchiveBucketView,
@@ -40,10 +40,10 @@ import type {
 import {
   ARCHIVE_IMPORT_LIST,
   ARCHIVE_IMPORT_STATUSES,
-  archiveImport,
-  archiveImports,
+  healthArchiveImport,
+  healthArchiveImports,
   latestArchiveImport,
-  startArchiveImport,
+  importHealthArchive,
 } from './health.archive-upload.ts';
 import type { ArchiveImportCountsView, ArchiveImportView } from './health.archive-upload.ts';
 
@@ -405,7 +405,7 @@ builder.queryFields((t) => {
     healthArchiveCoverage: t.withAuth({ scope: 'health:metrics:read' }).field({
       type: Coverage,
       description: 'What the health archive holds per record type (range, count, units, sources)',
-      resolve: (_root, _args, ctx) => archiveCoverage(ctx),
+      resolve: (_root, _args, ctx) => healthArchiveCoverage(ctx),
     }),
     healthArchiveSamples: t.withAuth({ scope: 'health:metrics:read' }).field({
       type: SamplePage,
@@ -426,7 +426,7 @@ builder.queryFields((t) => {
         limit: t.arg.int(limitArg('records (or buckets)', ARCHIVE_LIMITS.samples)),
         cursor: t.arg.string(cursorArg),
       },
-      resolve: (_root, args, ctx) => archiveSamples(ctx, args),
+      resolve: (_root, args, ctx) => healthArchiveSamples(ctx, args),
     }),
     healthArchiveEvents: t.withAuth({ scope: 'health:metrics:read' }).field({
       type: EventPage,
@@ -441,7 +441,7 @@ builder.queryFields((t) => {
         limit: t.arg.int(limitArg('events', ARCHIVE_LIMITS.events)),
         cursor: t.arg.string(cursorArg),
       },
-      resolve: (_root, args, ctx) => archiveEvents(ctx, args),
+      resolve: (_root, args, ctx) => healthArchiveEvents(ctx, args),
     }),
     healthArchiveWorkouts: t.withAuth({ scope: 'health:workouts:read' }).field({
       type: WorkoutPage,
@@ -454,7 +454,7 @@ builder.queryFields((t) => {
         limit: t.arg.int(limitArg('workouts', ARCHIVE_LIMITS.workouts)),
         cursor: t.arg.string(cursorArg),
       },
-      resolve: (_root, args, ctx) => archiveWorkouts(ctx, args),
+      resolve: (_root, args, ctx) => healthArchiveWorkouts(ctx, args),
     }),
     healthArchiveWorkoutSeries: t.withAuth({ scope: 'health:metrics:read' }).field({
       type: Series,
@@ -473,7 +473,7 @@ builder.queryFields((t) => {
         limit: t.arg.int(limitArg('records (or buckets)', ARCHIVE_LIMITS.samples)),
         cursor: t.arg.string(cursorArg),
       },
-      resolve: (_root, args, ctx) => archiveWorkoutSeries(ctx, args),
+      resolve: (_root, args, ctx) => healthArchiveWorkoutSeries(ctx, args),
     }),
     healthArchiveRoute: t.withAuth({ scope: 'health:metrics:read' }).field({
       type: Route,
@@ -487,7 +487,7 @@ builder.queryFields((t) => {
         limit: t.arg.int(limitArg('points', ARCHIVE_LIMITS.route)),
         cursor: t.arg.string(cursorArg),
       },
-      resolve: (_root, args, ctx) => archiveRoute(ctx, args),
+      resolve: (_root, args, ctx) => healthArchiveRoute(ctx, args),
     }),
     healthArchiveEcg: t.withAuth({ scope: 'health:metrics:read' }).field({
       type: Ecg,
@@ -507,13 +507,13 @@ builder.queryFields((t) => {
         }),
         sampleCount: t.arg.int(limitArg('samples', ARCHIVE_LIMITS.ecgSamples)),
       },
-      resolve: (_root, args, ctx) => archiveEcg(ctx, args),
+      resolve: (_root, args, ctx) => healthArchiveEcg(ctx, args),
     }),
     healthArchiveImport: t.withAuth({ scope: 'health:metrics:read' }).field({
       type: ArchiveImport,
       description: "One export.zip upload's import: its status, progress and counts",
       args: { id: t.arg.string(idArg('import')) },
-      resolve: (_root, args, ctx) => archiveImport(ctx, args),
+      resolve: (_root, args, ctx) => healthArchiveImport(ctx, args),
     }),
     healthArchiveImports: t.withAuth({ scope: 'health:metrics:read' }).field({
       type: [ArchiveImport],
@@ -526,7 +526,7 @@ builder.queryFields((t) => {
           validate: z.number().int().min(1).max(ARCHIVE_IMPORT_LIST.max),
         }),
       },
-      resolve: (_root, args, ctx) => archiveImports(ctx, args),
+      resolve: (_root, args, ctx) => healthArchiveImports(ctx, args),
     }),
   };
 });
@@ -552,6 +552,6 @@ builder.mutationFields((t) => ({
           .nullish(),
       }),
     },
-    resolve: (_root, args, ctx) => startArchiveImport(ctx, args),
+    resolve: (_root, args, ctx) => importHealthArchive(ctx, args),
   }),
 }));

@@ -306,7 +306,7 @@ const n = (v: unknown): number | null => {
 };
 
 /** Per record type: the date range stored, the count, units and sources; plus workouts, routes and ECGs. */
-export async function archiveCoverage(ctx: AuthedContext): Promise<ArchiveCoverageView> {
+export async function healthArchiveCoverage(ctx: AuthedContext): Promise<ArchiveCoverageView> {
   // NOTE: the person's data: the owner's rows while viewing as a grantee.
   const userId = readerUserId(ctx);
   const types = await ctx.prisma.$queryRaw<
@@ -411,7 +411,7 @@ ORDER BY start_at, id LIMIT ${limit + 1}`;
 }
 
 /** Samples of one record type in a date range (archive_samples). */
-export async function archiveSamples(
+export async function healthArchiveSamples(
   ctx: AuthedContext,
   options: ArchiveSamplesOptions,
 ): Promise<ArchiveSamplePageView> {
@@ -421,7 +421,7 @@ export async function archiveSamples(
 }
 
 /** Events (category-type records and workout events) in a date range, oldest first. */
-export async function archiveEvents(
+export async function healthArchiveEvents(
   ctx: AuthedContext,
   options: ArchiveEventsOptions,
 ): Promise<ArchiveEventPageView> {
@@ -478,7 +478,7 @@ function statisticsOf(json: unknown): WorkoutStatisticView[] {
 }
 
 /** Workouts that started in a date range, newest first, with their statistics and metadata. */
-export async function archiveWorkouts(
+export async function healthArchiveWorkouts(
   ctx: AuthedContext,
   options: ArchiveWorkoutsOptions,
 ): Promise<ArchiveWorkoutPageView> {
@@ -535,7 +535,7 @@ async function ownWorkout(ctx: AuthedContext, workoutId: string): Promise<Archiv
 }
 
 /** The samples of a type recorded during one of the person's workouts (its time span). */
-export async function archiveWorkoutSeries(
+export async function healthArchiveWorkoutSeries(
   ctx: AuthedContext,
   options: ArchiveSeriesOptions,
 ): Promise<ArchiveSeriesView> {
@@ -553,7 +553,7 @@ export async function archiveWorkoutSeries(
 }
 
 /** One workout's route: a keyset page of its points, or the whole track downsampled. */
-export async function archiveRoute(
+export async function healthArchiveRoute(
   ctx: AuthedContext,
   options: ArchiveRouteOptions,
 ): Promise<ArchiveRouteView> {
@@ -600,7 +600,7 @@ const withDuration = <T extends { sampleCount: number; sampleRateHz: number }>(r
 });
 
 /** The person's ECG recordings (newest first), or one recording's samples a window at a time. */
-export async function archiveEcg(
+export async function healthArchiveEcg(
   ctx: AuthedContext,
   options: ArchiveEcgOptions,
 ): Promise<ArchiveEcgView> {

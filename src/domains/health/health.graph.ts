@@ -14,7 +14,7 @@ import {
   SleepSample,
   WorkoutSample,
 } from './health.schema.ts';
-import { listMetrics, listSleep, listWorkouts } from './health.service.ts';
+import { healthMetrics, healthSleep, healthWorkouts } from './health.service.ts';
 
 const SleepSampleConnection = connectionOf('SleepSample', SleepSample);
 const WorkoutSampleConnection = connectionOf('WorkoutSample', WorkoutSample);
@@ -38,7 +38,7 @@ builder.prismaObjectFields('User', (t) => ({
     },
     resolve: async (user, args, ctx) => {
       assertPersonData(ctx, user);
-      const rows = await listSleep(ctx, pageOptions(args));
+      const rows = await healthSleep(ctx, pageOptions(args));
       return pageOf(rows, args.first, (s) => [s.startAt.getTime(), s.id]);
     },
   }),
@@ -52,7 +52,7 @@ builder.prismaObjectFields('User', (t) => ({
     },
     resolve: async (user, args, ctx) => {
       assertPersonData(ctx, user);
-      const rows = await listWorkouts(ctx, pageOptions(args));
+      const rows = await healthWorkouts(ctx, pageOptions(args));
       return pageOf(rows, args.first, (w) => [w.startAt.getTime(), w.id]);
     },
   }),
@@ -68,7 +68,7 @@ builder.prismaObjectFields('User', (t) => ({
     },
     resolve: async (user, args, ctx) => {
       assertPersonData(ctx, user);
-      const rows = await listMetrics(ctx, { ...pageOptions(args), metricType: args.metricType });
+      const rows = await healthMetrics(ctx, { ...pageOptions(args), metricType: args.metricType });
       return pageOf(rows, args.first, (m) => [m.timestamp.getTime(), m.id]);
     },
   }),

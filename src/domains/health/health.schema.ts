@@ -12,11 +12,11 @@ import type {
 } from './health.service.ts';
 import {
   healthDataSubject,
-  importIntervals,
-  importMetrics,
-  listMetrics,
-  listSleep,
-  listWorkouts,
+  importHealthIntervals,
+  importHealthMetrics,
+  healthMetrics,
+  healthSleep,
+  healthWorkouts,
   MAX_IMPORT_SAMPLES,
 } from './health.service.ts';
 import { METRIC_TYPES, SLEEP_STAGES } from './health.constants.ts';
@@ -184,13 +184,13 @@ builder.queryFields((t) => ({
     type: [SleepSample],
     description: 'Sleep intervals that ended in the last `days` days, oldest first',
     args: { days: t.arg.int({ required: true, defaultValue: 7, validate: daysArg }) },
-    resolve: (_root, { days }, ctx) => listSleep(ctx, { days }),
+    resolve: (_root, { days }, ctx) => healthSleep(ctx, { days }),
   }),
   healthWorkouts: t.withAuth({ scope: 'health:workouts:read' }).field({
     type: [WorkoutSample],
     description: 'Workouts that started in the last `days` days, newest first',
     args: { days: t.arg.int({ required: true, defaultValue: 7, validate: daysArg }) },
-    resolve: (_root, { days }, ctx) => listWorkouts(ctx, { days }),
+    resolve: (_root, { days }, ctx) => healthWorkouts(ctx, { days }),
   }),
   healthMetrics: t.withAuth({ scope: 'health:metrics:read' }).field({
     type: [HealthMetric],
@@ -199,7 +199,7 @@ builder.queryFields((t) => ({
       metricType: t.arg({ type: HealthMetricType, required: true }),
       days: t.arg.int({ required: true, defaultValue: 30, validate: daysArg }),
     },
-    resolve: (_root, { metricType, days }, ctx) => listMetrics(ctx, { metricType, days }),
+    resolve: (_root, { metricType, days }, ctx) => healthMetrics(ctx, { metricType, days }),
   }),
 }));
 
@@ -235,7 +235,7 @@ builder.mutationFields((t) => ({
     type: ImportResultRef,
     description: 'Imports point-in-time metrics; idempotent on (timestamp, metric_type, source)',
     args: { input: t.arg({ type: AppleHealthImportInput, required: true }) },
-    resolve: (_root, { input }, ctx) => importMetrics(ctx, { samples: input.samples }),
+    resolve: (_root, { input }, ctx) => importHealthMetrics(ctx, { samples: input.samples }),
   }),
   importHealthIntervals: t.withAuth({ loginSession: true }).field({
     type: BatchImportResultRef,
@@ -243,6 +243,6 @@ builder.mutationFields((t) => ({
       'Imports sleep and workout intervals; idempotent on the source id or (kind, start, end, source)',
     args: { input: t.arg({ type: BatchSyncInput, required: true }) },
     resolve: (_root, { input }, ctx) =>
-      importIntervals(ctx, { sleep: input.sleep ?? [], workouts: input.workouts ?? [] }),
+      importHealthIntervals(ctx, { sleep: input.sleep ?? [], workouts: input.workouts ?? [] }),
   }),
 }));

@@ -287,7 +287,7 @@ export function importIntervalsFor(
 }
 
 /** Imports point-in-time metrics for the caller (the phone's health store); marks the phone synced. */
-export async function importMetrics(
+export async function importHealthMetrics(
   ctx: AuthedContext,
   options: ImportMetricsOptions,
 ): Promise<ImportResult> {
@@ -297,7 +297,7 @@ export async function importMetrics(
 }
 
 /** Imports sleep and workout intervals for the caller (the phone's health store); marks the phone synced. */
-export async function importIntervals(
+export async function importHealthIntervals(
   ctx: AuthedContext,
   options: ImportIntervalsOptions,
 ): Promise<BatchImportResult> {
@@ -434,7 +434,7 @@ function afterPosition<F extends string>(
  * Sleep intervals that ended in the last `days` days, oldest first (start, id): all of them (the
  * root field), or a page after a position (keyset; the dashboard graph's `sleep` connection). One query.
  */
-export async function listSleep(
+export async function healthSleep(
   ctx: AuthedContext,
   options: SamplePageOptions,
 ): Promise<SleepSampleView[]> {
@@ -463,7 +463,7 @@ export async function listSleep(
  * Workouts that started in the last `days` days, newest first (start desc, id): all of them (the
  * root field), or a page after a position (keyset; the graph's `workouts` connection). One query.
  */
-export async function listWorkouts(
+export async function healthWorkouts(
   ctx: AuthedContext,
   options: SamplePageOptions,
 ): Promise<WorkoutSampleView[]> {
@@ -494,7 +494,7 @@ export async function listWorkouts(
  * Metric samples of the last `days` days (one metric, or all), oldest first (timestamp, id): all of
  * them (the root field), or a page after a position (keyset; the graph's `metrics` connection).
  */
-export async function listMetrics(
+export async function healthMetrics(
   ctx: AuthedContext,
   options: MetricPageOptions,
 ): Promise<HealthMetricView[]> {

@@ -229,7 +229,7 @@ function decodeNightCursor(text: string): LocalDate {
  * The person's nights ending from..to, newest first, a page at a time (keyset on the night's date:
  * the next page reads the nights before the last one answered).
  */
-export async function listSleepNights(
+export async function healthSleepNights(
   ctx: AuthedContext,
   options: NightPageOptions,
 ): Promise<NightPageView> {
@@ -263,7 +263,7 @@ export async function listSleepNights(
  * The stage intervals of the night ending on `date` (of its chosen source unless `source` names
  * another), oldest first, at most STAGES_MAX, with the night's totals. NOT_FOUND without sleep.
  */
-export async function sleepNightStages(
+export async function healthSleepNight(
   ctx: AuthedContext,
   options: NightStagesOptions,
 ): Promise<NightStagesReadView> {

@@ -178,7 +178,7 @@ const viewOf = (r: {
 });
 
 /** The person's workouts, newest first (start desc, id), a keyset page at a time. One query. */
-export async function listWorkoutPage(
+export async function healthWorkoutPage(
   ctx: AuthedContext,
   options: WorkoutPageOptions,
 ): Promise<WorkoutPageView> {
@@ -251,7 +251,7 @@ const between = (start: Date, end: Date): Prisma.Sql => Prisma.sql`
   AND "timestamp" <= (${end.toISOString()}::timestamptz AT TIME ZONE 'UTC')`;
 
 /** A workout with the heart rate during it (aggregates and a downsampled series, in SQL). */
-export async function workoutDetail(
+export async function healthWorkout(
   ctx: AuthedContext,
   options: { id: string },
 ): Promise<WorkoutDetailView> {
@@ -354,7 +354,7 @@ const delta = (a: number | null, b: number | null): number | null =>
  * that started before it): duration, energy, distance and mean heart rate, their means and deltas.
  * One query for all of them (heart rate per workout by a LATERAL aggregate on the metric index).
  */
-export async function workoutComparison(
+export async function healthWorkoutComparison(
   ctx: AuthedContext,
   options: WorkoutComparisonOptions,
 ): Promise<WorkoutComparisonView> {

@@ -9,7 +9,7 @@ import { enumValues } from '../../graphql/enum-values.ts';
 import { isLocalDate } from '../../platform/local-dates.ts';
 import { WorkoutSample } from './health.schema.ts';
 import {
-  activityTrend,
+  healthActivityTrend,
   healthCatalog,
   healthDaySummary,
   healthRangeSummary,
@@ -34,10 +34,10 @@ import type {
   WorkoutBucketView,
 } from './health.summary.ts';
 import {
-  listSleepNights,
+  healthSleepNights,
   NIGHTS_PAGE_DEFAULT,
   NIGHTS_PAGE_MAX,
-  sleepNightStages,
+  healthSleepNight,
   STAGES_MAX,
 } from './health.summary-sleep.ts';
 import type {
@@ -51,12 +51,12 @@ import {
   BUCKET_ACTIVITY_TYPES_MAX,
   COMPARE_DEFAULT,
   COMPARE_MAX,
-  listWorkoutPage,
+  healthWorkoutPage,
   SERIES_POINTS,
   WORKOUTS_PAGE_DEFAULT,
   WORKOUTS_PAGE_MAX,
-  workoutComparison,
-  workoutDetail,
+  healthWorkoutComparison,
+  healthWorkout,
 } from './health.summary-workouts.ts';
 import type {
   ComparedWorkoutView,
@@ -520,7 +520,7 @@ builder.queryFields((t) => ({
         requiredDate(`last local date YYYY-MM-DD (at most ${TREND_SPAN_MAX_DAYS} days from from)`),
       ),
     },
-    resolve: (_root, args, ctx) => activityTrend(ctx, args),
+    resolve: (_root, args, ctx) => healthActivityTrend(ctx, args),
   }),
   healthWorkoutPage: t.withAuth({ scope: 'health:workouts:read' }).field({
     type: WorkoutPage,
@@ -540,13 +540,13 @@ builder.queryFields((t) => ({
       }),
       cursor: t.arg.string(cursorArg),
     },
-    resolve: (_root, args, ctx) => listWorkoutPage(ctx, args),
+    resolve: (_root, args, ctx) => healthWorkoutPage(ctx, args),
   }),
   healthWorkout: t.withAuth({ scope: 'health:workouts:read' }).field({
     type: WorkoutDetail,
     description: 'One workout with the heart rate during it',
     args: { id: t.arg.string(workoutIdArg) },
-    resolve: (_root, args, ctx) => workoutDetail(ctx, args),
+    resolve: (_root, args, ctx) => healthWorkout(ctx, args),
   }),
   healthWorkoutComparison: t.withAuth({ scope: 'health:workouts:read' }).field({
     type: WorkoutComparison,
@@ -560,7 +560,7 @@ builder.queryFields((t) => ({
         validate: z.number().int().min(1).max(COMPARE_MAX),
       }),
     },
-    resolve: (_root, args, ctx) => workoutComparison(ctx, args),
+    resolve: (_root, args, ctx) => healthWorkoutComparison(ctx, args),
   }),
   healthSleepNights: t.withAuth({ scope: 'health:sleep:read' }).field({
     type: NightPage,
@@ -576,7 +576,7 @@ builder.queryFields((t) => ({
       }),
       cursor: t.arg.string(cursorArg),
     },
-    resolve: (_root, args, ctx) => listSleepNights(ctx, args),
+    resolve: (_root, args, ctx) => healthSleepNights(ctx, args),
   }),
   healthSleepNight: t.withAuth({ scope: 'health:sleep:read' }).field({
     type: NightStagesRead,
@@ -588,6 +588,6 @@ builder.queryFields((t) => ({
         validate: z.string().max(200).nullish(),
       }),
     },
-    resolve: (_root, args, ctx) => sleepNightStages(ctx, args),
+    resolve: (_root, args, ctx) => healthSleepNight(ctx, args),
   }),
 }));

@@ -627,7 +627,7 @@ function weightTrend(weights: DayWeight[], logged: number): BodyWeightTrendView 
  * through the logs domain (dailyWeights) next to the imported ones, each day's weight marked by
  * where it comes from.
  */
-export async function activityTrend(
+export async function healthActivityTrend(
   ctx: AuthedContext,
   options: ActivityTrendOptions,
 ): Promise<ActivityTrendView> {

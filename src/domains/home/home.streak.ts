@@ -7,7 +7,7 @@
  * Today never breaks a streak: it only extends it once it counts.
  */
 import type { AuthedContext } from '../../graphql/context.ts';
-import { listGoals, loadDays, periodValue, progressOf } from '../goals/index.ts';
+import { goals, loadDays, periodValue, progressOf } from '../goals/index.ts';
 import { addDays } from '../../platform/local-dates.ts';
 import type { LocalDate } from '../../platform/local-dates.ts';
 import { todayOf } from './home.today.ts';
@@ -41,7 +41,7 @@ function streak(today: LocalDate, counts: (d: LocalDate) => boolean): StreakView
 
 export async function homeStreak(ctx: AuthedContext): Promise<HomeStreakView> {
   const today = await todayOf(ctx);
-  const goals = (await listGoals(ctx)).filter((g) => g.period === 'day');
+  const daily = (await goals(ctx)).filter((g) => g.period === 'day');
   const data = await loadDays(ctx, {
     from: addDays(today.date, -(STREAK_WINDOW_DAYS - 1)),
     to: today.date,
@@ -51,8 +51,8 @@ export async function homeStreak(ctx: AuthedContext): Promise<HomeStreakView> {
   const logged = (d: LocalDate) =>
     (data.health.get(d)?.samples ?? 0) > 0 || (data.glucose.get(d)?.readings ?? 0) > 0;
   const allMet = (d: LocalDate) =>
-    goals.length > 0 &&
-    goals.every(
+    daily.length > 0 &&
+    daily.every(
       (g) =>
         progressOf(g, periodValue(data, g.metric, d, d), {
           start: d,

@@ -7,7 +7,7 @@ import { goalProgress } from '../goals/index.ts';
 import type { GoalProgressListView } from '../goals/index.ts';
 import { dailyHealth } from '../health/index.ts';
 import type { DailyHealthView } from '../health/index.ts';
-import { dayScores } from '../insights/index.ts';
+import { insightScore } from '../insights/index.ts';
 import { personZone } from '../profile/index.ts';
 import { localDateOf } from '../../platform/local-dates.ts';
 import type { LocalDate } from '../../platform/local-dates.ts';
@@ -44,7 +44,7 @@ export const currentGoals = (ctx: AuthedContext): Promise<GoalProgressListView> 
   goalProgress(ctx, { periods: 1 });
 
 export const todayScores = (ctx: AuthedContext, today: Today) =>
-  dayScores(ctx, { date: today.date });
+  insightScore(ctx, { date: today.date });
 
 /** "7 h 12 min" */
 export function hoursAndMinutes(minutes: number): string {

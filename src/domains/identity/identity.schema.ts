@@ -2,7 +2,7 @@
 import { z } from 'zod';
 import { builder } from '../../graphql/builder.ts';
 import { SignInToken, SignInWebSession } from '../account/index.ts';
-import { signInWithIdp, webSignInWithIdp } from './identity.service.ts';
+import { loginWithIdp, webLoginWithIdp } from './identity.service.ts';
 
 const IdpLoginInput = builder.inputType('IdpLoginInput', {
   description: 'An ID token from an identity provider (IdpLoginIn)',
@@ -28,12 +28,12 @@ builder.mutationFields((t) => ({
     description:
       "Signs in with an identity provider's ID token and answers a bearer token for the phone",
     args: { input: t.arg({ type: IdpLoginInput, required: true }) },
-    resolve: (_root, { input }, ctx) => signInWithIdp(ctx, input),
+    resolve: (_root, { input }, ctx) => loginWithIdp(ctx, input),
   }),
   webLoginWithIdp: t.withAuth({ public: true }).field({
     type: SignInWebSession,
     description: "Signs in a browser with an identity provider's ID token: sets the session cookie",
     args: { input: t.arg({ type: IdpLoginInput, required: true }) },
-    resolve: (_root, { input }, ctx) => webSignInWithIdp(ctx, input),
+    resolve: (_root, { input }, ctx) => webLoginWithIdp(ctx, input),
   }),
 }));

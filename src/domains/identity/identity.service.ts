@@ -81,7 +81,7 @@ export interface IdpToken extends IssuedSession {
 }
 
 /** Native sign-in: a bearer token for the phone. */
-export async function signInWithIdp(ctx: Context, options: IdpSignInOptions): Promise<IdpToken> {
+export async function loginWithIdp(ctx: Context, options: IdpSignInOptions): Promise<IdpToken> {
   const account = await accountForIdentity(ctx, options);
   const session = await createSession(ctx, { userId: account.userId, kind: 'native' });
   return { ...session, isNewUser: account.isNewUser };
@@ -92,7 +92,7 @@ export interface IdpWebSession extends WebSessionStart {
 }
 
 /** Web sign-in: the session goes into the HttpOnly cookie; the answer carries the CSRF token. */
-export async function webSignInWithIdp(
+export async function webLoginWithIdp(
   ctx: Context,
   options: IdpSignInOptions,
 ): Promise<IdpWebSession> {

@@ -6,7 +6,7 @@
  * calls it, and that field writes an audit entry first.
  */
 import type { AuthedContext } from '../../graphql/context.ts';
-import { insightCardsOf, insightSuggestions } from './insights.service.ts';
+import { insightCards, insightSuggestions } from './insights.service.ts';
 import type { SuggestionsView, ZonedInsightCard } from './insights.service.ts';
 
 export interface PersonInsightsView {
@@ -29,7 +29,7 @@ export async function insightsOfPerson(
     principal: { ...ctx.principal, viewAs: { grantId: 0, ownerId: userId } },
   };
   const [cards, suggestions] = await Promise.all([
-    insightCardsOf(asPerson),
+    insightCards(asPerson),
     insightSuggestions(asPerson),
   ]);
   return { userId, generatedAt: new Date(), cards, suggestions };

@@ -15,9 +15,9 @@ import type {
   InsightDigestView,
 } from './insights.digest.ts';
 import {
-  answerInsight,
-  dismissInsight,
-  getInsight,
+  answerInsightCard,
+  dismissInsightCard,
+  insight,
   INSIGHT_KINDS,
   INSIGHT_PAGE_DEFAULT,
   INSIGHT_PAGE_MAX,
@@ -32,7 +32,7 @@ import type {
   InsightSourceView,
   InsightView,
 } from './insights.feed.ts';
-import { refreshedInsights } from './insights.service.ts';
+import { insights } from './insights.service.ts';
 
 const SourceInput = builder.objectRef<InsightSourceInput>('InsightSourceInput').implement({
   description: 'How many rows of one table a rule read',
@@ -198,13 +198,13 @@ builder.queryFields((t) => ({
         validate: z.string().min(1).max(20).nullish(),
       }),
     },
-    resolve: (_root, args, ctx) => refreshedInsights(ctx, args),
+    resolve: (_root, args, ctx) => insights(ctx, args),
   }),
   insight: t.withAuth({ scope: 'insights:read' }).field({
     type: Insight,
     description: "One of the person's insights",
     args: { id: t.arg.int({ required: true, description: 'the insight id', validate: insightId }) },
-    resolve: (_root, args, ctx) => getInsight(ctx, args),
+    resolve: (_root, args, ctx) => insight(ctx, args),
   }),
   insightsDigest: t.withAuth({ scope: 'insights:read' }).field({
     type: Digest,
@@ -232,13 +232,13 @@ builder.mutationFields((t) => ({
         validate: z.string().min(1).max(40),
       }),
     },
-    resolve: (_root, args, ctx) => answerInsight(ctx, args),
+    resolve: (_root, args, ctx) => answerInsightCard(ctx, args),
   }),
   dismissInsightCard: t.withAuth({ scope: 'insights:write' }).field({
     type: Insight,
     description: 'Dismisses an insight: never listed as active again, never recreated',
     args: { id: t.arg.int({ required: true, description: 'the insight id', validate: insightId }) },
-    resolve: (_root, args, ctx) => dismissInsight(ctx, args),
+    resolve: (_root, args, ctx) => dismissInsightCard(ctx, args),
   }),
   markInsightsSeen: t.withAuth({ scope: 'insights:write' }).field({
     type: InsightsMarked,

@@ -393,10 +393,7 @@ const notFound = () =>
   appError('NOT_FOUND', 'Insight not found: insights_list lists the insights and their ids');
 
 /** One of the person's insights. */
-export async function getInsight(
-  ctx: AuthedContext,
-  options: InsightIdOptions,
-): Promise<InsightView> {
+export async function insight(ctx: AuthedContext, options: InsightIdOptions): Promise<InsightView> {
   const row = await ctx.prisma.insight.findFirst({
     where: { id: options.id, userId: readerUserId(ctx) },
   });
@@ -411,7 +408,7 @@ async function ownRow(ctx: AuthedContext, id: number): Promise<Row> {
 }
 
 /** Answers an insight's question with one of its kind's answers (again: the new answer replaces it). */
-export async function answerInsight(
+export async function answerInsightCard(
   ctx: AuthedContext,
   options: AnswerInsightOptions,
 ): Promise<InsightView> {
@@ -443,7 +440,7 @@ export async function answerInsight(
 }
 
 /** Dismisses an insight: it is never listed as active again, and its rule never recreates it. */
-export async function dismissInsight(
+export async function dismissInsightCard(
   ctx: AuthedContext,
   options: InsightIdOptions,
 ): Promise<InsightView> {

@@ -203,7 +203,7 @@ export function linearFit(
  * alert when it crosses 70 (falling) or 180 (rising) mg/dL within 30 minutes while the latest
  * reading is still on the near side of that threshold.
  */
-export function predictiveAlerts(readings: readonly StatPoint[], now: Date): PredictiveAlert[] {
+export function alertsFrom(readings: readonly StatPoint[], now: Date): PredictiveAlert[] {
   const t0 = now.getTime();
   const window = readings
     .filter(
@@ -259,7 +259,7 @@ export interface CardInputs {
 }
 
 /** Cards, most urgent first: predictive alerts, a week-on-week time-in-range trend, today's scores. */
-export function insightCards(input: CardInputs): InsightCard[] {
+export function cardsFrom(input: CardInputs): InsightCard[] {
   const date = input.today.date;
   const cards: InsightCard[] = input.alerts.map((a) => ({
     id: `alert:${a.kind}:${date}`,

@@ -7,13 +7,13 @@ import type {
   Suggestion as SuggestionView,
 } from './insights.rules.ts';
 import {
-  dayScores,
-  glucosePredictiveAlerts,
-  insightCardsOf,
+  insightScore,
+  predictiveAlerts,
+  insightCards,
   insightSuggestions,
   MAX_RANGE_DAYS,
   scoreDays,
-  scoresOfKind,
+  scores,
 } from './insights.service.ts';
 import type {
   PredictiveAlertsView,
@@ -197,7 +197,7 @@ builder.queryFields((t) => {
           validate: localDate.nullish(),
         }),
       },
-      resolve: (_root, args, ctx) => dayScores(ctx, args),
+      resolve: (_root, args, ctx) => insightScore(ctx, args),
     }),
     scoreDays: t.withAuth({ scope: 'health:summary:read' }).field({
       type: [DayScores],
@@ -218,7 +218,7 @@ builder.queryFields((t) => {
         ...range,
       },
       resolve: (_root, args, ctx) =>
-        scoresOfKind(ctx, {
+        scores(ctx, {
           ...args,
           kind: args.kind as ScoreKind,
           order: args.order as 'asc' | 'desc',
@@ -232,12 +232,12 @@ builder.queryFields((t) => {
     predictiveAlerts: t.withAuth({ scope: 'insights:read' }).field({
       type: PredictiveAlerts,
       description: 'Predicted glucose lows and highs from the last 30 minutes of readings',
-      resolve: (_root, _args, ctx) => glucosePredictiveAlerts(ctx),
+      resolve: (_root, _args, ctx) => predictiveAlerts(ctx),
     }),
     insightCards: t.withAuth({ scope: 'insights:read' }).field({
       type: [InsightCard],
       description: "Today's insight cards, most urgent first",
-      resolve: (_root, _args, ctx) => insightCardsOf(ctx),
+      resolve: (_root, _args, ctx) => insightCards(ctx),
     }),
   };
 });

@@ -35,12 +35,7 @@ import {
   localTime,
 } from '../../platform/local-dates.ts';
 import type { LocalDate } from '../../platform/local-dates.ts';
-import {
-  insightCards,
-  PREDICTION_WINDOW_MINUTES,
-  predictiveAlerts,
-  suggestions,
-} from './insights.rules.ts';
+import { alertsFrom, cardsFrom, PREDICTION_WINDOW_MINUTES, suggestions } from './insights.rules.ts';
 import type { InsightCard, PredictiveAlert, Suggestion } from './insights.rules.ts';
 import { listInsights, recordCards, recordSuggestions } from './insights.feed.ts';
 import type { InsightPageView, ListInsightsOptions } from './insights.feed.ts';
@@ -169,7 +164,10 @@ function ordered<T>(items: T[], options: RangeOptions): T[] {
 }
 
 /** Every score of one local day (default today). */
-export async function dayScores(ctx: AuthedContext, options: DayScoresOptions): Promise<DayScores> {
+export async function insightScore(
+  ctx: AuthedContext,
+  options: DayScoresOptions,
+): Promise<DayScores> {
   const person = await personOf(ctx);
   const date = options.date ?? person.today;
   return scoresOfDays(await loadInputs(ctx, person, date, date), [date])[0];
@@ -184,7 +182,7 @@ export async function scoreDays(ctx: AuthedContext, options: RangeOptions): Prom
 }
 
 /** One kind of score for each day of a range, each naming the zone of its day. */
-export async function scoresOfKind(
+export async function scores(
   ctx: AuthedContext,
   options: ScoresOfKindOptions,
 ): Promise<ZonedScore[]> {
@@ -250,22 +248,22 @@ export async function insightSuggestions(ctx: AuthedContext): Promise<Suggestion
 }
 
 /** Predicted lows and highs from the readings of the last 30 minutes. */
-export async function glucosePredictiveAlerts(ctx: AuthedContext): Promise<PredictiveAlertsView> {
+export async function predictiveAlerts(ctx: AuthedContext): Promise<PredictiveAlertsView> {
   const now = new Date();
   const since = new Date(now.getTime() - PREDICTION_WINDOW_MINUTES * 60_000);
   const readings = await glucosePoints(ctx, { start: since, end: new Date(now.getTime() + 1) });
-  return { generatedAt: now, alerts: predictiveAlerts(readings, now) };
+  return { generatedAt: now, alerts: alertsFrom(readings, now) };
 }
 
 /** Today's cards: alerts, the week-on-week time-in-range trend, today's scores (recorded as insights). */
-export async function insightCardsOf(ctx: AuthedContext): Promise<ZonedInsightCard[]> {
+export async function insightCards(ctx: AuthedContext): Promise<ZonedInsightCard[]> {
   const person = await personOf(ctx);
   const { today, now } = person;
   const from = addDays(today, -14);
   const inputs = await loadInputs(ctx, person, from, today);
-  const cards = insightCards({
+  const cards = cardsFrom({
     today: scoresOfDays(inputs, [today])[0],
-    alerts: predictiveAlerts(inputs.glucose, now),
+    alerts: alertsFrom(inputs.glucose, now),
     weekGlucose: weekGlucose(inputs, addDays(today, -7)),
     previousWeekGlucose: weekGlucose(inputs, from),
   });
@@ -277,10 +275,10 @@ export async function insightCardsOf(ctx: AuthedContext): Promise<ZonedInsightCa
  * The insights feed, refreshed first: today's cards and suggestions are computed (and so recorded,
  * idempotently) before the page is read (insights.feed.ts).
  */
-export async function refreshedInsights(
+export async function insights(
   ctx: AuthedContext,
   options: ListInsightsOptions,
 ): Promise<InsightPageView> {
-  if (!options.cursor) await Promise.all([insightCardsOf(ctx), insightSuggestions(ctx)]);
+  if (!options.cursor) await Promise.all([insightCards(ctx), insightSuggestions(ctx)]);
   return listInsights(ctx, options);
 }

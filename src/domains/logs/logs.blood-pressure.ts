@@ -188,7 +188,7 @@ const readingSelect = {
  * A page reads at most READINGS_PAGE_MAX readings: when the read is cut there, its last session
  * (which may go on) waits for the next page, unless it is the page's only session.
  */
-export async function listBloodPressureSessions(
+export async function bloodPressureSessions(
   ctx: AuthedContext,
   options: ListSessionsOptions,
 ): Promise<BloodPressureSessionPage> {

@@ -4,7 +4,7 @@ import { builder } from '../../graphql/builder.ts';
 import { isLocalDate } from '../../platform/local-dates.ts';
 import {
   deleteBloodPressureReading,
-  listBloodPressureSessions,
+  bloodPressureSessions,
   logBloodPressureReading,
   READINGS_PAGE_MAX,
   SESSIONS_DEFAULT,
@@ -375,7 +375,7 @@ builder.queryFields((t) => ({
         validate: z.string().max(200).nullish(),
       }),
     },
-    resolve: (_root, args, ctx) => listBloodPressureSessions(ctx, args),
+    resolve: (_root, args, ctx) => bloodPressureSessions(ctx, args),
   }),
   sunAdvice: t.withAuth({ scope: 'health:summary:read' }).field({
     type: SunAdvice,

@@ -3,8 +3,8 @@
  * items, the item input, meal type and nutrient types of the graph, meal totals, photo keys and replacing a meal's photo, the nutrient shape and its arithmetic, and its synced tables).
  */
 export {
-  getMeal,
-  listMeals,
+  meal,
+  meals,
   logMeal,
   mealPhotoKeys,
   mealTotalsBetween,

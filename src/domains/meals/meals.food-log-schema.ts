@@ -11,7 +11,7 @@ import {
   foodHistory,
   foodRecommendations,
   FoodSummary,
-  searchFoods,
+  foodSearch,
 } from '../foods/index.ts';
 import { FOOD_LOG } from './meals.food-log.ts';
 
@@ -42,7 +42,7 @@ builder.queryFields((t) => ({
       }),
       limit: t.arg.int(limit(20)),
     },
-    resolve: (_root, args, ctx) => searchFoods(ctx, { ...args, log: FOOD_LOG }),
+    resolve: (_root, args, ctx) => foodSearch(ctx, { ...args, log: FOOD_LOG }),
   }),
   foodRecommendations: t.withAuth({ scope: 'health:nutrition:read' }).field({
     type: [FoodSummary],

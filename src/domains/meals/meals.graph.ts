@@ -17,9 +17,9 @@ import {
 } from '../../graphql/connection.ts';
 import { assertPersonData } from '../../graphql/person.ts';
 import { epochMs, Meal } from './meals.schema.ts';
-import { listMeals } from './meals.service.ts';
+import { meals } from './meals.service.ts';
 import { FavoriteFood, SavedMeal } from './meals.saved-schema.ts';
-import { listFavorites, listSavedMeals } from './meals.saved.ts';
+import { favoriteFoods, savedMeals } from './meals.saved.ts';
 
 const MealConnection = connectionOf('Meal', Meal);
 /**
@@ -78,7 +78,7 @@ builder.prismaObjectFields('User', (t) => ({
       const at = positionAfter(after, MEAL_POSITION);
       const position = at && { eatenAt: new Date(at[0]), id: at[1] };
       const { from, to } = windowOf(msWindow(range, startMs, endMs));
-      const rows = await listMeals(ctx, {
+      const rows = await meals(ctx, {
         limit: first + 1,
         after: position,
         startMs: from?.getTime(),
@@ -94,7 +94,7 @@ builder.prismaObjectFields('User', (t) => ({
     args: pageArgs(t.arg),
     resolve: async (user, { first, after }, ctx) => {
       assertPersonData(ctx, user);
-      const rows = await listSavedMeals(ctx, { limit: first + 1, after: createdAfter(after) });
+      const rows = await savedMeals(ctx, { limit: first + 1, after: createdAfter(after) });
       return pageOf(rows, first, (m) => [m.createdAt.getTime(), m.id]);
     },
   }),
@@ -105,7 +105,7 @@ builder.prismaObjectFields('User', (t) => ({
     args: pageArgs(t.arg),
     resolve: async (user, { first, after }, ctx) => {
       assertPersonData(ctx, user);
-      const rows = await listFavorites(ctx, { limit: first + 1, after: createdAfter(after) });
+      const rows = await favoriteFoods(ctx, { limit: first + 1, after: createdAfter(after) });
       return pageOf(rows, first, (f) => [f.createdAt.getTime(), f.id]);
     },
   }),

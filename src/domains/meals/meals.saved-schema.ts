@@ -15,14 +15,14 @@ import {
   NOTE_MAX,
 } from './meals.schema.ts';
 import {
-  addFavorite,
+  addFavoriteFood,
   copyMeal,
   createSavedMeal,
   deleteSavedMeal,
-  listFavorites,
-  listSavedMeals,
+  favoriteFoods,
+  savedMeals,
   logSavedMeal,
-  removeFavorite,
+  removeFavoriteFood,
   SAVED_LIST_MAX,
   updateSavedMeal,
 } from './meals.saved.ts';
@@ -126,13 +126,13 @@ builder.queryFields((t) => ({
     type: [FavoriteFood],
     description: "The person's favorite foods, newest first",
     args: { limit: t.arg.int(limitArg('favorites')) },
-    resolve: (_root, args, ctx) => listFavorites(ctx, args),
+    resolve: (_root, args, ctx) => favoriteFoods(ctx, args),
   }),
   savedMeals: t.withAuth({ scope: 'health:nutrition:read' }).field({
     type: [SavedMeal],
     description: "The person's saved meals with their items and totals, newest first",
     args: { limit: t.arg.int(limitArg('saved meals')) },
-    resolve: (_root, args, ctx) => listSavedMeals(ctx, args),
+    resolve: (_root, args, ctx) => savedMeals(ctx, args),
   }),
 }));
 
@@ -143,7 +143,7 @@ builder.mutationFields((t) => ({
     args: {
       foodId: t.arg.string({ required: true, description: foodIdDescription, validate: foodId }),
     },
-    resolve: (_root, args, ctx) => addFavorite(ctx, args),
+    resolve: (_root, args, ctx) => addFavoriteFood(ctx, args),
   }),
   removeFavoriteFood: t.withAuth({ scope: 'health:nutrition:write' }).field({
     type: SavedDeletion,
@@ -151,7 +151,7 @@ builder.mutationFields((t) => ({
     args: {
       foodId: t.arg.string({ required: true, description: foodIdDescription, validate: foodId }),
     },
-    resolve: (_root, args, ctx) => removeFavorite(ctx, args),
+    resolve: (_root, args, ctx) => removeFavoriteFood(ctx, args),
   }),
   createSavedMeal: t.withAuth({ scope: 'health:nutrition:write' }).field({
     type: SavedMeal,

@@ -181,7 +181,7 @@ async function lockSavedMeal(tx: DbTx, userId: number, id: string): Promise<void
 }
 
 /** The person's saved meals with their items, newest first, optionally after a position. */
-export async function listSavedMeals(
+export async function savedMeals(
   ctx: AuthedContext,
   options: SavedListOptions,
 ): Promise<SavedMealView[]> {
@@ -364,7 +364,7 @@ export async function copyMeal(ctx: AuthedContext, options: CopyMealOptions): Pr
 }
 
 /** The person's favorite foods, newest first, optionally after a position. */
-export async function listFavorites(
+export async function favoriteFoods(
   ctx: AuthedContext,
   options: SavedListOptions,
 ): Promise<FavoriteView[]> {
@@ -381,7 +381,7 @@ export async function listFavorites(
  * answers the existing one unchanged; one removed earlier is revived as the newest. An unknown food
  * is VALIDATION_FAILED at `food_id`.
  */
-export async function addFavorite(
+export async function addFavoriteFood(
   ctx: AuthedContext,
   options: { foodId: string },
 ): Promise<FavoriteView> {
@@ -428,7 +428,7 @@ export async function addFavorite(
 }
 
 /** Removes a favorite of the caller by its food (a tombstone); NOT_FOUND when it is none. */
-export async function removeFavorite(
+export async function removeFavoriteFood(
   ctx: AuthedContext,
   options: { foodId: string },
 ): Promise<{ deleted: number }> {

@@ -9,8 +9,8 @@ import {
   dailyNutrition,
   deleteAllMeals,
   deleteMeal,
-  getMeal,
-  listMeals,
+  meal,
+  meals,
   logMeal,
   MEAL_ITEMS_MAX,
   MEALS_LIST_MAX,
@@ -295,7 +295,7 @@ builder.queryFields((t) => ({
       startMs: t.arg.float({ description: 'eaten at or after (ms)', validate: epochMs.nullish() }),
       endMs: t.arg.float({ description: 'eaten before (ms)', validate: epochMs.nullish() }),
     },
-    resolve: (_root, args, ctx) => listMeals(ctx, args),
+    resolve: (_root, args, ctx) => meals(ctx, args),
   }),
   meal: t.withAuth({ scope: 'health:nutrition:read' }).field({
     type: Meal,
@@ -303,7 +303,7 @@ builder.queryFields((t) => ({
     args: {
       mealId: t.arg.string({ required: true, description: mealIdDescription, validate: mealId }),
     },
-    resolve: (_root, args, ctx) => getMeal(ctx, args.mealId),
+    resolve: (_root, args, ctx) => meal(ctx, args.mealId),
   }),
   recentMeals: t.withAuth({ scope: 'health:nutrition:read' }).field({
     type: [Meal],

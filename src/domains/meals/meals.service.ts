@@ -194,10 +194,7 @@ async function withItems(
  * The person's meals with their items, newest first (eaten_at desc, id), optionally within
  * [startMs, endMs) and after a position (the dashboard graph's `meals` connection). Two queries.
  */
-export async function listMeals(
-  ctx: AuthedContext,
-  options: ListMealsOptions,
-): Promise<MealView[]> {
+export async function meals(ctx: AuthedContext, options: ListMealsOptions): Promise<MealView[]> {
   const { startMs, endMs, after } = options;
   if (startMs != null && endMs != null && endMs < startMs) {
     throw validationError([
@@ -230,7 +227,7 @@ export async function listMeals(
 }
 
 /** One meal of the person. */
-export async function getMeal(ctx: AuthedContext, mealId: string): Promise<MealView> {
+export async function meal(ctx: AuthedContext, mealId: string): Promise<MealView> {
   const userId = readerUserId(ctx);
   const meal = await ctx.prisma.meal.findFirst({ where: { id: mealId, userId, deletedAt: null } });
   if (!meal) throw mealNotFound();

@@ -5,7 +5,7 @@
 import { builder } from '../../graphql/builder.ts';
 import { connectionOf, pageArgs } from '../../graphql/connection.ts';
 import { assertPersonData } from '../../graphql/person.ts';
-import { MONITOR_PAGE_MAX, listMonitorReadingPage } from './monitor.readings.ts';
+import { MONITOR_PAGE_MAX, monitorReadingPage } from './monitor.readings.ts';
 import { MonitorReading, days, serialNumberArg } from './monitor.schema.ts';
 
 const MonitorReadingConnection = connectionOf('MonitorReading', MonitorReading);
@@ -23,7 +23,7 @@ builder.prismaObjectFields('User', (t) => ({
     },
     resolve: async (user, { first, after, ...args }, ctx) => {
       assertPersonData(ctx, user);
-      const page = await listMonitorReadingPage(ctx, { ...args, limit: first, cursor: after });
+      const page = await monitorReadingPage(ctx, { ...args, limit: first, cursor: after });
       return {
         nodes: page.items,
         pageInfo: { hasNextPage: !!page.nextCursor, endCursor: page.nextCursor },

@@ -78,7 +78,7 @@ function decodeCursor(text: string): z.infer<typeof PageCursor> {
  * One page of the person's readings of the last days, newest first (keyset on time and id, so
  * pages never repeat or skip a reading as new ones arrive; the first page fixes the window).
  */
-export async function listMonitorReadingPage(
+export async function monitorReadingPage(
   ctx: AuthedContext,
   options: MonitorReadingPageOptions,
 ): Promise<MonitorReadingPageView> {

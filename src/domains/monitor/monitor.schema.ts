@@ -15,7 +15,7 @@ import {
   MONITOR_DAYS_MAX,
   MONITOR_PAGE_DEFAULT,
   MONITOR_PAGE_MAX,
-  listMonitorReadingPage,
+  monitorReadingPage,
 } from './monitor.readings.ts';
 import type { MonitorReadingPageView, MonitorReadingView } from './monitor.readings.ts';
 import { receiveMonitorWebhook } from './monitor.webhook.ts';
@@ -146,7 +146,7 @@ builder.queryFields((t) => ({
         validate: z.string().min(1).max(200).nullish(),
       }),
     },
-    resolve: (_root, args, ctx) => listMonitorReadingPage(ctx, args),
+    resolve: (_root, args, ctx) => monitorReadingPage(ctx, args),
   }),
 }));
 

@@ -79,3 +79,8 @@ export const HH_MM = /^([01]\d|2[0-3]):[0-5]\d$/;
 export function minutesOf(hhmm: string): number {
   return Number(hhmm.slice(0, 2)) * 60 + Number(hhmm.slice(3, 5));
 }
+
+/** The notification tones the app ships (`notificationTones`). */
+export function notificationTones(): ToneView[] {
+  return [...NOTIFICATION_TONES];
+}

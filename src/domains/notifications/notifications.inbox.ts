@@ -68,7 +68,7 @@ export function leadsTo(item: InboxItemView): string {
 }
 
 /** One page of the caller's inbox, newest first. */
-export async function listInbox(
+export async function notificationInbox(
   ctx: AuthedContext,
   options: ListInboxOptions,
 ): Promise<InboxItemView[]> {
@@ -83,7 +83,7 @@ export async function listInbox(
 }
 
 /** Marks the caller's items read (the given ones, or all); an id not the caller's answers NOT_FOUND. */
-export async function markRead(
+export async function markNotificationsRead(
   ctx: AuthedContext,
   options: MarkReadOptions,
 ): Promise<MarkReadView> {
@@ -104,7 +104,7 @@ export async function markRead(
 }
 
 /** Opens one of the caller's items: marks it read and opened (first time), answers it. */
-export async function openItem(
+export async function openNotification(
   ctx: AuthedContext,
   options: OpenItemOptions,
 ): Promise<InboxItemView> {

@@ -100,7 +100,7 @@ function view(row: PrefsRow, reminders: ReminderView[]): PrefsView {
 }
 
 /** The caller's preferences and reminders (the defaults, in the profile's zone, until set). */
-export async function getPrefs(ctx: AuthedContext): Promise<PrefsView> {
+export async function notificationPrefs(ctx: AuthedContext): Promise<PrefsView> {
   // NOTE: the person's data: the owner's while a grantee views as (reads only).
   const userId = readerUserId(ctx);
   const row = (await prefsRow(ctx, userId)) ?? { ...DEFAULTS, timeZone: await personZone(ctx) };
@@ -108,7 +108,10 @@ export async function getPrefs(ctx: AuthedContext): Promise<PrefsView> {
 }
 
 /** Sets the caller's preferences; omitted fields keep their value. */
-export async function setPrefs(ctx: AuthedContext, options: SetPrefsOptions): Promise<PrefsView> {
+export async function setNotificationPrefs(
+  ctx: AuthedContext,
+  options: SetPrefsOptions,
+): Promise<PrefsView> {
   const userId = ctx.principal.userId;
   const current = (await prefsRow(ctx, userId)) ?? {
     ...DEFAULTS,

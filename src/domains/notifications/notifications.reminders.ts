@@ -91,7 +91,7 @@ export async function listReminders(ctx: AuthedContext): Promise<ReminderView[]>
 }
 
 /** Adds a reminder for the caller (at most REMINDERS_MAX; beyond, 409). */
-export async function addReminder(
+export async function addNotificationReminder(
   ctx: AuthedContext,
   options: AddReminderOptions,
 ): Promise<ReminderView> {
@@ -115,7 +115,7 @@ export async function addReminder(
 }
 
 /** Turns one of the caller's reminders on or off; another person's id answers NOT_FOUND. */
-export async function toggleReminder(
+export async function toggleNotificationReminder(
   ctx: AuthedContext,
   options: ToggleReminderOptions,
 ): Promise<ReminderView> {
@@ -131,7 +131,7 @@ export async function toggleReminder(
 }
 
 /** Deletes one of the caller's reminders and answers it; another person's id answers NOT_FOUND. */
-export async function deleteReminder(
+export async function deleteNotificationReminder(
   ctx: AuthedContext,
   options: ReminderIdOptions,
 ): Promise<ReminderView> {

@@ -10,17 +10,30 @@ import {
   HH_MM,
   NOTIFICATION_CATEGORIES,
   NOTIFICATION_SOURCES,
-  NOTIFICATION_TONES,
+  notificationTones,
   TONE_IDS,
 } from './notifications.catalogue.ts';
 import type { NotificationCategory, PushStatus, ToneView } from './notifications.catalogue.ts';
-import { leadsTo, listInbox, markRead, openItem } from './notifications.inbox.ts';
+import {
+  leadsTo,
+  notificationInbox,
+  markNotificationsRead,
+  openNotification,
+} from './notifications.inbox.ts';
 import type { InboxItemView, MarkReadView } from './notifications.inbox.ts';
-import { getPrefs, setPrefs } from './notifications.prefs.ts';
+import { notificationPrefs, setNotificationPrefs } from './notifications.prefs.ts';
 import type { PrefsView } from './notifications.prefs.ts';
-import { addReminder, deleteReminder, toggleReminder } from './notifications.reminders.ts';
+import {
+  addNotificationReminder,
+  deleteNotificationReminder,
+  toggleNotificationReminder,
+} from './notifications.reminders.ts';
 import type { ReminderView } from './notifications.reminders.ts';
-import { adminList, adminSend, sendTest } from './notifications.send.ts';
+import {
+  adminNotifications,
+  sendAdminNotification,
+  sendTestNotification,
+} from './notifications.send.ts';
 import type { SendResultView } from './notifications.send.ts';
 
 /** Inbox and admin list pages. */
@@ -230,7 +243,7 @@ builder.queryFields((t) => ({
   notificationPrefs: t.withAuth({ scope: 'notifications:read' }).field({
     type: NotificationPrefs,
     description: "The person's notification preferences and reminders",
-    resolve: (_root, _args, ctx) => getPrefs(ctx),
+    resolve: (_root, _args, ctx) => notificationPrefs(ctx),
   }),
   notificationInbox: t.withAuth({ scope: 'notifications:read' }).field({
     type: [NotificationItem],
@@ -254,12 +267,12 @@ builder.queryFields((t) => ({
         description: 'only unread items',
       }),
     },
-    resolve: (_root, args, ctx) => listInbox(ctx, args),
+    resolve: (_root, args, ctx) => notificationInbox(ctx, args),
   }),
   notificationTones: t.withAuth({ scope: 'notifications:read' }).field({
     type: [NotificationTone],
     description: 'The notification tones the app ships',
-    resolve: () => [...NOTIFICATION_TONES],
+    resolve: () => notificationTones(),
   }),
   adminNotifications: t.withAuth({ admin: true }).field({
     type: [NotificationItem],
@@ -282,7 +295,7 @@ builder.queryFields((t) => ({
         validate: z.number().int().min(1).max(2_147_483_647),
       }),
     },
-    resolve: (_root, args, ctx) => adminList(ctx, args),
+    resolve: (_root, args, ctx) => adminNotifications(ctx, args),
   }),
 }));
 
@@ -291,7 +304,7 @@ builder.mutationFields((t) => ({
     type: NotificationPrefs,
     description: "Changes the person's notification preferences",
     args: { input: t.arg({ type: SetNotificationPrefsInput, required: true }) },
-    resolve: (_root, { input }, ctx) => setPrefs(ctx, input),
+    resolve: (_root, { input }, ctx) => setNotificationPrefs(ctx, input),
   }),
   markNotificationsRead: t.withAuth({ scope: 'notifications:write' }).field({
     type: NotificationsMarked,
@@ -302,20 +315,20 @@ builder.mutationFields((t) => ({
         validate: z.array(id).min(1).max(MARK_MAX),
       }),
     },
-    resolve: (_root, { ids }, ctx) => markRead(ctx, { ids }),
+    resolve: (_root, { ids }, ctx) => markNotificationsRead(ctx, { ids }),
   }),
   openNotification: t.withAuth({ scope: 'notifications:write' }).field({
     type: NotificationItem,
     description:
       "Opens one of the person's notifications (read and opened); answers where it leads",
     args: { id: t.arg.string({ required: true, description: 'the item id', validate: id }) },
-    resolve: (_root, args, ctx) => openItem(ctx, args),
+    resolve: (_root, args, ctx) => openNotification(ctx, args),
   }),
   addNotificationReminder: t.withAuth({ scope: 'notifications:write' }).field({
     type: NotificationReminder,
     description: 'Adds a reminder for the person',
     args: { input: t.arg({ type: AddReminderInput, required: true }) },
-    resolve: (_root, { input }, ctx) => addReminder(ctx, input),
+    resolve: (_root, { input }, ctx) => addNotificationReminder(ctx, input),
   }),
   toggleNotificationReminder: t.withAuth({ scope: 'notifications:write' }).field({
     type: NotificationReminder,
@@ -324,13 +337,13 @@ builder.mutationFields((t) => ({
       id: t.arg.string({ required: true, description: 'the reminder id', validate: id }),
       enabled: t.arg.boolean({ required: true, description: 'true: on; false: off' }),
     },
-    resolve: (_root, args, ctx) => toggleReminder(ctx, args),
+    resolve: (_root, args, ctx) => toggleNotificationReminder(ctx, args),
   }),
   deleteNotificationReminder: t.withAuth({ scope: 'notifications:write' }).field({
     type: NotificationReminder,
     description: "Deletes one of the person's reminders",
     args: { id: t.arg.string({ required: true, description: 'the reminder id', validate: id }) },
-    resolve: (_root, args, ctx) => deleteReminder(ctx, args),
+    resolve: (_root, args, ctx) => deleteNotificationReminder(ctx, args),
   }),
   sendTestNotification: t.withAuth({ scope: 'notifications:write' }).field({
     type: NotificationSendResult,
@@ -341,12 +354,12 @@ builder.mutationFields((t) => ({
         description: 'the category to test (default account)',
       }),
     },
-    resolve: (_root, args, ctx) => sendTest(ctx, args),
+    resolve: (_root, args, ctx) => sendTestNotification(ctx, args),
   }),
   sendAdminNotification: t.withAuth({ admin: true }).field({
     type: NotificationSendResult,
     description: 'Sends a notification to one person (admins only; audited)',
     args: { input: t.arg({ type: AdminSendInput, required: true }) },
-    resolve: (_root, { input }, ctx) => adminSend(ctx, input),
+    resolve: (_root, { input }, ctx) => sendAdminNotification(ctx, input),
   }),
 }));

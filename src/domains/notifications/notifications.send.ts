@@ -143,7 +143,7 @@ async function deliver(ctx: AuthedContext, options: DeliverOptions): Promise<Sen
 }
 
 /** Sends the caller a test notification now (quiet hours ignored; a category turned off is not). */
-export async function sendTest(
+export async function sendTestNotification(
   ctx: AuthedContext,
   options: SendTestOptions,
 ): Promise<SendResultView> {
@@ -165,7 +165,7 @@ export async function sendTest(
 }
 
 /** An admin's send to one person, audited in the same transaction as the inbox item. */
-export async function adminSend(
+export async function sendAdminNotification(
   ctx: AuthedContext,
   options: AdminSendOptions,
 ): Promise<SendResultView> {
@@ -197,7 +197,7 @@ export async function adminSend(
 }
 
 /** Sent notifications, newest first (admins); the listing itself is audited. */
-export async function adminList(
+export async function adminNotifications(
   ctx: AuthedContext,
   options: AdminListOptions,
 ): Promise<InboxItemView[]> {

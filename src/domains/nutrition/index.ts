@@ -1,5 +1,5 @@
 /** What other domains may use of the nutrition domain (glucose responses of meals). */
-export { mealGlucoseResponses, samplesAround } from './nutrition.service.ts';
+export { responsesOfMeals, samplesAround } from './nutrition.service.ts';
 export type { MealMoment } from './nutrition.service.ts';
 export { glucoseResponse } from './nutrition.response.ts';
 export type {

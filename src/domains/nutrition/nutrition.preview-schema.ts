@@ -10,9 +10,9 @@ import {
   mealItemsSchema,
   MealNutrients,
 } from '../meals/index.ts';
-import { PERSONAL_MIN_MEALS, previewScore } from './nutrition.preview.ts';
+import { PERSONAL_MIN_MEALS, foodPreviewScore } from './nutrition.preview.ts';
 import type { PreviewScoreView } from './nutrition.preview.ts';
-import { nutritionSuggestion } from './nutrition.suggestion.ts';
+import { mealSuggestion } from './nutrition.suggestion.ts';
 import type { SuggestionItem, SuggestionView } from './nutrition.suggestion.ts';
 
 /** Items a preview scores at most (each item is a logged meal's item, with its bounds). */
@@ -122,7 +122,7 @@ builder.queryFields((t) => ({
     description: 'A food or items scored 0..100 before eating (docs/nutrition.md, Preview score)',
     args: { input: t.arg({ type: FoodPreviewInput, required: true }) },
     resolve: (_root, { input }, ctx) =>
-      previewScore(ctx, {
+      foodPreviewScore(ctx, {
         savedMealId: input.savedMealId,
         items: input.items ?? [
           {
@@ -137,6 +137,6 @@ builder.queryFields((t) => ({
   mealSuggestion: t.withAuth({ scope: 'health:nutrition:read' }).field({
     type: SuggestionOut,
     description: "A suggestion for the next meal from the person's own data",
-    resolve: (_root, _args, ctx) => nutritionSuggestion(ctx),
+    resolve: (_root, _args, ctx) => mealSuggestion(ctx),
   }),
 }));

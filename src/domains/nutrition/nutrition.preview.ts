@@ -16,9 +16,9 @@
  */
 import { readerUserId } from '../../auth/principal.ts';
 import type { AuthedContext } from '../../graphql/context.ts';
-import { listMeals, resolveItems, savedMealItems, sumNutrients } from '../meals/index.ts';
+import { meals, resolveItems, savedMealItems, sumNutrients } from '../meals/index.ts';
 import type { MealItemInput, Nutrients } from '../meals/index.ts';
-import { mealGlucoseResponses } from './nutrition.service.ts';
+import { responsesOfMeals } from './nutrition.service.ts';
 
 const DAY_MS = 86_400_000;
 /** How far back similar meals are looked for, days. */
@@ -91,7 +91,7 @@ export interface PreviewScoreView extends NutrientScore {
 }
 
 /** Scores items before eating (rules in the header). */
-export async function previewScore(
+export async function foodPreviewScore(
   ctx: AuthedContext,
   options: PreviewScoreOptions,
 ): Promise<PreviewScoreView> {
@@ -108,16 +108,16 @@ export async function previewScore(
   let similar: { id: string; eatenAt: Date }[] = [];
   if (key) {
     const now = Date.now();
-    const meals = await listMeals(ctx, {
+    const eaten = await meals(ctx, {
       startMs: now - SIMILAR_LOOKBACK_DAYS * DAY_MS,
       endMs: now,
       limit: SCAN_MEALS_MAX,
     });
-    similar = meals
+    similar = eaten
       .filter((m) => m.items.some((i) => i.foodId === key.foodId))
       .slice(0, SIMILAR_MEALS_MAX);
   }
-  const responses = (await mealGlucoseResponses(ctx, similar)).flatMap((r) =>
+  const responses = (await responsesOfMeals(ctx, similar)).flatMap((r) =>
     r.response ? [r.response] : [],
   );
   const n = responses.length;

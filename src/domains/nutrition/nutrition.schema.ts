@@ -11,8 +11,8 @@ import {
   DETECTED_RANGE_MAX_DAYS,
   detectedMeals,
   dismissDetectedMeal,
-  mealResponse,
-  mealResponsePage,
+  mealGlucoseResponse,
+  mealGlucoseResponses,
   RESPONSES_PAGE_MAX,
   RESPONSES_RANGE_MAX_DAYS,
 } from './nutrition.service.ts';
@@ -131,7 +131,7 @@ builder.queryFields((t) => ({
         validate: mealId,
       }),
     },
-    resolve: (_root, args, ctx) => mealResponse(ctx, args.mealId),
+    resolve: (_root, args, ctx) => mealGlucoseResponse(ctx, args.mealId),
   }),
   mealGlucoseResponses: t.withAuth({ scope: 'health:glucose:read' }).field({
     type: MealResponsePageRef,
@@ -163,7 +163,7 @@ builder.queryFields((t) => ({
         validate: z.string().max(100).nullish(),
       }),
     },
-    resolve: (_root, args, ctx) => mealResponsePage(ctx, args),
+    resolve: (_root, args, ctx) => mealGlucoseResponses(ctx, args),
   }),
   detectedMeals: t.withAuth({ scope: 'health:glucose:read' }).field({
     type: [DetectedMealRef],

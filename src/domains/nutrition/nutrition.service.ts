@@ -11,7 +11,7 @@ import { readerUserId } from '../../auth/principal.ts';
 import { appError, validationError } from '../../base/errors.ts';
 import { isoWithOffset } from '../../platform/local-time.ts';
 import { glucoseSeries } from '../glucose/index.ts';
-import { getMeal, listMeals, mealTotalsBetween } from '../meals/index.ts';
+import { meal, meals, mealTotalsBetween } from '../meals/index.ts';
 import type { MealView } from '../meals/index.ts';
 import { personZone } from '../profile/index.ts';
 import {
@@ -50,7 +50,7 @@ export async function samplesAround(
 }
 
 /** The glucose response of each meal (in the order given), from one read of the readings. */
-export async function mealGlucoseResponses(
+export async function responsesOfMeals(
   ctx: AuthedContext,
   meals: readonly MealMoment[],
 ): Promise<(ResponseResult & { mealId: string })[]> {
@@ -156,38 +156,41 @@ function responseView(meal: MealView, result: ResponseResult, zone: string): Mea
 }
 
 /** The glucose response of one of the person's meals; NOT_FOUND for anyone else's. */
-export async function mealResponse(ctx: AuthedContext, mealId: string): Promise<MealResponseView> {
-  const meal = await getMeal(ctx, mealId);
-  const [result] = await mealGlucoseResponses(ctx, [meal]);
-  return responseView(meal, result, await personZone(ctx));
+export async function mealGlucoseResponse(
+  ctx: AuthedContext,
+  mealId: string,
+): Promise<MealResponseView> {
+  const eaten = await meal(ctx, mealId);
+  const [result] = await responsesOfMeals(ctx, [eaten]);
+  return responseView(eaten, result, await personZone(ctx));
 }
 
 /** The person's meals eaten in a range with their responses, newest first, a page at a time. */
-export async function mealResponsePage(
+export async function mealGlucoseResponses(
   ctx: AuthedContext,
   options: MealResponsesOptions,
 ): Promise<MealResponsePageView> {
   const { from, to } = boundedRange(options.from, options.to, 30, RESPONSES_RANGE_MAX_DAYS);
   if (options.mealId) {
-    return { from, to, items: [await mealResponse(ctx, options.mealId)], nextCursor: null };
+    return { from, to, items: [await mealGlucoseResponse(ctx, options.mealId)], nextCursor: null };
   }
   const after = options.cursor ? decodeCursor(options.cursor) : null;
-  const meals = await listMeals(ctx, {
+  const eaten = await meals(ctx, {
     limit: options.limit + 1,
     after,
     startMs: from.getTime(),
     endMs: to.getTime(),
     mealType: options.mealType,
   });
-  const page = meals.slice(0, options.limit);
-  const results = await mealGlucoseResponses(ctx, page);
+  const page = eaten.slice(0, options.limit);
+  const results = await responsesOfMeals(ctx, page);
   const zone = await personZone(ctx);
   const last = page[page.length - 1];
   return {
     from,
     to,
     items: page.map((m, i) => responseView(m, results[i], zone)),
-    nextCursor: meals.length > options.limit ? `${last.eatenAt.getTime()}.${last.id}` : null,
+    nextCursor: eaten.length > options.limit ? `${last.eatenAt.getTime()}.${last.id}` : null,
   };
 }
 

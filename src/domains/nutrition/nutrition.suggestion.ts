@@ -13,10 +13,10 @@
  * NOTE: ownership. Meals are read as readerUserId(ctx) (inside listMeals).
  */
 import type { AuthedContext } from '../../graphql/context.ts';
-import { listMeals } from '../meals/index.ts';
+import { meals } from '../meals/index.ts';
 import type { MealView } from '../meals/index.ts';
 import { nutrientScore } from './nutrition.preview.ts';
-import { mealGlucoseResponses } from './nutrition.service.ts';
+import { responsesOfMeals } from './nutrition.service.ts';
 
 const DAY_MS = 86_400_000;
 export const SUGGESTION_LOOKBACK_DAYS = 90;
@@ -52,15 +52,15 @@ const mealTitle = (m: MealView): string =>
   m.mealName?.trim() || m.items.map((i) => i.name).join(', ') || 'a meal';
 
 /** The suggestion for the next meal (rules in the header). */
-export async function nutritionSuggestion(ctx: AuthedContext): Promise<SuggestionView> {
+export async function mealSuggestion(ctx: AuthedContext): Promise<SuggestionView> {
   const now = Date.now();
-  const meals = await listMeals(ctx, {
+  const eaten = await meals(ctx, {
     startMs: now - SUGGESTION_LOOKBACK_DAYS * DAY_MS,
     endMs: now,
     limit: SUGGESTION_MEALS_MAX,
   });
-  const responses = await mealGlucoseResponses(ctx, meals);
-  const measured = meals.flatMap((m, i) => {
+  const responses = await responsesOfMeals(ctx, eaten);
+  const measured = eaten.flatMap((m, i) => {
     const r = responses[i].response;
     return r ? [{ meal: m, r }] : [];
   });
@@ -101,7 +101,7 @@ export async function nutritionSuggestion(ctx: AuthedContext): Promise<Suggestio
   }
   // the amount of each food last eaten (meals are newest first)
   const lastEaten = new Map<string, { name: string; item: MealView['items'][number] }>();
-  for (const m of meals) {
+  for (const m of eaten) {
     for (const item of m.items) {
       if (item.foodId && !lastEaten.has(item.foodId))
         lastEaten.set(item.foodId, { name: item.name, item });

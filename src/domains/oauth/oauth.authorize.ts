@@ -170,7 +170,7 @@ async function ticketClient(
 }
 
 /** What the consent page shows: the client, where the browser returns, the families. */
-export async function authorizationRequest(
+export async function oauthAuthorizationRequest(
   ctx: Context,
   options: { ticket: string },
 ): Promise<AuthorizationRequestView> {
@@ -212,7 +212,7 @@ export interface ApproveAuthorizationOptions {
  * address to send the browser back to with it. The connection itself is made when the client
  * exchanges the code (an unused code leaves no app listed).
  */
-export async function approveAuthorization(
+export async function approveOAuthAuthorization(
   ctx: AuthedContext,
   options: ApproveAuthorizationOptions,
 ): Promise<{ redirectTo: string }> {
@@ -240,7 +240,7 @@ export async function approveAuthorization(
 }
 
 /** The person refuses: the address sending the browser back with `access_denied`. */
-export async function denyAuthorization(
+export async function denyOAuthAuthorization(
   ctx: Context,
   options: { ticket: string },
 ): Promise<{ redirectTo: string }> {

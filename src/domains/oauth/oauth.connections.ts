@@ -63,7 +63,7 @@ const viewSelect = {
 } as const;
 
 /** The caller's live connections (not revoked, not expired), newest first. */
-export function listConnectedApps(ctx: AuthedContext): Promise<ConnectedAppView[]> {
+export function connectedApps(ctx: AuthedContext): Promise<ConnectedAppView[]> {
   return ctx.prisma.oAuthConnection.findMany({
     select: viewSelect,
     where: { userId: ctx.principal.userId, revokedAt: null, expiresAt: { gt: new Date() } },

@@ -4,12 +4,12 @@
  */
 import { builder } from '../../graphql/builder.ts';
 import type { ConnectedAppView } from './oauth.connections.ts';
-import { disconnectConnectedApp, listConnectedApps } from './oauth.connections.ts';
+import { disconnectConnectedApp, connectedApps } from './oauth.connections.ts';
 import type { AuthorizationRequestView, ConsentFamily } from './oauth.authorize.ts';
 import {
-  approveAuthorization,
-  authorizationRequest,
-  denyAuthorization,
+  approveOAuthAuthorization,
+  oauthAuthorizationRequest,
+  denyOAuthAuthorization,
 } from './oauth.authorize.ts';
 
 export const ConnectedApp = builder.objectRef<ConnectedAppView>('ConnectedApp').implement({
@@ -31,7 +31,7 @@ builder.queryFields((t) => ({
   connectedApps: t.withAuth({ loginSession: true }).field({
     type: [ConnectedApp],
     description: "The caller's live OAuth connections (not revoked, not expired), newest first",
-    resolve: (_root, _args, ctx) => listConnectedApps(ctx),
+    resolve: (_root, _args, ctx) => connectedApps(ctx),
   }),
 }));
 
@@ -90,7 +90,7 @@ builder.queryFields((t) => ({
     type: AuthorizationRequestRef,
     description: 'The consent page of an OAuth authorization: what the app asks for',
     args: { ticket: t.arg.string({ required: true, description: 'from /oauth/authorize' }) },
-    resolve: (_root, args, ctx) => authorizationRequest(ctx, args),
+    resolve: (_root, args, ctx) => oauthAuthorizationRequest(ctx, args),
   }),
 }));
 
@@ -102,12 +102,12 @@ builder.mutationFields((t) => ({
       ticket: t.arg.string({ required: true }),
       families: t.arg.stringList({ required: true, description: 'ticked family ids' }),
     },
-    resolve: (_root, args, ctx) => approveAuthorization(ctx, args),
+    resolve: (_root, args, ctx) => approveOAuthAuthorization(ctx, args),
   }),
   denyOAuthAuthorization: t.withAuth({ public: true }).field({
     type: AuthorizationAnswerRef,
     description: 'Declines an OAuth authorization: the app gets access_denied',
     args: { ticket: t.arg.string({ required: true }) },
-    resolve: (_root, args, ctx) => denyAuthorization(ctx, args),
+    resolve: (_root, args, ctx) => denyOAuthAuthorization(ctx, args),
   }),
 }));

@@ -5,7 +5,7 @@
 import { builder } from '../../graphql/builder.ts';
 import { connectionOf, pageArgs, pageOfList } from '../../graphql/connection.ts';
 import { assertOwnAccount } from '../../graphql/person.ts';
-import { listInterests } from './outreach.interests.ts';
+import { productInterests } from './outreach.interests.ts';
 import { ProductInterest } from './outreach.schema.ts';
 
 const ProductInterestConnection = connectionOf('ProductInterest', ProductInterest);
@@ -18,7 +18,7 @@ builder.prismaObjectFields('User', (t) => ({
     args: pageArgs(t.arg),
     resolve: async (user, args, ctx) => {
       assertOwnAccount(ctx, user);
-      return pageOfList(await listInterests(ctx), args, (p) => p.id);
+      return pageOfList(await productInterests(ctx), args, (p) => p.id);
     },
   }),
 }));

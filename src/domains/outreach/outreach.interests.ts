@@ -23,7 +23,7 @@ export interface RecordInterestOptions {
 const VIEW = { id: true, product: true, note: true, createdAt: true, updatedAt: true } as const;
 
 /** Records the caller's interest in a product; idempotent (a repeat updates the note only). */
-export async function recordInterest(
+export async function recordProductInterest(
   ctx: AuthedContext,
   options: RecordInterestOptions,
 ): Promise<ProductInterestView> {
@@ -38,7 +38,7 @@ export async function recordInterest(
 }
 
 /** The caller's product interests, oldest first. */
-export async function listInterests(ctx: AuthedContext): Promise<ProductInterestView[]> {
+export async function productInterests(ctx: AuthedContext): Promise<ProductInterestView[]> {
   return ctx.prisma.productInterest.findMany({
     where: { userId: ctx.principal.userId },
     orderBy: { id: 'asc' },

@@ -34,7 +34,7 @@ export interface SubscribeOptions {
  * per address; always answers ok. A new or pending address gets a fresh link (the older one stops
  * working); a confirmed one gets nothing.
  */
-export async function subscribe(ctx: Context, options: SubscribeOptions): Promise<Ack> {
+export async function subscribeNewsletter(ctx: Context, options: SubscribeOptions): Promise<Ack> {
   const email = normaliseEmail(options.email);
   await spendIpAndAddress(ctx, email);
   inBackground(ctx, 'newsletter confirmation email', () =>
@@ -75,7 +75,7 @@ export interface ConfirmOptions {
  * Confirms a subscription with the emailed token (400 when it is unknown, or expired while
  * pending). Confirming again is harmless: it answers ok and changes nothing.
  */
-export async function confirmSubscription(ctx: Context, options: ConfirmOptions): Promise<Ack> {
+export async function confirmNewsletter(ctx: Context, options: ConfirmOptions): Promise<Ack> {
   const found = await ctx.prisma.newsletterSubscriber.findUnique({
     where: { tokenHash: sha256(options.token) },
   });
@@ -108,7 +108,7 @@ export interface ListSubscribersOptions {
 }
 
 /** One page of every subscriber, oldest first, pending and confirmed (admins only, by the schema). */
-export async function listSubscribers(
+export async function newsletterSubscribers(
   ctx: Context,
   options: ListSubscribersOptions,
 ): Promise<SubscriberView[]> {

@@ -5,8 +5,12 @@
 import { z } from 'zod';
 import { builder } from '../../graphql/builder.ts';
 import type { ProductInterestView } from './outreach.interests.ts';
-import { PRODUCT_KEYS, listInterests, recordInterest } from './outreach.interests.ts';
-import { confirmSubscription, listSubscribers, subscribe } from './outreach.newsletter.ts';
+import { PRODUCT_KEYS, productInterests, recordProductInterest } from './outreach.interests.ts';
+import {
+  confirmNewsletter,
+  newsletterSubscribers,
+  subscribeNewsletter,
+} from './outreach.newsletter.ts';
 import type { SubscriberView } from './outreach.newsletter.ts';
 import { PRIVACY_KINDS, requestPrivacy } from './outreach.privacy.ts';
 import type { Ack } from './outreach.shared.ts';
@@ -164,12 +168,12 @@ builder.queryFields((t) => ({
         validate: z.number().int().min(0).max(10_000_000),
       }),
     },
-    resolve: (_root, args, ctx) => listSubscribers(ctx, args),
+    resolve: (_root, args, ctx) => newsletterSubscribers(ctx, args),
   }),
   productInterests: t.withAuth({ loginSession: true }).field({
     type: [ProductInterest],
     description: "The caller's product interests, oldest first",
-    resolve: (_root, _args, ctx) => listInterests(ctx),
+    resolve: (_root, _args, ctx) => productInterests(ctx),
   }),
 }));
 
@@ -179,14 +183,14 @@ builder.mutationFields((t) => ({
     description:
       'Subscribes an address (double opt-in: emails a confirmation link); always answers ok',
     args: { input: t.arg({ type: NewsletterSubscribeInput, required: true }) },
-    resolve: (_root, { input }, ctx) => subscribe(ctx, input),
+    resolve: (_root, { input }, ctx) => subscribeNewsletter(ctx, input),
   }),
   confirmNewsletter: t.withAuth({ public: true }).field({
     type: OutreachAck,
     description:
       'Confirms a newsletter subscription with the emailed token; confirming twice is harmless',
     args: { input: t.arg({ type: ConfirmNewsletterInput, required: true }) },
-    resolve: (_root, { input }, ctx) => confirmSubscription(ctx, input),
+    resolve: (_root, { input }, ctx) => confirmNewsletter(ctx, input),
   }),
   requestPrivacy: t.withAuth({ public: true }).field({
     type: OutreachAck,
@@ -211,6 +215,6 @@ builder.mutationFields((t) => ({
     type: ProductInterest,
     description: "Records the caller's interest in a product; repeating it updates the note",
     args: { input: t.arg({ type: ProductInterestInput, required: true }) },
-    resolve: (_root, { input }, ctx) => recordInterest(ctx, input),
+    resolve: (_root, { input }, ctx) => recordProductInterest(ctx, input),
   }),
 }));

@@ -66,7 +66,7 @@ const INTENT_RANK: Record<string, number> = {
 };
 
 /** The catalogue (prices from config). */
-export function catalogue(ctx: Context): ProductView[] {
+export function productCatalog(ctx: Context): ProductView[] {
   return [
     {
       product: 'kit',
@@ -90,10 +90,7 @@ export interface ListOrdersOptions {
 }
 
 /** The person's own orders, newest first. */
-export async function listOrders(
-  ctx: AuthedContext,
-  options: ListOrdersOptions,
-): Promise<OrderView[]> {
+export async function orders(ctx: AuthedContext, options: ListOrdersOptions): Promise<OrderView[]> {
   const rows = await ctx.prisma.order.findMany({
     // NOTE: ownership: only the credential's own person's orders
     where: { userId: ctx.principal.userId },
@@ -109,7 +106,7 @@ export interface GetOrderOptions {
 }
 
 /** One of the person's orders; another's (or none) is 404. */
-export async function getOrder(ctx: AuthedContext, options: GetOrderOptions): Promise<OrderView> {
+export async function order(ctx: AuthedContext, options: GetOrderOptions): Promise<OrderView> {
   // NOTE: ownership is part of the where: another person's order id answers 404
   const row = await ctx.prisma.order.findFirst({
     where: { id: options.id, userId: ctx.principal.userId },
@@ -130,7 +127,7 @@ export async function createOrder(
   ctx: AuthedContext,
   options: CreateOrderOptions,
 ): Promise<OrderView> {
-  const item = catalogue(ctx).find((p) => p.product === options.product);
+  const item = productCatalog(ctx).find((p) => p.product === options.product);
   if (!item) throw appError('NOT_FOUND', 'Product not found');
   const row = await ctx.prisma.order.create({
     data: {
@@ -207,22 +204,22 @@ export async function payOrder(
   options: PayOrderOptions,
 ): Promise<OrderPaymentView> {
   const stripe = stripeOf(ctx);
-  const order = await getOrder(ctx, options);
-  if (order.status !== 'pending') {
-    throw appError('CONFLICT', `The order is ${order.status}`, {
-      detail: { code: `order_${order.status}` },
+  const pending = await order(ctx, options);
+  if (pending.status !== 'pending') {
+    throw appError('CONFLICT', `The order is ${pending.status}`, {
+      detail: { code: `order_${pending.status}` },
     });
   }
   const held = await ctx.prisma.order.findFirst({
-    where: { id: order.id, userId: ctx.principal.userId },
+    where: { id: pending.id, userId: ctx.principal.userId },
     select: { paymentIntentId: true },
   });
   const intent = held?.paymentIntentId
     ? await retrieveIntent(ctx, stripe, held.paymentIntentId)
-    : await createIntent(ctx, stripe, order);
+    : await createIntent(ctx, stripe, pending);
   await ctx.prisma.$transaction(async (tx) => {
     await tx.order.updateMany({
-      where: { id: order.id, paymentIntentId: null },
+      where: { id: pending.id, paymentIntentId: null },
       data: { paymentIntentId: intent.id },
     });
     await tx.paymentIntentRecord.upsert({
@@ -240,7 +237,7 @@ export async function payOrder(
     await settleOrder(tx, intent);
   });
   return {
-    order: await getOrder(ctx, options),
+    order: await order(ctx, options),
     paymentIntentId: intent.id,
     paymentStatus: intent.status,
     clientSecret: intent.status === 'succeeded' ? null : intent.client_secret,

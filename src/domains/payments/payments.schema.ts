@@ -19,21 +19,17 @@ import type { OrderPaymentView, OrderView, ProductView } from './payments.orders
 import {
   ORDERS_PAGE_MAX,
   PRODUCTS,
-  catalogue,
+  productCatalog,
   createOrder,
-  getOrder,
-  listOrders,
+  order,
+  orders,
   payOrder,
 } from './payments.orders.ts';
 import type { EntitlementView, SubscriptionCheckoutView } from './payments.subscriptions.ts';
 import { PLANS, createSubscription, verifySubscription } from './payments.subscriptions.ts';
 import type { WebhookAck } from './payments.webhook.ts';
-import { handleWebhook } from './payments.webhook.ts';
-import {
-  joinProductWaitlist,
-  leaveProductWaitlist,
-  myWaitlistPlaces,
-} from './payments.waitlist.ts';
+import { handleStripeWebhook } from './payments.webhook.ts';
+import { joinProductWaitlist, leaveProductWaitlist, waitlistPlaces } from './payments.waitlist.ts';
 
 /** Kits per intent or order. */
 const QUANTITY_MAX = 5;
@@ -243,7 +239,7 @@ builder.queryFields((t) => ({
   productCatalog: t.withAuth({ scope: 'orders:read' }).field({
     type: [CatalogueProduct],
     description: 'The products one can order, with prices',
-    resolve: (_root, _args, ctx) => catalogue(ctx),
+    resolve: (_root, _args, ctx) => productCatalog(ctx),
   }),
   orders: t.withAuth({ scope: 'orders:read' }).field({
     type: [Order],
@@ -256,7 +252,7 @@ builder.queryFields((t) => ({
         validate: z.number().int().min(1).max(ORDERS_PAGE_MAX),
       }),
     },
-    resolve: (_root, args, ctx) => listOrders(ctx, args),
+    resolve: (_root, args, ctx) => orders(ctx, args),
   }),
   order: t.withAuth({ scope: 'orders:read' }).field({
     type: Order,
@@ -268,12 +264,12 @@ builder.queryFields((t) => ({
         validate: z.number().int().min(1),
       }),
     },
-    resolve: (_root, args, ctx) => getOrder(ctx, args),
+    resolve: (_root, args, ctx) => order(ctx, args),
   }),
   waitlistPlaces: t.withAuth({ scope: 'orders:read' }).field({
     type: [WaitlistPlace],
     description: "The person's places on product waitlists",
-    resolve: (_root, _args, ctx) => myWaitlistPlaces(ctx),
+    resolve: (_root, _args, ctx) => waitlistPlaces(ctx),
   }),
 }));
 
@@ -310,7 +306,7 @@ builder.mutationFields((t) => ({
         validate: z.string().max(SIGNATURE_MAX),
       }),
     },
-    resolve: (_root, args, ctx) => handleWebhook(ctx, args),
+    resolve: (_root, args, ctx) => handleStripeWebhook(ctx, args),
   }),
   createSetupIntent: t.withAuth({ public: true }).field({
     type: PaymentIntentOut,

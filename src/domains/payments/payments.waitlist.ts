@@ -22,7 +22,7 @@ async function ownEmail(ctx: AuthedContext): Promise<string> {
 }
 
 /** The person's waitlist places. */
-export async function myWaitlistPlaces(ctx: AuthedContext): Promise<WaitlistPlaceView[]> {
+export async function waitlistPlaces(ctx: AuthedContext): Promise<WaitlistPlaceView[]> {
   return listWaitlistPlaces(ctx, { email: await ownEmail(ctx) });
 }
 

@@ -60,7 +60,7 @@ async function applyEvent(
  * Verifies and applies one Stripe event. A bad or missing signature, or one older than five
  * minutes, is a 400 that changes nothing; a repeated event is acknowledged without effect.
  */
-export async function handleWebhook(
+export async function handleStripeWebhook(
   ctx: Context,
   options: HandleWebhookOptions,
 ): Promise<WebhookAck> {

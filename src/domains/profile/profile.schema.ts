@@ -6,7 +6,7 @@ import type { InputFieldBuilder } from '@pothos/core';
 import { z } from 'zod';
 import { builder } from '../../graphql/builder.ts';
 import { isTimeZone } from '../../platform/time-zones.ts';
-import { setProfilePhoto, updateProfile } from './profile.service.ts';
+import { me, setProfilePhoto, updateProfile } from './profile.service.ts';
 
 export const User = builder.prismaObject('User', {
   description: 'A person with an account (UserOut)',
@@ -112,8 +112,7 @@ builder.queryFields((t) => ({
     type: 'User',
     description:
       "The caller's profile, and the dashboard graph: the person's data as connections on it (meals, glucoseReadings, ...), each with its root field's scope; while viewing as, the data is the owner's and the account lists the caller's own (docs/graphql.md)",
-    resolve: (query, _root, _args, ctx) =>
-      ctx.prisma.user.findUniqueOrThrow({ ...query, where: { id: ctx.principal.userId } }),
+    resolve: (query, _root, _args, ctx) => me(ctx, query),
   }),
 }));
 

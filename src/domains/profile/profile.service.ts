@@ -41,6 +41,14 @@ export interface UpdateProfileOptions {
   changes: ProfileChanges;
 }
 
+/** The caller's own account row (the `me` root of the graph), with what the query selects. */
+export function me(
+  ctx: AuthedContext,
+  query: { select?: Prisma.UserSelect; include?: Prisma.UserInclude } = {},
+) {
+  return ctx.prisma.user.findUniqueOrThrow({ ...query, where: { id: ctx.principal.userId } });
+}
+
 /**
  * Updates the caller's own profile. A change of time zone ends the account's cached credentials
  * once written (src/auth/credential-cache.ts): they carry the zone, which every request then reads

@@ -6,7 +6,7 @@ import { builder } from '../../graphql/builder.ts';
 import { connectionOf, pageArgs, pageOfList } from '../../graphql/connection.ts';
 import { assertOwnAccount } from '../../graphql/person.ts';
 import { AccessGrant } from './sharing.schema.ts';
-import { listAccessGrants } from './sharing.service.ts';
+import { accessGrants } from './sharing.service.ts';
 
 const AccessGrantConnection = connectionOf('AccessGrant', AccessGrant);
 
@@ -18,7 +18,7 @@ builder.prismaObjectFields('User', (t) => ({
     args: pageArgs(t.arg),
     resolve: async (user, args, ctx) => {
       assertOwnAccount(ctx, user);
-      return pageOfList(await listAccessGrants(ctx), args, (g) => g.id);
+      return pageOfList(await accessGrants(ctx), args, (g) => g.id);
     },
   }),
 }));

@@ -1,15 +1,15 @@
 /** Sharing: access grants (invite, list, accept, revoke, renew), view-as and the viewed profile. */
 import { z } from 'zod';
-import { readerUserId } from '../../auth/principal.ts';
 import { builder } from '../../graphql/builder.ts';
 import type { AccessGrantView, ViewAsState } from './sharing.service.ts';
 import {
   acceptAccessGrant,
   createAccessGrant,
-  listAccessGrants,
+  accessGrants,
   renewAccessGrant,
   revokeAccessGrant,
   switchViewAs,
+  viewedProfile,
 } from './sharing.service.ts';
 
 const AccessGrantRole = builder.enumType('AccessGrantRole', {
@@ -75,14 +75,13 @@ builder.queryFields((t) => ({
   accessGrants: t.withAuth({ scope: 'sharing:read' }).field({
     type: [AccessGrant],
     description: 'Grants the caller owns or was invited to, newest first',
-    resolve: (_root, _args, ctx) => listAccessGrants(ctx),
+    resolve: (_root, _args, ctx) => accessGrants(ctx),
   }),
   viewedProfile: t.withAuth({ scope: 'profile:read' }).prismaField({
     type: 'User',
     description:
       "The profile of the person whose data the caller reads: the owner's while viewing as, else the caller's own (`me` is always the caller)",
-    resolve: (query, _root, _args, ctx) =>
-      ctx.prisma.user.findUniqueOrThrow({ ...query, where: { id: readerUserId(ctx) } }),
+    resolve: (query, _root, _args, ctx) => viewedProfile(ctx, query),
   }),
 }));
 

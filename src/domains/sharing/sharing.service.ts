@@ -9,6 +9,7 @@
  * a grantee in view-as mode manages their own grants. A grant that is not the caller's answers
  * NOT_FOUND, like a missing one. The answers never tell an owner whether an address has an account.
  */
+import { readerUserId } from '../../auth/principal.ts';
 import { grantPermitsViewAs } from '../../auth/view-as.ts';
 import { appError, validationError } from '../../base/errors.ts';
 import type { Prisma } from '../../generated/prisma/client.ts';
@@ -215,7 +216,7 @@ async function sendInvitation(ctx: AuthedContext, owner: Caller, grant: GrantRow
 }
 
 /** Every grant the caller owns or was invited to, newest first, with its derived status. */
-export async function listAccessGrants(ctx: AuthedContext): Promise<AccessGrantView[]> {
+export async function accessGrants(ctx: AuthedContext): Promise<AccessGrantView[]> {
   const me = await caller(ctx);
   const rows = await ctx.prisma.accessGrant.findMany({
     where: visibleTo(me),
@@ -358,4 +359,15 @@ export async function switchViewAs(
   // the cached credential (without view-as) must not outlive the change
   await ctx.credentials.revoked(ctx.principal.userId);
   return { viewing: !!row, grant: row ? view(ctx, row, true) : null };
+}
+
+/**
+ * The account whose data the caller reads: the owner's while viewing as, else the caller's own
+ * (`viewedProfile`), with what the query selects.
+ */
+export function viewedProfile(
+  ctx: AuthedContext,
+  query: { select?: Prisma.UserSelect; include?: Prisma.UserInclude } = {},
+) {
+  return ctx.prisma.user.findUniqueOrThrow({ ...query, where: { id: readerUserId(ctx) } });
 }

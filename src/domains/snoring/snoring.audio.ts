@@ -116,7 +116,7 @@ export async function uploadSnoreAudio(
 }
 
 /** One clip of one of the person's nights, in base64 parts of SNORE_AUDIO_CHUNK_BYTES. */
-export async function readSnoreAudio(
+export async function snoreAudio(
   ctx: AuthedContext,
   options: ReadSnoreAudioOptions,
 ): Promise<SnoreAudioChunkView> {

@@ -128,7 +128,7 @@ export function nightWindow(
 }
 
 /** One page of the person's snoring nights dated from..to, newest first (keyset: end, id). */
-export async function listSnoreNights(
+export async function snoreNights(
   ctx: AuthedContext,
   options: SnoreNightsOptions,
 ): Promise<SnoreNightPageView> {
@@ -175,7 +175,7 @@ const notFound = () =>
   );
 
 /** One of the person's snoring nights with its audio clips. */
-export async function getSnoreNight(
+export async function snoreNight(
   ctx: AuthedContext,
   options: SnoreNightOptions,
 ): Promise<SnoreNightView> {

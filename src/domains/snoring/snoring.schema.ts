@@ -6,7 +6,7 @@ import { z } from 'zod';
 import { builder } from '../../graphql/builder.ts';
 import { isLocalDate } from '../../platform/local-dates.ts';
 import {
-  readSnoreAudio,
+  snoreAudio,
   SNORE_AUDIO_CHUNK_BYTES,
   SNORE_CLIP_MAX_BYTES,
   SNORE_CLIPS_PER_NIGHT,
@@ -15,8 +15,8 @@ import {
 import type { SnoreAudioChunkView, SnoreAudioUploadedView } from './snoring.audio.ts';
 import {
   deleteSnoreNight,
-  getSnoreNight,
-  listSnoreNights,
+  snoreNight,
+  snoreNights,
   SNORE_PAGE_DEFAULT,
   SNORE_PAGE_MAX,
   SNORE_RANGE_DAYS_MAX,
@@ -153,13 +153,13 @@ builder.queryFields((t) => ({
         validate: z.string().min(1).max(200).nullish(),
       }),
     },
-    resolve: (_root, args, ctx) => listSnoreNights(ctx, args),
+    resolve: (_root, args, ctx) => snoreNights(ctx, args),
   }),
   snoreNight: t.withAuth({ scope: 'health:sleep:read' }).field({
     type: SnoreNight,
     description: "One of the person's snoring nights",
     args: { id: t.arg.string({ required: true, description: 'the night id', validate: nightId }) },
-    resolve: (_root, args, ctx) => getSnoreNight(ctx, args),
+    resolve: (_root, args, ctx) => snoreNight(ctx, args),
   }),
   snoreAudio: t.withAuth({ scope: 'health:sleep:read' }).field({
     type: SnoreAudioChunk,
@@ -183,7 +183,7 @@ builder.queryFields((t) => ({
         validate: z.number().int().min(0).max(SNORE_CLIP_MAX_BYTES),
       }),
     },
-    resolve: (_root, args, ctx) => readSnoreAudio(ctx, args),
+    resolve: (_root, args, ctx) => snoreAudio(ctx, args),
   }),
 }));
 

@@ -2,7 +2,7 @@
 import { z } from 'zod';
 import { builder } from '../../graphql/builder.ts';
 import type { PullPage, PushResult, RecordsPage } from './sync.service.ts';
-import { listSyncedRecords, PULL_PAGE_SIZE, pullChanges, pushChanges } from './sync.service.ts';
+import { syncedRecords, PULL_PAGE_SIZE, syncPull, syncPush } from './sync.service.ts';
 import { SYNCED_TABLES } from './sync.tables.ts';
 
 /** Most rows of one page of raw rows. */
@@ -105,7 +105,7 @@ builder.queryFields((t) => ({
         validate: maxCharsArg,
       }),
     },
-    resolve: (_root, args, ctx) => listSyncedRecords(ctx, args),
+    resolve: (_root, args, ctx) => syncedRecords(ctx, args),
   }),
   syncPull: t.withAuth({ scope: 'health:summary:read' }).field({
     type: SyncPull,
@@ -151,7 +151,7 @@ builder.queryFields((t) => ({
         validate: maxCharsArg,
       }),
     },
-    resolve: (_root, args, ctx) => pullChanges(ctx, args),
+    resolve: (_root, args, ctx) => syncPull(ctx, args),
   }),
 }));
 
@@ -175,6 +175,6 @@ builder.mutationFields((t) => ({
         description: "the identity the local data belongs to (wins over a wrapped body's)",
       }),
     },
-    resolve: (_root, args, ctx) => pushChanges(ctx, args),
+    resolve: (_root, args, ctx) => syncPush(ctx, args),
   }),
 }));

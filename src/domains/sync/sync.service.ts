@@ -383,7 +383,7 @@ function wireValue(col: SyncedColumn, v: unknown): unknown {
  * The first page fixes the snapshot time; later pages (by `cursor`) read the same snapshot. Tables
  * whose read scope the credential lacks are left out and named in `omittedTables`.
  */
-export async function pullChanges(ctx: AuthedContext, options: PullOptions): Promise<PullPage> {
+export async function syncPull(ctx: AuthedContext, options: PullOptions): Promise<PullPage> {
   // NOTE: whose data: the owner's while a grantee views as (read-only), else the caller's.
   const userId = readerUserId(ctx);
   let c: Cursor;
@@ -891,7 +891,7 @@ function identityOf(
  * `last_pulled_at` and `identity_version` given as arguments (the query string) win over the
  * wrapped body's.
  */
-export async function pushChanges(ctx: AuthedContext, options: PushOptions): Promise<PushResult> {
+export async function syncPush(ctx: AuthedContext, options: PushOptions): Promise<PushResult> {
   // NOTE: always the caller's own account, never an id from the body (view-as never gets here:
   // the push field needs a write scope, which view-as refuses).
   const userId = ctx.principal.userId;
@@ -963,7 +963,7 @@ export interface RecordsPage {
 }
 
 /** Raw rows of one synced table of the reader's data, by id, paged; 403 without the table's read scope. */
-export async function listSyncedRecords(
+export async function syncedRecords(
   ctx: AuthedContext,
   options: ListRecordsOptions,
 ): Promise<RecordsPage> {

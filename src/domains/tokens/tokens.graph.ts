@@ -6,7 +6,7 @@ import { builder } from '../../graphql/builder.ts';
 import { connectionOf, pageArgs, pageOfList } from '../../graphql/connection.ts';
 import { assertOwnAccount } from '../../graphql/person.ts';
 import { PersonalToken } from './tokens.schema.ts';
-import { listPersonalTokens } from './tokens.service.ts';
+import { personalTokens } from './tokens.service.ts';
 
 const PersonalTokenConnection = connectionOf('PersonalToken', PersonalToken);
 
@@ -18,7 +18,7 @@ builder.prismaObjectFields('User', (t) => ({
     args: pageArgs(t.arg),
     resolve: async (user, args, ctx) => {
       assertOwnAccount(ctx, user);
-      return pageOfList(await listPersonalTokens(ctx), args, (token) => token.id);
+      return pageOfList(await personalTokens(ctx), args, (token) => token.id);
     },
   }),
 }));

@@ -4,7 +4,7 @@ import { SCOPES } from '../../auth/scopes.ts';
 import type { Scope } from '../../auth/scopes.ts';
 import { builder } from '../../graphql/builder.ts';
 import type { CreatedPersonalToken, PersonalTokenView } from './tokens.service.ts';
-import { createPersonalToken, listPersonalTokens, revokePersonalToken } from './tokens.service.ts';
+import { createPersonalToken, personalTokens, revokePersonalToken } from './tokens.service.ts';
 
 export const PersonalToken = builder.objectRef<PersonalTokenView>('PersonalToken').implement({
   description: 'A personal access token (its secret is never shown again)',
@@ -61,7 +61,7 @@ builder.queryFields((t) => ({
   personalTokens: t.withAuth({ loginSession: true }).field({
     type: [PersonalToken],
     description: "The caller's active personal tokens",
-    resolve: (_root, _args, ctx) => listPersonalTokens(ctx),
+    resolve: (_root, _args, ctx) => personalTokens(ctx),
   }),
 }));
 

@@ -73,7 +73,7 @@ export async function createPersonalToken(
 }
 
 /** The caller's tokens that are not revoked, newest first (expired ones included, marked by expiresAt). */
-export function listPersonalTokens(ctx: AuthedContext): Promise<PersonalTokenView[]> {
+export function personalTokens(ctx: AuthedContext): Promise<PersonalTokenView[]> {
   return ctx.prisma.personalToken.findMany({
     select: viewSelect,
     where: { userId: ctx.principal.userId, revokedAt: null },
