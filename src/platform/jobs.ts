@@ -36,6 +36,19 @@ export interface JobQueue {
   stop(): Promise<void>;
 }
 
+/**
+ * Work a domain runs in the background (its queue workers and periodic checks), listed in the
+ * server's registry (src/server/background.ts) and started with the app.
+ */
+export interface BackgroundWork<D> {
+  /** what it is, for the log ("export resume failed") */
+  name: string;
+  /** registers its workers and periodic checks on the job queue */
+  register(deps: D): void;
+  /** once at start: takes up what an earlier run left unfinished (a failure is logged) */
+  resume(deps: D): Promise<void>;
+}
+
 /** How often an idle worker looks for a job (pg-boss's floor is 0.5 s). */
 const POLL_SECONDS = 0.5;
 
@@ -53,6 +66,7 @@ function pgliteDb(pglite: PGlite): PgBoss.Db {
   };
 }
 
+// eslint-disable-next-line max-lines-per-function -- issue 31 item 5: still to split into named steps
 export function createJobQueue(target: DbTarget, log: Logger): JobQueue {
   const handlers = new Map<string, JobHandler>();
   const running = new Set<AbortController>();

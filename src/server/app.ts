@@ -34,8 +34,7 @@ import { createGraphqlServer } from '../schema/yoga.ts';
 import { createIdempotencyStore } from '../platform/idempotency.ts';
 import { createJobQueue } from '../platform/jobs.ts';
 import type { JobQueue } from '../platform/jobs.ts';
-import { registerExportWorker, resumeExports } from '../domains/export/index.ts';
-import { registerArchiveImportWorker, resumeArchiveImports } from '../domains/health/index.ts';
+import { startBackgroundWork } from './background.ts';
 import { corsFor } from '../platform/cors.ts';
 import { jsonBodyParser, TOO_DEEP } from '../platform/input-guards.ts';
 import { createMediaRouter } from '../platform/media.router.ts';
@@ -116,48 +115,36 @@ function notFound(req: Request, res: Response): void {
   }
 }
 
-/** Builds the app once; nothing here is rebuilt per request (schema, operations, registries). */
-export function createApp(options: AppOptions): App {
+/** The long-lived parts of every request's context, and the rate-limit store they share. */
+function createDeps(options: AppOptions): {
+  deps: ContextDeps;
+  limitStore: LimitStore;
+  namespace: string;
+} {
   const { config, db, log } = options;
-  const operations = loadOperations(schema);
-  const storage = createStorage(config);
   // One counter store per app (one Redis connection), keys namespaced by the database.
   const limitStore = openLimitStore(config.REDIS_URL);
   const namespace = limitNamespace(db.target);
-  const limits = createLimits({ store: limitStore, namespace });
   const deps: ContextDeps = {
     prisma: db.prisma,
     config,
     mailer: createMailer(config, log),
-    storage,
+    storage: createStorage(config),
     idp: createIdentityProviders(config),
-    limits,
+    limits: createLimits({ store: limitStore, namespace }),
     models: createModelClient(config, log),
     jobs: createJobQueue(db.target, log),
     credentials: createCredentialCache({ redis: limitStore.redis, namespace }),
   };
-  // export jobs (issue 16): the worker, and at start the jobs an earlier run left behind
-  const exportDeps = { ...deps, log, singleProcess: db.target.kind === 'pglite' };
-  registerExportWorker(exportDeps);
-  resumeExports(exportDeps).catch((err: unknown) => log.error({ err }, 'export resume failed'));
-  // the phone's export.zip uploads (issue 30): the import worker, and imports left by an earlier run
-  const archiveDeps = { ...exportDeps, db: { prisma: db.prisma, target: db.target } };
-  registerArchiveImportWorker(archiveDeps);
-  resumeArchiveImports(archiveDeps).catch((err: unknown) =>
-    log.error({ err }, 'health archive import resume failed'),
-  );
-  const yoga = createGraphqlServer({ schema, operations, deps, log });
-  // every door's context comes from createContext (src/graphql/context.ts)
-  const contextFor = (req: Request, via: Via): Promise<Context> =>
-    createContext(deps, requestFactsOf(req, via));
+  return { deps, limitStore, namespace };
+}
 
-  const app = express();
-  app.disable('x-powered-by');
-  // the client IP of per-IP limits: X-Forwarded-For counts only from the proxies TRUST_PROXY names
-  app.set('trust proxy', config.trustProxy);
-  // request id, logging and the request scope: the same on the OAuth host (createOAuthHost)
-  const tracing = lazyTracer(config, log);
-  const requestMiddleware: RequestHandler[] = [
+/** Request id, logging and the request scope: the same on the OAuth host (createOAuthHost). */
+function requestMiddlewareOf(
+  log: Logger,
+  tracing: ReturnType<typeof lazyTracer>,
+): RequestHandler[] {
+  return [
     // Prometheus counters per request, and a span per request when OTEL_EXPORTER_OTLP_ENDPOINT is set
     observeRequests(tracing.current),
     pinoHttp({
@@ -175,10 +162,31 @@ export function createApp(options: AppOptions): App {
     }),
     (req, _res, next) => requestScope.run({ requestId: requestIdOf(req), log: req.log }, next),
   ];
+}
+
+/** The express app with the request middleware every request passes first. */
+function createExpress(
+  config: Config,
+  log: Logger,
+): {
+  app: express.Express;
+  tracing: ReturnType<typeof lazyTracer>;
+  requestMiddleware: RequestHandler[];
+} {
+  const app = express();
+  app.disable('x-powered-by');
+  // the client IP of per-IP limits: X-Forwarded-For counts only from the proxies TRUST_PROXY names
+  app.set('trust proxy', config.trustProxy);
+  const tracing = lazyTracer(config, log);
+  const requestMiddleware = requestMiddlewareOf(log, tracing);
   for (const middleware of requestMiddleware) app.use(middleware);
   // bulk writes (glucose batches) give way to requests in flight between their slices
   app.use(trackRequests);
+  return { app, tracing, requestMiddleware };
+}
 
+/** Liveness, readiness and the operators' metrics. */
+function mountProbes(app: express.Express, db: Database, config: Config): void {
   app.get('/healthz', (_req, res) => void res.json({ status: 'ok' }));
   app.get('/readyz', async (_req, res) => {
     try {
@@ -191,7 +199,10 @@ export function createApp(options: AppOptions): App {
   // for operators: METRICS_TOKEN's bearer, else direct loopback only (docs/operations.md)
   app.get('/metrics', metricsHandler(config));
   app.all(['/healthz', '/readyz', '/metrics'], methodNotAllowed('GET, HEAD'));
+}
 
+/** POST /graphql and GraphiQL. */
+function mountGraphql(app: express.Express, yoga: ReturnType<typeof createGraphqlServer>): void {
   // GraphiQL's page is ~9 MB of inlined HTML: send it compressed (GET only; POST answers are small).
   app.get('/graphql', compression());
   app.use('/graphql', (req, res) =>
@@ -202,67 +213,37 @@ export function createApp(options: AppOptions): App {
       responseCookies: [],
     }),
   );
+}
 
-  // stored public files (profile photos) by their unguessable keys
-  app.use(createMediaRouter({ storage }));
-
-  app.use(createOpenApiRouter({ routes: ROUTES, operations, schema, config }));
-  // MCP facade: idempotency records in the database; per-token limits in memory, or Redis with
-  // REDIS_URL. The OAuth host's /mcp shares them (its limits count per connection: oauth:<id>).
-  const mcpShared = {
-    schema,
-    operations,
-    config,
-    idempotency: createIdempotencyStore(db.prisma),
-    limits: createMcpLimits(config, { namespace, store: limitStore }),
-    // one tool registry for both doors: built once, on the first MCP request (every tool's schemas)
-    registry: lazyRegistry(() => buildRegistry(TOOLS, { schema, operations })),
-  };
-  app.use(createMcpRouter({ ...mcpShared, context: (req) => contextFor(req, 'mcp') }));
-  // the OAuth door: an OAuth access token counts only for this host's resource (oauthResource)
-  const oauthMcpRouter = ({ resource, resourceMetadataUrl, host }: OAuthResource) =>
-    createMcpRouter({
-      ...mcpShared,
-      door: 'oauth',
-      path: MCP_RESOURCE_PATH,
-      oauth: { resourceMetadataUrl, host },
-      context: (req) =>
-        createContext(deps, { ...requestFactsOf(req, 'mcp'), oauthResource: resource }),
-    });
-
+/** The REST facade: its body parsers (bulk rows first), its rows, and the statement tally. */
+function mountRest(
+  app: express.Express,
+  config: Config,
+  restOptions: Parameters<typeof createRestRouter>[0],
+): void {
   // an admin panel served from another origin (ADMIN_ALLOWED_ORIGINS) may call the admin API
   app.use('/api/admin', corsFor(config.adminAllowedOrigins));
-  // bulk routes (a row's bodyLimit) authenticate, then parse their larger bodies; every other body: 1 MB
-  const restOptions = {
-    routes: ROUTES,
-    operations,
-    schema,
-    context: (req: Request) => contextFor(req, 'rest'),
-    uploadMaxBytes: config.UPLOAD_MAX_BYTES,
-  };
   // each REST request's SQL statements on /metrics
   app.use('/api', countRequestStatements('rest'));
+  // bulk routes (a row's bodyLimit) authenticate, then parse their larger bodies; every other body: 1 MB
   app.use(createRouteBodyParsers(restOptions));
   app.use('/api', jsonBodyParser('1mb'));
   app.use(createRestRouter(restOptions));
-  app.use(
-    createWebPages({
-      operations,
-      context: (req) => contextFor(req, 'web'),
-      publicUrl: config.PUBLIC_URL,
-    }),
-  );
+}
 
-  // Unknown paths (keep these last: routers added later, e.g. an OAuth host's /.well-known paths,
-  // go above). Under /api always JSON; elsewhere JSON too, except for a browser asking for a page.
+/**
+ * Unknown paths (kept last: routers added later, e.g. an OAuth host's /.well-known paths, go
+ * above) and errors. Under /api always JSON; elsewhere JSON too, except for a browser asking for a
+ * page. Body parser failures answer like FastAPI; other client errors (an unsupported charset or
+ * encoding: 415; undecodable percent-encoding in a path: 400) keep their status; anything else is
+ * masked with the request id.
+ */
+function mountFallbacks(app: express.Express): void {
   app.use(
     '/api',
     (_req, res) => void res.status(ERROR_TABLE.NOT_FOUND.status).json(httpErrorBody('NOT_FOUND')),
   );
   app.use(notFound);
-  // Body parser failures answer like FastAPI; other client errors (an unsupported charset or
-  // encoding: 415; undecodable percent-encoding in a path: 400) keep their status; anything else
-  // is masked with the request id.
   app.use(
     (
       err: Error & { type?: string; status?: number },
@@ -286,6 +267,91 @@ export function createApp(options: AppOptions): App {
       }
     },
   );
+}
+
+/**
+ * The MCP facade on /api/mcp (personal tokens), and the router of the OAuth host's /mcp (OAuth
+ * tokens), which shares its idempotency records, its per-token limits (in memory, or Redis with
+ * REDIS_URL; the OAuth door counts per connection, oauth:<id>) and its tool registry.
+ */
+function mountMcp(
+  app: express.Express,
+  options: {
+    deps: ContextDeps;
+    operations: OperationStore;
+    idempotency: ReturnType<typeof createIdempotencyStore>;
+    limits: ReturnType<typeof createMcpLimits>;
+    contextFor: (req: Request, via: Via) => Promise<Context>;
+  },
+): (resource: OAuthResource) => express.Router {
+  const { deps, operations, idempotency, limits, contextFor } = options;
+  const shared = {
+    schema,
+    operations,
+    config: deps.config,
+    idempotency,
+    limits,
+    // one tool registry for both doors: built once, on the first MCP request (every tool's schemas)
+    registry: lazyRegistry(() => buildRegistry(TOOLS, { schema, operations })),
+  };
+  app.use(createMcpRouter({ ...shared, context: (req) => contextFor(req, 'mcp') }));
+  // the OAuth door: an OAuth access token counts only for this host's resource (oauthResource)
+  return ({ resource, resourceMetadataUrl, host }: OAuthResource) =>
+    createMcpRouter({
+      ...shared,
+      door: 'oauth',
+      path: MCP_RESOURCE_PATH,
+      oauth: { resourceMetadataUrl, host },
+      context: (req) =>
+        createContext(deps, { ...requestFactsOf(req, 'mcp'), oauthResource: resource }),
+    });
+}
+
+/** Builds the app once; nothing here is rebuilt per request (schema, operations, registries). */
+export function createApp(options: AppOptions): App {
+  const { config, db, log } = options;
+  const operations = loadOperations(schema);
+  const { deps, limitStore, namespace } = createDeps(options);
+  const { limits, storage } = deps;
+  startBackgroundWork({
+    ...deps,
+    log,
+    singleProcess: db.target.kind === 'pglite',
+    db: { prisma: db.prisma, target: db.target },
+  });
+  const yoga = createGraphqlServer({ schema, operations, deps, log });
+  // every door's context comes from createContext (src/graphql/context.ts)
+  const contextFor = (req: Request, via: Via): Promise<Context> =>
+    createContext(deps, requestFactsOf(req, via));
+
+  const { app, tracing, requestMiddleware } = createExpress(config, log);
+  mountProbes(app, db, config);
+  mountGraphql(app, yoga);
+  // stored public files (profile photos) by their unguessable keys
+  app.use(createMediaRouter({ storage }));
+  app.use(createOpenApiRouter({ routes: ROUTES, operations, schema, config }));
+  const oauthMcpRouter = mountMcp(app, {
+    deps,
+    operations,
+    idempotency: createIdempotencyStore(db.prisma),
+    limits: createMcpLimits(config, { namespace, store: limitStore }),
+    contextFor,
+  });
+  mountRest(app, config, {
+    routes: ROUTES,
+    operations,
+    schema,
+    context: (req: Request) => contextFor(req, 'rest'),
+    uploadMaxBytes: config.UPLOAD_MAX_BYTES,
+  });
+  app.use(
+    createWebPages({
+      operations,
+      context: (req) => contextFor(req, 'web'),
+      publicUrl: config.PUBLIC_URL,
+    }),
+  );
+  mountFallbacks(app);
 
   return {
     app,

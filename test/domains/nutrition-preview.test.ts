@@ -306,6 +306,7 @@ describe('nutrition_suggestion_read', () => {
     });
     const r = out(await callTool(p.client, 'nutrition_suggestion_read'));
     expect(r.basis).toBe('not_enough_data');
+    expect(r.meals_considered).toBe(1);
     expect(r.meals_with_response).toBe(0);
     expect(r.items[0]).toMatchObject({
       source: 'advice',
@@ -325,6 +326,7 @@ describe('nutrition_suggestion_read', () => {
     const distinct = byIauc.filter((m, i) => byIauc.findIndex((x) => x.name === m.name) === i);
     const r = out(await callTool(p.client, 'nutrition_suggestion_read'));
     expect(r.basis).toBe('personal');
+    expect(r.meals_considered).toBe(5);
     expect(r.meals_with_response).toBe(5);
     const past = r.items.filter((i: any) => i.source === 'past_meal_response');
     expect(past.map((i: any) => i.title)).toEqual(distinct.slice(0, 3).map((m) => m.name));

@@ -236,6 +236,9 @@ builder.mutationFields((t) => ({
     description: 'Ends the web session of the cookie, if any, and clears the cookies',
     resolve: (_root, _args, ctx) => webLogout(ctx),
   }),
+}));
+
+builder.mutationFields((t) => ({
   revokeAllSessions: t.withAuth({ scope: 'account:write' }).field({
     type: AuthAck,
     description: "Ends every login session and personal token of the account (the caller's too)",

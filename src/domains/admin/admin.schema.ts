@@ -435,6 +435,9 @@ builder.queryFields((t) => ({
     },
     resolve: (_root, args, ctx) => adminSensors(ctx, args),
   }),
+}));
+
+builder.queryFields((t) => ({
   adminRawSensorData: t.withAuth({ admin: true }).field({
     type: RawChunk,
     description:
@@ -481,6 +484,9 @@ builder.queryFields((t) => ({
     },
     resolve: (_root, args, ctx) => adminRawSensorData(ctx, args),
   }),
+}));
+
+builder.queryFields((t) => ({
   adminInsights: t.withAuth({ admin: true }).field({
     type: InsightsOverview,
     description: 'How insights are made and the latest admin insight runs (admins only)',

@@ -19,7 +19,7 @@ import {
   openExportFileWriter,
   removeExportFile,
 } from '../../platform/export-files.ts';
-import type { JobQueue } from '../../platform/jobs.ts';
+import type { BackgroundWork, JobQueue } from '../../platform/jobs.ts';
 import type { Prisma } from '../../generated/prisma/client.ts';
 import {
   EXPORT_MAX_ATTEMPTS,
@@ -224,3 +224,10 @@ export async function sweepExpiredExports(deps: ExportWorkerDeps, now: Date): Pr
   await prisma.exportJob.deleteMany({ where: { id: { in: expired.map((j) => j.id) } } });
   return expired.length;
 }
+
+/** The export worker, its stale-job check and the restart of jobs an earlier run left (the app's registry). */
+export const EXPORT_WORK: BackgroundWork<ExportWorkerDeps> = {
+  name: 'export',
+  register: registerExportWorker,
+  resume: resumeExports,
+};

@@ -110,6 +110,7 @@ function num(text: string): number | null {
  * <hAcc/><vAcc/></extensions></trkpt>`, as the Health app writes them) to `onPoints` in batches.
  * Points without a readable time or position are skipped. Answers how many were read.
  */
+// eslint-disable-next-line max-lines-per-function -- issue 31 item 5: still to split into named steps
 export async function parseGpx(
   input: Readable,
   onPoints: (points: RoutePointIn[]) => Promise<void>,

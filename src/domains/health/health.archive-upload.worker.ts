@@ -19,7 +19,7 @@ import type { Config } from '../../base/config.ts';
 import type { Db } from '../../db/client.ts';
 import type { Prisma } from '../../generated/prisma/client.ts';
 import type { Logger } from '../../base/logger.ts';
-import type { JobQueue } from '../../platform/jobs.ts';
+import type { BackgroundWork, JobQueue } from '../../platform/jobs.ts';
 import { importAppleHealthFile } from './health.apple-import.ts';
 import type { AppleHealthImportSummary } from './health.apple-import.ts';
 import type { ImportDb } from './health.apple-store.ts';
@@ -115,6 +115,7 @@ function storedOf(counts: ArchiveImportCountsView): number {
 }
 
 /** Runs one import: claims it, imports its file, records the outcome, deletes the file. */
+// eslint-disable-next-line max-lines-per-function -- issue 31 item 5: still to split into named steps
 export async function runArchiveImportJob(
   deps: ArchiveImportWorkerDeps,
   id: string,
@@ -314,3 +315,10 @@ export async function resumeArchiveImports(deps: ArchiveImportWorkerDeps): Promi
   for (const job of queued) await deps.jobs.send(ARCHIVE_IMPORT_QUEUE, { id: job.id });
   await sweepAbandonedUploads(deps.config.DATA_DIR, now);
 }
+
+/** The export.zip import worker and the imports an earlier run left (the app's registry). */
+export const ARCHIVE_IMPORT_WORK: BackgroundWork<ArchiveImportWorkerDeps> = {
+  name: 'health archive import',
+  register: registerArchiveImportWorker,
+  resume: resumeArchiveImports,
+};

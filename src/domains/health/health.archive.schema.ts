@@ -456,80 +456,83 @@ builder.queryFields((t) => {
       },
       resolve: (_root, args, ctx) => healthArchiveWorkouts(ctx, args),
     }),
-    healthArchiveWorkoutSeries: t.withAuth({ scope: 'health:metrics:read' }).field({
-      type: Series,
-      description: "Records of one type during an archive workout's time span",
-      args: {
-        workoutId: t.arg.string(idArg('archive workout')),
-        type: t.arg.string({
-          ...typeArg(`the record type (default ${HEART_RATE})`),
-          required: true,
-          defaultValue: HEART_RATE,
-        }),
-        interval: t.arg({
-          type: ArchiveInterval,
-          description: 'aggregate to buckets of this interval',
-        }),
-        limit: t.arg.int(limitArg('records (or buckets)', ARCHIVE_LIMITS.samples)),
-        cursor: t.arg.string(cursorArg),
-      },
-      resolve: (_root, args, ctx) => healthArchiveWorkoutSeries(ctx, args),
-    }),
-    healthArchiveRoute: t.withAuth({ scope: 'health:metrics:read' }).field({
-      type: Route,
-      description: "An archive workout's route points, a page at a time or downsampled",
-      args: {
-        workoutId: t.arg.string(idArg('archive workout')),
-        maxPoints: t.arg.int({
-          description: `answer the whole track downsampled to at most this many points (2..${ARCHIVE_LIMITS.route.max}); no paging`,
-          validate: z.number().int().min(2).max(ARCHIVE_LIMITS.route.max).nullish(),
-        }),
-        limit: t.arg.int(limitArg('points', ARCHIVE_LIMITS.route)),
-        cursor: t.arg.string(cursorArg),
-      },
-      resolve: (_root, args, ctx) => healthArchiveRoute(ctx, args),
-    }),
-    healthArchiveEcg: t.withAuth({ scope: 'health:metrics:read' }).field({
-      type: Ecg,
-      description: "The person's ECG recordings, or one recording's samples a window at a time",
-      args: {
-        ecgId: t.arg.string({
-          description: "read this recording's samples; leave it out to list the recordings",
-          validate: z.string().min(1).max(100).nullish(),
-        }),
-        limit: t.arg.int(limitArg('recordings', ARCHIVE_LIMITS.ecgList)),
-        cursor: t.arg.string(cursorArg),
-        sampleOffset: t.arg.int({
-          required: true,
-          defaultValue: 0,
-          description: 'first sample of the window (0-based, default 0)',
-          validate: z.number().int().min(0).max(10_000_000),
-        }),
-        sampleCount: t.arg.int(limitArg('samples', ARCHIVE_LIMITS.ecgSamples)),
-      },
-      resolve: (_root, args, ctx) => healthArchiveEcg(ctx, args),
-    }),
-    healthArchiveImport: t.withAuth({ scope: 'health:metrics:read' }).field({
-      type: ArchiveImport,
-      description: "One export.zip upload's import: its status, progress and counts",
-      args: { id: t.arg.string(idArg('import')) },
-      resolve: (_root, args, ctx) => healthArchiveImport(ctx, args),
-    }),
-    healthArchiveImports: t.withAuth({ scope: 'health:metrics:read' }).field({
-      type: [ArchiveImport],
-      description: "The person's export.zip uploads and their imports, newest first",
-      args: {
-        limit: t.arg.int({
-          required: true,
-          defaultValue: ARCHIVE_IMPORT_LIST.default,
-          description: `imports to answer (1..${ARCHIVE_IMPORT_LIST.max}, default ${ARCHIVE_IMPORT_LIST.default})`,
-          validate: z.number().int().min(1).max(ARCHIVE_IMPORT_LIST.max),
-        }),
-      },
-      resolve: (_root, args, ctx) => healthArchiveImports(ctx, args),
-    }),
   };
 });
+
+builder.queryFields((t) => ({
+  healthArchiveWorkoutSeries: t.withAuth({ scope: 'health:metrics:read' }).field({
+    type: Series,
+    description: "Records of one type during an archive workout's time span",
+    args: {
+      workoutId: t.arg.string(idArg('archive workout')),
+      type: t.arg.string({
+        ...typeArg(`the record type (default ${HEART_RATE})`),
+        required: true,
+        defaultValue: HEART_RATE,
+      }),
+      interval: t.arg({
+        type: ArchiveInterval,
+        description: 'aggregate to buckets of this interval',
+      }),
+      limit: t.arg.int(limitArg('records (or buckets)', ARCHIVE_LIMITS.samples)),
+      cursor: t.arg.string(cursorArg),
+    },
+    resolve: (_root, args, ctx) => healthArchiveWorkoutSeries(ctx, args),
+  }),
+  healthArchiveRoute: t.withAuth({ scope: 'health:metrics:read' }).field({
+    type: Route,
+    description: "An archive workout's route points, a page at a time or downsampled",
+    args: {
+      workoutId: t.arg.string(idArg('archive workout')),
+      maxPoints: t.arg.int({
+        description: `answer the whole track downsampled to at most this many points (2..${ARCHIVE_LIMITS.route.max}); no paging`,
+        validate: z.number().int().min(2).max(ARCHIVE_LIMITS.route.max).nullish(),
+      }),
+      limit: t.arg.int(limitArg('points', ARCHIVE_LIMITS.route)),
+      cursor: t.arg.string(cursorArg),
+    },
+    resolve: (_root, args, ctx) => healthArchiveRoute(ctx, args),
+  }),
+  healthArchiveEcg: t.withAuth({ scope: 'health:metrics:read' }).field({
+    type: Ecg,
+    description: "The person's ECG recordings, or one recording's samples a window at a time",
+    args: {
+      ecgId: t.arg.string({
+        description: "read this recording's samples; leave it out to list the recordings",
+        validate: z.string().min(1).max(100).nullish(),
+      }),
+      limit: t.arg.int(limitArg('recordings', ARCHIVE_LIMITS.ecgList)),
+      cursor: t.arg.string(cursorArg),
+      sampleOffset: t.arg.int({
+        required: true,
+        defaultValue: 0,
+        description: 'first sample of the window (0-based, default 0)',
+        validate: z.number().int().min(0).max(10_000_000),
+      }),
+      sampleCount: t.arg.int(limitArg('samples', ARCHIVE_LIMITS.ecgSamples)),
+    },
+    resolve: (_root, args, ctx) => healthArchiveEcg(ctx, args),
+  }),
+  healthArchiveImport: t.withAuth({ scope: 'health:metrics:read' }).field({
+    type: ArchiveImport,
+    description: "One export.zip upload's import: its status, progress and counts",
+    args: { id: t.arg.string(idArg('import')) },
+    resolve: (_root, args, ctx) => healthArchiveImport(ctx, args),
+  }),
+  healthArchiveImports: t.withAuth({ scope: 'health:metrics:read' }).field({
+    type: [ArchiveImport],
+    description: "The person's export.zip uploads and their imports, newest first",
+    args: {
+      limit: t.arg.int({
+        required: true,
+        defaultValue: ARCHIVE_IMPORT_LIST.default,
+        description: `imports to answer (1..${ARCHIVE_IMPORT_LIST.max}, default ${ARCHIVE_IMPORT_LIST.default})`,
+        validate: z.number().int().min(1).max(ARCHIVE_IMPORT_LIST.max),
+      }),
+    },
+    resolve: (_root, args, ctx) => healthArchiveImports(ctx, args),
+  }),
+}));
 
 builder.mutationFields((t) => ({
   importHealthArchive: t.withAuth({ loginSession: true }).field({

@@ -511,6 +511,9 @@ builder.queryFields((t) => ({
     description: 'What the health record holds: metric types, sleep stages, workout types',
     resolve: (_root, _args, ctx) => healthCatalog(ctx),
   }),
+}));
+
+builder.queryFields((t) => ({
   healthActivityTrend: t.withAuth({ scope: 'health:metrics:read' }).field({
     type: ActivityTrend,
     description: 'Daily steps and active energy and the body-weight trend over a range',
@@ -562,6 +565,9 @@ builder.queryFields((t) => ({
     },
     resolve: (_root, args, ctx) => healthWorkoutComparison(ctx, args),
   }),
+}));
+
+builder.queryFields((t) => ({
   healthSleepNights: t.withAuth({ scope: 'health:sleep:read' }).field({
     type: NightPage,
     description: "One page of the person's nights, newest first",

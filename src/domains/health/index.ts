@@ -25,9 +25,6 @@ export type {
   RawMetricRow,
 } from './health.export-rows.ts';
 // the phone's export.zip uploads (issue 30): the app registers the worker; account deletion removes the files
-export {
-  registerArchiveImportWorker,
-  resumeArchiveImports,
-} from './health.archive-upload.worker.ts';
+export { ARCHIVE_IMPORT_WORK } from './health.archive-upload.worker.ts';
 export { archiveImportIdsWithFiles, removeArchiveImportFile } from './health.archive-upload.ts';
 export { HEALTH_SYNCED_TABLES } from './health.synced.ts';

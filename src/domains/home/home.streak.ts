@@ -65,7 +65,7 @@ export async function homeStreak(ctx: AuthedContext): Promise<HomeStreakView> {
     date: today.date,
     timeZone: today.zone,
     windowDays: STREAK_WINDOW_DAYS,
-    dailyGoals: goals.length,
+    dailyGoals: daily.length,
     goals: streak(today.date, allMet),
     logging: streak(today.date, logged),
   };

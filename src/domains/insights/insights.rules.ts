@@ -90,6 +90,7 @@ function weekMean(
 const r1 = (v: number): number => Math.round(v * 10) / 10;
 
 /** The suggestions that apply, most urgent first (then by code). */
+// eslint-disable-next-line max-lines-per-function -- issue 31 item 5: still to split into named steps
 export function suggestions(input: SuggestionInputs): Suggestion[] {
   const out: Suggestion[] = [];
   const g = input.weekGlucose;

@@ -224,20 +224,23 @@ builder.queryFields((t) => {
           order: args.order as 'asc' | 'desc',
         }),
     }),
-    insightSuggestions: t.withAuth({ scope: 'insights:read' }).field({
-      type: Suggestions,
-      description: 'The suggestions that apply today',
-      resolve: (_root, _args, ctx) => insightSuggestions(ctx),
-    }),
-    predictiveAlerts: t.withAuth({ scope: 'insights:read' }).field({
-      type: PredictiveAlerts,
-      description: 'Predicted glucose lows and highs from the last 30 minutes of readings',
-      resolve: (_root, _args, ctx) => predictiveAlerts(ctx),
-    }),
-    insightCards: t.withAuth({ scope: 'insights:read' }).field({
-      type: [InsightCard],
-      description: "Today's insight cards, most urgent first",
-      resolve: (_root, _args, ctx) => insightCards(ctx),
-    }),
   };
 });
+
+builder.queryFields((t) => ({
+  insightSuggestions: t.withAuth({ scope: 'insights:read' }).field({
+    type: Suggestions,
+    description: 'The suggestions that apply today',
+    resolve: (_root, _args, ctx) => insightSuggestions(ctx),
+  }),
+  predictiveAlerts: t.withAuth({ scope: 'insights:read' }).field({
+    type: PredictiveAlerts,
+    description: 'Predicted glucose lows and highs from the last 30 minutes of readings',
+    resolve: (_root, _args, ctx) => predictiveAlerts(ctx),
+  }),
+  insightCards: t.withAuth({ scope: 'insights:read' }).field({
+    type: [InsightCard],
+    description: "Today's insight cards, most urgent first",
+    resolve: (_root, _args, ctx) => insightCards(ctx),
+  }),
+}));

@@ -434,6 +434,9 @@ builder.mutationFields((t) => ({
     args: { readingId: t.arg.string(readingId) },
     resolve: (_root, args, ctx) => deleteBloodPressureReading(ctx, args.readingId),
   }),
+}));
+
+builder.mutationFields((t) => ({
   logCustomMetric: t.withAuth({ scope: 'health:logs:write' }).field({
     type: LogEntry,
     description: 'Logs a value of a custom metric',

@@ -19,6 +19,7 @@ import type { DbTx } from '../../db/client.ts';
 import type { AuthedContext } from '../../graphql/context.ts';
 import { advanceSyncClock } from '../../platform/sync-clock.ts';
 import { loadCatalogueFoods } from '../foods/index.ts';
+import { updateMealLike } from './meals.item-update.ts';
 import { resolveItems, sumNutrients } from './meals.nutrients.ts';
 import type { MealItemInput, Nutrients, ResolvedItem } from './meals.nutrients.ts';
 import { logMeal, uuidV7s } from './meals.service.ts';
@@ -231,32 +232,33 @@ export async function updateSavedMeal(
   options: UpdateSavedMealOptions,
 ): Promise<SavedMealView> {
   const userId = ctx.principal.userId;
-  return ctx.prisma.$transaction(async (tx) => {
-    await lockSavedMeal(tx, userId, savedMealId);
-    const items = options.items
-      ? await resolveItems(tx, userId, options.items, ['input', 'items'])
-      : null;
-    const stamp = new Date(await advanceSyncClock(tx, userId));
-    let totals: Nutrients | undefined;
-    if (items) {
-      await tx.savedMealItem.updateMany({
-        where: { userId, savedMealId, deletedAt: null },
-        data: { deletedAt: stamp, serverUpdatedAt: stamp },
-      });
-      totals = await insertItems(tx, userId, savedMealId, items, stamp);
-    }
-    const row = await tx.savedMeal.update({
-      where: { id: savedMealId },
-      data: {
-        name: options.name?.trim() || undefined,
-        mealType: options.mealType,
-        note: options.note,
-        ...totals,
-        serverUpdatedAt: stamp,
+  return updateMealLike(
+    ctx,
+    {
+      lock: lockSavedMeal,
+      retireItems: (tx, _userId, id, stamp) =>
+        tx.savedMealItem.updateMany({
+          where: { userId, savedMealId: id, deletedAt: null },
+          data: { deletedAt: stamp, serverUpdatedAt: stamp },
+        }),
+      insertItems,
+      update: async (tx, id, totals, stamp) => {
+        const row = await tx.savedMeal.update({
+          where: { id },
+          data: {
+            name: options.name?.trim() || undefined,
+            mealType: options.mealType,
+            note: options.note,
+            ...totals,
+            serverUpdatedAt: stamp,
+          },
+        });
+        return (await withItems(tx, userId, [row]))[0];
       },
-    });
-    return (await withItems(tx, userId, [row]))[0];
-  });
+    },
+    savedMealId,
+    options,
+  );
 }
 
 /** Deletes a saved meal of the caller and its items (tombstones); meals logged from it stay. */

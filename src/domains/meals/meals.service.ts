@@ -25,6 +25,7 @@ import {
 import type { UploadedFile } from '../../platform/photos.ts';
 import { advanceSyncClock } from '../../platform/sync-clock.ts';
 import { personZone } from '../profile/index.ts';
+import { updateMealLike } from './meals.item-update.ts';
 import { resolveItems, sumNutrients } from './meals.nutrients.ts';
 import type { MealItemInput, Nutrients, ResolvedItem } from './meals.nutrients.ts';
 
@@ -344,33 +345,34 @@ export async function updateMeal(
   options: UpdateMealOptions,
 ): Promise<MealView> {
   const userId = ctx.principal.userId;
-  return ctx.prisma.$transaction(async (tx) => {
-    await lockMeal(tx, userId, mealId);
-    const items = options.items
-      ? await resolveItems(tx, userId, options.items, options.itemsAt ?? ['input', 'items'])
-      : null;
-    const stamp = new Date(await advanceSyncClock(tx, userId));
-    let totals: Nutrients | undefined;
-    if (items) {
-      await tx.mealItem.updateMany({
-        where: { userId, mealId, deletedAt: null },
-        data: { deletedAt: stamp, serverUpdatedAt: stamp },
-      });
-      totals = await insertItems(tx, userId, mealId, items, stamp);
-    }
-    const meal = await tx.meal.update({
-      where: { id: mealId },
-      data: {
-        mealName: trimmedOrNull(options.mealName),
-        mealType: options.mealType,
-        eatenAt: options.eatenAt ?? undefined,
-        note: options.note,
-        ...totals,
-        serverUpdatedAt: stamp,
+  return updateMealLike(
+    ctx,
+    {
+      lock: lockMeal,
+      retireItems: (tx, _userId, id, stamp) =>
+        tx.mealItem.updateMany({
+          where: { userId, mealId: id, deletedAt: null },
+          data: { deletedAt: stamp, serverUpdatedAt: stamp },
+        }),
+      insertItems,
+      update: async (tx, id, totals, stamp) => {
+        const meal = await tx.meal.update({
+          where: { id },
+          data: {
+            mealName: trimmedOrNull(options.mealName),
+            mealType: options.mealType,
+            eatenAt: options.eatenAt ?? undefined,
+            note: options.note,
+            ...totals,
+            serverUpdatedAt: stamp,
+          },
+        });
+        return (await withItems(tx, ctx, userId, [meal]))[0];
       },
-    });
-    return (await withItems(tx, ctx, userId, [meal]))[0];
-  });
+    },
+    mealId,
+    options,
+  );
 }
 
 /** Removes stored photos after their rows let go of them; a failure is logged, never thrown. */

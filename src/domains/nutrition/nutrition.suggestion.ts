@@ -126,7 +126,7 @@ export async function mealSuggestion(ctx: AuthedContext): Promise<SuggestionView
   }
   return {
     basis: enough ? 'personal' : 'not_enough_data',
-    mealsConsidered: meals.length,
+    mealsConsidered: eaten.length,
     mealsWithResponse: measured.length,
     items,
   };

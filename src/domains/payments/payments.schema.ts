@@ -308,6 +308,9 @@ builder.mutationFields((t) => ({
     },
     resolve: (_root, args, ctx) => handleStripeWebhook(ctx, args),
   }),
+}));
+
+builder.mutationFields((t) => ({
   createSetupIntent: t.withAuth({ public: true }).field({
     type: PaymentIntentOut,
     description: 'Creates a SetupIntent that saves a card for later payments',

@@ -383,6 +383,7 @@ function wireValue(col: SyncedColumn, v: unknown): unknown {
  * The first page fixes the snapshot time; later pages (by `cursor`) read the same snapshot. Tables
  * whose read scope the credential lacks are left out and named in `omittedTables`.
  */
+// eslint-disable-next-line complexity -- issue 31 item 5: still to split into named steps
 export async function syncPull(ctx: AuthedContext, options: PullOptions): Promise<PullPage> {
   // NOTE: whose data: the owner's while a grantee views as (read-only), else the caller's.
   const userId = readerUserId(ctx);
@@ -721,23 +722,18 @@ interface Applied {
 }
 
 /**
- * Writes one table's part of a push inside the transaction, PUSH_CHUNK records per statement;
- * throws CONFLICT when it must not apply (the transaction then writes nothing at all). Records it
- * deletes are handed to the owner's `onDeleted`, in the same transaction.
+ * Locks the rows of `ids`, whoever owns them, until commit, and answers which exist and whether
+ * each is a tombstone; throws CONFLICT (the whole push fails) for a record of another account or
+ * one changed on the server after the client's last pull.
+ * NOTE: Unsafe only because the table's name comes from the registry.
  */
-async function applyTable(
+async function lockExisting(
   tx: DbTx,
-  p: ParsedTable,
+  table: SyncedTable,
+  ids: string[],
   userId: number,
   lastPulledAt: number | null,
-  ts: number,
-): Promise<Applied> {
-  const { table } = p;
-  const ids = [...p.upserts.map((r) => r.id), ...p.deleted];
-  if (ids.length === 0) return { written: 0, files: [] };
-  // NOTE: the rows of these ids, whoever owns them, locked until commit: a record of another account,
-  // or one changed on the server after the client's last pull, fails the whole push. This statement
-  // and the writes below are Unsafe only because their identifiers come from the registry.
+): Promise<Map<string, boolean>> {
   const tombstoned = new Map<string, boolean>(); // existing id -> deleted
   const conflicts: string[] = [];
   for (const chunk of chunksOf(ids)) {
@@ -767,35 +763,46 @@ async function applyTable(
       },
     );
   }
-  const fresh = p.upserts.filter((r) => !tombstoned.has(r.id));
-  for (const r of fresh) completeNew(p, r);
-  // a tombstone never comes back: updates of a deleted record are dropped
-  const changed = p.upserts.filter((r) => tombstoned.get(r.id) === false);
-  let written = 0;
+  return tombstoned;
+}
 
-  const unnestOf = (
-    records: WireRecord[],
-    withPresence: boolean,
-  ): { sql: string; params: unknown[] } => {
-    const params: unknown[] = [records.map((r) => r.id)];
-    const names = ['id'];
-    const types = ['text[]'];
-    for (const col of table.columns) {
-      params.push(records.map((r) => (r[col.wire] === undefined ? null : r[col.wire])));
-      names.push(q(col.wire));
-      types.push(SQL_ARRAY[col.type]);
-      if (withPresence) {
-        params.push(records.map((r) => col.wire in r));
-        names.push(q(`has_${col.wire}`));
-        types.push('bool[]');
-      }
+/**
+ * The records as `unnest(...)` of one array parameter per column (ids first); with `withPresence`,
+ * a boolean array per column too, telling whether each record carried it.
+ */
+function unnestOf(
+  table: SyncedTable,
+  records: WireRecord[],
+  withPresence: boolean,
+): { sql: string; params: unknown[] } {
+  const params: unknown[] = [records.map((r) => r.id)];
+  const names = ['id'];
+  const types = ['text[]'];
+  for (const col of table.columns) {
+    params.push(records.map((r) => (r[col.wire] === undefined ? null : r[col.wire])));
+    names.push(q(col.wire));
+    types.push(SQL_ARRAY[col.type]);
+    if (withPresence) {
+      params.push(records.map((r) => col.wire in r));
+      names.push(q(`has_${col.wire}`));
+      types.push('bool[]');
     }
-    const args = types.map((t, i) => `$${i + 1}::${t}`).join(', ');
-    return { sql: `unnest(${args}) AS u(${names.join(', ')})`, params };
-  };
+  }
+  const args = types.map((t, i) => `$${i + 1}::${t}`).join(', ');
+  return { sql: `unnest(${args}) AS u(${names.join(', ')})`, params };
+}
 
+/** Inserts new records, PUSH_CHUNK a statement; one that collides with a stored record fails the push. */
+async function insertRecords(
+  tx: DbTx,
+  table: SyncedTable,
+  fresh: WireRecord[],
+  userId: number,
+  ts: number,
+): Promise<number> {
+  let written = 0;
   for (const chunk of chunksOf(fresh)) {
-    const { sql, params } = unnestOf(chunk, false);
+    const { sql, params } = unnestOf(table, chunk, false);
     params.push(userId, ts);
     const n = params.length;
     const cols = table.columns.map((c) => q(c.db)).join(', ');
@@ -811,8 +818,20 @@ async function applyTable(
     if (inserted.length !== chunk.length) await refuseCollisions(tx, table, chunk, inserted);
     written += inserted.length;
   }
+  return written;
+}
+
+/** Updates live records with the columns each carries (a column left out keeps its value). */
+async function updateRecords(
+  tx: DbTx,
+  table: SyncedTable,
+  changed: WireRecord[],
+  userId: number,
+  ts: number,
+): Promise<number> {
+  let written = 0;
   for (const chunk of chunksOf(changed)) {
-    const { sql, params } = unnestOf(chunk, true);
+    const { sql, params } = unnestOf(table, chunk, true);
     params.push(userId, ts);
     const n = params.length;
     const sets = table.columns
@@ -836,8 +855,20 @@ async function applyTable(
       throw e;
     });
   }
+  return written;
+}
+
+/** Tombstones the caller's live records of `ids`; the owner's onDeleted lets go of what they held. */
+async function deleteRecords(
+  tx: DbTx,
+  table: SyncedTable,
+  ids: string[],
+  userId: number,
+  ts: number,
+): Promise<Applied> {
+  let written = 0;
   const files: string[] = [];
-  for (const chunk of chunksOf(p.deleted)) {
+  for (const chunk of chunksOf(ids)) {
     const deleted = await tx.$queryRawUnsafe<{ id: string }[]>(
       `UPDATE ${q(table.sqlTable)} SET deleted_at = ${msParam('$3')}, server_updated_at = ${msParam('$3')}
         WHERE user_id = $1 AND id = ANY($2::text[]) AND deleted_at IS NULL RETURNING id`,
@@ -851,6 +882,39 @@ async function applyTable(
     }
   }
   return { written, files };
+}
+
+/** What one table's part of a push wrote, and the files its deleted records held. */
+interface Applied {
+  written: number;
+  files: string[];
+}
+
+/**
+ * Writes one table's part of a push inside the transaction, PUSH_CHUNK records per statement;
+ * throws CONFLICT when it must not apply (the transaction then writes nothing at all). Records it
+ * deletes are handed to the owner's `onDeleted`, in the same transaction. The statements are
+ * Unsafe only because their identifiers come from the registry.
+ */
+async function applyTable(
+  tx: DbTx,
+  p: ParsedTable,
+  userId: number,
+  lastPulledAt: number | null,
+  ts: number,
+): Promise<Applied> {
+  const { table } = p;
+  const ids = [...p.upserts.map((r) => r.id), ...p.deleted];
+  if (ids.length === 0) return { written: 0, files: [] };
+  const tombstoned = await lockExisting(tx, table, ids, userId, lastPulledAt);
+  const fresh = p.upserts.filter((r) => !tombstoned.has(r.id));
+  for (const r of fresh) completeNew(p, r);
+  // a tombstone never comes back: updates of a deleted record are dropped
+  const changed = p.upserts.filter((r) => tombstoned.get(r.id) === false);
+  const inserted = await insertRecords(tx, table, fresh, userId, ts);
+  const updated = await updateRecords(tx, table, changed, userId, ts);
+  const deleted = await deleteRecords(tx, table, p.deleted, userId, ts);
+  return { written: inserted + updated + deleted.written, files: deleted.files };
 }
 
 /** Removes the files of records a committed push deleted; a file that will not go is logged. */
