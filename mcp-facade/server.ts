@@ -21,7 +21,7 @@
  */
 import { readFileSync } from 'node:fs';
 import express from 'express';
-import type { NextFunction, Request, Response, Router } from 'express';
+import type { NextFunction, Request, RequestHandler, Response, Router } from 'express';
 import type { GraphQLSchema } from 'graphql';
 import { GraphQLError } from 'graphql';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
@@ -313,52 +313,50 @@ const CREDENTIAL_NAME: Record<McpDoor, string> = {
   oauth: 'an active OAuth access token',
 };
 
-/** The express router serving POST /api/mcp, or `path` (and 405 for other methods). */
-// eslint-disable-next-line max-lines-per-function -- issue 31 item 5: still to split into named steps
-export function createMcpRouter(options: McpFacadeOptions): Router {
-  const door = options.door ?? 'pat';
-  const path = options.path ?? MCP_PATH;
-  const registry = options.registry ?? buildRegistry(options.tools ?? TOOLS, options);
-  const deps: CallToolDeps = {
-    operations: options.operations,
-    idempotency: options.idempotency,
-    perDay: options.limits.perDay,
-  };
-  const { PUBLIC_URL } = options.config;
-  const hosts = allowedHosts(
-    options.config,
-    options.oauth ? options.oauth.host : PUBLIC_URL && new URL(PUBLIC_URL).hostname,
-  );
-  const resourceMetadataUrl = options.oauth?.resourceMetadataUrl;
-  const router = express.Router();
+/** What a door's handlers share: its name, its tools and where its OAuth metadata is. */
+interface DoorFacts {
+  door: McpDoor;
+  registry: ToolRegistry;
+  resourceMetadataUrl?: string;
+}
 
-  // each request's SQL statements on /metrics
-  router.all(path, countRequestStatements('mcp'));
-  router.all(path, (req, res, next) => {
-    // NOTE: DNS-rebinding defence. A page on evil.example whose name is re-pointed at this machine
-    // calls us as same-origin: its Host (and Origin) name evil.example. The raw Host header, never
-    // X-Forwarded-Host: with TRUST_PROXY=loopback the rebound browser itself is a "trusted proxy".
-    // Not the SDK's hostHeaderValidation (same rule, but its 403 echoes the whole Host header) nor
-    // the transport's deprecated allowedHosts (exact host:port, so no ephemeral or proxied ports).
+/**
+ * NOTE: DNS-rebinding defence. A page on evil.example whose name is re-pointed at this machine
+ * calls us as same-origin: its Host (and Origin) name evil.example. The raw Host header, never
+ * X-Forwarded-Host: with TRUST_PROXY=loopback the rebound browser itself is a "trusted proxy".
+ * Not the SDK's hostHeaderValidation (same rule, but its 403 echoes the whole Host header) nor the
+ * transport's deprecated allowedHosts (exact host:port, so no ephemeral or proxied ports).
+ * NOTE: cross-site defence (MCP transports: servers MUST validate Origin).
+ */
+function guardHostAndOrigin(
+  hosts: Set<string>,
+  config: McpFacadeOptions['config'],
+): RequestHandler {
+  return (req, res, next) => {
     const host = hostNameOf(req.headers.host ?? '');
     if (host === null || !hosts.has(host)) return refuse(res, 403, 'Host not allowed');
     const origin = req.get('origin');
-    // NOTE: cross-site defence (MCP transports: servers MUST validate Origin).
-    if (origin !== undefined && !originAllowed(origin, req, options.config))
+    if (origin !== undefined && !originAllowed(origin, req, config))
       return refuse(res, 403, 'Origin not allowed');
     next();
-  });
-
-  const onlyPost = (req: Request, res: Response, next: NextFunction): void => {
-    if (req.method === 'POST') return next();
-    res.set('allow', 'POST');
-    refuse(res, 405, 'Method not allowed: this MCP endpoint is stateless and answers POST only');
   };
+}
 
-  const authenticate = async (req: Request, res: Response, next: NextFunction): Promise<void> => {
+function onlyPost(req: Request, res: Response, next: NextFunction): void {
+  if (req.method === 'POST') return next();
+  res.set('allow', 'POST');
+  refuse(res, 405, 'Method not allowed: this MCP endpoint is stateless and answers POST only');
+}
+
+/** The door's credential, else 401 with the challenge that starts discovery (res.locals.mcpContext). */
+function authenticateFor(
+  facts: DoorFacts,
+  context: McpFacadeOptions['context'],
+): (req: Request, res: Response, next: NextFunction) => Promise<void> {
+  return async (req, res, next) => {
     let ctx: Context | null = null;
     try {
-      ctx = await options.context(req);
+      ctx = await context(req);
     } catch (err) {
       if (!(err instanceof GraphQLError)) throw err; // e.g. a cookie without its CSRF token: not authenticated here
     }
@@ -366,14 +364,14 @@ export function createMcpRouter(options: McpFacadeOptions): Router {
     // A presented bearer that is not an active credential of the door (unknown, revoked, expired, a
     // login token, another door's token) is invalid *for this resource*: invalid_token, not
     // insufficient_scope (no scope fixes it).
-    if (!ctx?.principal || !doorAccepts(ctx.principal, door)) {
+    if (!ctx?.principal || !doorAccepts(ctx.principal, facts.door)) {
       const presented = bearerPresented(req);
       res.set(
         'www-authenticate',
-        bearerChallenge(presented ? ['error="invalid_token"'] : [], resourceMetadataUrl),
+        bearerChallenge(presented ? ['error="invalid_token"'] : [], facts.resourceMetadataUrl),
       );
       return presented
-        ? refuse(res, 401, `Invalid token: send ${CREDENTIAL_NAME[door]}`, {
+        ? refuse(res, 401, `Invalid token: send ${CREDENTIAL_NAME[facts.door]}`, {
             data: { code: 'invalid_token' },
           })
         : refuse(res, 401, errorMessage('UNAUTHENTICATED'));
@@ -381,10 +379,15 @@ export function createMcpRouter(options: McpFacadeOptions): Router {
     res.locals.mcpContext = ctx;
     next();
   };
+}
 
-  const perMinute = async (_req: Request, res: Response, next: NextFunction): Promise<void> => {
+/** The per-minute limit of the credential: 429 with Retry-After past it. */
+function perMinuteOf(
+  limits: McpFacadeOptions['limits'],
+): (req: Request, res: Response, next: NextFunction) => Promise<void> {
+  return async (_req, res, next) => {
     const ctx = res.locals.mcpContext as Context;
-    const minute = await options.limits.perMinute.take(limitKey(ctx.principal!));
+    const minute = await limits.perMinute.take(limitKey(ctx.principal!));
     if (!minute.allowed) {
       res.set('retry-after', String(minute.retryAfterSeconds));
       return refuse(res, 429, `Too many calls: ${minute.limit} per minute per token`, {
@@ -393,13 +396,15 @@ export function createMcpRouter(options: McpFacadeOptions): Router {
     }
     next();
   };
+}
 
-  /**
-   * The toolsets the URL chooses (`?toolsets=glucose,nutrition`, res.locals.mcpToolsets): an unknown
-   * name (or a value naming nothing) answers 400 listing every valid name, in the JSON-RPC error
-   * shape the transport answers bad requests with.
-   */
-  const toolsetsOfUrl = (req: Request, res: Response, next: NextFunction): void => {
+/**
+ * The toolsets the URL chooses (`?toolsets=glucose,nutrition`, res.locals.mcpToolsets): an unknown
+ * name (or a value naming nothing) answers 400 listing every valid name, in the JSON-RPC error
+ * shape the transport answers bad requests with.
+ */
+function toolsetsOfUrl(registry: ToolRegistry): RequestHandler {
+  return (req, res, next) => {
     const raw = req.query[TOOLSETS_PARAM];
     const values =
       raw === undefined
@@ -423,15 +428,16 @@ export function createMcpRouter(options: McpFacadeOptions): Router {
       data: { code: 'unknown_toolset', toolsets: valid },
     });
   };
+}
 
-  // NOTE: the OAuth door authenticates before the method check, so an unauthenticated GET also gets
-  // the challenge that starts discovery (docs/mcp-oauth.md section 10); /api/mcp answers 405 first.
-  if (door === 'oauth') router.all(path, authenticate, onlyPost, perMinute, toolsetsOfUrl);
-  else router.all(path, onlyPost, authenticate, perMinute, toolsetsOfUrl);
-
-  router.post(path, jsonBodyParser(MCP_BODY_LIMIT), (req, res, next) => {
-    // NOTE: one message per POST, so the per-minute limit counts every call. JSON-RPC batches left
-    // MCP in 2025-06-18; the SDK transport still runs up to 100 of them whatever the version.
+/**
+ * One message per POST, so the per-minute limit counts every call (JSON-RPC batches left MCP in
+ * 2025-06-18; the SDK transport still runs up to 100 of them whatever the version); on the OAuth
+ * door, a call of a tool whose scopes the token lacks is a 403 step-up; params of the wrong shape
+ * say what to send (the SDK answers -32603 with a raw schema dump).
+ */
+function checkMessage(facts: DoorFacts): RequestHandler {
+  return (req, res, next) => {
     if (Array.isArray(req.body)) {
       return refuse(
         res,
@@ -442,15 +448,14 @@ export function createMcpRouter(options: McpFacadeOptions): Router {
         },
       );
     }
-    // The SDK answers params of the wrong shape with -32603 and a raw schema dump; say what to send.
     const message = req.body as { id?: unknown };
-    const stepUp = door === 'oauth' ? insufficientScope(message, res) : null;
+    const stepUp = facts.door === 'oauth' ? insufficientScope(facts, message, res) : null;
     if (stepUp) {
       res.set(
         'www-authenticate',
         bearerChallenge(
           ['error="insufficient_scope"', `scope="${stepUp.scope}"`],
-          resourceMetadataUrl,
+          facts.resourceMetadataUrl,
         ),
       );
       return refuse(res, 403, stepUp.message, {
@@ -465,54 +470,66 @@ export function createMcpRouter(options: McpFacadeOptions): Router {
       id,
       error: { code: ErrorCode.InvalidParams, message: `Invalid params: ${problem}` },
     });
-  });
+  };
+}
 
-  /**
-   * Whether the message calls a streaming tool this door offers with a progressToken (only then is
-   * there anything to stream): answered as SSE. Without a token the call is answered as JSON.
-   */
-  function streamsAnswer(message: unknown, toolsets: ToolsetChoice): boolean {
-    if (!isObject(message) || message.method !== 'tools/call' || !isObject(message.params))
-      return false;
-    const { name, _meta: meta } = message.params;
-    const token = isObject(meta) ? meta.progressToken : undefined;
-    if (typeof token !== 'string' && typeof token !== 'number') return false;
-    return typeof name === 'string' && registry.find(name, door, toolsets)?.row.stream === true;
-  }
+/**
+ * Whether the message calls a streaming tool this door offers with a progressToken (only then is
+ * there anything to stream): answered as SSE. Without a token the call is answered as JSON.
+ */
+function streamsAnswer(facts: DoorFacts, message: unknown, toolsets: ToolsetChoice): boolean {
+  if (!isObject(message) || message.method !== 'tools/call' || !isObject(message.params))
+    return false;
+  const { name, _meta: meta } = message.params;
+  const token = isObject(meta) ? meta.progressToken : undefined;
+  if (typeof token !== 'string' && typeof token !== 'number') return false;
+  return (
+    typeof name === 'string' && facts.registry.find(name, facts.door, toolsets)?.row.stream === true
+  );
+}
 
-  /**
-   * A tools/call of a tool the door offers whose scopes the credential lacks: on the OAuth door an
-   * HTTP 403 whose challenge names the scopes held and needed, so the client can ask for more
-   * (step-up); /api/mcp answers an isError INSUFFICIENT_SCOPE result instead (call-tool.ts).
-   */
-  function insufficientScope(
-    message: unknown,
-    res: Response,
-  ): { missing: string[]; scope: string; message: string } | null {
-    if (!isObject(message) || message.method !== 'tools/call' || !isObject(message.params))
-      return null;
-    const name = message.params.name;
-    const toolsets = res.locals.mcpToolsets as ToolsetChoice;
-    const tool = typeof name === 'string' ? registry.find(name, door, toolsets) : undefined;
-    if (!tool) return null;
-    const held = (res.locals.mcpContext as Context).principal!.scopes;
-    const missing = tool.row.scopes.filter((s) => !held.has(s));
-    if (!missing.length) return null;
-    return {
-      missing,
-      scope: [...new Set([...held, ...missing])].join(' '),
-      message: `This token lacks the scope ${missing.join(', ')} that ${tool.row.name} needs`,
-    };
-  }
+/**
+ * A tools/call of a tool the door offers whose scopes the credential lacks: on the OAuth door an
+ * HTTP 403 whose challenge names the scopes held and needed, so the client can ask for more
+ * (step-up); /api/mcp answers an isError INSUFFICIENT_SCOPE result instead (call-tool.ts).
+ */
+function insufficientScope(
+  facts: DoorFacts,
+  message: unknown,
+  res: Response,
+): { missing: string[]; scope: string; message: string } | null {
+  if (!isObject(message) || message.method !== 'tools/call' || !isObject(message.params))
+    return null;
+  const name = message.params.name;
+  const toolsets = res.locals.mcpToolsets as ToolsetChoice;
+  const tool =
+    typeof name === 'string' ? facts.registry.find(name, facts.door, toolsets) : undefined;
+  if (!tool) return null;
+  const held = (res.locals.mcpContext as Context).principal!.scopes;
+  const missing = tool.row.scopes.filter((s) => !held.has(s));
+  if (!missing.length) return null;
+  return {
+    missing,
+    scope: [...new Set([...held, ...missing])].join(' '),
+    message: `This token lacks the scope ${missing.join(', ')} that ${tool.row.name} needs`,
+  };
+}
 
-  router.post(path, async (req, res) => {
+/**
+ * The answer: JSON straight from the parsed body (json-exchange.ts), a tools/call without the SDK
+ * Server; the SDK's transport only for a call of a streaming tool (McpTool.stream), answered as
+ * server-sent events.
+ */
+function answerMessage(
+  facts: DoorFacts,
+  deps: CallToolDeps,
+): (req: Request, res: Response) => Promise<void> {
+  const { registry, door } = facts;
+  return async (req, res) => {
     const toolsets = res.locals.mcpToolsets as ToolsetChoice;
     const ctx = res.locals.mcpContext as Context;
     const server = () => mcpServer(registry, ctx, deps, door, req.body, toolsets);
-    // a JSON answer straight from the parsed body (json-exchange.ts), a tools/call without the SDK
-    // Server; the SDK's transport only for a call of a streaming tool (McpTool.stream), answered
-    // as server-sent events
-    if (!streamsAnswer(req.body, toolsets)) {
+    if (!streamsAnswer(facts, req.body, toolsets)) {
       const callTool = toolCaller(registry, ctx, deps, door, req.body, toolsets);
       return answerAsJson(req, res, { server, callTool });
     }
@@ -521,30 +538,63 @@ export function createMcpRouter(options: McpFacadeOptions): Router {
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
     await sdkServer.connect(transport);
     await transport.handleRequest(req, res, req.body);
-  });
+  };
+}
 
-  router.use(
-    path,
-    (
-      err: Error & { type?: string; status?: number },
-      _req: Request,
-      res: Response,
-      next: NextFunction,
-    ) => {
-      if (err.type === 'entity.parse.failed') {
-        refuse(res, 400, 'Parse error', { code: ErrorCode.ParseError });
-      } else if (err.type === TOO_DEEP) {
-        refuse(res, 400, `Invalid Request: ${err.message}`, { code: ErrorCode.InvalidRequest });
-      } else if (err.type === 'entity.too.large') {
-        refuse(res, 413, `Request body larger than ${MCP_BODY_LIMIT}`);
-      } else if (err.status && err.status >= 400 && err.status < 500) {
-        // an unsupported charset or content encoding (415), an aborted body (400)
-        refuse(res, err.status, clip(err.message));
-      } else {
-        next(err);
-      }
-    },
+/** Body errors in the JSON-RPC shape: a parse error, too deep, too large, a bad encoding. */
+function bodyErrors(
+  err: Error & { type?: string; status?: number },
+  _req: Request,
+  res: Response,
+  next: NextFunction,
+): void {
+  if (err.type === 'entity.parse.failed') {
+    refuse(res, 400, 'Parse error', { code: ErrorCode.ParseError });
+  } else if (err.type === TOO_DEEP) {
+    refuse(res, 400, `Invalid Request: ${err.message}`, { code: ErrorCode.InvalidRequest });
+  } else if (err.type === 'entity.too.large') {
+    refuse(res, 413, `Request body larger than ${MCP_BODY_LIMIT}`);
+  } else if (err.status && err.status >= 400 && err.status < 500) {
+    // an unsupported charset or content encoding (415), an aborted body (400)
+    refuse(res, err.status, clip(err.message));
+  } else {
+    next(err);
+  }
+}
+
+/** The express router serving POST /api/mcp, or `path` (and 405 for other methods). */
+export function createMcpRouter(options: McpFacadeOptions): Router {
+  const door = options.door ?? 'pat';
+  const path = options.path ?? MCP_PATH;
+  const registry = options.registry ?? buildRegistry(options.tools ?? TOOLS, options);
+  const facts: DoorFacts = {
+    door,
+    registry,
+    resourceMetadataUrl: options.oauth?.resourceMetadataUrl,
+  };
+  const deps: CallToolDeps = {
+    operations: options.operations,
+    idempotency: options.idempotency,
+    perDay: options.limits.perDay,
+  };
+  const { PUBLIC_URL } = options.config;
+  const hosts = allowedHosts(
+    options.config,
+    options.oauth ? options.oauth.host : PUBLIC_URL && new URL(PUBLIC_URL).hostname,
   );
-
+  const authenticate = authenticateFor(facts, (req) => options.context(req));
+  const perMinute = perMinuteOf(options.limits);
+  const router = express.Router();
+  // each request's SQL statements on /metrics
+  router.all(path, countRequestStatements('mcp'));
+  router.all(path, guardHostAndOrigin(hosts, options.config));
+  // NOTE: the OAuth door authenticates before the method check, so an unauthenticated GET also gets
+  // the challenge that starts discovery (docs/mcp-oauth.md section 10); /api/mcp answers 405 first.
+  if (door === 'oauth')
+    router.all(path, authenticate, onlyPost, perMinute, toolsetsOfUrl(registry));
+  else router.all(path, onlyPost, authenticate, perMinute, toolsetsOfUrl(registry));
+  router.post(path, jsonBodyParser(MCP_BODY_LIMIT), checkMessage(facts));
+  router.post(path, answerMessage(facts, deps));
+  router.use(path, bodyErrors);
   return router;
 }

@@ -47,39 +47,44 @@ function lineOf(root: string, sf: ts.SourceFile, node: ts.Node): string {
   return `${path.relative(root, sf.fileName)}:${line + 1}`;
 }
 
+/** Whether the statement declares `name` (a function, or a const of it). */
+function declares(st: ts.Statement, name: string): boolean {
+  if (ts.isFunctionDeclaration(st)) return st.name?.text === name;
+  if (!ts.isVariableStatement(st)) return false;
+  return st.declarationList.declarations.some(
+    (d) => ts.isIdentifier(d.name) && d.name.text === name,
+  );
+}
+
+/**
+ * Where an import or re-export statement brings `name` from: the module and its name there, or
+ * null when it does not (or names a package).
+ */
+function broughtFrom(
+  st: ts.Statement,
+  file: string,
+  name: string,
+): { file: string; name: string } | null {
+  if (!(ts.isImportDeclaration(st) || ts.isExportDeclaration(st))) return null;
+  const spec = st.moduleSpecifier;
+  if (!spec || !ts.isStringLiteral(spec) || !spec.text.startsWith('.')) return null;
+  const list = ts.isImportDeclaration(st) ? st.importClause?.namedBindings : st.exportClause;
+  if (!list || !(ts.isNamedImports(list) || ts.isNamedExports(list))) return null;
+  const el = (list.elements as ts.NodeArray<ts.ImportSpecifier | ts.ExportSpecifier>).find(
+    (e) => e.name.text === name,
+  );
+  if (!el) return null;
+  return { file: path.resolve(path.dirname(file), spec.text), name: el.propertyName?.text ?? name };
+}
+
 /** Where `name` is declared: in `file` itself, or followed through its imports and re-exports. */
-// eslint-disable-next-line complexity -- issue 31 item 5: still to split into named steps
 function declarationOf(root: string, file: string, name: string, depth = 0): string | null {
   if (depth > 5 || !existsSync(file)) return null;
   const sf = sourceOf(file);
   for (const st of sf.statements) {
-    if (ts.isFunctionDeclaration(st) && st.name?.text === name) return lineOf(root, sf, st);
-    if (ts.isVariableStatement(st)) {
-      for (const d of st.declarationList.declarations)
-        if (ts.isIdentifier(d.name) && d.name.text === name) return lineOf(root, sf, st);
-    }
-    const from =
-      (ts.isImportDeclaration(st) || ts.isExportDeclaration(st)) &&
-      st.moduleSpecifier &&
-      ts.isStringLiteral(st.moduleSpecifier)
-        ? st.moduleSpecifier.text
-        : null;
-    if (!from?.startsWith('.')) continue;
-    const target = path.resolve(path.dirname(file), from);
-    if (ts.isImportDeclaration(st)) {
-      const named = st.importClause?.namedBindings;
-      if (named && ts.isNamedImports(named)) {
-        const el = named.elements.find((e) => e.name.text === name);
-        if (el) return declarationOf(root, target, el.propertyName?.text ?? name, depth + 1);
-      }
-    } else if (
-      ts.isExportDeclaration(st) &&
-      st.exportClause &&
-      ts.isNamedExports(st.exportClause)
-    ) {
-      const el = st.exportClause.elements.find((e) => e.name.text === name);
-      if (el) return declarationOf(root, target, el.propertyName?.text ?? name, depth + 1);
-    }
+    if (declares(st, name)) return lineOf(root, sf, st);
+    const from = broughtFrom(st, file, name);
+    if (from) return declarationOf(root, from.file, from.name, depth + 1);
   }
   return null;
 }

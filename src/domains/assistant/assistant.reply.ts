@@ -24,6 +24,7 @@ import { checkedCompletion, createCompletion } from '../../integrations/openai.t
 import { AI_FEATURES, availableModel, guardedCall, worstCaseUsd } from '../ai/index.ts';
 import type { CallResult } from '../ai/index.ts';
 import { readTools, runReadTool } from './assistant.catalogue.ts';
+import type { ToolRun } from './assistant.catalogue.ts';
 import { factsForInstructions } from './assistant.memory.ts';
 import {
   CONVERSATION_MESSAGES_MAX,
@@ -146,18 +147,10 @@ async function history(
     );
 }
 
-/** Answers the person's message in their conversation (see the module comment). */
-// eslint-disable-next-line max-lines-per-function -- issue 31 item 5: still to split into named steps
-export async function replyAssistantConversation(
-  ctx: AuthedContext,
-  options: ReplyOptions,
-): Promise<ReplyView> {
-  availableModel(ctx);
-  await ensureAssistantConsent(ctx);
-  const conversation = await ownedConversation(ctx, options.conversationId);
-  const userId = ctx.principal.userId;
+/** A conversation has room for a question and its answer, else CONFLICT conversation_full. */
+async function ensureRoom(ctx: AuthedContext, conversationId: string): Promise<void> {
   const count = await ctx.prisma.assistantMessage.count({
-    where: { conversationId: conversation.id, userId },
+    where: { conversationId, userId: ctx.principal.userId },
   });
   if (count + 2 > CONVERSATION_MESSAGES_MAX) {
     throw appError(
@@ -168,7 +161,15 @@ export async function replyAssistantConversation(
       },
     );
   }
-  const attached = await uploadsForModel(ctx, options.uploadIds ?? []);
+}
+
+/** What the model is sent: the instructions with what it remembers, the history, the new message. */
+async function promptOf(
+  ctx: AuthedContext,
+  conversationId: string,
+  options: ReplyOptions,
+  attached: Awaited<ReturnType<typeof uploadsForModel>>,
+): Promise<ChatCompletionMessageParam[]> {
   const facts = await factsForInstructions(ctx);
   const system = facts.length
     ? `${INSTRUCTIONS}\n\nWhat you remember about the person:\n${facts.join('\n')}`
@@ -181,54 +182,60 @@ export async function replyAssistantConversation(
       image_url: { url, detail: 'auto' as const },
     })),
   ];
-  const messages: ChatCompletionMessageParam[] = [
+  return [
     { role: 'system', content: system },
-    ...(await history(ctx, conversation.id)),
+    ...(await history(ctx, conversationId)),
     {
       role: 'user',
       content: userContent.length === 1 ? options.message : userContent,
     },
   ];
-  const catalogue = [...readTools(options.schema).values()];
-  const tools: ChatCompletionTool[] = catalogue.map((t) => ({
+}
+
+/** One tool call of a round: run (a read operation), or refused past TOOL_CALLS_PER_ROUND. */
+async function runToolCall(
+  ctx: AuthedContext,
+  options: ReplyOptions,
+  call: { function: { name: string; arguments: string } },
+  index: number,
+): Promise<ToolRun> {
+  if (index < TOOL_CALLS_PER_ROUND)
+    return runReadTool(ctx, options.schema, call.function.name, call.function.arguments);
+  return {
+    ok: false,
+    content: JSON.stringify({
+      error: { code: 'RATE_LIMITED', message: `At most ${TOOL_CALLS_PER_ROUND} calls per round` },
+    }),
+    error: 'RATE_LIMITED',
+  };
+}
+
+/**
+ * The model's rounds: each may call read tools (their answers go back to it) until it answers in
+ * text, or MAX_TOOL_ROUNDS pass (the last round offers no tools). Answers the text and the sources.
+ */
+async function converse(
+  ctx: AuthedContext,
+  options: ReplyOptions,
+  messages: ChatCompletionMessageParam[],
+  images: number,
+): Promise<{ answer: string; sources: AnswerSource[] }> {
+  const tools: ChatCompletionTool[] = [...readTools(options.schema).values()].map((t) => ({
     type: 'function',
     function: { name: t.name, description: t.description, parameters: t.parameters },
   }));
-
   const sources: AnswerSource[] = [];
-  let answer = '';
   for (let round = 0; ; round++) {
     const last = round >= MAX_TOOL_ROUNDS;
-    const result = await modelRound(
-      ctx,
-      messages,
-      last ? [] : tools,
-      attached.images.length,
-      options.onText,
-    );
-    if (last || !result.toolCalls.length) {
-      answer = result.content;
-      break;
-    }
+    const result = await modelRound(ctx, messages, last ? [] : tools, images, options.onText);
+    if (last || !result.toolCalls.length) return { answer: result.content, sources };
     messages.push({
       role: 'assistant',
       content: result.content || null,
       tool_calls: result.toolCalls,
     });
     for (const [i, call] of result.toolCalls.entries()) {
-      const run =
-        i < TOOL_CALLS_PER_ROUND
-          ? await runReadTool(ctx, options.schema, call.function.name, call.function.arguments)
-          : {
-              ok: false,
-              content: JSON.stringify({
-                error: {
-                  code: 'RATE_LIMITED',
-                  message: `At most ${TOOL_CALLS_PER_ROUND} calls per round`,
-                },
-              }),
-              error: 'RATE_LIMITED',
-            };
+      const run = await runToolCall(ctx, options, call, i);
       messages.push({ role: 'tool', tool_call_id: call.id, content: run.content });
       sources.push({
         operation: call.function.name.slice(0, 64),
@@ -238,41 +245,65 @@ export async function replyAssistantConversation(
       });
     }
   }
-  if (!answer) {
-    throw appError('UPSTREAM_FAILED', 'The AI model gave no answer; try again', { retryAfter: 5 });
-  }
+}
 
+/** Stores the question and its answer (with the sources) in one transaction. */
+async function storeExchange(
+  ctx: AuthedContext,
+  conversationId: string,
+  question: string,
+  reply: { answer: string; sources: AnswerSource[] },
+): Promise<ReplyView> {
+  const userId = ctx.principal.userId;
   const now = Date.now();
-  const [question, reply] = await ctx.prisma.$transaction([
+  const [asked, answered] = await ctx.prisma.$transaction([
     ctx.prisma.assistantMessage.create({
       data: {
-        conversationId: conversation.id,
+        conversationId,
         userId,
         role: 'user',
-        content: options.message,
+        content: question,
         createdAt: new Date(now),
       },
       select: messageSelect,
     }),
     ctx.prisma.assistantMessage.create({
       data: {
-        conversationId: conversation.id,
+        conversationId,
         userId,
         role: 'assistant',
-        content: answer,
-        sources: sources as unknown as object[],
+        content: reply.answer,
+        sources: reply.sources as unknown as object[],
         createdAt: new Date(now + 1),
       },
       select: messageSelect,
     }),
     ctx.prisma.assistantConversation.updateMany({
-      where: { id: conversation.id, userId },
+      where: { id: conversationId, userId },
       data: { updatedAt: new Date(now + 1) },
     }),
   ]);
   return {
-    conversationId: conversation.id,
-    question: messageView(question),
-    answer: messageView(reply),
+    conversationId,
+    question: messageView(asked),
+    answer: messageView(answered),
   };
+}
+
+/** Answers the person's message in their conversation (see the module comment). */
+export async function replyAssistantConversation(
+  ctx: AuthedContext,
+  options: ReplyOptions,
+): Promise<ReplyView> {
+  availableModel(ctx);
+  await ensureAssistantConsent(ctx);
+  const conversation = await ownedConversation(ctx, options.conversationId);
+  await ensureRoom(ctx, conversation.id);
+  const attached = await uploadsForModel(ctx, options.uploadIds ?? []);
+  const messages = await promptOf(ctx, conversation.id, options, attached);
+  const reply = await converse(ctx, options, messages, attached.images.length);
+  if (!reply.answer) {
+    throw appError('UPSTREAM_FAILED', 'The AI model gave no answer; try again', { retryAfter: 5 });
+  }
+  return storeExchange(ctx, conversation.id, options.message, reply);
 }
