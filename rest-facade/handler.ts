@@ -146,25 +146,192 @@ function routePlan(
   };
 }
 
-// eslint-disable-next-line max-lines-per-function -- issue 31 item 5: still to split into named steps
+/** A request's variables as they are read: their values, where each came from, the issues. */
+interface VariableReading {
+  variables: Record<string, unknown>;
+  origins: VariableOrigins;
+  issues: ValidationIssue[];
+}
+
+/**
+ * Each variable is read from its wire value along its GraphQL type (wire-input.ts): lax scalars,
+ * snake_case keys, undeclared keys ignored, issues located. The first source wins.
+ */
+function take(
+  reading: VariableReading,
+  plan: RoutePlan,
+  name: string | undefined,
+  value: unknown,
+  origin: VariableOrigin,
+  text: boolean,
+): void {
+  const type = name === undefined ? undefined : plan.types.get(name);
+  if (name === undefined || !type || reading.origins.variables.has(name)) return; // parameters the operation does not take are ignored
+  reading.variables[name] = readWireValue(value, type, {
+    text,
+    variable: name,
+    issues: reading.issues,
+  });
+  reading.origins.variables.set(name, { ...origin, type });
+}
+
+/**
+ * The body as the row's responder reads it (`text`: its values are text, like query parameters),
+ * or null when it could not be read and the answer is sent.
+ */
+async function readBody(
+  route: RestRoute,
+  req: Request,
+  res: Response,
+  uploadMaxBytes: number,
+): Promise<{ body: unknown; text: boolean } | null> {
+  if (route.responder === 'raw') {
+    // the bytes exactly as sent (a body the raw parser did not read, e.g. none at all, is empty)
+    return { body: Buffer.isBuffer(req.body) ? req.body.toString('utf8') : '', text: true };
+  }
+  if (route.responder === 'multipart') {
+    const form = await readMultipart(req, { maxFileBytes: uploadMaxBytes });
+    if (!form.ok) {
+      const code = form.status === 413 ? 'PAYLOAD_TOO_LARGE' : 'VALIDATION_FAILED';
+      res.status(form.status).json(httpErrorBody(code, { detail: form.detail }));
+      return null;
+    }
+    // text fields are text, like query parameters; file parts pass through as Files
+    return { body: form.body, text: true };
+  }
+  if (route.responder === 'upload') {
+    const form = await openStreamedForm(req);
+    if (!form.ok) {
+      res.status(form.status).json(httpErrorBody('VALIDATION_FAILED', { detail: form.detail }));
+      return null;
+    }
+    // the field reads the file part as it arrives; what it leaves unread goes once it answered
+    res.once('finish', form.release).once('close', form.release);
+    return { body: form.body, text: true };
+  }
+  return { body: req.body as unknown, text: false };
+}
+
+/** Reads the variables from the path, the query, the row's headers and the body, in that order. */
+function readVariables(
+  route: RestRoute,
+  plan: RoutePlan,
+  req: Request,
+  body: { body: unknown; text: boolean },
+): VariableReading {
+  const reading: VariableReading = {
+    variables: {},
+    origins: { variables: new Map(), arguments: plan.args },
+    issues: [],
+  };
+  const pathVariable = (param: string) => route.rename?.[param] ?? toCamel(param);
+  for (const [k, v] of Object.entries(req.params))
+    take(reading, plan, pathVariable(k), v, { in: 'path', name: k }, true);
+  for (const [k, v] of Object.entries(req.query))
+    take(reading, plan, plan.byWire.get(k), v, { in: 'query', name: k }, true);
+  for (const [header, name] of Object.entries(route.headers ?? {})) {
+    const value = req.get(header);
+    if (value !== undefined) take(reading, plan, name, value, { in: 'header', name: header }, true);
+  }
+  if (route.body) {
+    if (body.body !== undefined)
+      take(reading, plan, route.body, body.body, { in: 'body' }, body.text);
+    else
+      reading.origins.variables.set(route.body, { in: 'body', type: plan.types.get(route.body) });
+  } else if (body.body && typeof body.body === 'object' && !Array.isArray(body.body)) {
+    for (const [k, v] of Object.entries(body.body))
+      take(reading, plan, plan.byWire.get(k), v, { in: 'body', name: k }, body.text);
+  }
+  locateAbsent(route, plan, reading, body.body);
+  return reading;
+}
+
+/**
+ * Variables nobody sent are located where the client should have sent them: the query string,
+ * unless this route takes its variables from a JSON body (FastAPI's `loc` for a missing field);
+ * a required one that is missing is an issue.
+ */
+function locateAbsent(
+  route: RestRoute,
+  plan: RoutePlan,
+  reading: VariableReading,
+  body: unknown,
+): void {
+  const { origins } = reading;
+  const absentIn =
+    !route.body &&
+    route.variablesIn !== 'query' &&
+    body !== undefined &&
+    !['GET', 'DELETE', 'OPTIONS'].includes(route.method)
+      ? 'body'
+      : 'query';
+  origins.fallback = route.body || absentIn === 'body' ? 'body' : 'query';
+  for (const [name, type] of plan.types) {
+    if (origins.variables.has(name)) continue;
+    origins.variables.set(name, {
+      in: absentIn,
+      name: plan.wireNames.get(name) ?? toSnake(name),
+      type,
+    });
+  }
+  for (const name of plan.required) {
+    if (!Object.hasOwn(reading.variables, name))
+      reading.issues.push({ loc: [name], msg: 'Field required', type: 'missing' });
+  }
+}
+
+/** Answers the operation's result as the row's responder writes it (JSON by default). */
+async function respond(
+  route: RestRoute,
+  plan: RoutePlan,
+  options: RestFacadeOptions,
+  exchange: { req: Request; res: Response; ctx: Context; variables: Record<string, unknown> },
+  data: Record<string, unknown> | null | undefined,
+  cached: ReturnType<typeof cachedResponder> | null,
+): Promise<void> {
+  const { req, res, ctx, variables } = exchange;
+  const answer = data?.[plan.rootField];
+  if (cached) return cached(req, res, answer as CachedAnswer);
+  /** The operation run again with the variable `name` set to the cursor the last part gave. */
+  const runAgainWith =
+    <T>(name: string) =>
+    async (cursor: string): Promise<T> => {
+      const more = await options.operations.execute(
+        route.operation,
+        { ...variables, [name]: cursor },
+        ctx,
+      );
+      if (more.errors.length) throw more.errors[0];
+      return more.data?.[plan.rootField] as T;
+    };
+  if (route.responder === 'stream') {
+    const cut = (error: unknown) =>
+      ctx.log.error({ err: error }, 'stream cut after its first chunk');
+    return streamResponder(res, answer as StreamChunk, runAgainWith<StreamChunk>('after'), cut);
+  }
+  if (route.responder === 'changes' && wantsOneAnswer(variables)) {
+    const cut = (error: unknown) =>
+      ctx.log.error({ err: error }, 'pull answer cut after its first page');
+    return changesResponder(res, answer as ChangesPage, runAgainWith<ChangesPage>('cursor'), cut);
+  }
+  if (route.responder === 'file') {
+    return fileResponder(res, ctx.config.DATA_DIR, answer as FileAnswer);
+  }
+  res.status(route.status ?? 200).json(snakeKeys(answer ?? null, plan.opaque));
+}
+
+/** The handler of one row: authenticate, read the variables, run the operation, answer. */
 function handlerFor(route: RestRoute, options: RestFacadeOptions) {
   const op = options.operations.byName.get(route.operation);
   if (!op)
     throw new Error(`route ${route.method} ${route.path}: unknown operation ${route.operation}`);
-  const pathVariable = (param: string) => route.rename?.[param] ?? toCamel(param);
   const cached = route.responder === 'cached' ? cachedResponder() : null;
   // prepared on the route's first request, not at start (issue 18: start-up time)
   let plan: RoutePlan | undefined;
 
-  // eslint-disable-next-line complexity, max-lines-per-function -- issue 31 item 5: still to split into named steps
   return async (req: Request, res: Response): Promise<void> => {
-    const { types, required, args, rootField, opaque, wireNames, byWire } = (plan ??= routePlan(
-      route,
-      op,
-      options,
-    ));
-    const variables: Record<string, unknown> = {};
-    const origins: VariableOrigins = { variables: new Map(), arguments: args };
+    plan ??= routePlan(route, op, options);
+    let origins: VariableOrigins = { variables: new Map(), arguments: plan.args };
     const fail = (error: GraphQLError): void => {
       const answer = httpAnswerFor(error, origins);
       res.status(answer.status).set(answer.headers).json(answer.body);
@@ -176,120 +343,17 @@ function handlerFor(route: RestRoute, options: RestFacadeOptions) {
       (res.locals[AUTHENTICATED] as Context | undefined) ??
       (await authenticateRequest(req, res, op, options));
     if (!ctx) return;
+    const body = await readBody(route, req, res, options.uploadMaxBytes);
+    if (!body) return;
+    const reading = readVariables(route, plan, req, body);
+    origins = reading.origins;
+    if (reading.issues.length) return fail(validationError(reading.issues));
 
-    // Each variable is read from its wire value along its GraphQL type (wire-input.ts): lax
-    // scalars, snake_case keys, undeclared keys ignored, issues located. The first source wins.
-    const issues: ValidationIssue[] = [];
-    const take = (
-      name: string | undefined,
-      value: unknown,
-      origin: VariableOrigin,
-      text: boolean,
-    ) => {
-      const type = name === undefined ? undefined : types.get(name);
-      if (name === undefined || !type || origins.variables.has(name)) return; // parameters the operation does not take are ignored
-      variables[name] = readWireValue(value, type, { text, variable: name, issues });
-      origins.variables.set(name, { ...origin, type });
-    };
-    for (const [k, v] of Object.entries(req.params))
-      take(pathVariable(k), v, { in: 'path', name: k }, true);
-    for (const [k, v] of Object.entries(req.query))
-      take(byWire.get(k), v, { in: 'query', name: k }, true);
-    for (const [header, name] of Object.entries(route.headers ?? {})) {
-      const value = req.get(header);
-      if (value !== undefined) take(name, value, { in: 'header', name: header }, true);
-    }
-    let body: unknown = req.body;
-    let bodyIsText = false;
-    if (route.responder === 'raw') {
-      // the bytes exactly as sent (a body the raw parser did not read, e.g. none at all, is empty)
-      body = Buffer.isBuffer(req.body) ? req.body.toString('utf8') : '';
-      bodyIsText = true;
-    }
-    if (route.responder === 'multipart') {
-      const form = await readMultipart(req, { maxFileBytes: options.uploadMaxBytes });
-      if (!form.ok) {
-        const code = form.status === 413 ? 'PAYLOAD_TOO_LARGE' : 'VALIDATION_FAILED';
-        return void res.status(form.status).json(httpErrorBody(code, { detail: form.detail }));
-      }
-      // text fields are text, like query parameters; file parts pass through as Files
-      body = form.body;
-      bodyIsText = true;
-    }
-    if (route.responder === 'upload') {
-      const form = await openStreamedForm(req);
-      if (!form.ok)
-        return void res
-          .status(form.status)
-          .json(httpErrorBody('VALIDATION_FAILED', { detail: form.detail }));
-      // the field reads the file part as it arrives; what it leaves unread goes once it answered
-      res.once('finish', form.release).once('close', form.release);
-      body = form.body;
-      bodyIsText = true;
-    }
-    if (route.body) {
-      if (body !== undefined) take(route.body, body, { in: 'body' }, bodyIsText);
-      else origins.variables.set(route.body, { in: 'body', type: types.get(route.body) });
-    } else if (body && typeof body === 'object' && !Array.isArray(body)) {
-      for (const [k, v] of Object.entries(body))
-        take(byWire.get(k), v, { in: 'body', name: k }, bodyIsText);
-    }
-    // Variables nobody sent are located where the client should have sent them: the query string,
-    // unless this route takes its variables from a JSON body (FastAPI's `loc` for a missing field).
-    const absentIn =
-      !route.body &&
-      route.variablesIn !== 'query' &&
-      body !== undefined &&
-      !['GET', 'DELETE', 'OPTIONS'].includes(route.method)
-        ? 'body'
-        : 'query';
-    origins.fallback = route.body || absentIn === 'body' ? 'body' : 'query';
-    for (const [name, type] of types) {
-      if (origins.variables.has(name)) continue;
-      origins.variables.set(name, {
-        in: absentIn,
-        name: wireNames.get(name) ?? toSnake(name),
-        type,
-      });
-    }
-    for (const name of required) {
-      if (!Object.hasOwn(variables, name))
-        issues.push({ loc: [name], msg: 'Field required', type: 'missing' });
-    }
-    if (issues.length) return fail(validationError(issues));
-
-    const result = await options.operations.execute(route.operation, variables, ctx);
+    const result = await options.operations.execute(route.operation, reading.variables, ctx);
     for (const cookie of ctx.responseCookies) res.append('set-cookie', cookie);
     if (result.errors.length) return fail(result.errors[0]);
-    if (cached) return cached(req, res, result.data?.[rootField] as CachedAnswer);
-    /** The operation run again with the variable `name` set to the cursor the last part gave. */
-    const runAgainWith =
-      <T>(name: string) =>
-      async (cursor: string): Promise<T> => {
-        const more = await options.operations.execute(
-          route.operation,
-          { ...variables, [name]: cursor },
-          ctx,
-        );
-        if (more.errors.length) throw more.errors[0];
-        return more.data?.[rootField] as T;
-      };
-    if (route.responder === 'stream') {
-      const chunkAfter = runAgainWith<StreamChunk>('after');
-      const cut = (error: unknown) =>
-        ctx.log.error({ err: error }, 'stream cut after its first chunk');
-      return streamResponder(res, result.data?.[rootField] as StreamChunk, chunkAfter, cut);
-    }
-    if (route.responder === 'changes' && wantsOneAnswer(variables)) {
-      const pageAfter = runAgainWith<ChangesPage>('cursor');
-      const cut = (error: unknown) =>
-        ctx.log.error({ err: error }, 'pull answer cut after its first page');
-      return changesResponder(res, result.data?.[rootField] as ChangesPage, pageAfter, cut);
-    }
-    if (route.responder === 'file') {
-      return fileResponder(res, ctx.config.DATA_DIR, result.data?.[rootField] as FileAnswer);
-    }
-    res.status(route.status ?? 200).json(snakeKeys(result.data?.[rootField] ?? null, opaque));
+    const exchange = { req, res, ctx, variables: reading.variables };
+    return respond(route, plan, options, exchange, result.data, cached);
   };
 }
 

@@ -262,25 +262,28 @@ function preflightOperation(route: RestRoute, op: PersistedOperation): OpenApiOp
   };
 }
 
-// eslint-disable-next-line complexity, max-lines-per-function -- issue 31 item 5: still to split into named steps
-function operationFor(
-  route: RestRoute,
-  op: PersistedOperation,
-  options: OpenApiOptions,
-  doc: OpenApiDocument,
-): OpenApiOperation {
-  if (route.responder === 'preflight') return preflightOperation(route, op);
-  const { schema } = options;
-  const wireNameOf = new Map(
-    Object.entries(route.rename ?? {}).map(([wire, variable]) => [variable, wire]),
-  );
-  const variableOf = (wire: string): string => route.rename?.[wire] ?? toCamel(wire);
-  const byName = new Map(op.variables.map((v) => [v.variable.name.value, v]));
-  const parameters: OpenApiParameter[] = [];
-  const used = new Set<string>();
+/** What the parts of one row's operation are built from. */
+interface RowFacts {
+  route: RestRoute;
+  op: PersistedOperation;
+  schema: GraphQLSchema;
+  byName: Map<string, PersistedOperation['variables'][number]>;
+  /** the variables already placed (path, headers, body) */
+  used: Set<string>;
+}
 
+function noVariable(route: RestRoute, variable: string): Error {
+  return new Error(
+    `route ${route.method} ${route.path}: ${route.operation} has no variable $${variable}`,
+  );
+}
+
+/** The path parameters and the row's header parameters. */
+function pathAndHeaderParameters(row: RowFacts): OpenApiParameter[] {
+  const { route, op, schema, byName, used } = row;
+  const parameters: OpenApiParameter[] = [];
   for (const [, wire] of route.path.matchAll(/\{(\w+)\}/g)) {
-    const variable = variableOf(wire);
+    const variable = route.rename?.[wire] ?? toCamel(wire);
     const v = byName.get(variable);
     used.add(variable);
     parameters.push({
@@ -290,13 +293,9 @@ function operationFor(
       schema: v ? variableSchema(schema, op.definition, v, { required: true }) : { type: 'string' },
     });
   }
-
   for (const [header, variable] of Object.entries(route.headers ?? {})) {
     const v = byName.get(variable);
-    if (!v)
-      throw new Error(
-        `route ${route.method} ${route.path}: ${route.operation} has no variable $${variable}`,
-      );
+    if (!v) throw noVariable(route, variable);
     used.add(variable);
     parameters.push({
       name: header,
@@ -305,74 +304,80 @@ function operationFor(
       schema: variableSchema(schema, op.definition, v, { required: true }),
     });
   }
+  return parameters;
+}
 
-  let requestBody: OpenApiOperation['requestBody'];
-  if (route.body && route.responder === 'raw') {
-    // the bytes as sent (a signed provider event): any JSON the sender signed
-    if (!byName.has(route.body))
-      throw new Error(
-        `route ${route.method} ${route.path}: ${route.operation} has no variable $${route.body}`,
-      );
-    used.add(route.body);
-    requestBody = { required: true, content: { 'application/json': { schema: {} } } };
-  } else if (route.body) {
-    const v = byName.get(route.body);
-    if (!v)
-      throw new Error(
-        `route ${route.method} ${route.path}: ${route.operation} has no variable $${route.body}`,
-      );
-    used.add(route.body);
-    const type = typeFromAST(schema, v.type) as GraphQLInputType;
-    const named = getNullableType(type);
-    let bodySchema = inputTypeSchema(new GraphQLNonNull(named));
-    if (isInputObjectType(named)) {
-      doc.components.schemas[named.name] ??= bodySchema;
-      bodySchema = SCHEMA_REF(named.name);
-    }
-    requestBody = {
-      required: v.type.kind === Kind.NON_NULL_TYPE,
-      content: { 'application/json': { schema: bodySchema } },
-    };
+/** The body of a row that names its `body` variable (the raw bytes, or one input object). */
+function namedBody(row: RowFacts, doc: OpenApiDocument): OpenApiOperation['requestBody'] {
+  const { route, schema, byName, used } = row;
+  if (!route.body) return undefined;
+  const v = byName.get(route.body);
+  if (!v) throw noVariable(route, route.body);
+  used.add(route.body);
+  // the bytes as sent (a signed provider event): any JSON the sender signed
+  if (route.responder === 'raw')
+    return { required: true, content: { 'application/json': { schema: {} } } };
+  const named = getNullableType(typeFromAST(schema, v.type) as GraphQLInputType);
+  let bodySchema = inputTypeSchema(new GraphQLNonNull(named));
+  if (isInputObjectType(named)) {
+    doc.components.schemas[named.name] ??= bodySchema;
+    bodySchema = SCHEMA_REF(named.name);
   }
+  return {
+    required: v.type.kind === Kind.NON_NULL_TYPE,
+    content: { 'application/json': { schema: bodySchema } },
+  };
+}
 
+/**
+ * The variables left: the body's fields for a row that reads its body without a `body` variable,
+ * else query parameters (input objects cannot travel in a query string; the handler could not fill
+ * them either).
+ */
+function restOfVariables(
+  row: RowFacts,
+  parameters: OpenApiParameter[],
+): OpenApiOperation['requestBody'] {
+  const { route, op, schema, used } = row;
   const rest = op.variables.filter((v) => !used.has(v.variable.name.value));
   const readsBody =
-    route.method !== 'GET' &&
-    route.method !== 'DELETE' &&
-    route.method !== 'OPTIONS' &&
-    route.variablesIn !== 'query';
+    !['GET', 'DELETE', 'OPTIONS'].includes(route.method) && route.variablesIn !== 'query';
   if (readsBody && !route.body && rest.length) {
-    // without a `body` variable the handler takes the remaining variables from the body's fields
     const bodySchema = variablesSchema(schema, rest, { operation: op.definition });
     const mediaType =
       route.responder === 'multipart' || route.responder === 'upload'
         ? 'multipart/form-data'
         : 'application/json';
-    requestBody = {
+    return {
       required: Array.isArray(bodySchema.required),
       content: { [mediaType]: { schema: bodySchema } },
     };
-  } else {
-    for (const v of rest) {
-      const type = typeFromAST(schema, v.type) as GraphQLInputType;
-      const named = getNullableType(type);
-      // input objects cannot travel in a query string; the handler could not fill them either
-      if (
-        isInputObjectType(named) ||
-        (isListType(named) && isInputObjectType(getNullableType(named.ofType)))
-      )
-        continue;
-      const name = v.variable.name.value;
-      parameters.push({
-        name: wireNameOf.get(name) ?? toSnake(name),
-        in: 'query',
-        required: v.type.kind === Kind.NON_NULL_TYPE && !v.defaultValue,
-        // with its bounds (minimum, maximum, pattern) from the argument's validator
-        schema: variableSchema(schema, op.definition, v, { required: true }),
-      });
-    }
   }
+  const wireNameOf = new Map(
+    Object.entries(route.rename ?? {}).map(([wire, variable]) => [variable, wire]),
+  );
+  for (const v of rest) {
+    const named = getNullableType(typeFromAST(schema, v.type) as GraphQLInputType);
+    if (
+      isInputObjectType(named) ||
+      (isListType(named) && isInputObjectType(getNullableType(named.ofType)))
+    )
+      continue;
+    const name = v.variable.name.value;
+    parameters.push({
+      name: wireNameOf.get(name) ?? toSnake(name),
+      in: 'query',
+      required: v.type.kind === Kind.NON_NULL_TYPE && !v.defaultValue,
+      // with its bounds (minimum, maximum, pattern) from the argument's validator
+      schema: variableSchema(schema, op.definition, v, { required: true }),
+    });
+  }
+  return undefined;
+}
 
+/** The success answer, as the row's responder writes it, and the statuses its responder adds. */
+function successResponses(row: RowFacts, doc: OpenApiDocument): Record<string, OpenApiResponse> {
+  const { route, op, schema } = row;
   const rootField = route.result ?? op.rootField;
   let result = resultSchema(schema, op.definition, op.fragments, rootField);
   const fragment = spreadFragment(op, rootField);
@@ -399,21 +404,52 @@ function operationFor(
     responses['304'] = { description: 'Not Modified (If-None-Match names the current ETag)' };
     responses['503'] = { description: 'Not built yet; retry after Retry-After seconds' };
   }
+  return responses;
+}
 
+/** The statuses authentication adds (401, 403) and the sentences that say what it needs. */
+function authParts(
+  schema: GraphQLSchema,
+  op: PersistedOperation,
+  responses: Record<string, OpenApiResponse>,
+): { lines: string[]; auth: ReturnType<typeof authOf> } {
   const auth = authOf(schema, op);
   const lines = [op.description];
-  if (!auth.public) {
-    responses['401'] = RESPONSE_REF('Unauthenticated');
-    if (auth.scopes.length)
-      lines.push(
-        `Needs the scope${auth.scopes.length > 1 ? 's' : ''} ${auth.scopes.map((s) => `\`${s}\``).join(', ')}.`,
-      );
-    if (auth.refused.length) lines.push(`Refused (403) for ${auth.refused.join('; ')}.`);
-    if (auth.scopes.length || auth.refused.length) responses['403'] = RESPONSE_REF('Forbidden');
-  }
+  if (auth.public) return { lines, auth };
+  responses['401'] = RESPONSE_REF('Unauthenticated');
+  if (auth.scopes.length)
+    lines.push(
+      `Needs the scope${auth.scopes.length > 1 ? 's' : ''} ${auth.scopes.map((s) => `\`${s}\``).join(', ')}.`,
+    );
+  if (auth.refused.length) lines.push(`Refused (403) for ${auth.refused.join('; ')}.`);
+  if (auth.scopes.length || auth.refused.length) responses['403'] = RESPONSE_REF('Forbidden');
+  return { lines, auth };
+}
+
+function operationFor(
+  route: RestRoute,
+  op: PersistedOperation,
+  options: OpenApiOptions,
+  doc: OpenApiDocument,
+): OpenApiOperation {
+  if (route.responder === 'preflight') return preflightOperation(route, op);
+  const { schema } = options;
+  const row: RowFacts = {
+    route,
+    op,
+    schema,
+    byName: new Map(op.variables.map((v) => [v.variable.name.value, v])),
+    used: new Set<string>(),
+  };
+  const parameters = pathAndHeaderParameters(row);
+  const named = namedBody(row, doc);
+  // a row with a `body` variable takes the rest from the query string
+  const requestBody = named ?? restOfVariables(row, parameters);
+  if (named) restOfVariables(row, parameters);
+  const responses = successResponses(row, doc);
+  const { lines, auth } = authParts(schema, op, responses);
   if (parameters.some((p) => p.in === 'path')) responses['404'] = RESPONSE_REF('NotFound');
   if (op.variables.length || requestBody) responses['422'] = RESPONSE_REF('ValidationFailed');
-
   return {
     operationId: route.operation,
     summary: summaryOf(op.description),

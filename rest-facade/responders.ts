@@ -97,6 +97,78 @@ const MALFORMED = {
   detail: [{ loc: ['body'], msg: 'Malformed multipart/form-data body', type: 'value_error' }],
 } as const satisfies MultipartResult;
 
+/** What reading a form has met so far. */
+interface FormState {
+  total: number;
+  tooLarge: boolean;
+  tooMany: boolean;
+  failed: boolean;
+}
+
+/** Collects a file part into `body` as a File, unless the form is already past its size limits. */
+function collectFile(state: FormState, body: MultipartBody, maxTotal: number) {
+  return (name: string, stream: Readable, info: busboy.FileInfo): void => {
+    const chunks: Buffer[] = [];
+    // busboy destroys an unfinished file part with an error when the form ends early
+    stream.on('error', () => void (state.failed = true));
+    stream.on('data', (chunk: Buffer) => {
+      if (state.tooLarge) return;
+      state.total += chunk.length;
+      if (state.total > maxTotal) {
+        state.tooLarge = true;
+        chunks.length = 0;
+        return;
+      }
+      chunks.push(chunk);
+    });
+    stream.on('limit', () => {
+      state.tooLarge = true;
+      chunks.length = 0;
+    });
+    stream.on('close', () => {
+      if (state.tooLarge || state.failed) return;
+      const file = new File(
+        [Buffer.concat(chunks) as Uint8Array<ArrayBuffer>],
+        info.filename ?? name,
+        { type: info.mimeType },
+      );
+      const earlier = body[name];
+      if (Array.isArray(earlier)) earlier.push(file);
+      else if (earlier === undefined) body[name] = [file];
+    });
+  };
+}
+
+/** The form read whole: its fields and files, or 413 past a size limit, or 422 past the file count. */
+function formOutcome(
+  state: FormState,
+  body: MultipartBody,
+  limits: MultipartLimits,
+  maxTotal: number,
+): MultipartResult {
+  if (state.tooLarge) {
+    return {
+      ok: false,
+      status: 413,
+      detail: `Request body too large: a file may have at most ${limits.maxFileBytes} bytes, all files together ${maxTotal}`,
+    };
+  }
+  if (state.tooMany) {
+    return {
+      ok: false,
+      status: 422,
+      detail: [
+        {
+          loc: ['body'],
+          msg: `Too many files: at most ${MULTIPART_MAX_FILES} file parts`,
+          type: 'too_long',
+        },
+      ],
+    };
+  }
+  return { ok: true, body };
+}
+
 /**
  * Reads a multipart/form-data request with busboy. A request that is not multipart reads as an
  * empty form (the operation's required variables then answer 422 as missing).
@@ -105,7 +177,6 @@ const MALFORMED = {
  * when the form ends early: unheard, that error ends the process) and must always settle: a form
  * cut short, or a client that goes away mid-body, answers 422 (MALFORMED) and keeps no part.
  */
-// eslint-disable-next-line max-lines-per-function -- issue 31 item 5: still to split into named steps
 export function readMultipart(req: Request, limits: MultipartLimits): Promise<MultipartResult> {
   let parser: busboy.Busboy;
   try {
@@ -118,10 +189,7 @@ export function readMultipart(req: Request, limits: MultipartLimits): Promise<Mu
   }
   const body: MultipartBody = {};
   const maxTotal = limits.maxTotalBytes ?? MULTIPART_TOTAL_FILES * limits.maxFileBytes;
-  let total = 0;
-  let tooLarge = false;
-  let tooMany = false;
-  let failed = false;
+  const state: FormState = { total: 0, tooLarge: false, tooMany: false, failed: false };
   return new Promise((resolve) => {
     // the request ending early (the client went away, before or while it is read) ends the parser
     // with an error, which settles the promise below
@@ -132,68 +200,19 @@ export function readMultipart(req: Request, limits: MultipartLimits): Promise<Mu
       stopWatching();
       resolve(result);
     };
-    parser.on('file', (name, stream, info) => {
-      const chunks: Buffer[] = [];
-      // busboy destroys an unfinished file part with an error when the form ends early
-      stream.on('error', () => void (failed = true));
-      stream.on('data', (chunk: Buffer) => {
-        if (tooLarge) return;
-        total += chunk.length;
-        if (total > maxTotal) {
-          tooLarge = true;
-          chunks.length = 0;
-          return;
-        }
-        chunks.push(chunk);
-      });
-      stream.on('limit', () => {
-        tooLarge = true;
-        chunks.length = 0;
-      });
-      stream.on('close', () => {
-        if (tooLarge || failed) return;
-        const file = new File(
-          [Buffer.concat(chunks) as Uint8Array<ArrayBuffer>],
-          info.filename ?? name,
-          { type: info.mimeType },
-        );
-        const earlier = body[name];
-        if (Array.isArray(earlier)) earlier.push(file);
-        else if (earlier === undefined) body[name] = [file];
-      });
-    });
+    parser.on('file', collectFile(state, body, maxTotal));
     parser.on('field', (name, value) => {
       if (!(name in body)) body[name] = value;
     });
-    parser.on('filesLimit', () => void (tooMany = true));
+    parser.on('filesLimit', () => void (state.tooMany = true));
     parser.on('error', () => {
-      failed = true;
+      state.failed = true;
       req.unpipe(parser);
       settle(MALFORMED);
     });
     parser.on('close', () => {
-      if (failed) return; // settled by 'error'
-      if (tooLarge) {
-        return settle({
-          ok: false,
-          status: 413,
-          detail: `Request body too large: a file may have at most ${limits.maxFileBytes} bytes, all files together ${maxTotal}`,
-        });
-      }
-      if (tooMany) {
-        return settle({
-          ok: false,
-          status: 422,
-          detail: [
-            {
-              loc: ['body'],
-              msg: `Too many files: at most ${MULTIPART_MAX_FILES} file parts`,
-              type: 'too_long',
-            },
-          ],
-        });
-      }
-      settle({ ok: true, body });
+      if (state.failed) return; // settled by 'error'
+      settle(formOutcome(state, body, limits, maxTotal));
     });
     req.pipe(parser);
   });

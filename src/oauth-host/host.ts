@@ -167,42 +167,13 @@ export function oauthHostUrl(config: Config, boundPort: number): URL {
 
 const LOCAL_HOSTS = ['localhost', '127.0.0.1', '[::1]'];
 
-/**
- * Builds the host's express app for one public origin (known only after listen when the port is 0).
- * Built once per listener; nothing here is rebuilt per request.
- */
-// eslint-disable-next-line max-lines-per-function -- issue 31 item 5: still to split into named steps
-export function createOAuthHost(options: OAuthHostOptions, publicUrl: URL): express.Express {
+/** The OAuth server's endpoints: metadata (RFC 9728, RFC 8414), registration, authorize, token, revocation. */
+function mountOAuthEndpoints(
+  app: express.Express,
+  options: OAuthHostOptions,
+  origin: string,
+): void {
   const { config } = options;
-  const origin = publicUrl.origin;
-  const metadataUrl = `${origin}${PROTECTED_RESOURCE_METADATA_PATH}`;
-  const publicHost = hostNameOf(publicUrl.host) ?? publicUrl.hostname;
-  const hosts = new Set([...LOCAL_HOSTS, ...config.mcpAllowedHosts, publicHost]);
-
-  const app = express();
-  app.disable('x-powered-by');
-  app.set('trust proxy', config.trustProxy);
-  for (const middleware of options.requestMiddleware) app.use(middleware);
-
-  // /mcp first (the hot path): the MCP router makes the same Host check itself, then its Origin check;
-  // auth comes before the method check, so an unauthenticated GET also gets the challenge that
-  // starts discovery.
-  app.use(
-    options.mcpRouter({
-      resource: `${origin}${MCP_RESOURCE_PATH}`,
-      resourceMetadataUrl: metadataUrl,
-      host: publicHost,
-    }),
-  );
-
-  // NOTE: DNS-rebinding defence, as on /mcp: the raw Host header (never X-Forwarded-Host) must name
-  // loopback, MCP_PUBLIC_URL's host or an MCP_ALLOWED_HOSTS entry, on every other path of this host.
-  app.use((req: Request, res: Response, next: NextFunction) => {
-    const host = hostNameOf(req.headers.host ?? '');
-    if (host !== null && hosts.has(host)) return next();
-    res.status(ERROR_TABLE.FORBIDDEN.status).json({ detail: 'Host not allowed' });
-  });
-
   const { db, limits } = options;
   const clients = clientsStore(db, options.fetchClientMetadata);
   const provider = oauthProvider({
@@ -257,6 +228,44 @@ export function createOAuthHost(options: OAuthHostOptions, publicUrl: URL): expr
       handler,
     );
   }
+}
+
+/**
+ * Builds the host's express app for one public origin (known only after listen when the port is 0).
+ * Built once per listener; nothing here is rebuilt per request.
+ */
+export function createOAuthHost(options: OAuthHostOptions, publicUrl: URL): express.Express {
+  const { config } = options;
+  const origin = publicUrl.origin;
+  const metadataUrl = `${origin}${PROTECTED_RESOURCE_METADATA_PATH}`;
+  const publicHost = hostNameOf(publicUrl.host) ?? publicUrl.hostname;
+  const hosts = new Set([...LOCAL_HOSTS, ...config.mcpAllowedHosts, publicHost]);
+
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('trust proxy', config.trustProxy);
+  for (const middleware of options.requestMiddleware) app.use(middleware);
+
+  // /mcp first (the hot path): the MCP router makes the same Host check itself, then its Origin check;
+  // auth comes before the method check, so an unauthenticated GET also gets the challenge that
+  // starts discovery.
+  app.use(
+    options.mcpRouter({
+      resource: `${origin}${MCP_RESOURCE_PATH}`,
+      resourceMetadataUrl: metadataUrl,
+      host: publicHost,
+    }),
+  );
+
+  // NOTE: DNS-rebinding defence, as on /mcp: the raw Host header (never X-Forwarded-Host) must name
+  // loopback, MCP_PUBLIC_URL's host or an MCP_ALLOWED_HOSTS entry, on every other path of this host.
+  app.use((req: Request, res: Response, next: NextFunction) => {
+    const host = hostNameOf(req.headers.host ?? '');
+    if (host !== null && hosts.has(host)) return next();
+    res.status(ERROR_TABLE.FORBIDDEN.status).json({ detail: 'Host not allowed' });
+  });
+
+  mountOAuthEndpoints(app, options, origin);
 
   app.use(options.pages(origin));
 

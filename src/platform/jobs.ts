@@ -52,6 +52,48 @@ export interface BackgroundWork<D> {
 /** How often an idle worker looks for a job (pg-boss's floor is 0.5 s). */
 const POLL_SECONDS = 0.5;
 
+/** pg-boss on the app's database: PostgreSQL through its own small pool, PGlite in process. */
+function bossOptions(target: DbTarget): PgBoss.ConstructorOptions {
+  return {
+    schema: 'pgboss',
+    schedule: false,
+    supervise: true,
+    // the jobs' own tables record progress and retries; pg-boss only hands work out once
+    retryLimit: 0,
+    expireInHours: 23,
+    ...(target.kind === 'pg'
+      ? { connectionString: target.url, max: 2 }
+      : { db: pgliteDb(target.instance as PGlite) }),
+  };
+}
+
+/** Starts pg-boss and a worker per registered queue; each job runs with an AbortSignal `stop` aborts. */
+async function openBoss(
+  options: PgBoss.ConstructorOptions,
+  handlers: Map<string, JobHandler>,
+  running: Set<AbortController>,
+  log: Logger,
+): Promise<PgBoss> {
+  const b = new PgBoss(options);
+  b.on('error', (err) => log.error({ err }, 'job queue error'));
+  await b.start();
+  for (const [queue, handler] of handlers) {
+    await b.createQueue(queue);
+    await b.work(queue, { pollingIntervalSeconds: POLL_SECONDS }, async (jobs) => {
+      for (const job of jobs) {
+        const controller = new AbortController();
+        running.add(controller);
+        try {
+          await handler(job.data as Record<string, unknown>, controller.signal);
+        } finally {
+          running.delete(controller);
+        }
+      }
+    });
+  }
+  return b;
+}
+
 /** pg-boss's `db` over PGlite: parameterless text may hold several statements (its migrations). */
 function pgliteDb(pglite: PGlite): PgBoss.Db {
   return {
@@ -66,7 +108,6 @@ function pgliteDb(pglite: PGlite): PgBoss.Db {
   };
 }
 
-// eslint-disable-next-line max-lines-per-function -- issue 31 item 5: still to split into named steps
 export function createJobQueue(target: DbTarget, log: Logger): JobQueue {
   const handlers = new Map<string, JobHandler>();
   const running = new Set<AbortController>();
@@ -74,38 +115,7 @@ export function createJobQueue(target: DbTarget, log: Logger): JobQueue {
   let starting: Promise<PgBoss> | null = null;
   let stopped = false;
 
-  const options: PgBoss.ConstructorOptions = {
-    schema: 'pgboss',
-    schedule: false,
-    supervise: true,
-    // the jobs' own tables record progress and retries; pg-boss only hands work out once
-    retryLimit: 0,
-    expireInHours: 23,
-    ...(target.kind === 'pg'
-      ? { connectionString: target.url, max: 2 }
-      : { db: pgliteDb(target.instance as PGlite) }),
-  };
-
-  const open = async (): Promise<PgBoss> => {
-    const b = new PgBoss(options);
-    b.on('error', (err) => log.error({ err }, 'job queue error'));
-    await b.start();
-    for (const [queue, handler] of handlers) {
-      await b.createQueue(queue);
-      await b.work(queue, { pollingIntervalSeconds: POLL_SECONDS }, async (jobs) => {
-        for (const job of jobs) {
-          const controller = new AbortController();
-          running.add(controller);
-          try {
-            await handler(job.data as Record<string, unknown>, controller.signal);
-          } finally {
-            running.delete(controller);
-          }
-        }
-      });
-    }
-    return b;
-  };
+  const open = () => openBoss(bossOptions(target), handlers, running, log);
 
   const start = (): Promise<PgBoss> => {
     if (stopped) return Promise.reject(new Error('the job queue is stopped'));

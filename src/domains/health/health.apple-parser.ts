@@ -313,43 +313,51 @@ const setMeta = (target: { metadata: Record<string, string> | null }, a: Attrs):
   (target.metadata ??= {})[a.key] = a.value ?? '';
 };
 
-/** Streams an export.xml from `input`, calling `onBatch` with mapped samples; answers the final counts. */
-// eslint-disable-next-line max-lines-per-function -- issue 31 item 5: still to split into named steps
-export async function parseAppleHealth(
-  input: Readable,
-  options: ParseAppleHealthOptions,
-): Promise<ParseProgress> {
-  const batchSize = options.batchSize ?? 5000;
-  const progressEvery = options.progressEvery ?? 50_000;
-  const progress: ParseProgress = { seen: 0, mapped: 0, ignored: 0, archived: 0 };
-  let batch = emptyBatch();
-  let points = 0;
-  const size = (): number =>
-    batch.metrics.length +
-    batch.sleep.length +
-    batch.workouts.length +
-    batch.archive.records.length +
-    points;
-  // a holder, not a variable: the compiler does not follow assignments made in the 'error' handler
-  const failed: { error: Error | null } = { error: null };
+/**
+ * What the parser has read of the export so far: the batch being filled, the counts, and the
+ * archive element open now (its MetadataEntry, statistics, events and route belong to it). The
+ * SAX events call open() and close(); parseAppleHealth takes the batch when it is full.
+ */
+class ExportReading {
+  batch = emptyBatch();
+  points = 0;
+  readonly progress: ParseProgress = { seen: 0, mapped: 0, ignored: 0, archived: 0 };
+  private record: ArchiveRecordIn | null = null;
+  private correlation: ArchiveRecordIn | null = null;
+  private workout: ArchiveWorkoutIn | null = null;
+  private event: ArchiveRecordIn | null = null;
+  private inRoute = false;
 
-  // the archive element being read (its MetadataEntry children belong to it)
-  let record: ArchiveRecordIn | null = null;
-  let correlation: ArchiveRecordIn | null = null;
-  let workout: ArchiveWorkoutIn | null = null;
-  let event: ArchiveRecordIn | null = null;
-  let inRoute = false;
+  /** What the batch holds (route points count one each). */
+  size(): number {
+    const { metrics, sleep, workouts, archive } = this.batch;
+    return metrics.length + sleep.length + workouts.length + archive.records.length + this.points;
+  }
 
-  const parser = new SaxesParser();
-  parser.on('error', (e) => {
-    failed.error ??= e;
-  });
-  // eslint-disable-next-line complexity -- issue 31 item 5: still to split into named steps
-  parser.on('opentag', (tag) => {
-    const attrs = tag.attributes as Attrs;
-    switch (tag.name) {
+  /** Hands over the batch and starts a new one. */
+  take(): AppleHealthBatch {
+    const full = this.batch;
+    this.batch = emptyBatch();
+    this.points = 0;
+    return full;
+  }
+
+  /** An element opens: a part of the archive element open now, or a Record or a Workout (a sample). */
+  open(name: string, attrs: Attrs): boolean {
+    if (name === 'Record' || name === 'Workout') {
+      this.openSample(name, attrs);
+      return true;
+    }
+    this.openPart(name, attrs);
+    return false;
+  }
+
+  private openPart(name: string, attrs: Attrs): void {
+    const workout = this.workout;
+    switch (name) {
       case 'MetadataEntry': {
-        const target = event ?? record ?? (inRoute ? null : (workout ?? correlation));
+        const target =
+          this.event ?? this.record ?? (this.inRoute ? null : (workout ?? this.correlation));
         if (target) setMeta(target, attrs);
         return;
       }
@@ -357,103 +365,116 @@ export async function parseAppleHealth(
         workout?.statistics.push({ ...attrs });
         return;
       case 'WorkoutEvent':
-        event = workout ? workoutEvent(attrs, workout) : null;
+        this.event = workout ? workoutEvent(attrs, workout) : null;
         return;
       case 'WorkoutRoute':
-        inRoute = true;
+        this.inRoute = true;
         return;
       case 'FileReference':
-        if (inRoute && workout && attrs.path) workout.routeFiles.push(attrs.path);
+        if (this.inRoute && workout && attrs.path) workout.routeFiles.push(attrs.path);
         return;
-      case 'Location': {
-        const p = inRoute && workout ? location(attrs) : null;
-        if (p) {
-          workout!.points.push(p);
-          points += 1;
-        }
-        return;
-      }
-      case 'Correlation':
-        correlation = archiveRecord('correlation', attrs);
-        return;
-      case 'ActivitySummary': {
-        const r = activitySummary(attrs);
-        if (r) {
-          pushRecord(batch.archive.records, r);
-          progress.archived += 1;
-        }
-        return;
-      }
-      case 'Record':
-      case 'Workout':
-        break;
-      default:
-        return;
-    }
-    progress.seen += 1;
-    let mapped = false;
-    if (tag.name === 'Workout') {
-      workout = archiveWorkout(attrs);
-      const w = mapWorkout(attrs);
-      if (w) {
-        batch.workouts.push(w);
-        mapped = true;
-      }
-    } else {
-      // a record inside a correlation also appears at the top level (the export's DTD): kept once
-      if (!correlation) {
-        const kind = attrs.type?.startsWith('HKCategoryTypeIdentifier') ? 'category' : 'quantity';
-        record = archiveRecord(kind, attrs);
-      }
-      const r = mapRecord(attrs);
-      if (r?.metric) {
-        batch.metrics.push(r.metric);
-        mapped = true;
-      }
-      if (r?.sleep) {
-        batch.sleep.push(r.sleep);
-        mapped = true;
-      }
-    }
-    if (mapped) progress.mapped += 1;
-    else progress.ignored += 1;
-    if (options.onProgress && progress.seen % progressEvery === 0)
-      options.onProgress({ ...progress });
-  });
-  parser.on('closetag', (tag) => {
-    switch (tag.name) {
-      case 'Record':
-        if (record) {
-          pushRecord(batch.archive.records, record);
-          progress.archived += 1;
-          record = null;
-        }
+      case 'Location':
+        this.openLocation(attrs);
         return;
       case 'Correlation':
-        if (correlation) {
-          pushRecord(batch.archive.records, correlation);
-          progress.archived += 1;
-          correlation = null;
-        }
+        this.correlation = archiveRecord('correlation', attrs);
+        return;
+      case 'ActivitySummary':
+        this.archive(activitySummary(attrs));
+        return;
+    }
+  }
+
+  private openLocation(attrs: Attrs): void {
+    const p = this.inRoute && this.workout ? location(attrs) : null;
+    if (!p) return;
+    this.workout!.points.push(p);
+    this.points += 1;
+  }
+
+  private archive(r: ArchiveRecordIn | null): void {
+    if (!r) return;
+    pushRecord(this.batch.archive.records, r);
+    this.progress.archived += 1;
+  }
+
+  /** A Record or a Workout: kept for the archive, and mapped to the samples the app reads. */
+  private openSample(name: 'Record' | 'Workout', attrs: Attrs): void {
+    this.progress.seen += 1;
+    const mapped = name === 'Workout' ? this.openWorkout(attrs) : this.openRecord(attrs);
+    if (mapped) this.progress.mapped += 1;
+    else this.progress.ignored += 1;
+  }
+
+  private openWorkout(attrs: Attrs): boolean {
+    this.workout = archiveWorkout(attrs);
+    const w = mapWorkout(attrs);
+    if (w) this.batch.workouts.push(w);
+    return w !== null && w !== undefined;
+  }
+
+  private openRecord(attrs: Attrs): boolean {
+    // a record inside a correlation also appears at the top level (the export's DTD): kept once
+    if (!this.correlation) {
+      const kind = attrs.type?.startsWith('HKCategoryTypeIdentifier') ? 'category' : 'quantity';
+      this.record = archiveRecord(kind, attrs);
+    }
+    const r = mapRecord(attrs);
+    if (r?.metric) this.batch.metrics.push(r.metric);
+    if (r?.sleep) this.batch.sleep.push(r.sleep);
+    return Boolean(r?.metric || r?.sleep);
+  }
+
+  /** An element closes: the archive element it ends goes into the batch. */
+  close(name: string): void {
+    switch (name) {
+      case 'Record':
+        this.archive(this.record);
+        this.record = null;
+        return;
+      case 'Correlation':
+        this.archive(this.correlation);
+        this.correlation = null;
         return;
       case 'WorkoutEvent':
-        if (event && workout) workout.events.push(event);
-        event = null;
+        if (this.event && this.workout) this.workout.events.push(this.event);
+        this.event = null;
         return;
       case 'WorkoutRoute':
-        inRoute = false;
+        this.inRoute = false;
         return;
       case 'Workout':
-        if (workout) {
-          batch.archive.workouts.push(workout);
-          progress.archived += 1;
-          workout = null;
+        if (this.workout) {
+          this.batch.archive.workouts.push(this.workout);
+          this.progress.archived += 1;
+          this.workout = null;
         }
         return;
-      default:
-        return;
     }
+  }
+}
+
+/** Streams an export.xml from `input`, calling `onBatch` with mapped samples; answers the final counts. */
+export async function parseAppleHealth(
+  input: Readable,
+  options: ParseAppleHealthOptions,
+): Promise<ParseProgress> {
+  const batchSize = options.batchSize ?? 5000;
+  const progressEvery = options.progressEvery ?? 50_000;
+  const reading = new ExportReading();
+  const { progress } = reading;
+  // a holder, not a variable: the compiler does not follow assignments made in the 'error' handler
+  const failed: { error: Error | null } = { error: null };
+  const parser = new SaxesParser();
+  parser.on('error', (e) => {
+    failed.error ??= e;
   });
+  parser.on('opentag', (tag) => {
+    const sample = reading.open(tag.name, tag.attributes as Attrs);
+    if (sample && options.onProgress && progress.seen % progressEvery === 0)
+      options.onProgress({ ...progress });
+  });
+  parser.on('closetag', (tag) => reading.close(tag.name));
 
   // NOTE: the store of a batch makes several round trips, each answered only when the event loop
   // is free: while one is in flight the parser writes at most WRITE_SLICE characters at a time and
@@ -465,12 +486,9 @@ export async function parseAppleHealth(
   const flush = async (): Promise<void> => {
     if (storing) await storing;
     storing = null;
-    if (size() === 0) return;
-    const full = batch;
-    batch = emptyBatch();
-    points = 0;
+    if (reading.size() === 0) return;
     inFlight = true;
-    const pending = options.onBatch(full).finally(() => {
+    const pending = options.onBatch(reading.take()).finally(() => {
       inFlight = false;
     });
     pending.catch(() => undefined); // awaited at the next flush; no unhandled rejection meanwhile
@@ -485,7 +503,7 @@ export async function parseAppleHealth(
         at === 0 && text.length <= WRITE_SLICE ? text : text.slice(at, at + WRITE_SLICE),
       );
       if (failed.error) throw failed.error;
-      if (size() >= batchSize) await flush();
+      if (reading.size() >= batchSize) await flush();
       else if (inFlight) await nextTurn();
     }
   }

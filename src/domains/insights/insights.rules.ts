@@ -89,9 +89,8 @@ function weekMean(
 
 const r1 = (v: number): number => Math.round(v * 10) / 10;
 
-/** The suggestions that apply, most urgent first (then by code). */
-// eslint-disable-next-line max-lines-per-function -- issue 31 item 5: still to split into named steps
-export function suggestions(input: SuggestionInputs): Suggestion[] {
+/** The week's glucose: frequent lows, or often above range. */
+function glucoseSuggestions(input: SuggestionInputs): Suggestion[] {
   const out: Suggestion[] = [];
   const g = input.weekGlucose;
   const below = r1(g.timeVeryLowPct + g.timeLowPct);
@@ -120,6 +119,12 @@ export function suggestions(input: SuggestionInputs): Suggestion[] {
       message: `${above}% of this week's readings were above 180 mg/dL (target under 25%). A 10-15 minute walk after meals and fewer refined carbs lower after-meal peaks.`,
     });
   }
+  return out;
+}
+
+/** Last night's sleep, today's recovery, the week's steps and fiber. */
+function daySuggestions(input: SuggestionInputs): Suggestion[] {
+  const out: Suggestion[] = [];
   const asleep = componentOf(input.today.sleep, 'time_asleep')?.value;
   if (typeof asleep === 'number' && asleep < 7) {
     out.push({
@@ -174,6 +179,12 @@ export function suggestions(input: SuggestionInputs): Suggestion[] {
       message: `Your meals this week had ${value} g of fiber per 1,000 kcal (aim for 14). Vegetables, legumes and whole grains add fiber and slow glucose rises.`,
     });
   }
+  return out;
+}
+
+/** The suggestions that apply, most urgent first (then by code). */
+export function suggestions(input: SuggestionInputs): Suggestion[] {
+  const out = [...glucoseSuggestions(input), ...daySuggestions(input)];
   return out.sort((a, b) => a.priority - b.priority || (a.code < b.code ? -1 : 1));
 }
 
