@@ -176,7 +176,6 @@ function idempotencyKeyOf(args: Arguments): string | CallToolResult {
   });
 }
 
-// eslint-disable-next-line complexity -- issue 31 item 5: still to split into named steps
 async function execute(
   tool: RegisteredTool,
   args: Arguments,
@@ -186,14 +185,8 @@ async function execute(
   const paged = tool.paging === 'list' || tool.paging === 'page';
   const operationArgs = withoutFacadeArguments(tool, args);
   const binding = paged ? cursorBinding(tool.row.name, operationArgs) : '';
-  let position: PagePosition = { operationCursor: null, offset: 0 };
-  if (paged && typeof args[CURSOR_ARG] === 'string') {
-    const decoded = decodeCursor(args[CURSOR_ARG], binding);
-    if (!decoded) return cursorIssue();
-    position = decoded;
-  } else if (paged && args[CURSOR_ARG] !== undefined && args[CURSOR_ARG] !== null) {
-    return cursorIssue();
-  }
+  const position = paged ? positionOf(args[CURSOR_ARG], binding) : FIRST_PAGE;
+  if (!position) return cursorIssue();
   const camel = camelKeys({ ...operationArgs, ...tool.fixed }) as Arguments;
   if (tool.paging === 'page' && position.operationCursor)
     camel[CURSOR_ARG] = position.operationCursor;
@@ -201,31 +194,7 @@ async function execute(
   const result = await deps.operations.execute(tool.row.operation, variables, ctx);
   if (result.errors.length) return operationError(result.errors[0], tool.flattened, ctx.requestId);
   const structured = structuredOf(result.data?.[tool.resultField] ?? null, tool.opaque);
-
-  // a page of a list answer: the items from the position that fit, and the cursor of the rest
-  let page: { returned: number; remaining?: number } | null = null;
-  if (paged && Array.isArray(structured.items)) {
-    const all = structured.items as unknown[];
-    const { items, nextOffset } = pageOf(all, position.offset);
-    structured.items = items;
-    const operationNext = tool.paging === 'page' ? structured.next_cursor : null;
-    delete structured.next_cursor;
-    const next: PagePosition | null =
-      nextOffset !== null
-        ? { operationCursor: position.operationCursor, offset: nextOffset }
-        : typeof operationNext === 'string'
-          ? { operationCursor: operationNext, offset: 0 }
-          : null;
-    if (next) {
-      structured.next_cursor = encodeCursor(binding, next);
-      page = {
-        returned: items.length,
-        ...(tool.paging === 'list'
-          ? { remaining: all.length - position.offset - items.length }
-          : {}),
-      };
-    }
-  }
+  const page = paged ? pageAnswer(tool, structured, position, binding) : null;
 
   const meta: Record<string, unknown> = tool.healthData ? await healthMeta(ctx, deps) : {};
   if (page) meta.truncated = truncationNote(tool, page, []);
@@ -241,6 +210,44 @@ async function execute(
   }
   if (cuts.length) structured.meta = { ...meta, truncated: truncationNote(tool, page, cuts) };
   return structuredResult(structured);
+}
+
+const FIRST_PAGE: PagePosition = { operationCursor: null, offset: 0 };
+
+/** Where a paged call starts: the first page, the cursor's position, or null for a bad cursor. */
+function positionOf(cursor: unknown, binding: string): PagePosition | null {
+  if (typeof cursor === 'string') return decodeCursor(cursor, binding);
+  return cursor === undefined || cursor === null ? FIRST_PAGE : null;
+}
+
+/**
+ * A page of a list answer: keeps the items from the position that fit and sets the cursor of the
+ * rest; answers what the page returned (null when nothing is left).
+ */
+function pageAnswer(
+  tool: RegisteredTool,
+  structured: Record<string, unknown>,
+  position: PagePosition,
+  binding: string,
+): { returned: number; remaining?: number } | null {
+  if (!Array.isArray(structured.items)) return null;
+  const all = structured.items as unknown[];
+  const { items, nextOffset } = pageOf(all, position.offset);
+  structured.items = items;
+  const operationNext = tool.paging === 'page' ? structured.next_cursor : null;
+  delete structured.next_cursor;
+  const next: PagePosition | null =
+    nextOffset !== null
+      ? { operationCursor: position.operationCursor, offset: nextOffset }
+      : typeof operationNext === 'string'
+        ? { operationCursor: operationNext, offset: 0 }
+        : null;
+  if (!next) return null;
+  structured.next_cursor = encodeCursor(binding, next);
+  return {
+    returned: items.length,
+    ...(tool.paging === 'list' ? { remaining: all.length - position.offset - items.length } : {}),
+  };
 }
 
 async function run(

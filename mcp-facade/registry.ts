@@ -402,9 +402,12 @@ function withoutFixed(base: JsonSchema, row: McpTool, where: string): JsonSchema
   return { ...rest, properties, ...(required.length ? { required } : {}) };
 }
 
-// eslint-disable-next-line complexity, max-lines-per-function -- issue 31 item 5: still to split into named steps
-function register(row: McpTool, options: RegistryOptions): RegisteredTool {
-  const where = `MCP tool ${row.name}`;
+/** The row's operation, once the row's name, kind, scopes and result field are known to be sound. */
+function checkedOperation(
+  row: McpTool,
+  options: RegistryOptions,
+  where: string,
+): PersistedOperation {
   if (!TOOL_NAME.test(row.name)) throw new Error(`${where}: invalid tool name`);
   if (!TOOL_KINDS.includes(row.kind)) throw new Error(`${where}: unknown kind ${String(row.kind)}`);
   for (const s of row.scopes)
@@ -426,7 +429,17 @@ function register(row: McpTool, options: RegistryOptions): RegisteredTool {
   if (!responseKeys.includes(resultField)) {
     throw new Error(`${where}: ${row.operation} has no root field ${resultField}`);
   }
+  return op;
+}
 
+/** The operation's arguments as the tool takes them (fixed ones left out), none of them reserved. */
+function operationArguments(
+  row: McpTool,
+  op: PersistedOperation,
+  options: RegistryOptions,
+  paging: Paging,
+  where: string,
+): { base: JsonSchema; argumentNames: Set<string> } {
   const base = withoutFixed(
     variablesSchema(options.schema, op.variables, {
       flatten: FLATTEN_VARIABLE,
@@ -436,8 +449,6 @@ function register(row: McpTool, options: RegistryOptions): RegisteredTool {
     where,
   );
   const argumentNames = new Set(Object.keys((base.properties as object | undefined) ?? {}));
-  const paging = pagingOf(row, op, options.schema, resultField);
-  const facadePaged = paging === 'list' || paging === 'page';
   for (const reserved of [
     CONFIRM_ARG,
     IDEMPOTENCY_ARG,
@@ -448,6 +459,33 @@ function register(row: McpTool, options: RegistryOptions): RegisteredTool {
     }
   }
   if (paging === 'page') argumentNames.delete(CURSOR_ARG); // the facade's cursor wraps the operation's
+  return { base, argumentNames };
+}
+
+/** Whom the tool is listed for (its scopes and its fields'), and whether a token can call it at all. */
+function callersOf(
+  row: McpTool,
+  op: PersistedOperation,
+  options: RegistryOptions,
+): { listedFor: Scope[]; tokenCannotCall: boolean } {
+  const fields = rootFieldsOf(options.schema, op.definition).map(declaredScopesOf);
+  const listedFor = [
+    ...new Set([
+      ...row.scopes,
+      ...fields.flatMap((f) => (f.scope && isScope(f.scope) ? [f.scope] : [])),
+    ]),
+  ];
+  const tokenCannotCall = fields.some((f) => f.loginSession || f.nativeSession || f.admin);
+  return { listedFor, tokenCannotCall };
+}
+
+function register(row: McpTool, options: RegistryOptions): RegisteredTool {
+  const where = `MCP tool ${row.name}`;
+  const op = checkedOperation(row, options, where);
+  const resultField = row.result ?? op.rootField;
+  const paging = pagingOf(row, op, options.schema, resultField);
+  const facadePaged = paging === 'list' || paging === 'page';
+  const { base, argumentNames } = operationArguments(row, op, options, paging, where);
   const flattened =
     op.variables.length === 1 && op.variables[0].variable.name.value === FLATTEN_VARIABLE
       ? FLATTEN_VARIABLE
@@ -457,23 +495,13 @@ function register(row: McpTool, options: RegistryOptions): RegisteredTool {
   const description = [row.description?.trim(), op.description.trim() || `Runs ${op.name}.`]
     .filter(Boolean)
     .join(' ');
-  const confirmNote = needsConfirm ? confirmNoteFor(description) : null;
   const acceptedArguments = new Set([
     ...argumentNames,
     ...(needsConfirm ? [CONFIRM_ARG] : []),
     ...(creates ? [IDEMPOTENCY_ARG] : []),
     ...(facadePaged ? [CURSOR_ARG] : []),
   ]);
-  const fields = rootFieldsOf(options.schema, op.definition).map(declaredScopesOf);
-  const listedFor = [
-    ...new Set([
-      ...row.scopes,
-      ...fields.flatMap((f) => (f.scope && isScope(f.scope) ? [f.scope] : [])),
-    ]),
-  ];
-  const tokenCannotCall = fields.some((f) => f.loginSession || f.nativeSession || f.admin);
   const healthData = row.healthData === true || row.scopes.some(isHealthScope);
-  const oauthHidden = row.oauth === false || OAUTH_HIDDEN_KINDS.has(row.kind);
   if (healthData && !options.operations.byName.has(HEALTH_META_OPERATION)) {
     throw new Error(`${where}: health answers need the operation ${HEALTH_META_OPERATION}`);
   }
@@ -495,19 +523,18 @@ function register(row: McpTool, options: RegistryOptions): RegisteredTool {
       annotations: annotationsFor(row.kind, { creates, idempotent: row.idempotent }),
     },
     needsConfirm,
-    confirmNote,
+    confirmNote: needsConfirm ? confirmNoteFor(description) : null,
     creates,
     paging,
     flattened,
     argumentNames,
     acceptedArguments,
-    listedFor,
-    tokenCannotCall,
+    ...callersOf(row, op, options),
     fixed: row.fixed ?? {},
     resultField,
     opaque: op.opaque[resultField],
     healthData,
-    oauthHidden,
+    oauthHidden: row.oauth === false || OAUTH_HIDDEN_KINDS.has(row.kind),
     toolset: row.family ?? null,
   };
 }

@@ -187,65 +187,88 @@ async function run(
   return { ctx, error: result.errors[0] };
 }
 
+/** One post of the sign-in form: what every action reads, the ticket and email already taken out. */
+interface SignInPost {
+  options: OAuthPageOptions;
+  req: Request;
+  res: Response;
+  form: Record<string, unknown>;
+  ticket: string;
+  /** the email field, trimmed and cut to MAX_EMAIL_CHARS ('' when absent) */
+  email: string;
+}
+
+/** Action `password`: runs webLogin; a wrong email or password shows the sign-in page again. */
+async function signInWithPassword(post: SignInPost): Promise<void> {
+  const { options, req, res, form, ticket, email } = post;
+  const password = text(form.password);
+  if (!email || !password) {
+    return sendPage(res, 422, signInPage(ticket, email, ['Type your email and password.']));
+  }
+  const { ctx, error } = await run(options, req, 'webLogin', { email, password });
+  if (!error) return signedIn(res, ctx, ticket);
+  const code = error.extensions?.code;
+  if (code === 'UNAUTHENTICATED' || code === 'VALIDATION_FAILED') {
+    return sendPage(
+      res,
+      code === 'UNAUTHENTICATED' ? 401 : 422,
+      signInPage(ticket, email, ['The email or password is not right. Try again.']),
+    );
+  }
+  return sendFailure(req, res, error);
+}
+
+/** Action `code-start`: runs startEmailCode, then shows the page asking for the emailed code. */
+async function sendSignInCode(post: SignInPost): Promise<void> {
+  const { options, req, res, ticket, email } = post;
+  if (!email) return sendPage(res, 422, signInPage(ticket, '', ['Type your email.']));
+  const { error } = await run(options, req, 'startEmailCode', { email });
+  if (!error) return sendPage(res, 200, codePage(ticket, email));
+  if (error.extensions?.code === 'VALIDATION_FAILED') {
+    return sendPage(
+      res,
+      422,
+      signInPage(ticket, email, ['That is not an email address we can send a code to.']),
+    );
+  }
+  return sendFailure(req, res, error);
+}
+
+/** Action `code-verify`: runs verifyEmailCodeWeb; a wrong or expired code asks for it again. */
+async function signInWithCode(post: SignInPost): Promise<void> {
+  const { options, req, res, form, ticket, email } = post;
+  const code = (text(form.code) ?? '').trim();
+  if (!email) return sendPage(res, 422, signInPage(ticket, '', ['Type your email.']));
+  if (!code) return sendPage(res, 422, codePage(ticket, email, ['Type the code.']));
+  const { ctx, error } = await run(options, req, 'verifyEmailCodeWeb', { email, code });
+  if (!error) return signedIn(res, ctx, ticket);
+  const errorCode = error.extensions?.code;
+  if (errorCode === 'BAD_REQUEST' || errorCode === 'VALIDATION_FAILED') {
+    return sendPage(
+      res,
+      errorCode === 'BAD_REQUEST' ? 400 : 422,
+      codePage(ticket, email, [
+        'That code is not right or has expired. Check the newest email, or ask for a new code.',
+      ]),
+    );
+  }
+  return sendFailure(req, res, error);
+}
+
 /** POST /oauth/sign-in: `action` password, code-start or code-verify, each with the ticket. */
 export function submitSignIn(
   options: OAuthPageOptions,
 ): (req: Request, res: Response) => Promise<void> {
-  // eslint-disable-next-line complexity -- issue 31 item 5: still to split into named steps
   return async (req: Request, res: Response): Promise<void> => {
     const form = (req.body ?? {}) as Record<string, unknown>;
     const ticket = ticketOf(res);
     const email = (text(form.email) ?? '').trim().slice(0, MAX_EMAIL_CHARS);
     const action = text(form.action);
+    const post: SignInPost = { options, req, res, form, ticket, email };
     try {
-      if (action === 'password') {
-        const password = text(form.password);
-        if (!email || !password) {
-          return sendPage(res, 422, signInPage(ticket, email, ['Type your email and password.']));
-        }
-        const { ctx, error } = await run(options, req, 'webLogin', { email, password });
-        if (!error) return signedIn(res, ctx, ticket);
-        const code = error.extensions?.code;
-        if (code === 'UNAUTHENTICATED' || code === 'VALIDATION_FAILED') {
-          return sendPage(
-            res,
-            code === 'UNAUTHENTICATED' ? 401 : 422,
-            signInPage(ticket, email, ['The email or password is not right. Try again.']),
-          );
-        }
-        return sendFailure(req, res, error);
-      }
-      if (action === 'code-start') {
-        if (!email) return sendPage(res, 422, signInPage(ticket, '', ['Type your email.']));
-        const { error } = await run(options, req, 'startEmailCode', { email });
-        if (!error) return sendPage(res, 200, codePage(ticket, email));
-        if (error.extensions?.code === 'VALIDATION_FAILED') {
-          return sendPage(
-            res,
-            422,
-            signInPage(ticket, email, ['That is not an email address we can send a code to.']),
-          );
-        }
-        return sendFailure(req, res, error);
-      }
-      if (action === 'code-verify') {
-        const code = (text(form.code) ?? '').trim();
-        if (!email) return sendPage(res, 422, signInPage(ticket, '', ['Type your email.']));
-        if (!code) return sendPage(res, 422, codePage(ticket, email, ['Type the code.']));
-        const { ctx, error } = await run(options, req, 'verifyEmailCodeWeb', { email, code });
-        if (!error) return signedIn(res, ctx, ticket);
-        const errorCode = error.extensions?.code;
-        if (errorCode === 'BAD_REQUEST' || errorCode === 'VALIDATION_FAILED') {
-          return sendPage(
-            res,
-            errorCode === 'BAD_REQUEST' ? 400 : 422,
-            codePage(ticket, email, [
-              'That code is not right or has expired. Check the newest email, or ask for a new code.',
-            ]),
-          );
-        }
-        return sendFailure(req, res, error);
-      }
+      if (action === 'password') return await signInWithPassword(post);
+      if (action === 'code-start') return await sendSignInCode(post);
+      if (action === 'code-verify') return await signInWithCode(post);
       sendPage(res, 400, UNREADABLE_FORM);
     } catch (err) {
       sendCrash(req, res, err, 'OAuth sign-in page');

@@ -113,7 +113,6 @@ function typesOf(schema: JsonSchema): string[] {
  * bounds intersect, lengths, patterns and enums are taken over, objects and arrays recurse. A
  * nullable target keeps null among its enum values.
  */
-// eslint-disable-next-line complexity -- issue 31 item 5: still to split into named steps
 function narrowed(target: JsonSchema, ruleJson: JsonSchema): JsonSchema {
   const rule = withoutNull(ruleJson);
   if (Array.isArray(target.anyOf)) {
@@ -121,7 +120,16 @@ function narrowed(target: JsonSchema, ruleJson: JsonSchema): JsonSchema {
     return { ...target, anyOf: [narrowed(inner, rule), ...others] };
   }
   const types = typesOf(target);
-  const out: JsonSchema = { ...target };
+  const out: JsonSchema = { ...target, ...narrowedParts(target, rule, types) };
+  Object.assign(out, intersectedNumberBounds(out, rule), takenOverBounds(out, rule));
+  const values = enumOf(rule, types);
+  if (values) out.enum = values;
+  return tidyIntegerBounds(out);
+}
+
+/** An object's properties and an array's items, each narrowed by the rule's own. */
+function narrowedParts(target: JsonSchema, rule: JsonSchema, types: string[]): JsonSchema {
+  const out: JsonSchema = {};
   if (types.includes('object') && rule.properties && target.properties) {
     const properties = { ...(target.properties as Record<string, JsonSchema>) };
     for (const [key, sub] of Object.entries(rule.properties as Record<string, JsonSchema>)) {
@@ -133,30 +141,49 @@ function narrowed(target: JsonSchema, ruleJson: JsonSchema): JsonSchema {
   if (types.includes('array') && target.items && rule.items && !Array.isArray(rule.items)) {
     out.items = narrowed(target.items as JsonSchema, rule.items as JsonSchema);
   }
+  return out;
+}
+
+/** Numeric bounds: the tighter of the two (a rule's `multipleOf` wins). */
+function intersectedNumberBounds(current: JsonSchema, rule: JsonSchema): JsonSchema {
+  const out: JsonSchema = {};
   for (const key of NUMBER_BOUNDS) {
     const value = rule[key];
     if (typeof value !== 'number') continue;
-    const current = out[key];
+    const had = current[key];
     const lower = key === 'minimum' || key === 'exclusiveMinimum';
     out[key] =
-      typeof current !== 'number' || key === 'multipleOf'
+      typeof had !== 'number' || key === 'multipleOf'
         ? value
         : lower
-          ? Math.max(current, value)
-          : Math.min(current, value);
+          ? Math.max(had, value)
+          : Math.min(had, value);
   }
+  return out;
+}
+
+/** Lengths, patterns and formats the target does not state yet, from the rule. */
+function takenOverBounds(current: JsonSchema, rule: JsonSchema): JsonSchema {
+  const out: JsonSchema = {};
   for (const key of OTHER_BOUNDS) {
     // NOTE: a zod format (uuid, email, date, base64, ...) comes with the long regex that spells it
     // out; the format says it in a word, so the regex is left out (hundreds of characters an agent
     // reads in every tool listing, issue 30 item 7). The validator still checks it.
     if (key === 'pattern' && typeof rule.format === 'string') continue;
-    if (rule[key] !== undefined && out[key] === undefined) out[key] = rule[key];
+    if (rule[key] !== undefined && current[key] === undefined) out[key] = rule[key];
   }
+  return out;
+}
+
+/** The rule's enum (or const) as the target's, keeping null for a nullable target. */
+function enumOf(rule: JsonSchema, types: string[]): unknown[] | undefined {
+  const nullable = types.includes('null');
   if (Array.isArray(rule.enum)) {
     const values = (rule.enum as unknown[]).filter((v) => v !== null);
-    out.enum = types.includes('null') ? [...values, null] : values;
-  } else if ('const' in rule) out.enum = types.includes('null') ? [rule.const, null] : [rule.const];
-  return tidyIntegerBounds(out);
+    return nullable ? [...values, null] : values;
+  }
+  if ('const' in rule) return nullable ? [rule.const, null] : [rule.const];
+  return undefined;
 }
 
 /** Integers: an exclusive bound as the inclusive one (`> 0` is `>= 1`), and within GraphQL's Int. */

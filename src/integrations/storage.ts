@@ -12,6 +12,7 @@ import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import type { Readable } from 'node:stream';
 import type { Config } from '../base/config.ts';
+import type { Logger } from '../base/logger.ts';
 
 /** `folder/name.ext`: lower-case folder, base64url name, short extension. */
 export const STORAGE_KEY = /^[a-z0-9-]{1,32}\/[A-Za-z0-9_-]{16,64}\.[a-z0-9]{1,5}$/;
@@ -42,6 +43,23 @@ export interface Storage {
   get(key: string): Promise<StoredFile | null>;
   /** Removes the file; a missing file is not an error. */
   delete(key: string): Promise<void>;
+}
+
+/**
+ * Removes stored files whose rows have let go of them (null keys are skipped). A file that will not
+ * go is logged as "could not delete <what>" and never fails the caller: the rows are already gone.
+ */
+export async function deleteStoredFiles(
+  deps: { storage: Storage; log: Logger },
+  keys: Iterable<string | null>,
+  what: string,
+): Promise<void> {
+  for (const key of keys) {
+    if (!key) continue;
+    await deps.storage
+      .delete(key)
+      .catch((err: unknown) => deps.log.error({ err, key }, `could not delete ${what}`));
+  }
 }
 
 /** A new random key in `folder` (128 random bits) with the given extension. */

@@ -78,15 +78,15 @@ const accountGone: Plugin<Context> = {
   }),
 };
 
-// eslint-disable-next-line max-lines-per-function -- issue 31 item 5: still to split into named steps
+/** Each request's operation label and start, for graphql_operations_total (metrics.ts). */
+type OperationClock = WeakMap<Request, { operation: string; at: number }>;
+
 export function createGraphqlServer(
   options: YogaOptions,
 ): YogaServerInstance<ServerContext, Context> {
   const { schema, operations, deps } = options;
   const { config } = deps;
-  let graphiqlPage: string | undefined;
-  // each request's operation label and start, for graphql_operations_total (metrics.ts)
-  const started = new WeakMap<Request, { operation: string; at: number }>();
+  const started: OperationClock = new WeakMap();
   const persistedDocuments = new WeakSet([...operations.byId.values()].map((op) => op.document));
   return createYoga<ServerContext, Context>({
     schema,
@@ -103,19 +103,7 @@ export function createGraphqlServer(
     }),
     logging: false,
     landingPage: false,
-    graphiql: config.GRAPHIQL
-      ? {
-          title: 'Health platform GraphiQL',
-          credentials: 'same-origin',
-          defaultQuery: GRAPHIQL_ADMIN_QUERY,
-          defaultEditorToolsVisibility: 'headers',
-        }
-      : false,
-    // The page is the same for every request (about 9 MB with its assets inlined): render it once.
-    // NOTE: its module is loaded on the first page, not at start: holding the inlined assets cost an
-    // idle server ~70 MB of resident memory that only admins' browsers ever use (docs/benchmarks.md).
-    renderGraphiQL: async (opts) =>
-      (graphiqlPage ??= (await import('@graphql-yoga/render-graphiql')).renderGraphiQL(opts)),
+    ...graphiqlOptions(config.GRAPHIQL),
     maskedErrors: {
       maskError: (error) => {
         const scope = requestScope.getStore();
@@ -126,46 +114,8 @@ export function createGraphqlServer(
       },
     },
     plugins: [
-      {
-        onResponse: ({ request, response, serverContext }) => {
-          const start = started.get(request);
-          if (start) countGraphqlOperation(start.operation, (performance.now() - start.at) / 1000);
-          for (const c of (serverContext as Partial<ServerContext> | undefined)?.responseCookies ??
-            [])
-            response.headers.append('set-cookie', c);
-          // GraphiQL's page: no other site may frame it (its inline scripts need no other policy)
-          if (response.headers.get('content-type')?.startsWith('text/html')) {
-            for (const [name, value] of Object.entries(noFramingHeaders()))
-              response.headers.set(name, value);
-          }
-        },
-      },
-      {
-        // NOTE: hostile input is refused before graphql-js parses the document (a recursive descent)
-        // or a resolver sees the variables: runaway nesting, NUL characters.
-        onParams: ({ params, request, setResult }) => {
-          // the operation label: a persisted operation's manifest name, never client text
-          const hash = (params.extensions?.persistedQuery as { sha256Hash?: unknown } | undefined)
-            ?.sha256Hash;
-          const persisted = typeof hash === 'string' ? operations.byId.get(hash) : undefined;
-          started.set(request, {
-            operation: persisted?.name ?? 'anonymous',
-            at: performance.now(),
-          });
-          if (typeof params.query === 'string' && jsonTextTooDeep(Buffer.from(params.query))) {
-            const message = `Document nested deeper than ${MAX_JSON_DEPTH} levels`;
-            return setResult({
-              errors: [
-                new GraphQLError(message, {
-                  extensions: { code: 'BAD_REQUEST', http: { status: 400 } },
-                }),
-              ],
-            });
-          }
-          const issues = params.variables ? unsafeInputIssues(params.variables) : [];
-          if (issues.length) setResult({ errors: [validationError(issues)] });
-        },
-      },
+      responseHeaders(started),
+      refuseHostileInput(operations, started),
       accountGone,
       useLocalTimes,
       usePersistedOperations({
@@ -201,4 +151,79 @@ export function createGraphqlServer(
         refuseInvalidCredential: true,
       }),
   });
+}
+
+/** GraphiQL for admins when configured, its page rendered once. */
+function graphiqlOptions(enabled: boolean) {
+  let graphiqlPage: string | undefined;
+  return {
+    graphiql: enabled
+      ? {
+          title: 'Health platform GraphiQL',
+          credentials: 'same-origin' as const,
+          defaultQuery: GRAPHIQL_ADMIN_QUERY,
+          defaultEditorToolsVisibility: 'headers' as const,
+        }
+      : false,
+    // The page is the same for every request (about 9 MB with its assets inlined): render it once.
+    // NOTE: its module is loaded on the first page, not at start: holding the inlined assets cost an
+    // idle server ~70 MB of resident memory that only admins' browsers ever use (docs/benchmarks.md).
+    renderGraphiQL: async (opts: Parameters<typeof renderGraphiQLPage>[0]) =>
+      (graphiqlPage ??= await renderGraphiQLPage(opts)),
+  };
+}
+
+async function renderGraphiQLPage(
+  opts: Parameters<(typeof import('@graphql-yoga/render-graphiql'))['renderGraphiQL']>[0],
+): Promise<string> {
+  return (await import('@graphql-yoga/render-graphiql')).renderGraphiQL(opts);
+}
+
+/** Counts the operation, copies the fields' cookies, and keeps GraphiQL's page out of frames. */
+function responseHeaders(started: OperationClock): Plugin<Context, ServerContext> {
+  return {
+    onResponse: ({ request, response, serverContext }) => {
+      const start = started.get(request);
+      if (start) countGraphqlOperation(start.operation, (performance.now() - start.at) / 1000);
+      for (const c of (serverContext as Partial<ServerContext> | undefined)?.responseCookies ?? [])
+        response.headers.append('set-cookie', c);
+      // GraphiQL's page: no other site may frame it (its inline scripts need no other policy)
+      if (response.headers.get('content-type')?.startsWith('text/html')) {
+        for (const [name, value] of Object.entries(noFramingHeaders()))
+          response.headers.set(name, value);
+      }
+    },
+  };
+}
+
+/**
+ * Starts the operation's clock and refuses hostile input.
+ * NOTE: hostile input is refused before graphql-js parses the document (a recursive descent) or a
+ * resolver sees the variables: runaway nesting, NUL characters.
+ */
+function refuseHostileInput(
+  operations: OperationStore,
+  started: OperationClock,
+): Plugin<Context, ServerContext> {
+  return {
+    onParams: ({ params, request, setResult }) => {
+      // the operation label: a persisted operation's manifest name, never client text
+      const hash = (params.extensions?.persistedQuery as { sha256Hash?: unknown } | undefined)
+        ?.sha256Hash;
+      const persisted = typeof hash === 'string' ? operations.byId.get(hash) : undefined;
+      started.set(request, { operation: persisted?.name ?? 'anonymous', at: performance.now() });
+      if (typeof params.query === 'string' && jsonTextTooDeep(Buffer.from(params.query))) {
+        const message = `Document nested deeper than ${MAX_JSON_DEPTH} levels`;
+        return setResult({
+          errors: [
+            new GraphQLError(message, {
+              extensions: { code: 'BAD_REQUEST', http: { status: 400 } },
+            }),
+          ],
+        });
+      }
+      const issues = params.variables ? unsafeInputIssues(params.variables) : [];
+      if (issues.length) setResult({ errors: [validationError(issues)] });
+    },
+  };
 }

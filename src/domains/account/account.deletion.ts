@@ -26,6 +26,7 @@ import { exportFileKeysOf } from '../export/index.ts';
 import { archiveImportIdsWithFiles, removeArchiveImportFile } from '../health/index.ts';
 import { removeExportFile } from '../../platform/export-files.ts';
 import { clearCookiesOfWebCaller, revokeAllCredentials } from './account.sessions.ts';
+import { deleteStoredFiles } from '../../integrations/storage.ts';
 
 /** Sweeps of the user's rows; the last one also deletes the user. */
 export const SWEEP_PASSES = 3;
@@ -157,11 +158,7 @@ export async function deleteAccount(
       });
     if (gone.profilePhotoKey) fileKeys.add(gone.profilePhotoKey);
   });
-  for (const key of fileKeys) {
-    await ctx.storage
-      .delete(key)
-      .catch((err: unknown) => ctx.log.error({ err, key }, 'could not delete a stored file'));
-  }
+  await deleteStoredFiles(ctx, fileKeys, 'a stored file');
   for (const key of exportFiles) {
     await removeExportFile(ctx.config.DATA_DIR, key).catch((err: unknown) =>
       ctx.log.error({ err, key }, 'could not delete an export file'),

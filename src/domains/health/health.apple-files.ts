@@ -105,93 +105,130 @@ function num(text: string): number | null {
   return Number.isFinite(n) ? n : null;
 }
 
+/** A track point being read: its time stays null until a readable `<time>` closes. */
+type PendingPoint = RoutePointIn & { time: string | null };
+
+/** What parseGpx has read so far: the first error, the points not yet handed on, the open element. */
+interface GpxReading {
+  failed: Error | null;
+  /** points read and not yet passed to `onPoints` */
+  batch: RoutePointIn[];
+  /** points read in all */
+  count: number;
+  /** the `<trkpt>` being read, null outside one (or when its position is unreadable) */
+  point: PendingPoint | null;
+  /** the child element of the point whose text is being read */
+  field: string | null;
+  /** the text of `field` read so far */
+  text: string;
+}
+
+/** A track point from a `<trkpt>`'s attributes, or null when its position is unreadable. */
+function startTrackPoint(attributes: Record<string, string>): PendingPoint | null {
+  const lat = num(attributes.lat ?? '');
+  const lon = num(attributes.lon ?? '');
+  return lat === null || lon === null || Math.abs(lat) > 90 || Math.abs(lon) > 180
+    ? null
+    : {
+        at: '',
+        time: null,
+        lat,
+        lon,
+        elevation: null,
+        speed: null,
+        course: null,
+        hAcc: null,
+        vAcc: null,
+      };
+}
+
+/** Sets the point's field that the closed child element `name` holds (`time`, `ele`, `speed`, ...). */
+function setTrackPointField(point: PendingPoint, name: string, value: string): void {
+  if (name === 'time') {
+    const d = new Date(value);
+    point.time =
+      Number.isNaN(d.getTime()) || d.getUTCFullYear() < 1000 || d.getUTCFullYear() > 9999
+        ? null
+        : d.toISOString();
+  } else if (name === 'ele') point.elevation = num(value);
+  else if (name === 'speed') point.speed = num(value);
+  else if (name === 'course') point.course = num(value);
+  else if (name === 'hAcc') point.hAcc = num(value);
+  else if (name === 'vAcc') point.vAcc = num(value);
+}
+
+/** Ends the `<trkpt>` being read: a point with a readable time joins the batch. */
+function endTrackPoint(reading: GpxReading): void {
+  const point = reading.point;
+  if (point?.time) {
+    const { time, ...p } = point;
+    reading.batch.push({ ...p, at: time });
+    reading.count += 1;
+  }
+  reading.point = null;
+}
+
+/** Listens to the parser's events, collecting the track points into `reading`. */
+function readTrackPoints(parser: SaxesParser, reading: GpxReading): void {
+  parser.on('error', (e) => {
+    reading.failed ??= e;
+  });
+  parser.on('opentag', (tag) => {
+    if (tag.name === 'trkpt') {
+      reading.point = startTrackPoint(tag.attributes as Record<string, string>);
+    } else if (reading.point) {
+      reading.field = tag.name;
+      reading.text = '';
+    }
+  });
+  parser.on('text', (t) => {
+    if (reading.field) reading.text += t;
+  });
+  parser.on('closetag', (tag) => {
+    if (tag.name === 'trkpt') {
+      endTrackPoint(reading);
+      return;
+    }
+    if (!reading.point || reading.field !== tag.name) return;
+    setTrackPointField(reading.point, tag.name, reading.text.trim());
+    reading.field = null;
+  });
+}
+
 /**
  * Streams a GPX file's track points (`<trkpt lat lon><ele/><time/><extensions><speed/><course/>
  * <hAcc/><vAcc/></extensions></trkpt>`, as the Health app writes them) to `onPoints` in batches.
  * Points without a readable time or position are skipped. Answers how many were read.
  */
-// eslint-disable-next-line max-lines-per-function -- issue 31 item 5: still to split into named steps
 export async function parseGpx(
   input: Readable,
   onPoints: (points: RoutePointIn[]) => Promise<void>,
   batchSize = 5000,
 ): Promise<number> {
   const parser = new SaxesParser();
-  const failed: { error: Error | null } = { error: null };
-  let batch: RoutePointIn[] = [];
-  let count = 0;
-  let point: (RoutePointIn & { time: string | null }) | null = null;
-  let field: string | null = null;
-  let text = '';
-  parser.on('error', (e) => {
-    failed.error ??= e;
-  });
-  parser.on('opentag', (tag) => {
-    if (tag.name === 'trkpt') {
-      const a = tag.attributes as Record<string, string>;
-      const lat = num(a.lat ?? '');
-      const lon = num(a.lon ?? '');
-      point =
-        lat === null || lon === null || Math.abs(lat) > 90 || Math.abs(lon) > 180
-          ? null
-          : {
-              at: '',
-              time: null,
-              lat,
-              lon,
-              elevation: null,
-              speed: null,
-              course: null,
-              hAcc: null,
-              vAcc: null,
-            };
-    } else if (point) {
-      field = tag.name;
-      text = '';
-    }
-  });
-  parser.on('text', (t) => {
-    if (field) text += t;
-  });
-  parser.on('closetag', (tag) => {
-    if (tag.name === 'trkpt') {
-      if (point?.time) {
-        const { time, ...p } = point;
-        batch.push({ ...p, at: time });
-        count += 1;
-      }
-      point = null;
-      return;
-    }
-    if (!point || field !== tag.name) return;
-    const v = text.trim();
-    if (tag.name === 'time') {
-      const d = new Date(v);
-      point.time =
-        Number.isNaN(d.getTime()) || d.getUTCFullYear() < 1000 || d.getUTCFullYear() > 9999
-          ? null
-          : d.toISOString();
-    } else if (tag.name === 'ele') point.elevation = num(v);
-    else if (tag.name === 'speed') point.speed = num(v);
-    else if (tag.name === 'course') point.course = num(v);
-    else if (tag.name === 'hAcc') point.hAcc = num(v);
-    else if (tag.name === 'vAcc') point.vAcc = num(v);
-    field = null;
-  });
+  const reading: GpxReading = {
+    failed: null,
+    batch: [],
+    count: 0,
+    point: null,
+    field: null,
+    text: '',
+  };
+  readTrackPoints(parser, reading);
   input.setEncoding('utf8');
   for await (const chunk of input) {
     parser.write(chunk as string);
-    if (failed.error) throw failed.error;
-    if (batch.length >= batchSize) {
-      const full = batch;
-      batch = [];
+    if (reading.failed) throw reading.failed;
+    if (reading.batch.length >= batchSize) {
+      const full = reading.batch;
+      reading.batch = [];
       await onPoints(full);
     }
   }
   parser.close();
-  if (failed.error) throw failed.error;
-  if (batch.length > 0) await onPoints(batch);
-  return count;
+  if (reading.failed) throw reading.failed;
+  if (reading.batch.length > 0) await onPoints(reading.batch);
+  return reading.count;
 }
 
 /** Splits one CSV line of two cells (`Key,Value` or `Key,"Value, with comma"`). */

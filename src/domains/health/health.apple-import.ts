@@ -6,9 +6,10 @@
  * statistics, events and routes (GPX files of the export), and the ECG recordings.
  */
 import { parseAppleHealth } from './health.apple-parser.ts';
-import type { ParseProgress } from './health.apple-parser.ts';
+import type { AppleHealthBatch, ParseProgress } from './health.apple-parser.ts';
 import { archiveWorkoutId, storeEcgRecording, storeRoutePoints } from './health.apple-archive.ts';
 import { openExportSource, parseEcgCsv, parseGpx } from './health.apple-files.ts';
+import type { ExportSource } from './health.apple-files.ts';
 import { AppleImportStore } from './health.apple-store.ts';
 import type { ImportDb } from './health.apple-store.ts';
 import { MAX_IMPORT_SAMPLES } from './health.service.ts';
@@ -59,107 +60,162 @@ const add = (a: ImportResult, b: ImportResult): ImportResult => ({
 /** Route points of one GPX file get seq numbers from (file index + 1) x this (inline ones from 0). */
 const ROUTE_FILE_SEQ = 10_000_000;
 
+/** A GPX file a workout names, read once the export.xml is done. */
+interface RouteFileRef {
+  workoutId: string;
+  file: string;
+  /** the file's place in its workout's list (it picks the route points' seq numbers) */
+  index: number;
+}
+
+/** One import under way: where it reads and stores, and what it has stored so far. */
+interface ImportRun {
+  db: ImportDb;
+  userId: number;
+  source: ExportSource;
+  store: AppleImportStore;
+  totals: Pick<AppleHealthImportSummary, 'metrics' | 'sleep' | 'workouts'>;
+  archive: ArchiveImportCounts;
+  routeFiles: RouteFileRef[];
+}
+
+/** Rows stored new so far (the figure the progress reports give). */
+function storedSoFar(run: ImportRun): number {
+  const { totals, archive } = run;
+  return (
+    totals.metrics.inserted +
+    totals.sleep.inserted +
+    totals.workouts.inserted +
+    archive.records +
+    archive.workouts
+  );
+}
+
+/** Stores one parsed batch (samples, archive records, workouts) and notes its workouts' route files. */
+async function storeBatch(run: ImportRun, batch: AppleHealthBatch): Promise<void> {
+  const { store, totals, archive } = run;
+  // NOTE: metrics and intervals one after the other: both take the account's sync clock,
+  // which stays locked until each transaction commits, so in parallel one would only wait.
+  const synced = async () => {
+    const metrics = await store.metrics(batch.metrics);
+    const intervals = await store.intervals(batch);
+    return { metrics, intervals };
+  };
+  const [{ metrics, intervals }, records, workouts] = await Promise.all([
+    synced(),
+    store.records(batch.archive.records),
+    store.workouts(batch.archive.workouts),
+  ]);
+  totals.metrics = add(totals.metrics, metrics);
+  totals.sleep = add(totals.sleep, intervals.sleep);
+  totals.workouts = add(totals.workouts, intervals.workouts);
+  archive.records += records + workouts.events;
+  archive.workouts += workouts.workouts;
+  archive.routePoints += workouts.points;
+  for (const w of batch.archive.workouts) {
+    w.routeFiles.forEach((file, index) =>
+      run.routeFiles.push({ workoutId: archiveWorkoutId(run.userId, w), file, index }),
+    );
+  }
+}
+
+/** Passes one progress report on: its figures, and the line the CLI prints. */
+function reportProgress(
+  run: ImportRun,
+  options: ImportAppleHealthFileOptions,
+  p: ParseProgress,
+  started: number,
+): void {
+  options.onProgressCounts?.({ ...p, stored: storedSoFar(run) });
+  options.onProgress?.(
+    `read ${p.seen} records (${p.mapped} imported types, ${p.ignored} other; ${p.archived} archived) in ${((Date.now() - started) / 1000).toFixed(1)}s; ` +
+      `stored ${storedSoFar(run)}`,
+  );
+}
+
+/** Stores the route points of the GPX files the workouts named, counting the files not found. */
+async function storeRouteFiles(run: ImportRun): Promise<void> {
+  const { source, store, userId, archive } = run;
+  for (const ref of run.routeFiles) {
+    const input = await source.open(ref.file);
+    if (!input) {
+      archive.missingRouteFiles += 1;
+      continue;
+    }
+    let seq = (ref.index + 1) * ROUTE_FILE_SEQ;
+    await parseGpx(input, async (points) => {
+      archive.routePoints += await storeRoutePoints(
+        store.execute,
+        userId,
+        ref.workoutId,
+        seq,
+        points,
+      );
+      seq += points.length;
+    });
+  }
+}
+
+/** Stores the export's ECG recordings, counting the files that are not; answers how many were read. */
+async function storeEcgFiles(run: ImportRun): Promise<number> {
+  const { source, archive } = run;
+  const ecgFiles = source
+    .list('electrocardiograms')
+    .filter((f) => f.toLowerCase().endsWith('.csv'));
+  for (const file of ecgFiles) {
+    const input = await source.open(file);
+    const recording = input ? await parseEcgCsv(input, file) : null;
+    if (!recording) archive.unreadableEcgFiles += 1;
+    else archive.ecg += await storeEcgRecording(run.db, run.userId, recording);
+  }
+  return ecgFiles.length;
+}
+
 /** Imports the export at `file` for `userId`; answers what was read and stored. */
-// eslint-disable-next-line max-lines-per-function -- issue 31 item 5: still to split into named steps
 export async function importAppleHealthFile(
   db: ImportDb,
   options: ImportAppleHealthFileOptions,
 ): Promise<AppleHealthImportSummary> {
   const { userId } = options;
-  const totals = {
-    metrics: { inserted: 0, skipped: 0 },
-    sleep: { inserted: 0, skipped: 0 },
-    workouts: { inserted: 0, skipped: 0 },
-  };
-  const archive: ArchiveImportCounts = {
-    records: 0,
-    workouts: 0,
-    routePoints: 0,
-    missingRouteFiles: 0,
-    ecg: 0,
-    unreadableEcgFiles: 0,
-  };
-  const routeFiles: { workoutId: string; file: string; index: number }[] = [];
   const source = await openExportSource(options.file);
   const store = await AppleImportStore.open(db, userId).catch((e: unknown) => {
     source.close();
     throw e;
   });
+  const run: ImportRun = {
+    db,
+    userId,
+    source,
+    store,
+    totals: {
+      metrics: { inserted: 0, skipped: 0 },
+      sleep: { inserted: 0, skipped: 0 },
+      workouts: { inserted: 0, skipped: 0 },
+    },
+    archive: {
+      records: 0,
+      workouts: 0,
+      routePoints: 0,
+      missingRouteFiles: 0,
+      ecg: 0,
+      unreadableEcgFiles: 0,
+    },
+    routeFiles: [],
+  };
   const started = Date.now();
-  const stored = (): number =>
-    totals.metrics.inserted +
-    totals.sleep.inserted +
-    totals.workouts.inserted +
-    archive.records +
-    archive.workouts;
   try {
     const parsed = await parseAppleHealth(await source.xml(), {
       batchSize: Math.min(options.batchSize ?? MAX_IMPORT_SAMPLES, MAX_IMPORT_SAMPLES),
       progressEvery: options.progressEvery,
-      onBatch: async (batch) => {
-        // NOTE: metrics and intervals one after the other: both take the account's sync clock,
-        // which stays locked until each transaction commits, so in parallel one would only wait.
-        const synced = async () => {
-          const metrics = await store.metrics(batch.metrics);
-          const intervals = await store.intervals(batch);
-          return { metrics, intervals };
-        };
-        const [{ metrics, intervals }, records, workouts] = await Promise.all([
-          synced(),
-          store.records(batch.archive.records),
-          store.workouts(batch.archive.workouts),
-        ]);
-        totals.metrics = add(totals.metrics, metrics);
-        totals.sleep = add(totals.sleep, intervals.sleep);
-        totals.workouts = add(totals.workouts, intervals.workouts);
-        archive.records += records + workouts.events;
-        archive.workouts += workouts.workouts;
-        archive.routePoints += workouts.points;
-        for (const w of batch.archive.workouts) {
-          w.routeFiles.forEach((file, index) =>
-            routeFiles.push({ workoutId: archiveWorkoutId(userId, w), file, index }),
-          );
-        }
-      },
-      onProgress: (p) => {
-        options.onProgressCounts?.({ ...p, stored: stored() });
-        options.onProgress?.(
-          `read ${p.seen} records (${p.mapped} imported types, ${p.ignored} other; ${p.archived} archived) in ${((Date.now() - started) / 1000).toFixed(1)}s; ` +
-            `stored ${stored()}`,
-        );
-      },
+      onBatch: (batch) => storeBatch(run, batch),
+      onProgress: (p) => reportProgress(run, options, p, started),
     });
-    for (const ref of routeFiles) {
-      const input = await source.open(ref.file);
-      if (!input) {
-        archive.missingRouteFiles += 1;
-        continue;
-      }
-      let seq = (ref.index + 1) * ROUTE_FILE_SEQ;
-      await parseGpx(input, async (points) => {
-        archive.routePoints += await storeRoutePoints(
-          store.execute,
-          userId,
-          ref.workoutId,
-          seq,
-          points,
-        );
-        seq += points.length;
-      });
-    }
-    if (routeFiles.length > 0)
-      options.onProgress?.(`read ${routeFiles.length} workout route files`);
-    const ecgFiles = source
-      .list('electrocardiograms')
-      .filter((f) => f.toLowerCase().endsWith('.csv'));
-    for (const file of ecgFiles) {
-      const input = await source.open(file);
-      const recording = input ? await parseEcgCsv(input, file) : null;
-      if (!recording) archive.unreadableEcgFiles += 1;
-      else archive.ecg += await storeEcgRecording(db, userId, recording);
-    }
-    if (ecgFiles.length > 0) options.onProgress?.(`read ${ecgFiles.length} ECG files`);
-    return { ...parsed, ...totals, archive };
+    await storeRouteFiles(run);
+    if (run.routeFiles.length > 0)
+      options.onProgress?.(`read ${run.routeFiles.length} workout route files`);
+    const ecgFiles = await storeEcgFiles(run);
+    if (ecgFiles > 0) options.onProgress?.(`read ${ecgFiles} ECG files`);
+    return { ...parsed, ...run.totals, archive: run.archive };
   } finally {
     source.close();
     await store.close();

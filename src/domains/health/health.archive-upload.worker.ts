@@ -114,14 +114,18 @@ function storedOf(counts: ArchiveImportCountsView): number {
   );
 }
 
-/** Runs one import: claims it, imports its file, records the outcome, deletes the file. */
-// eslint-disable-next-line max-lines-per-function -- issue 31 item 5: still to split into named steps
-export async function runArchiveImportJob(
-  deps: ArchiveImportWorkerDeps,
-  id: string,
-  signal: AbortSignal,
-): Promise<void> {
-  const { prisma, config, log } = deps;
+/** The figures of a running import that the heartbeat records (the importer updates them). */
+interface ImportProgress {
+  read: number;
+  stored: number;
+}
+
+/**
+ * Claims a queued import (queued -> running, attempts + 1); false when there is nothing to run,
+ * and then deletes the file of an import that is gone.
+ */
+async function claimImport(deps: ArchiveImportWorkerDeps, id: string): Promise<boolean> {
+  const { prisma, config } = deps;
   const claimed = await prisma.healthArchiveImport.updateMany({
     where: { id, status: 'queued' },
     data: {
@@ -133,34 +137,101 @@ export async function runArchiveImportJob(
       recordsStored: 0,
     },
   });
-  if (claimed.count === 0) {
-    // done, failed, or another worker has it; or gone with its account: then its file goes too
-    const row = await prisma.healthArchiveImport.findUnique({
-      where: { id },
-      select: { id: true },
-    });
-    if (!row) await removeArchiveImportFile(config.DATA_DIR, id);
-    return;
-  }
-  const job = await prisma.healthArchiveImport.findUnique({ where: { id } });
-  const file = archiveImportFile(config.DATA_DIR, id);
-  if (!job || !file) return;
-  const progress = { read: 0, stored: 0 };
+  if (claimed.count > 0) return true;
+  // done, failed, or another worker has it; or gone with its account: then its file goes too
+  const row = await prisma.healthArchiveImport.findUnique({
+    where: { id },
+    select: { id: true },
+  });
+  if (!row) await removeArchiveImportFile(config.DATA_DIR, id);
+  return false;
+}
+
+/** Starts the timer that records a running import's progress and heartbeat. */
+function startHeartbeat(
+  deps: ArchiveImportWorkerDeps,
+  id: string,
+  progress: ImportProgress,
+): ReturnType<typeof setInterval> {
   const beat = async (): Promise<void> => {
-    await prisma.healthArchiveImport.updateMany({
+    await deps.prisma.healthArchiveImport.updateMany({
       where: { id, status: 'running' },
       data: { recordsRead: progress.read, recordsStored: progress.stored, heartbeatAt: new Date() },
     });
   };
-  const timer = setInterval(() => {
-    beat().catch((err: unknown) => log.warn({ err, id }, 'archive import heartbeat failed'));
+  return setInterval(() => {
+    beat().catch((err: unknown) => deps.log.warn({ err, id }, 'archive import heartbeat failed'));
   }, ARCHIVE_IMPORT_HEARTBEAT_MS).unref();
-  const end = async (data: Prisma.HealthArchiveImportUpdateManyMutationInput): Promise<void> => {
-    await prisma.healthArchiveImport.updateMany({
+}
+
+/** Records how a running import ended (finished now, no heartbeat). */
+async function endImport(
+  deps: ArchiveImportWorkerDeps,
+  id: string,
+  data: Prisma.HealthArchiveImportUpdateManyMutationInput,
+): Promise<void> {
+  await deps.prisma.healthArchiveImport.updateMany({
+    where: { id, status: 'running' },
+    data: { ...data, finishedAt: new Date(), heartbeatAt: null },
+  });
+}
+
+/** Records an import that finished: deletes its file, then stores it as ready with its counts. */
+async function recordImportReady(
+  deps: ArchiveImportWorkerDeps,
+  id: string,
+  summary: AppleHealthImportSummary,
+): Promise<void> {
+  // the file goes first: an import that says it ended has no file left
+  await removeArchiveImportFile(deps.config.DATA_DIR, id);
+  const counts = countsOf(summary);
+  await endImport(deps, id, {
+    status: 'ready',
+    recordsRead: summary.seen,
+    recordsStored: storedOf(counts),
+    counts: { ...counts },
+  });
+}
+
+/** Sets an import the stopping app interrupted back to queued (its file stays). */
+async function requeueStoppedImport(deps: ArchiveImportWorkerDeps, id: string): Promise<void> {
+  await deps.prisma.healthArchiveImport
+    .updateMany({
       where: { id, status: 'running' },
-      data: { ...data, finishedAt: new Date(), heartbeatAt: null },
-    });
-  };
+      data: { status: 'queued', heartbeatAt: null },
+    })
+    .catch((e: unknown) => deps.log.warn({ err: e, id }, 'archive import left running at stop'));
+}
+
+/** Records an import that failed: logs it, deletes its file, stores the reason to show. */
+async function recordImportFailed(
+  deps: ArchiveImportWorkerDeps,
+  id: string,
+  err: unknown,
+): Promise<void> {
+  const { config, log } = deps;
+  const database = isDatabaseError(err);
+  if (database) log.error({ err, id }, 'archive import failed');
+  else log.info({ err, id }, 'archive import: the export could not be read');
+  await removeArchiveImportFile(config.DATA_DIR, id);
+  const error = database ? SERVER_FAILED : unreadable(err, archiveImportDir(config.DATA_DIR));
+  await endImport(deps, id, { status: 'failed', error }).catch((e: unknown) =>
+    log.error({ err: e, id }, 'could not record a failed archive import'),
+  );
+}
+
+/** Runs one import: claims it, imports its file, records the outcome, deletes the file. */
+export async function runArchiveImportJob(
+  deps: ArchiveImportWorkerDeps,
+  id: string,
+  signal: AbortSignal,
+): Promise<void> {
+  if (!(await claimImport(deps, id))) return;
+  const job = await deps.prisma.healthArchiveImport.findUnique({ where: { id } });
+  const file = archiveImportFile(deps.config.DATA_DIR, id);
+  if (!job || !file) return;
+  const progress: ImportProgress = { read: 0, stored: 0 };
+  const timer = startHeartbeat(deps, id, progress);
   try {
     const summary = await importAppleHealthFile(deps.db, {
       userId: job.userId,
@@ -173,35 +244,12 @@ export async function runArchiveImportJob(
       },
     });
     clearInterval(timer);
-    // the file goes first: an import that says it ended has no file left
-    await removeArchiveImportFile(config.DATA_DIR, id);
-    const counts = countsOf(summary);
-    await end({
-      status: 'ready',
-      recordsRead: summary.seen,
-      recordsStored: storedOf(counts),
-      counts: { ...counts },
-    });
+    await recordImportReady(deps, id, summary);
   } catch (err) {
     clearInterval(timer);
-    if (signal.aborted) {
-      // the app is stopping: the next start imports it again (its file stays)
-      await prisma.healthArchiveImport
-        .updateMany({
-          where: { id, status: 'running' },
-          data: { status: 'queued', heartbeatAt: null },
-        })
-        .catch((e: unknown) => log.warn({ err: e, id }, 'archive import left running at stop'));
-      return;
-    }
-    const database = isDatabaseError(err);
-    if (database) log.error({ err, id }, 'archive import failed');
-    else log.info({ err, id }, 'archive import: the export could not be read');
-    await removeArchiveImportFile(config.DATA_DIR, id);
-    const error = database ? SERVER_FAILED : unreadable(err, archiveImportDir(config.DATA_DIR));
-    await end({ status: 'failed', error }).catch((e: unknown) =>
-      log.error({ err: e, id }, 'could not record a failed archive import'),
-    );
+    // the app is stopping: the next start imports it again (its file stays)
+    if (signal.aborted) await requeueStoppedImport(deps, id);
+    else await recordImportFailed(deps, id, err);
   }
 }
 

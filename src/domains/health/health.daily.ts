@@ -48,46 +48,66 @@ const localDay = (col: string, zone: string, shiftHours = 0): Prisma.Sql =>
 
 type DayRow = { d: string; v: number | null; n?: number };
 
-/** The figures of each local day from..to (days without any sample are left out). */
-// eslint-disable-next-line max-lines-per-function -- issue 31 item 5: still to split into named steps
-export async function dailyHealth(
+/** What one dailyHealth call reads: whose samples, in which zone, over which UTC windows. */
+interface DayBounds {
+  /** readerUserId(ctx), bound into every statement */
+  me: number;
+  zone: string;
+  /** start of the first day and end of the last (metrics, workouts) */
+  start: Date;
+  end: Date;
+  /** 18:00 before the first day to 18:00 of the last (sleep, by the night's end) */
+  sleepStart: Date;
+  sleepEnd: Date;
+}
+
+/** Per day and metric type: the largest source's total, and how many samples there are. */
+function metricTotalsByDay(
   ctx: AuthedContext,
-  options: DailyHealthOptions,
-): Promise<DailyHealthView[]> {
-  const me = readerUserId(ctx);
-  const { zone } = options;
-  const start = dayBounds(options.from, zone).start;
-  const end = dayBounds(options.to, zone).end;
-  const sleepStart = localTime(addDays(options.from, -1), 18, zone);
-  const sleepEnd = localTime(options.to, 18, zone);
-  const [totals, weights, workouts, sleep] = await Promise.all([
-    ctx.prisma.$queryRaw<(DayRow & { metric_type: string })[]>`
+  bounds: DayBounds,
+): Prisma.PrismaPromise<(DayRow & { metric_type: string })[]> {
+  return ctx.prisma.$queryRaw<(DayRow & { metric_type: string })[]>`
       SELECT d, metric_type, max(total)::float8 AS v, sum(n)::int AS n FROM (
-        SELECT ${localDay('"timestamp"', zone)} AS d, metric_type, source, sum(value) AS total, count(*) AS n
+        SELECT ${localDay('"timestamp"', bounds.zone)} AS d, metric_type, source, sum(value) AS total, count(*) AS n
           FROM health_metrics
-         WHERE user_id = ${me}::int AND deleted_at IS NULL
-           AND "timestamp" >= ${utc(start)} AND "timestamp" < ${utc(end)}
+         WHERE user_id = ${bounds.me}::int AND deleted_at IS NULL
+           AND "timestamp" >= ${utc(bounds.start)} AND "timestamp" < ${utc(bounds.end)}
          GROUP BY 1, 2, 3) x
-       GROUP BY d, metric_type`,
-    ctx.prisma.$queryRaw<DayRow[]>`
+       GROUP BY d, metric_type`;
+}
+
+/** Per day: the last body weight measured. */
+function lastWeightByDay(ctx: AuthedContext, bounds: DayBounds): Prisma.PrismaPromise<DayRow[]> {
+  return ctx.prisma.$queryRaw<DayRow[]>`
       SELECT DISTINCT ON (d) d, v FROM (
-        SELECT ${localDay('"timestamp"', zone)} AS d, value::float8 AS v, "timestamp" AS at
+        SELECT ${localDay('"timestamp"', bounds.zone)} AS d, value::float8 AS v, "timestamp" AS at
           FROM health_metrics
-         WHERE user_id = ${me}::int AND deleted_at IS NULL AND metric_type = 'body_weight'
-           AND "timestamp" >= ${utc(start)} AND "timestamp" < ${utc(end)}) x
-       ORDER BY d, at DESC`,
-    ctx.prisma.$queryRaw<DayRow[]>`
-      SELECT ${localDay('start_at', zone)} AS d, sum(duration_minutes)::float8 AS v, count(*)::int AS n
+         WHERE user_id = ${bounds.me}::int AND deleted_at IS NULL AND metric_type = 'body_weight'
+           AND "timestamp" >= ${utc(bounds.start)} AND "timestamp" < ${utc(bounds.end)}) x
+       ORDER BY d, at DESC`;
+}
+
+/** Per day: the minutes of the workouts that started that day, and how many there were. */
+function workoutMinutesByDay(
+  ctx: AuthedContext,
+  bounds: DayBounds,
+): Prisma.PrismaPromise<DayRow[]> {
+  return ctx.prisma.$queryRaw<DayRow[]>`
+      SELECT ${localDay('start_at', bounds.zone)} AS d, sum(duration_minutes)::float8 AS v, count(*)::int AS n
         FROM workout_samples
-       WHERE user_id = ${me}::int AND deleted_at IS NULL
-         AND start_at >= ${utc(start)} AND start_at < ${utc(end)}
-       GROUP BY 1`,
-    ctx.prisma.$queryRaw<DayRow[]>`
+       WHERE user_id = ${bounds.me}::int AND deleted_at IS NULL
+         AND start_at >= ${utc(bounds.start)} AND start_at < ${utc(bounds.end)}
+       GROUP BY 1`;
+}
+
+/** Per day: the asleep minutes of the night ending that day (overlaps once), and its samples. */
+function sleepMinutesByDay(ctx: AuthedContext, bounds: DayBounds): Prisma.PrismaPromise<DayRow[]> {
+  return ctx.prisma.$queryRaw<DayRow[]>`
       WITH s AS (
-        SELECT ${localDay('end_at', zone, 6)} AS d, start_at, end_at, stage
+        SELECT ${localDay('end_at', bounds.zone, 6)} AS d, start_at, end_at, stage
           FROM sleep_samples
-         WHERE user_id = ${me}::int AND deleted_at IS NULL AND end_at > start_at
-           AND end_at >= ${utc(sleepStart)} AND end_at < ${utc(sleepEnd)}),
+         WHERE user_id = ${bounds.me}::int AND deleted_at IS NULL AND end_at > start_at
+           AND end_at >= ${utc(bounds.sleepStart)} AND end_at < ${utc(bounds.sleepEnd)}),
       a AS (SELECT d, start_at, end_at,
                    max(end_at) OVER (PARTITION BY d ORDER BY start_at, end_at
                                      ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING) AS prev_end
@@ -99,8 +119,19 @@ export async function dailyHealth(
       i AS (SELECT d, min(start_at) AS st, max(end_at) AS en FROM g GROUP BY d, grp),
       asleep AS (SELECT d, sum(extract(epoch FROM (en - st)) / 60)::float8 AS v FROM i GROUP BY d),
       counted AS (SELECT d, count(*)::int AS n FROM s GROUP BY d)
-      SELECT counted.d, asleep.v, counted.n FROM counted LEFT JOIN asleep ON asleep.d = counted.d`,
-  ]);
+      SELECT counted.d, asleep.v, counted.n FROM counted LEFT JOIN asleep ON asleep.d = counted.d`;
+}
+
+/** The rows of the four statements, by what they hold. */
+interface DayRows {
+  totals: (DayRow & { metric_type: string })[];
+  weights: DayRow[];
+  workouts: DayRow[];
+  sleep: DayRow[];
+}
+
+/** Puts the statements' rows together into one view per day that has any, sorted by date. */
+function collectDays(options: DailyHealthOptions, rows: DayRows): DailyHealthView[] {
   const days = new Map<LocalDate, DailyHealthView>();
   const day = (d: LocalDate): DailyHealthView => {
     let v = days.get(d);
@@ -118,25 +149,49 @@ export async function dailyHealth(
     }
     return v;
   };
-  for (const r of totals) {
+  for (const r of rows.totals) {
     const v = day(r.d);
     v.samples += Number(r.n ?? 0);
     if (r.metric_type === 'steps') v.steps = r.v;
     if (r.metric_type === 'active_energy') v.activeEnergyKcal = r.v;
   }
-  for (const r of weights) day(r.d).bodyWeightKg = r.v;
-  for (const r of workouts) {
+  for (const r of rows.weights) day(r.d).bodyWeightKg = r.v;
+  for (const r of rows.workouts) {
     const v = day(r.d);
     v.exerciseMinutes = r.v;
     v.samples += Number(r.n ?? 0);
   }
-  for (const r of sleep) {
+  for (const r of rows.sleep) {
     if (r.d < options.from || r.d > options.to) continue;
     const v = day(r.d);
     v.sleepMinutes = r.v === null ? null : Math.round(r.v);
     v.samples += Number(r.n ?? 0);
   }
   return [...days.values()].sort((a, b) => a.date.localeCompare(b.date));
+}
+
+/** The figures of each local day from..to (days without any sample are left out). */
+export async function dailyHealth(
+  ctx: AuthedContext,
+  options: DailyHealthOptions,
+): Promise<DailyHealthView[]> {
+  const me = readerUserId(ctx);
+  const { zone } = options;
+  const bounds: DayBounds = {
+    me,
+    zone,
+    start: dayBounds(options.from, zone).start,
+    end: dayBounds(options.to, zone).end,
+    sleepStart: localTime(addDays(options.from, -1), 18, zone),
+    sleepEnd: localTime(options.to, 18, zone),
+  };
+  const [totals, weights, workouts, sleep] = await Promise.all([
+    metricTotalsByDay(ctx, bounds),
+    lastWeightByDay(ctx, bounds),
+    workoutMinutesByDay(ctx, bounds),
+    sleepMinutesByDay(ctx, bounds),
+  ]);
+  return collectDays(options, { totals, weights, workouts, sleep });
 }
 
 /** When the person's latest live sample of a metric type was taken, or null. */

@@ -15,7 +15,7 @@ import type { DbTx } from '../../db/client.ts';
 import type { AuthedContext } from '../../graphql/context.ts';
 import { advanceSyncClock } from '../../platform/sync-clock.ts';
 import { KIND_RULES } from './logs.kinds.ts';
-import type { LogKind } from './logs.kinds.ts';
+import type { Bounds, KindRule, LogKind } from './logs.kinds.ts';
 
 export interface LogEntryView {
   id: string;
@@ -62,37 +62,83 @@ const entrySelect = {
 const trimmed = (s: string | null | undefined): string | null | undefined =>
   s === undefined || s === null ? s : s.trim() || null;
 
+/** True when a value is given (neither null nor undefined). */
+const has = <T>(v: T | null | undefined): v is T => v !== null && v !== undefined;
+/** True when a number is given and lies outside the bounds (no bounds: never). */
+const outside = (v: number | null | undefined, b: Bounds | undefined): boolean =>
+  !!b && has(v) && (v < b.min || v > b.max);
+
+/** A check of an entry against its kind's rule: the field it reports, when it fails, its words. */
+interface KindCheck {
+  field: 'name' | 'value' | 'unit' | 'dose' | 'durationMinutes';
+  fails: (rule: KindRule, entry: NewLogEntry) => boolean;
+  /** called only when the check fails (so the bounds it names are set) */
+  msg: (kind: LogKind, rule: KindRule) => string;
+}
+
+/** The checks of an entry, in the order their issues are reported. */
+const KIND_CHECKS: readonly KindCheck[] = [
+  {
+    field: 'name',
+    fails: (rule, e) => rule.name === 'required' && !has(e.name),
+    msg: (kind) => `a ${kind} entry needs a name`,
+  },
+  {
+    field: 'name',
+    fails: (rule, e) => rule.name === 'none' && has(e.name),
+    msg: (kind) => `a ${kind} entry takes no name`,
+  },
+  {
+    field: 'value',
+    fails: (rule, e) => rule.value === 'required' && !has(e.value),
+    msg: (kind) => `a ${kind} entry needs a value`,
+  },
+  {
+    field: 'value',
+    fails: (rule, e) => rule.value === 'none' && has(e.value),
+    msg: (kind) => `a ${kind} entry takes no value`,
+  },
+  {
+    field: 'value',
+    fails: (rule, e) => outside(e.value, rule.valueBounds),
+    msg: (kind, { valueBounds: b }) => `a ${kind} value must be between ${b!.min} and ${b!.max}`,
+  },
+  {
+    field: 'unit',
+    fails: (rule, e) => rule.unit !== null && has(e.unit) && e.unit !== rule.unit,
+    msg: (kind, rule) => `a ${kind} entry is always in ${rule.unit}`,
+  },
+  {
+    field: 'dose',
+    fails: (rule, e) => !rule.dose && has(e.dose),
+    msg: (kind) => `a ${kind} entry takes no dose`,
+  },
+  {
+    field: 'durationMinutes',
+    fails: (rule, e) => rule.duration === 'required' && !has(e.durationMinutes),
+    msg: (kind) => `a ${kind} entry needs duration_minutes`,
+  },
+  {
+    field: 'durationMinutes',
+    fails: (rule, e) => rule.duration === 'none' && has(e.durationMinutes),
+    msg: (kind) => `a ${kind} entry takes no duration`,
+  },
+  {
+    field: 'durationMinutes',
+    fails: (rule, e) => outside(e.durationMinutes, rule.durationBounds),
+    msg: (_kind, { durationBounds: d }) =>
+      `duration_minutes must be between ${d!.min} and ${d!.max}`,
+  },
+];
+
 /** The issues of an entry against its kind's rule (a created entry, or an edited one whole). */
-// eslint-disable-next-line complexity -- issue 31 item 5: still to split into named steps
 export function kindIssues(kind: LogKind, entry: NewLogEntry): ValidationIssue[] {
   const rule = KIND_RULES[kind];
-  const issues: ValidationIssue[] = [];
-  const issue = (field: string, msg: string): void =>
-    void issues.push({ loc: ['input', field], msg, type: 'value_error' });
-  const has = (v: unknown): boolean => v !== null && v !== undefined;
-  if (rule.name === 'required' && !has(entry.name)) issue('name', `a ${kind} entry needs a name`);
-  if (rule.name === 'none' && has(entry.name)) issue('name', `a ${kind} entry takes no name`);
-  if (rule.value === 'required' && !has(entry.value))
-    issue('value', `a ${kind} entry needs a value`);
-  if (rule.value === 'none' && has(entry.value)) issue('value', `a ${kind} entry takes no value`);
-  const b = rule.valueBounds;
-  if (b && has(entry.value) && (entry.value! < b.min || entry.value! > b.max))
-    issue('value', `a ${kind} value must be between ${b.min} and ${b.max}`);
-  if (rule.unit !== null && has(entry.unit) && entry.unit !== rule.unit)
-    issue('unit', `a ${kind} entry is always in ${rule.unit}`);
-  if (!rule.dose && has(entry.dose)) issue('dose', `a ${kind} entry takes no dose`);
-  if (rule.duration === 'required' && !has(entry.durationMinutes))
-    issue('durationMinutes', `a ${kind} entry needs duration_minutes`);
-  if (rule.duration === 'none' && has(entry.durationMinutes))
-    issue('durationMinutes', `a ${kind} entry takes no duration`);
-  const d = rule.durationBounds;
-  if (
-    d &&
-    has(entry.durationMinutes) &&
-    (entry.durationMinutes! < d.min || entry.durationMinutes! > d.max)
-  )
-    issue('durationMinutes', `duration_minutes must be between ${d.min} and ${d.max}`);
-  return issues;
+  return KIND_CHECKS.filter((c) => c.fails(rule, entry)).map((c) => ({
+    loc: ['input', c.field],
+    msg: c.msg(kind, rule),
+    type: 'value_error',
+  }));
 }
 
 const sourceOf = (ctx: AuthedContext): string => (ctx.via === 'mcp' ? 'mcp' : 'manual');

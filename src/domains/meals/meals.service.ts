@@ -14,7 +14,7 @@ import { appError, validationError } from '../../base/errors.ts';
 import type { Prisma } from '../../generated/prisma/client.ts';
 import type { DbTx } from '../../db/client.ts';
 import type { AuthedContext } from '../../graphql/context.ts';
-import { newStorageKey } from '../../integrations/storage.ts';
+import { deleteStoredFiles, newStorageKey } from '../../integrations/storage.ts';
 import { datesFrom } from '../../platform/local-dates.ts';
 import {
   checkedImageType,
@@ -375,19 +375,6 @@ export async function updateMeal(
   );
 }
 
-/** Removes stored photos after their rows let go of them; a failure is logged, never thrown. */
-export async function deletePhotos(
-  ctx: Pick<AuthedContext, 'storage' | 'log'>,
-  keys: (string | null)[],
-): Promise<void> {
-  for (const key of keys) {
-    if (key)
-      await ctx.storage
-        .delete(key)
-        .catch((err: unknown) => ctx.log.error({ err, key }, 'could not delete a meal photo'));
-  }
-}
-
 /** Tombstones meals (and their items) of the caller in a transaction; answers how many and their photos. */
 async function tombstoneMeals(
   tx: DbTx,
@@ -418,7 +405,7 @@ export async function deleteMeal(ctx: AuthedContext, mealId: string): Promise<{ 
     await lockMeal(tx, userId, mealId);
     return tombstoneMeals(tx, userId, [mealId]);
   });
-  await deletePhotos(ctx, photoKeys);
+  await deleteStoredFiles(ctx, photoKeys, 'a meal photo');
   return { deleted: count };
 }
 
@@ -427,7 +414,7 @@ export async function deleteAllMeals(ctx: AuthedContext): Promise<{ deleted: num
   const { count, photoKeys } = await ctx.prisma.$transaction((tx) =>
     tombstoneMeals(tx, ctx.principal.userId, null),
   );
-  await deletePhotos(ctx, photoKeys);
+  await deleteStoredFiles(ctx, photoKeys, 'a meal photo');
   return { deleted: count };
 }
 
@@ -452,7 +439,7 @@ async function withStoredPhoto<T>(
   try {
     return await write(key);
   } catch (e) {
-    await deletePhotos(ctx, [key]);
+    await deleteStoredFiles(ctx, [key], 'a meal photo');
     throw e;
   }
 }
@@ -490,7 +477,7 @@ export async function setMealPhoto(
       return (await withItems(tx, ctx, userId, [updated]))[0];
     }),
   );
-  await deletePhotos(ctx, [previous]);
+  await deleteStoredFiles(ctx, [previous], 'a meal photo');
   return meal;
 }
 

@@ -10,7 +10,7 @@ import { readerUserId } from '../../auth/principal.ts';
 import { appError } from '../../base/errors.ts';
 import type { Prisma } from '../../generated/prisma/client.ts';
 import type { AuthedContext } from '../../graphql/context.ts';
-import { newStorageKey } from '../../integrations/storage.ts';
+import { deleteStoredFiles, newStorageKey } from '../../integrations/storage.ts';
 import {
   checkedImageType,
   mediaUrl,
@@ -118,13 +118,7 @@ export async function setProfilePhoto(
     await ctx.storage.delete(key);
     throw e;
   }
-  if (previous && previous !== key) {
-    await ctx.storage
-      .delete(previous)
-      .catch((err: unknown) =>
-        ctx.log.error({ err, key: previous }, 'could not delete the old photo'),
-      );
-  }
+  if (previous !== key) await deleteStoredFiles(ctx, [previous], 'the old photo');
   return user;
 }
 

@@ -171,18 +171,6 @@ export async function snoreAudioKeys(tx: DbTx, userId: number): Promise<string[]
   return rows.map((r) => r.key);
 }
 
-/** What removing clips needs: the database, the file storage and a log. */
-type ClipDeps = Pick<AuthedContext, 'prisma' | 'storage' | 'log'>;
-
-/** Removes stored clip files; a file that cannot be removed is logged, never fails the caller. */
-export async function removeClipFiles(ctx: ClipDeps, keys: string[]): Promise<void> {
-  for (const key of keys) {
-    await ctx.storage
-      .delete(key)
-      .catch((err: unknown) => ctx.log.error({ err, key }, 'could not delete a snoring clip'));
-  }
-}
-
 /**
  * A night deleted through sync (the push's onDeleted, snoring.synced.ts): deletes its clips' rows
  * in the push's transaction and answers their storage keys, whose files the push removes once it

@@ -14,7 +14,7 @@ import { addDays, daysBetween, localDateOf, localTime } from '../../platform/loc
 import type { LocalDate } from '../../platform/local-dates.ts';
 import { syncedWrite } from '../../platform/sync-clock.ts';
 import { personZone } from '../profile/index.ts';
-import { removeClipFiles } from './snoring.audio.ts';
+import { deleteStoredFiles } from '../../integrations/storage.ts';
 
 /** Longest range of one list, in days. */
 export const SNORE_RANGE_DAYS_MAX = 366;
@@ -240,6 +240,6 @@ export async function deleteSnoreNight(
     await tx.snoreAudioClip.deleteMany({ where: { nightId: options.id, userId } });
     return clips.map((c) => c.key);
   });
-  await removeClipFiles(ctx, keys);
+  await deleteStoredFiles(ctx, keys, 'a snoring clip');
   return { id: options.id, deleted: true, clipsRemoved: keys.length };
 }

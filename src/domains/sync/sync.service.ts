@@ -30,6 +30,7 @@ import {
   syncedTable,
   tableChangedBetween,
 } from './sync.tables.ts';
+import { deleteStoredFiles } from '../../integrations/storage.ts';
 
 /** Records per pull page, across all tables, unless `limit` asks for fewer (the last page may be shorter). */
 export const PULL_PAGE_SIZE = 1000;
@@ -378,44 +379,148 @@ function wireValue(col: SyncedColumn, v: unknown): unknown {
   return v;
 }
 
+/** Where a pull page starts: its cursor, the account's identity version and the page's bounds. */
+interface PullStart {
+  c: Cursor;
+  identityVersion: number;
+  limit: number;
+  maxChars: number | null;
+}
+
+/**
+ * A later page of a pull: checks its bounds, reads its cursor and the account's identity version
+ * (which must still be the one of the first page).
+ */
+async function resumePull(
+  ctx: AuthedContext,
+  userId: number,
+  cursor: string,
+  options: PullOptions,
+): Promise<PullStart> {
+  const issues: ValidationIssue[] = [];
+  const limit = pageLimit(options.limit, PULL_PAGE_SIZE, issues);
+  const maxChars = pageChars(options.maxChars, issues);
+  if (issues.length) throw validationError(issues);
+  const c = decodeCursor(cursor);
+  const state = await lockSyncState(ctx.prisma, userId, 'SHARE');
+  const identityVersion = state.identityVersion;
+  if (c.iv !== identityVersion) throw identityChanged(identityVersion);
+  return { c, identityVersion, limit, maxChars };
+}
+
+/** The first page of a pull: checks its options and fixes the snapshot time its cursor carries. */
+async function startPull(
+  ctx: AuthedContext,
+  userId: number,
+  options: PullOptions,
+): Promise<PullStart> {
+  const checked = checkPullOptions(options);
+  const { limit, maxChars } = checked;
+  const state = await ctx.prisma.$transaction(async (tx) => lockSyncState(tx, userId, 'SHARE'));
+  const identityVersion = state.identityVersion;
+  const c: Cursor = {
+    s: Math.max(state.nowMs, state.clockMs),
+    t: checked.since,
+    w: checked.whole,
+    iv: identityVersion,
+    x: [...new Set(options.exclude ?? [])],
+    i: 0,
+    d: 0,
+    a: null,
+  };
+  return { c, identityVersion, limit, maxChars };
+}
+
+/** A page being filled: its changes so far, the records it has room for and the characters it holds. */
+interface PageFill {
+  changes: Changes;
+  room: number;
+  chars: number;
+  limit: number;
+  maxChars: number | null;
+}
+
+/** Where a page reads next: a table's index, its part (0 live, 1 tombstones) and the last id served. */
+interface PartAt {
+  i: number;
+  d: 0 | 1;
+  after: string | null;
+}
+
+/**
+ * Adds one part of one table (its live records, or its tombstones) to the page; returns the cursor
+ * of the next page when the page fills up in it, else null.
+ */
+async function fillFromPart(
+  db: SqlRunner,
+  table: SyncedTable,
+  userId: number,
+  c: Cursor,
+  at: PartAt,
+  page: PageFill,
+): Promise<Cursor | null> {
+  const { i, d, after } = at;
+  if (page.room === 0) return { ...c, i, d, a: after };
+  const rows = await readTable(db, table, userId, c, d === 1, after, page.room + 1);
+  const list = (page.changes[table.table] ??= { created: [], updated: [], deleted: [] });
+  let last = after;
+  for (const r of rows) {
+    // a page ends at `limit` records, or before the record that would pass the character budget
+    // (the first record of a page is served whatever its size, so that paging moves on)
+    const size = page.maxChars === null ? 0 : itemChars(r);
+    if (
+      page.room === 0 ||
+      (page.maxChars !== null && page.room < page.limit && page.chars + size > page.maxChars)
+    ) {
+      return { ...c, i, d, a: last };
+    }
+    page.chars += size;
+    page.room--;
+    last = r.id;
+    if (r.deleted) list.deleted.push(r.id);
+    else (c.t === null ? list.created : list.updated).push(r.record);
+  }
+  return null;
+}
+
+/**
+ * Fills the page from the cursor on, skipping the excluded tables and `omitted`; returns the cursor
+ * of the next page, or null when the pull is complete. The changes come in one order, page after
+ * page: table by table (the registry's order), each table's live records by id, then its tombstones
+ * by id. So the pages of a pull, written one after the other, are one answer (the REST facade's
+ * `changes` responder streams them so).
+ */
+async function fillPage(
+  db: SqlRunner,
+  userId: number,
+  c: Cursor,
+  omitted: string[],
+  page: PageFill,
+): Promise<Cursor | null> {
+  for (let i = c.i; i < SYNCED_TABLES.length; i++) {
+    const table = SYNCED_TABLES[i];
+    if (c.x.includes(table.table) || omitted.includes(table.table)) continue;
+    for (const d of ([0, 1] as const).slice(i === c.i ? c.d : 0)) {
+      if (d === 1 && c.t === null) break; // a first pull has no tombstones
+      const after = i === c.i && d === c.d ? c.a : null;
+      const next = await fillFromPart(db, table, userId, c, { i, d, after }, page);
+      if (next) return next;
+    }
+  }
+  return null;
+}
+
 /**
  * One page of the changes since `lastPulledAt` of the reader's data (the owner's while viewing as).
  * The first page fixes the snapshot time; later pages (by `cursor`) read the same snapshot. Tables
  * whose read scope the credential lacks are left out and named in `omittedTables`.
  */
-// eslint-disable-next-line complexity -- issue 31 item 5: still to split into named steps
 export async function syncPull(ctx: AuthedContext, options: PullOptions): Promise<PullPage> {
   // NOTE: whose data: the owner's while a grantee views as (read-only), else the caller's.
   const userId = readerUserId(ctx);
-  let c: Cursor;
-  let identityVersion: number;
-  let limit: number;
-  let maxChars: number | null;
-  if (options.cursor) {
-    const issues: ValidationIssue[] = [];
-    limit = pageLimit(options.limit, PULL_PAGE_SIZE, issues);
-    maxChars = pageChars(options.maxChars, issues);
-    if (issues.length) throw validationError(issues);
-    c = decodeCursor(options.cursor);
-    const state = await lockSyncState(ctx.prisma, userId, 'SHARE');
-    identityVersion = state.identityVersion;
-    if (c.iv !== identityVersion) throw identityChanged(identityVersion);
-  } else {
-    const checked = checkPullOptions(options);
-    ({ limit, maxChars } = checked);
-    const state = await ctx.prisma.$transaction(async (tx) => lockSyncState(tx, userId, 'SHARE'));
-    identityVersion = state.identityVersion;
-    c = {
-      s: Math.max(state.nowMs, state.clockMs),
-      t: checked.since,
-      w: checked.whole,
-      iv: identityVersion,
-      x: [...new Set(options.exclude ?? [])],
-      i: 0,
-      d: 0,
-      a: null,
-    };
-  }
+  const { c, identityVersion, limit, maxChars } = options.cursor
+    ? await resumePull(ctx, userId, options.cursor, options)
+    : await startPull(ctx, userId, options);
   if (options.identityVersion != null && options.identityVersion !== identityVersion)
     throw identityChanged(identityVersion);
 
@@ -423,44 +528,10 @@ export async function syncPull(ctx: AuthedContext, options: PullOptions): Promis
   const omitted = SYNCED_TABLES.filter((t) => !credentialHolds(ctx.principal, t.readScope)).map(
     (t) => t.table,
   );
-  // The changes in one order, page after page: table by table (the registry's order), each
-  // table's live records by id, then its tombstones by id. So the pages of a pull, written one
-  // after the other, are one answer (the REST facade's `changes` responder streams them so).
-  const changes: Changes = {};
-  let room = limit;
-  let chars = 0;
-  let next: Cursor | null = null;
-  tables: for (let i = c.i; i < SYNCED_TABLES.length; i++) {
-    const table = SYNCED_TABLES[i];
-    if (c.x.includes(table.table) || omitted.includes(table.table)) continue;
-    for (const d of ([0, 1] as const).slice(i === c.i ? c.d : 0)) {
-      if (d === 1 && c.t === null) break; // a first pull has no tombstones
-      const after = i === c.i && d === c.d ? c.a : null;
-      if (room === 0) {
-        next = { ...c, i, d, a: after };
-        break tables;
-      }
-      const rows = await readTable(ctx.prisma, table, userId, c, d === 1, after, room + 1);
-      const list = (changes[table.table] ??= { created: [], updated: [], deleted: [] });
-      let last = after;
-      for (const r of rows) {
-        // a page ends at `limit` records, or before the record that would pass the character budget
-        // (the first record of a page is served whatever its size, so that paging moves on)
-        const size = maxChars === null ? 0 : itemChars(r);
-        if (room === 0 || (maxChars !== null && room < limit && chars + size > maxChars)) {
-          next = { ...c, i, d, a: last };
-          break tables;
-        }
-        chars += size;
-        room--;
-        last = r.id;
-        if (r.deleted) list.deleted.push(r.id);
-        else (c.t === null ? list.created : list.updated).push(r.record);
-      }
-    }
-  }
+  const page: PageFill = { changes: {}, room: limit, chars: 0, limit, maxChars };
+  const next = await fillPage(ctx.prisma, userId, c, omitted, page);
   return {
-    changes,
+    changes: page.changes,
     timestamp: next ? null : c.s,
     hasMore: next !== null,
     nextCursor: next ? encodeCursor(next) : null,
@@ -917,17 +988,6 @@ async function applyTable(
   return { written: inserted + updated + deleted.written, files: deleted.files };
 }
 
-/** Removes the files of records a committed push deleted; a file that will not go is logged. */
-async function removeFiles(ctx: AuthedContext, keys: string[]): Promise<void> {
-  for (const key of keys) {
-    await ctx.storage
-      .delete(key)
-      .catch((err: unknown) =>
-        ctx.log.error({ err, key }, 'could not delete a file of a record deleted through sync'),
-      );
-  }
-}
-
 /** The identity version a push names: a whole number (or its text), or absent. */
 function identityOf(
   value: unknown,
@@ -991,7 +1051,7 @@ export async function syncPush(ctx: AuthedContext, options: PushOptions): Promis
     { timeout: PUSH_TIMEOUT_MS + records * PUSH_MS_PER_RECORD },
   );
   // NOTE: only once the push has committed: a push that rolls back keeps its records' files
-  await removeFiles(ctx, files);
+  await deleteStoredFiles(ctx, files, 'a file of a record deleted through sync');
   return result;
 }
 

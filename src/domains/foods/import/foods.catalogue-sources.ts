@@ -256,25 +256,22 @@ function portionFrom(r: Row, seq: number, units: Map<string, string>): Catalogue
   };
 }
 
-/**
- * Foundation Foods: the `foundation_food` rows of food.csv (the analytical samples around them are
- * not foods a person eats), their nutrients and portions, plus the SR Legacy portions of the same
- * food (foundation_food.NDB_number -> sr_legacy_food.fdc_id -> SR food_portion). SR Legacy foods
- * themselves are not imported: the shipped SR Legacy tables have no nutrient values.
- */
-// eslint-disable-next-line complexity -- issue 31 item 5: still to split into named steps
-export async function readFoundation(dir: string): Promise<SourceData> {
-  const f = (name: string) => path.join(dir, 'usda_foundation', name);
-  const sr = (name: string) => path.join(dir, 'usda_sr_legacy', name);
-  const categories = new Map(
-    (await table(f('food_category.csv'))).map((r) => [r.id, r.description]),
-  );
-  const units = new Map((await table(f('measure_unit.csv'))).map((r) => [r.id, r.name]));
-  const srUnits = new Map((await table(sr('measure_unit.csv'))).map((r) => [r.id, r.name]));
-  const nutrients = (await table(f('nutrient.csv'))).map(nutrientDefinition);
+/** id -> one column of a small FDC lookup table (measure units, food categories). */
+async function lookup(file: string, column: string): Promise<Map<string, string>> {
+  return new Map((await table(file)).map((r) => [r.id, r[column]]));
+}
+
+/** Foods by FDC id, and rows read but not kept, by reason. */
+interface FoodsRead {
+  foods: Map<string, CatalogueFood>;
+  skipped: Record<string, number>;
+}
+
+/** The `foundation_food` rows of food.csv by FDC id (analytical samples are counted, not kept). */
+async function foundationFoods(file: string, categories: Map<string, string>): Promise<FoodsRead> {
   const foods = new Map<string, CatalogueFood>();
   const skipped: Record<string, number> = { analytical_samples: 0 };
-  for await (const r of rows(f('food.csv.gz'))) {
+  for await (const r of rows(file)) {
     if (r.data_type !== 'foundation_food') {
       skipped.analytical_samples++;
       continue;
@@ -284,12 +281,28 @@ export async function readFoundation(dir: string): Promise<SourceData> {
       category: categories.get(r.food_category_id) ?? null,
     });
   }
-  for await (const r of rows(f('food_nutrient.csv.gz'))) {
+  return { foods, skipped };
+}
+
+/** Sets the amounts of food_nutrient.csv on the foods they belong to (other rows are ignored). */
+async function addFoundationNutrients(
+  file: string,
+  foods: Map<string, CatalogueFood>,
+): Promise<void> {
+  for await (const r of rows(file)) {
     const food = foods.get(r.fdc_id);
     const amount = num(r.amount);
     if (food && amount !== null) food.nutrients.set(Number(r.nutrient_id), amount);
   }
-  for await (const r of rows(f('food_portion.csv.gz'))) {
+}
+
+/** Adds the foods' own portions of food_portion.csv, numbered by their seq_num. */
+async function addFoundationPortions(
+  file: string,
+  foods: Map<string, CatalogueFood>,
+  units: Map<string, string>,
+): Promise<void> {
+  for await (const r of rows(file)) {
     const food = foods.get(r.fdc_id);
     const portion = food && portionFrom(r, Number(r.seq_num) || food.portions.length + 1, units);
     if (!portion) continue;
@@ -297,18 +310,37 @@ export async function readFoundation(dir: string): Promise<SourceData> {
     while (food.portions.some((p) => p.seq === portion.seq)) portion.seq++;
     food.portions.push(portion);
   }
-  // SR Legacy portions: numbered after the food's own (1000 + SR seq), skipping weights it already has
+}
+
+/** Foods by SR Legacy fdc_id (foundation_food.NDB_number -> sr_legacy_food.fdc_id). */
+async function srLegacyFoods(
+  foundationFoodFile: string,
+  srLegacyFoodFile: string,
+  foods: Map<string, CatalogueFood>,
+): Promise<Map<string, CatalogueFood>> {
   const ndbToFood = new Map<string, CatalogueFood>();
-  for (const r of await table(f('foundation_food.csv'))) {
+  for (const r of await table(foundationFoodFile)) {
     const food = foods.get(r.fdc_id);
     if (food && r.NDB_number) ndbToFood.set(r.NDB_number, food);
   }
   const srToFood = new Map<string, CatalogueFood>();
-  for (const r of await table(sr('sr_legacy_food.csv'))) {
+  for (const r of await table(srLegacyFoodFile)) {
     const food = ndbToFood.get(r.NDB_number);
     if (food) srToFood.set(r.fdc_id, food);
   }
-  for await (const r of rows(sr('food_portion.csv.gz'))) {
+  return srToFood;
+}
+
+/**
+ * Adds the SR Legacy portions of the foods in `srToFood` (by SR Legacy fdc_id): numbered after the
+ * food's own (1000 + SR seq), skipping weights it already has.
+ */
+async function addSrLegacyPortions(
+  file: string,
+  srToFood: Map<string, CatalogueFood>,
+  srUnits: Map<string, string>,
+): Promise<void> {
+  for await (const r of rows(file)) {
     const food = srToFood.get(r.fdc_id);
     const portion =
       food && portionFrom(r, 1000 + (Number(r.seq_num) || food.portions.length + 1), srUnits);
@@ -321,24 +353,57 @@ export async function readFoundation(dir: string): Promise<SourceData> {
     );
     if (!same && !food.portions.some((p) => p.seq === portion.seq)) food.portions.push(portion);
   }
-  return { foods: [...foods.values()], nutrients, skipped };
 }
 
 /**
- * Branded Foods: every product of branded_food.csv (barcode, brand, serving) and every
- * `branded_food` row of food.csv (name), with the label nutrients of food_nutrient.csv. The shipped
- * slice's two halves barely overlap, so most products have either a barcode or nutrients; a product
- * without a name is described by its FDC category (docs/foods.md).
+ * Foundation Foods: the `foundation_food` rows of food.csv (the analytical samples around them are
+ * not foods a person eats), their nutrients and portions, plus the SR Legacy portions of the same
+ * food (foundation_food.NDB_number -> sr_legacy_food.fdc_id -> SR food_portion). SR Legacy foods
+ * themselves are not imported: the shipped SR Legacy tables have no nutrient values.
  */
-// eslint-disable-next-line complexity -- issue 31 item 5: still to split into named steps
-export async function readBranded(dir: string): Promise<SourceData> {
-  const f = (name: string) => path.join(dir, 'usda_branded', name);
+export async function readFoundation(dir: string): Promise<SourceData> {
+  const f = (name: string): string => path.join(dir, 'usda_foundation', name);
+  const sr = (name: string): string => path.join(dir, 'usda_sr_legacy', name);
+  const categories = await lookup(f('food_category.csv'), 'description');
+  const units = await lookup(f('measure_unit.csv'), 'name');
+  const srUnits = await lookup(sr('measure_unit.csv'), 'name');
+  const nutrients = (await table(f('nutrient.csv'))).map(nutrientDefinition);
+  const { foods, skipped } = await foundationFoods(f('food.csv.gz'), categories);
+  await addFoundationNutrients(f('food_nutrient.csv.gz'), foods);
+  await addFoundationPortions(f('food_portion.csv.gz'), foods, units);
+  const srToFood = await srLegacyFoods(f('foundation_food.csv'), sr('sr_legacy_food.csv'), foods);
+  await addSrLegacyPortions(sr('food_portion.csv.gz'), srToFood, srUnits);
+  return { foods: [...foods.values()], nutrients, skipped };
+}
+
+/** The names of the `branded_food` rows of food.csv, by FDC id. */
+async function brandedNames(file: string): Promise<Map<string, string>> {
   const names = new Map<string, string>();
-  for await (const r of rows(f('food.csv')))
+  for await (const r of rows(file))
     if (r.data_type === 'branded_food') names.set(r.fdc_id, r.description.trim());
+  return names;
+}
+
+/** A product of branded_food.csv: its brand, category, market country and serving. */
+function brandedProduct(r: Row, description: string, gtin: string | null): CatalogueFood {
+  const country = r.market_country ? countryCode(r.market_country) : null;
+  const servingSize = num(r.serving_size);
+  return {
+    ...usdaFood(r.fdc_id, description),
+    brand: text(r.brand_name) ?? text(r.brand_owner),
+    category: text(r.branded_food_category),
+    gtin,
+    countries: country ? [country] : [],
+    servingSize,
+    servingUnit: servingSize === null ? null : text(r.serving_size_unit),
+  };
+}
+
+/** The products of branded_food.csv by FDC id, named by `names`, short description or category. */
+async function brandedProducts(file: string, names: Map<string, string>): Promise<FoodsRead> {
   const foods = new Map<string, CatalogueFood>();
   const skipped: Record<string, number> = { invalid_barcode: 0, no_name: 0 };
-  for await (const r of rows(f('branded_food.csv.gz'))) {
+  for await (const r of rows(file)) {
     const description =
       names.get(r.fdc_id) ?? text(r.short_description) ?? text(r.branded_food_category);
     if (!description) {
@@ -347,22 +412,18 @@ export async function readBranded(dir: string): Promise<SourceData> {
     }
     const gtin = catalogueGtin(r.gtin_upc);
     if (!gtin && r.gtin_upc) skipped.invalid_barcode++;
-    const country = r.market_country ? countryCode(r.market_country) : null;
-    const servingSize = num(r.serving_size);
-    foods.set(r.fdc_id, {
-      ...usdaFood(r.fdc_id, description),
-      brand: text(r.brand_name) ?? text(r.brand_owner),
-      category: text(r.branded_food_category),
-      gtin,
-      countries: country ? [country] : [],
-      servingSize,
-      servingUnit: servingSize === null ? null : text(r.serving_size_unit),
-    });
+    foods.set(r.fdc_id, brandedProduct(r, description, gtin));
   }
-  for (const [id, description] of names)
-    if (!foods.has(id)) foods.set(id, usdaFood(id, description));
+  return { foods, skipped };
+}
+
+/** Sets the label nutrients of food_nutrient.csv on the foods; answers the nutrients they name. */
+async function addBrandedNutrients(
+  file: string,
+  foods: Map<string, CatalogueFood>,
+): Promise<NutrientDefinition[]> {
   const nutrients = new Map<number, NutrientDefinition>();
-  for await (const r of rows(f('food_nutrient.csv.gz'))) {
+  for await (const r of rows(file)) {
     const food = foods.get(r.fdc_id);
     const amount = num(r.amount);
     const id = Number(intText(r.nutrient_id));
@@ -371,7 +432,23 @@ export async function readBranded(dir: string): Promise<SourceData> {
     if (!nutrients.has(id) && r.name)
       nutrients.set(id, { id, name: r.name, unit: r.unit_name, number: null, rank: null });
   }
-  return { foods: [...foods.values()], nutrients: [...nutrients.values()], skipped };
+  return [...nutrients.values()];
+}
+
+/**
+ * Branded Foods: every product of branded_food.csv (barcode, brand, serving) and every
+ * `branded_food` row of food.csv (name), with the label nutrients of food_nutrient.csv. The shipped
+ * slice's two halves barely overlap, so most products have either a barcode or nutrients; a product
+ * without a name is described by its FDC category (docs/foods.md).
+ */
+export async function readBranded(dir: string): Promise<SourceData> {
+  const f = (name: string): string => path.join(dir, 'usda_branded', name);
+  const names = await brandedNames(f('food.csv'));
+  const { foods, skipped } = await brandedProducts(f('branded_food.csv.gz'), names);
+  for (const [id, description] of names)
+    if (!foods.has(id)) foods.set(id, usdaFood(id, description));
+  const nutrients = await addBrandedNutrients(f('food_nutrient.csv.gz'), foods);
+  return { foods: [...foods.values()], nutrients, skipped };
 }
 
 /**
@@ -416,12 +493,59 @@ export const OFF_NUTRIENTS: readonly [column: string, nutrientId: number, factor
 /** Salt is 2.5 times sodium by weight (the EU labelling convention Open Food Facts uses). */
 const SALT_PER_SODIUM = 2.5;
 
+/** A product's nutrients per 100 g by USDA id, in the USDA units (from its `*_100g` columns). */
+function offNutrients(r: Row): Map<number, number> {
+  const nutrients = new Map<number, number>();
+  for (const [column, id, factor] of OFF_NUTRIENTS) {
+    const v = num(r[column]);
+    if (v !== null && v >= 0) nutrients.set(id, Math.round(v * factor * 1e6) / 1e6);
+  }
+  // energy_100g is the older energy field, in kJ whatever unit the label used: 1062 when a product
+  // gives neither energy-kcal nor energy-kj (none of the shipped sample does)
+  const energy = num(r.energy_100g);
+  if (!nutrients.has(1008) && !nutrients.has(1062) && energy !== null && energy >= 0)
+    nutrients.set(1062, energy);
+  const salt = num(r.salt_100g);
+  if (!nutrients.has(1093) && salt !== null)
+    nutrients.set(1093, Math.round((salt / SALT_PER_SODIUM) * 1e6) / 1000);
+  return nutrients;
+}
+
+/** The ISO-2 codes of a `countries_tags` list, each once, unknown names left out. */
+function offCountries(tags: string | undefined): string[] {
+  return [
+    ...new Set(
+      (tags ?? '')
+        .split(',')
+        .map((t) => (t.trim() ? countryCode(t) : null))
+        .filter((c): c is string => !!c),
+    ),
+  ];
+}
+
+/** The catalogue food of an Open Food Facts row with a name and a code. */
+function offFood(r: Row, code: string, description: string, gtin: string | null): CatalogueFood {
+  const nutrients = offNutrients(r);
+  const serving = num(r.serving_quantity);
+  return {
+    id: `off:${code}`,
+    description,
+    brand: text((r.brands ?? '').split(',')[0]),
+    category: text((r.categories_en ?? '').split(',')[0]),
+    gtin,
+    countries: offCountries(r.countries_tags),
+    servingSize: serving !== null && serving > 0 ? serving : null,
+    servingUnit: serving !== null && serving > 0 ? 'g' : null,
+    nutrients,
+    portions: [],
+  };
+}
+
 /**
  * Open Food Facts (tab-separated export, no quoting): products with a name, id `off:<code>`, their
  * `*_100g` nutrients mapped to USDA ids, countries from `countries_tags` as ISO-2 codes. Kept as
  * their own source (ODbL share-alike; data/catalogue/README.md).
  */
-// eslint-disable-next-line complexity -- issue 31 item 5: still to split into named steps
 export async function readOpenFoodFacts(dir: string): Promise<SourceData> {
   const file = path.join(
     dir,
@@ -437,42 +561,9 @@ export async function readOpenFoodFacts(dir: string): Promise<SourceData> {
       skipped.no_name++;
       continue;
     }
-    const nutrients = new Map<number, number>();
-    for (const [column, id, factor] of OFF_NUTRIENTS) {
-      const v = num(r[column]);
-      if (v !== null && v >= 0) nutrients.set(id, Math.round(v * factor * 1e6) / 1e6);
-    }
-    // energy_100g is the older energy field, in kJ whatever unit the label used: 1062 when a product
-    // gives neither energy-kcal nor energy-kj (none of the shipped sample does)
-    const energy = num(r.energy_100g);
-    if (!nutrients.has(1008) && !nutrients.has(1062) && energy !== null && energy >= 0)
-      nutrients.set(1062, energy);
-    const salt = num(r.salt_100g);
-    if (!nutrients.has(1093) && salt !== null)
-      nutrients.set(1093, Math.round((salt / SALT_PER_SODIUM) * 1e6) / 1000);
     const gtin = catalogueGtin(code);
     if (!gtin) skipped.invalid_barcode++;
-    const countries = [
-      ...new Set(
-        (r.countries_tags ?? '')
-          .split(',')
-          .map((t) => (t.trim() ? countryCode(t) : null))
-          .filter((c): c is string => !!c),
-      ),
-    ];
-    const serving = num(r.serving_quantity);
-    foods.set(code, {
-      id: `off:${code}`,
-      description,
-      brand: text((r.brands ?? '').split(',')[0]),
-      category: text((r.categories_en ?? '').split(',')[0]),
-      gtin,
-      countries,
-      servingSize: serving !== null && serving > 0 ? serving : null,
-      servingUnit: serving !== null && serving > 0 ? 'g' : null,
-      nutrients,
-      portions: [],
-    });
+    foods.set(code, offFood(r, code, description, gtin));
   }
   // the USDA definitions of the nutrients mapped here (the source may be imported on its own)
   const mapped = new Set(OFF_NUTRIENTS.map(([, id]) => id));
