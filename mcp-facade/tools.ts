@@ -34,6 +34,8 @@ import { sleepTools } from './tools/sleep.tools.ts';
 import { homeTools } from './tools/home.tools.ts';
 import { exportTools } from './tools/export.tools.ts';
 import { experimentTools } from './tools/experiments.tools.ts';
+import { communityTools } from './tools/community.tools.ts';
+import { challengeTools, circleChallengeTools } from './tools/challenges.tools.ts';
 
 export const TOOL_FAMILIES: Readonly<Record<string, readonly McpTool[]>> = {
   'access-grants': accessGrantTools,
@@ -66,6 +68,8 @@ export const TOOL_FAMILIES: Readonly<Record<string, readonly McpTool[]>> = {
   home: homeTools,
   export: exportTools,
   experiments: experimentTools,
+  community: [...communityTools, ...circleChallengeTools],
+  challenges: challengeTools,
 };
 
 /** Every row, each with its family (the toolset a client chooses in its MCP URL, `?toolsets=`). */

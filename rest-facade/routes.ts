@@ -28,6 +28,8 @@ import { exportRoutes } from './routes/export.routes.ts';
 import { experimentRoutes } from './routes/experiments.routes.ts';
 import { nutritionPreviewRoutes } from './routes/nutrition-preview.routes.ts';
 import { nutritionRoutes } from './routes/nutrition.routes.ts';
+import { communityRoutes } from './routes/community.routes.ts';
+import { challengeRoutes } from './routes/challenges.routes.ts';
 
 export const ROUTES: readonly RestRoute[] = [
   ...syncRoutes,
@@ -58,4 +60,6 @@ export const ROUTES: readonly RestRoute[] = [
   ...experimentRoutes,
   ...nutritionPreviewRoutes,
   ...nutritionRoutes,
+  ...communityRoutes,
+  ...challengeRoutes,
 ];

@@ -146,6 +146,9 @@ const EnvSchema = z.object({
   GRAPHQL_MAX_TOKENS: z.coerce.number().int().min(100).max(100_000).default(1000),
   GRAPHQL_MAX_COST: z.coerce.number().int().min(100).max(10_000_000).default(20_000),
   GRAPHQL_MAX_DIRECTIVES: z.coerce.number().int().min(0).max(1000).default(20),
+  /** Wrong community invite codes per account and per client IP per hour (then 429, issue 32) */
+  COMMUNITY_JOIN_FAILURES_PER_HOUR_PER_ACCOUNT: z.coerce.number().int().min(1).default(10),
+  COMMUNITY_JOIN_FAILURES_PER_HOUR_PER_IP: z.coerce.number().int().min(1).default(30),
   /** Failed password logins per client IP and address per 15 minutes (app, web and admin login) */
   LOGIN_FAILURES_PER_15_MINUTES: z.coerce.number().int().min(1).default(10),
   /** Model access (issue 14): the API key; unset turns the AI features off (their routes answer 503) */

@@ -48,6 +48,10 @@ import '../domains/home/home.schema.ts';
 import '../domains/export/export.schema.ts';
 import '../domains/experiments/experiments.schema.ts';
 import '../domains/nutrition/nutrition.preview-schema.ts';
+import '../domains/community/community.schema.ts';
+import '../domains/community/community.graph.ts';
+import '../domains/challenges/challenges.schema.ts';
+import '../domains/challenges/challenges.graph.ts';
 import './references.ts';
 
 export const schema = builder.toSchema({ sortSchema: true });

@@ -391,6 +391,58 @@ const SEEDERS: Record<string, (p: Db, me: Person, other: Person) => Promise<unkn
         source: {},
       },
     }),
+  // community and challenges (issue 32): a circle shared with `other`, a nudge each way, a mute
+  // each way, a challenge with a check-in
+  'CommunityMember.userId': (p, me, other) =>
+    p.communityCircle.create({
+      data: {
+        name: 'walkers',
+        inviteCodeHash: rand(),
+        members: { create: [{ userId: other.id }, { userId: me.id, shares: ['steps'] }] },
+      },
+    }),
+  'CommunityNudge.senderId': (p, me, other) =>
+    p.communityNudge.create({ data: { senderId: me.id, recipientId: other.id, kind: 'cheer' } }),
+  'CommunityNudge.recipientId': (p, me, other) =>
+    p.communityNudge.create({ data: { senderId: other.id, recipientId: me.id, kind: 'cheer' } }),
+  'CommunityMute.userId': (p, me, other) =>
+    p.communityMute.create({ data: { userId: me.id, mutedUserId: other.id } }),
+  'CommunityMute.mutedUserId': (p, me, other) =>
+    p.communityMute.create({ data: { userId: other.id, mutedUserId: me.id } }),
+  'ChallengeParticipant.userId': (p, me, other) =>
+    p.challenge.create({
+      data: {
+        creatorId: other.id,
+        title: 'steps week',
+        metric: 'steps',
+        scoring: 'goal_percent',
+        startDate: '2026-01-01',
+        days: 7,
+        participants: {
+          create: [
+            { userId: other.id, status: 'accepted', goalTarget: 10_000 },
+            { userId: me.id, status: 'accepted', goalTarget: 8_000 },
+          ],
+        },
+      },
+    }),
+  'ChallengeCheckin.userId': async (p, me, other) => {
+    const challenge = await p.challenge.create({
+      data: {
+        creatorId: other.id,
+        title: 'no sugar',
+        metric: 'habit',
+        scoring: 'checkins',
+        habit: 'no sugar',
+        startDate: '2026-01-01',
+        days: 7,
+        participants: { create: [{ userId: me.id, status: 'accepted' }] },
+      },
+    });
+    return p.challengeCheckin.create({
+      data: { challengeId: challenge.id, userId: me.id, date: '2026-01-02' },
+    });
+  },
   // keyed by address
   'EmailCode.email': (p, me) =>
     p.emailCode.create({ data: { email: me.email, codeHash: rand(), expiresAt: later() } }),

@@ -123,7 +123,7 @@ describe('preferences', () => {
     const { client, token } = await person();
     await rest(app, 'PATCH', '/api/auth/me', { token, body: { timezone: 'Europe/Berlin' } });
     expect(sc(await callTool(client, 'notifications_prefs_read'))).toEqual({
-      categories: ['reminders', 'glucose', 'meals', 'insights', 'account', 'news'],
+      categories: ['reminders', 'glucose', 'meals', 'insights', 'account', 'news', 'community'],
       quiet_start: null,
       quiet_end: null,
       time_zone: 'Europe/Berlin',

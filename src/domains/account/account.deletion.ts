@@ -22,6 +22,7 @@ import { getDatamodel } from '../../generated/pothos-types.ts';
 import type { AuthedContext } from '../../graphql/context.ts';
 import { mealPhotoKeys } from '../meals/index.ts';
 import { snoreAudioKeys } from '../snoring/index.ts';
+import { runAccountDeletionSteps } from './account.deletion-steps.ts';
 import { exportFileKeysOf } from '../export/index.ts';
 import { archiveImportIdsWithFiles, removeArchiveImportFile } from '../health/index.ts';
 import { removeExportFile } from '../../platform/export-files.ts';
@@ -141,6 +142,8 @@ export async function deleteAccount(
   const sweepWithFiles = async (tx: Prisma.TransactionClient): Promise<number> => {
     for (const key of await mealPhotoKeys(tx, userId)) fileKeys.add(key);
     for (const key of await snoreAudioKeys(tx, userId)) fileKeys.add(key);
+    // other domains' steps (a challenge's former member, a circle left empty)
+    await runAccountDeletionSteps(tx, userId);
     return sweep(tx, userId, user.email);
   };
   for (let pass = 1; pass < SWEEP_PASSES; pass++) {

@@ -11,3 +11,5 @@ export {
   listAccounts,
 } from './account.admin.ts';
 export type { AccountCountsView, AccountDetailView, AccountSummaryView } from './account.admin.ts';
+export { accountDeletionSteps, onAccountDeletion } from './account.deletion-steps.ts';
+export type { AccountDeletionStep } from './account.deletion-steps.ts';

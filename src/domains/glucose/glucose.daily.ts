@@ -4,6 +4,7 @@
  * NOTE: ownership. Every read is of readerUserId(ctx), a bound parameter; the zone is bound too.
  */
 import { readerUserId } from '../../auth/principal.ts';
+import { Prisma } from '../../generated/prisma/client.ts';
 import type { AuthedContext } from '../../graphql/context.ts';
 import { dayBounds } from '../../platform/local-dates.ts';
 import type { LocalDate } from '../../platform/local-dates.ts';
@@ -38,13 +39,25 @@ export async function dailyTimeInRange(
   ctx: AuthedContext,
   options: { from: LocalDate; to: LocalDate; zone: string },
 ): Promise<DailyGlucoseView[]> {
+  return dailyTimeInRangeOf(ctx, { ...options, userId: readerUserId(ctx) });
+}
+
+/**
+ * dailyTimeInRange of a named person, for a domain that has already decided the caller may see
+ * that person's daily time in range (community's member view checks membership and the member's
+ * chosen shares). NOTE: never pass an id from the request unchecked.
+ */
+export async function dailyTimeInRangeOf(
+  ctx: AuthedContext,
+  options: { userId: number; from: LocalDate; to: LocalDate; zone: string },
+): Promise<DailyGlucoseView[]> {
   const start = dayBounds(options.from, options.zone).start;
   const end = dayBounds(options.to, options.zone).end;
   const rows = await ctx.prisma.$queryRaw<{ d: string; n: number; in_range: number }[]>`
     SELECT (("timestamp" AT TIME ZONE ${options.zone}::text)::date)::text AS d, count(*)::int AS n,
            (count(*) FILTER (WHERE value_mg_dl BETWEEN ${TIME_IN_RANGE_MG_DL.low}::float8 AND ${TIME_IN_RANGE_MG_DL.high}::float8))::int AS in_range
       FROM glucose_readings
-     WHERE user_id = ${readerUserId(ctx)}::int AND deleted_at IS NULL
+     WHERE user_id = ${options.userId}::int AND deleted_at IS NULL
        AND "timestamp" >= ${start.toISOString()}::timestamptz AND "timestamp" < ${end.toISOString()}::timestamptz
      GROUP BY 1 ORDER BY 1`;
   return rows.map((r) => ({
@@ -88,4 +101,23 @@ export async function glucoseWindow(
     belowRangePct: pct(r.below),
     aboveRangePct: pct(r.above),
   };
+}
+
+/**
+ * Time in range per person and local day as a fragment another domain's statement composes
+ * (challenges' standings): reads a `people` relation (`user_id int, zone text, from_at
+ * timestamptz, to_at timestamptz`, see health.daily-sql.ts) and answers rows
+ * `(user_id, d, v, typed)`: v the percent of the day's readings within 70..180 mg/dL, typed when
+ * a reading of the day was entered by hand (source 'manual').
+ * NOTE: the caller decides whose readings are read (the people relation).
+ */
+export function dailyTimeInRangeSql(people: Prisma.Sql): Prisma.Sql {
+  return Prisma.sql`
+    SELECT p.user_id, ((g."timestamp" AT TIME ZONE p.zone)::date)::text AS d,
+           (100.0 * count(*) FILTER (WHERE g.value_mg_dl BETWEEN ${TIME_IN_RANGE_MG_DL.low}::float8 AND ${TIME_IN_RANGE_MG_DL.high}::float8) / count(*))::float8 AS v,
+           bool_or(g.source = 'manual') AS typed
+      FROM ${people} p
+      JOIN glucose_readings g ON g.user_id = p.user_id AND g.deleted_at IS NULL
+       AND g."timestamp" >= p.from_at AND g."timestamp" < p.to_at
+     GROUP BY 1, 2`;
 }

@@ -10,7 +10,13 @@ export type {
   RawSampleKey,
   RawSampleView,
 } from './glucose.admin.ts';
-export { dailyTimeInRange, glucoseWindow, TIME_IN_RANGE_MG_DL } from './glucose.daily.ts';
+export {
+  dailyTimeInRange,
+  dailyTimeInRangeOf,
+  dailyTimeInRangeSql,
+  glucoseWindow,
+  TIME_IN_RANGE_MG_DL,
+} from './glucose.daily.ts';
 export type { DailyGlucoseView, GlucoseWindowView } from './glucose.daily.ts';
 export { glucoseBucketsExport, glucoseReadingsExport } from './glucose.export-rows.ts';
 export { GLUCOSE_SYNCED_TABLES } from './glucose.synced.ts';

@@ -9,6 +9,7 @@
 import { randomBytes } from 'node:crypto';
 import { readerUserId } from '../../auth/principal.ts';
 import { appError, validationError } from '../../base/errors.ts';
+import type { Db, DbTx } from '../../db/client.ts';
 import type { AuthedContext } from '../../graphql/context.ts';
 import { syncedWrite } from '../../platform/sync-clock.ts';
 import { GOAL_METRIC_RULES, targetMax } from './goals.metrics.ts';
@@ -136,4 +137,31 @@ export async function clearGoal(ctx: AuthedContext, options: ClearGoalOptions): 
     }
     return viewOf(cleared[0]);
   });
+}
+
+/**
+ * The daily at_least target of one metric for several people (challenges fix it into a
+ * participant's row when they join): the active goal changed last; people without a daily
+ * at_least goal of the metric are left out (a weekly or an at_most goal is no daily target).
+ */
+export async function dailyTargetsOf(
+  db: Db | DbTx,
+  userIds: number[],
+  metric: GoalMetric,
+): Promise<Map<number, number>> {
+  if (!userIds.length) return new Map();
+  const rows = await db.goal.findMany({
+    where: {
+      userId: { in: userIds },
+      metric,
+      deletedAt: null,
+      period: 'day',
+      direction: 'at_least',
+    },
+    orderBy: [{ serverUpdatedAt: 'desc' }, { id: 'asc' }],
+    select: { userId: true, target: true },
+  });
+  const targets = new Map<number, number>();
+  for (const r of rows) if (!targets.has(r.userId)) targets.set(r.userId, r.target);
+  return targets;
 }

@@ -175,7 +175,26 @@ export async function dailyHealth(
   ctx: AuthedContext,
   options: DailyHealthOptions,
 ): Promise<DailyHealthView[]> {
-  const me = readerUserId(ctx);
+  return dailyHealthOf(ctx, { ...options, userId: readerUserId(ctx) });
+}
+
+export interface DailyHealthOfOptions extends DailyHealthOptions {
+  /** whose samples: the caller decides (community: a circle mate who shares these figures) */
+  userId: number;
+  /** false: skip the body weight statement (bodyWeightKg stays null); default true */
+  bodyWeight?: boolean;
+}
+
+/**
+ * dailyHealth of a named person, for a domain that has already decided the caller may see these
+ * figures of that person (community's member view checks circle membership and the member's
+ * chosen shares first). NOTE: never pass an id from the request without such a check.
+ */
+export async function dailyHealthOf(
+  ctx: AuthedContext,
+  options: DailyHealthOfOptions,
+): Promise<DailyHealthView[]> {
+  const me = options.userId;
   const { zone } = options;
   const bounds: DayBounds = {
     me,
@@ -187,7 +206,7 @@ export async function dailyHealth(
   };
   const [totals, weights, workouts, sleep] = await Promise.all([
     metricTotalsByDay(ctx, bounds),
-    lastWeightByDay(ctx, bounds),
+    options.bodyWeight === false ? [] : lastWeightByDay(ctx, bounds),
     workoutMinutesByDay(ctx, bounds),
     sleepMinutesByDay(ctx, bounds),
   ]);

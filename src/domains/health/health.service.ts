@@ -357,9 +357,20 @@ export async function sleepEndingBetween(
   options: SamplesBetweenOptions,
 ): Promise<{ stage: string; startAt: Date; endAt: Date }[]> {
   // NOTE: the person's data: the owner's rows while viewing as a grantee.
+  return sleepEndingBetweenOf(ctx, { ...options, userId: readerUserId(ctx) });
+}
+
+/**
+ * sleepEndingBetween of a named person, for a domain that has already decided the caller may see
+ * that person's sleep (community's member view). NOTE: never pass an id from the request unchecked.
+ */
+export async function sleepEndingBetweenOf(
+  ctx: AuthedContext,
+  options: SamplesBetweenOptions & { userId: number },
+): Promise<{ stage: string; startAt: Date; endAt: Date }[]> {
   return ctx.prisma.sleepSample.findMany({
     where: {
-      userId: readerUserId(ctx),
+      userId: options.userId,
       deletedAt: null,
       endAt: { gte: options.start, lt: options.end },
     },

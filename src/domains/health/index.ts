@@ -6,10 +6,13 @@ export type { MetricType } from './health.constants.ts';
 export {
   metricSamplesBetween,
   sleepEndingBetween,
+  sleepEndingBetweenOf,
   workoutsStartingBetween,
 } from './health.service.ts';
-export { dailyHealth, lastMetricAt } from './health.daily.ts';
-export type { DailyHealthOptions, DailyHealthView } from './health.daily.ts';
+export { dailyHealth, dailyHealthOf, lastMetricAt } from './health.daily.ts';
+export type { DailyHealthOfOptions, DailyHealthOptions, DailyHealthView } from './health.daily.ts';
+export { DAILY_SQL_METRICS, dailyValuesSql, TYPED_SOURCES } from './health.daily-sql.ts';
+export type { DailySqlMetric } from './health.daily-sql.ts';
 export {
   metricBucketsExport,
   metricBucketsOf,

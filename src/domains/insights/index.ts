@@ -4,4 +4,5 @@ export type { PersonInsightsView } from './insights.admin.ts';
 export { InsightCard, Suggestions } from './insights.schema.ts';
 export { HIGH_MG_DL, LOW_MG_DL, PREDICTION_HORIZON_MINUTES } from './insights.rules.ts';
 export { SCORE_KINDS } from './insights.scores.ts';
-export { insightScore } from './insights.service.ts';
+export { activitySleepScoresOf, insightScore } from './insights.service.ts';
+export type { ActivitySleepScores } from './insights.service.ts';

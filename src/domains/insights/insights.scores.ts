@@ -259,11 +259,32 @@ export function activityScore(
   dayMetrics: readonly MetricSample[],
   dayWorkouts: readonly WorkoutInterval[],
 ): Score {
-  const steps = dailyTotal(dayMetrics, 'steps');
-  const energy = dailyTotal(dayMetrics, 'active_energy');
-  const tracked = steps !== null || energy !== null || dayWorkouts.length > 0;
+  return activityScoreOfTotals(date, {
+    steps: dailyTotal(dayMetrics, 'steps'),
+    activeEnergyKcal: dailyTotal(dayMetrics, 'active_energy'),
+    exerciseMinutes: dayWorkouts.length
+      ? dayWorkouts.reduce((s, w) => s + w.durationMinutes, 0)
+      : null,
+  });
+}
+
+/** The day's activity totals (health's dailyHealth computes the same figures in SQL). */
+export interface ActivityTotals {
+  /** the largest source's step total; null: no step sample */
+  steps: number | null;
+  /** the largest source's active energy, kcal; null: no sample */
+  activeEnergyKcal: number | null;
+  /** minutes of the workouts started that day; null: no workout */
+  exerciseMinutes: number | null;
+}
+
+/** Activity from the day's totals: the same score as activityScore over that day's samples. */
+export function activityScoreOfTotals(date: LocalDate, totals: ActivityTotals): Score {
+  const steps = totals.steps;
+  const energy = totals.activeEnergyKcal;
+  const tracked = steps !== null || energy !== null || totals.exerciseMinutes !== null;
   // a tracked day without a workout had none: 0 minutes; an untracked day is unknown
-  const minutes = tracked ? dayWorkouts.reduce((s, w) => s + w.durationMinutes, 0) : null;
+  const minutes = tracked ? (totals.exerciseMinutes ?? 0) : null;
   const components = [
     component('steps', steps, 'count', 10_000, 0.5, (v) => ramp(v, 0, 10_000)),
     component('active_energy', energy, 'kcal', 500, 0.25, (v) => ramp(v, 0, 500)),

@@ -17,9 +17,11 @@ import { glucosePoints } from '../glucose/index.ts';
 import { trendStats } from '../glucose/index.ts';
 import type { TrendStats } from '../glucose/index.ts';
 import type { MetricType } from '../health/index.ts';
+import type { DailyHealthView } from '../health/index.ts';
 import {
   metricSamplesBetween,
   sleepEndingBetween,
+  sleepEndingBetweenOf,
   workoutsStartingBetween,
 } from '../health/index.ts';
 import { mealTotalsBetween } from '../meals/index.ts';
@@ -40,9 +42,12 @@ import type { InsightCard, PredictiveAlert, Suggestion } from './insights.rules.
 import { listInsights, recordCards, recordSuggestions } from './insights.feed.ts';
 import type { InsightPageView, ListInsightsOptions } from './insights.feed.ts';
 import {
+  activityScoreOfTotals,
   loggedScoresOfDays,
+  nightOf,
   RECOVERY_BASELINE_DAYS,
   scoresOfDays,
+  sleepScore,
   SLEEP_DAY_CUTOFF_HOUR,
 } from './insights.scores.ts';
 import type { DayScores, Score, ScoreInputs, ScoreKind } from './insights.scores.ts';
@@ -171,6 +176,58 @@ export async function insightScore(
   const person = await personOf(ctx);
   const date = options.date ?? person.today;
   return scoresOfDays(await loadInputs(ctx, person, date, date), [date])[0];
+}
+
+/** The activity and sleep scores (0..100 or null) of one local day. */
+export interface ActivitySleepScores {
+  date: LocalDate;
+  activity: number | null;
+  sleep: number | null;
+}
+
+export interface ActivitySleepScoresOfOptions {
+  /** whose days: the caller decided the reader may see these scores (community's member view) */
+  userId: number;
+  /** that person's IANA zone: the days are theirs */
+  zone: string;
+  /** the local dates, ascending */
+  dates: readonly LocalDate[];
+  /** the activity totals of those days (health's dailyHealthOf); absent: no activity score asked */
+  daily?: readonly DailyHealthView[];
+  /** whether to read the nights and score sleep */
+  sleep: boolean;
+}
+
+/**
+ * The activity and sleep scores of a named person's days, the same figures as insightScore: the
+ * activity score from the day's totals (one SQL aggregate in health), the sleep score from the
+ * night's intervals (one read). NOTE: the caller checks that the reader may see them.
+ */
+export async function activitySleepScoresOf(
+  ctx: AuthedContext,
+  options: ActivitySleepScoresOfOptions,
+): Promise<ActivitySleepScores[]> {
+  const { zone, dates } = options;
+  const nights = options.sleep
+    ? await sleepEndingBetweenOf(ctx, {
+        userId: options.userId,
+        start: localTime(addDays(dates[0], -1), SLEEP_DAY_CUTOFF_HOUR, zone),
+        end: localTime(dates.at(-1)!, SLEEP_DAY_CUTOFF_HOUR, zone),
+      })
+    : [];
+  const byDate = new Map((options.daily ?? []).map((d) => [d.date, d]));
+  return dates.map((date) => {
+    const day = byDate.get(date);
+    const activity = options.daily
+      ? activityScoreOfTotals(date, {
+          steps: day?.steps ?? null,
+          activeEnergyKcal: day?.activeEnergyKcal ?? null,
+          exerciseMinutes: day?.exerciseMinutes ?? null,
+        }).score
+      : null;
+    const sleep = options.sleep ? sleepScore(date, nightOf(date, nights, zone)).score : null;
+    return { date, activity, sleep };
+  });
 }
 
 /** Every score of each day of a range. */

@@ -12,6 +12,7 @@ export const NOTIFICATION_CATEGORIES = [
   'insights',
   'account',
   'news',
+  'community',
 ] as const;
 
 export type NotificationCategory = (typeof NOTIFICATION_CATEGORIES)[number];
@@ -24,6 +25,7 @@ export const CATEGORY_DESCRIPTIONS: Record<NotificationCategory, string> = {
   insights: 'scores and weekly insights',
   account: 'account and security messages (sign-ins, exports, shares)',
   news: 'product news from the team',
+  community: "nudges and challenges from the person's circles",
 };
 
 /** One tone the app ships. */
@@ -68,6 +70,7 @@ export const CATEGORY_LINKS: Record<NotificationCategory, string> = {
   insights: 'app://insights',
   account: 'app://account',
   news: 'app://inbox',
+  community: 'app://community',
 };
 
 export type PushStatus = (typeof PUSH_STATUSES)[number];

@@ -142,6 +142,33 @@ async function deliver(ctx: AuthedContext, options: DeliverOptions): Promise<Sen
   return { notification, ...result, pushStatus, sent, retired };
 }
 
+/** What the platform sends a person on another person's behalf (a nudge, a challenge). */
+export interface NotifyPersonOptions {
+  /** the person to notify */
+  userId: number;
+  category: NotificationCategory;
+  title: string;
+  body: string;
+  /** where opening it leads in the app, when anywhere */
+  link?: string | null;
+}
+
+/**
+ * The platform's own send to a person (another domain's event): an inbox item, and a push as the
+ * person's categories and quiet hours allow.
+ */
+export async function notifyPerson(
+  ctx: AuthedContext,
+  options: NotifyPersonOptions,
+): Promise<SendResultView> {
+  return deliver(ctx, {
+    ...options,
+    link: options.link ?? null,
+    source: 'system',
+    ignoreQuietHours: false,
+  });
+}
+
 /** Sends the caller a test notification now (quiet hours ignored; a category turned off is not). */
 export async function sendTestNotification(
   ctx: AuthedContext,

@@ -1,3 +1,3 @@
 /** What other domains may use of the profile domain (the person's time zone and country). */
-export { personLocale, personZone } from './profile.service.ts';
-export type { PersonLocaleView } from './profile.service.ts';
+export { peopleCards, personLocale, personZone, personZoneOf } from './profile.service.ts';
+export type { PersonCardView, PersonLocaleView } from './profile.service.ts';

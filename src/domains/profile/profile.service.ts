@@ -9,6 +9,7 @@
 import { readerUserId } from '../../auth/principal.ts';
 import { appError } from '../../base/errors.ts';
 import type { Prisma } from '../../generated/prisma/client.ts';
+import type { Db, DbTx } from '../../db/client.ts';
 import type { AuthedContext } from '../../graphql/context.ts';
 import { deleteStoredFiles, newStorageKey } from '../../integrations/storage.ts';
 import {
@@ -145,6 +146,20 @@ export async function personLocale(ctx: AuthedContext): Promise<PersonLocaleView
 }
 
 /**
+ * The time zone of a named person (UTC when unset or unknown), for a domain that counts that
+ * person's days while another reads them (community's member view: the member's own days).
+ */
+export async function personZoneOf(ctx: AuthedContext, userId: number): Promise<string> {
+  if (userId === ctx.principal.userId && ctx.principal.zone !== undefined)
+    return zoneOrUtc(ctx.principal.zone);
+  const user = await ctx.prisma.user.findUnique({
+    where: { id: userId },
+    select: { timezone: true },
+  });
+  return zoneOrUtc(user?.timezone);
+}
+
+/**
  * The person's time zone (personLocale): UTC when unset or unknown. The caller's own zone comes with
  * the credential (src/auth/authenticate.ts) without a read; a grantee viewing as reads the owner's.
  */
@@ -152,4 +167,31 @@ export async function personZone(ctx: AuthedContext): Promise<string> {
   const own = ctx.principal.viewAs ? undefined : ctx.principal.zone;
   if (own !== undefined) return zoneOrUtc(own);
   return (await personLocale(ctx)).timezone;
+}
+
+/** One person as another domain shows them beside others (challenges' standings). */
+export interface PersonCardView {
+  userId: number;
+  /** the name the person gave, or null */
+  name: string | null;
+  /** their IANA zone, UTC when unset or unknown */
+  timezone: string;
+}
+
+/**
+ * Names and zones of several people by id (challenges count each participant's local days); ids of
+ * deleted accounts are left out. NOTE: only the name and zone leave this domain, nothing else.
+ */
+export async function peopleCards(
+  db: Db | DbTx,
+  userIds: number[],
+): Promise<Map<number, PersonCardView>> {
+  if (!userIds.length) return new Map();
+  const rows = await db.user.findMany({
+    where: { id: { in: userIds } },
+    select: { id: true, name: true, timezone: true },
+  });
+  return new Map(
+    rows.map((r) => [r.id, { userId: r.id, name: r.name, timezone: zoneOrUtc(r.timezone) }]),
+  );
 }

@@ -1,0 +1,98 @@
+/** Community: circles, what each member lets a circle see, nudges, and a circle's challenge. */
+import type { McpTool } from '../tool.ts';
+
+export const communityTools: McpTool[] = [
+  {
+    name: 'community_circle_create',
+    title: 'Create a circle',
+    operation: 'createCircle',
+    scopes: ['community:write', 'sharing:write'],
+    kind: 'shares',
+  },
+  {
+    name: 'community_circle_join',
+    title: 'Join a circle with an invite code',
+    operation: 'joinCircle',
+    scopes: ['community:write', 'sharing:write'],
+    kind: 'shares',
+  },
+  {
+    name: 'community_circle_visibility_set',
+    title: 'Choose what a circle sees of me',
+    operation: 'setCircleVisibility',
+    scopes: ['community:write', 'sharing:write'],
+    kind: 'shares',
+  },
+  {
+    name: 'community_circle_leave',
+    title: 'Leave a circle',
+    operation: 'leaveCircle',
+    scopes: ['community:write'],
+    kind: 'deletes',
+  },
+  {
+    name: 'community_member_remove',
+    title: 'Remove a member from my circle',
+    operation: 'removeCircleMember',
+    scopes: ['community:write'],
+    kind: 'deletes',
+  },
+  {
+    name: 'community_circle_rename',
+    title: 'Rename my circle',
+    operation: 'renameCircle',
+    scopes: ['community:write'],
+    kind: 'write',
+    idempotent: true,
+  },
+  {
+    name: 'community_invite_rotate',
+    title: "Replace my circle's invite code",
+    operation: 'rotateCircleInvite',
+    scopes: ['community:write'],
+    kind: 'write',
+  },
+  {
+    name: 'community_nudges_mark_seen',
+    title: 'Mark nudges seen',
+    operation: 'markNudgesSeen',
+    scopes: ['community:write'],
+    kind: 'write',
+    idempotent: true,
+  },
+  {
+    name: 'community_nudge_send',
+    title: 'Send a circle-mate a nudge',
+    operation: 'sendNudge',
+    scopes: ['community:write'],
+    kind: 'shares',
+  },
+  {
+    name: 'community_circle_read',
+    title: 'Read one of my circles',
+    operation: 'communityCircle',
+    scopes: ['community:read'],
+    kind: 'read',
+  },
+  {
+    name: 'community_circles_read',
+    title: 'List my circles',
+    operation: 'communityCircles',
+    scopes: ['community:read'],
+    kind: 'read',
+  },
+  {
+    name: 'community_member_full_view',
+    title: "View a circle member's shared days",
+    operation: 'communityMemberView',
+    scopes: ['community:read'],
+    kind: 'read',
+  },
+  {
+    name: 'community_nudges_read',
+    title: 'Read the nudges I received',
+    operation: 'communityNudges',
+    scopes: ['community:read'],
+    kind: 'read',
+  },
+];

@@ -1,0 +1,103 @@
+/**
+ * Per-person, per-local-day figures as SQL fragments that another domain's statement composes
+ * (challenges' standings: many people, each in their own zone, in one statement). The rules are
+ * those of health.daily.ts (src/domains/goals/README.md): steps and active energy summed per
+ * source, the largest source is the day's figure; exercise minutes are the workouts starting that
+ * day; sleep minutes are the union of the asleep stages of the night ending that morning.
+ *
+ * A fragment reads from a relation the caller names (`people`), one row per person:
+ * `user_id int, zone text, from_at timestamptz, to_at timestamptz` (the first local day's start
+ * and the last one's end, or earlier) and `sleep_from_at, sleep_to_at timestamptz` (18:00 before
+ * the first day .. 18:00 of the last). It answers rows `(user_id int, d text, v float8,
+ * typed boolean)`: the local date, the figure, and whether the figure includes typed values.
+ *
+ * NOTE: the caller decides whose days are read (the people relation); these fragments bind no
+ * user themselves. Only fixed identifiers are interpolated (the relation's name is a constant of
+ * the caller, the metric a closed list).
+ */
+import { Prisma } from '../../generated/prisma/client.ts';
+
+/** Sources that mark values a person typed rather than a device measured (see README.md). */
+export const TYPED_SOURCES = ['manual', 'mcp'] as const;
+
+/** The metrics of dailyValuesSql. */
+export const DAILY_SQL_METRICS = [
+  'steps',
+  'active_energy',
+  'exercise_minutes',
+  'sleep_minutes',
+] as const;
+export type DailySqlMetric = (typeof DAILY_SQL_METRICS)[number];
+
+const typedSql = (col: string): Prisma.Sql =>
+  Prisma.sql`${Prisma.raw(col)} IN (${Prisma.join([...TYPED_SOURCES])})`;
+
+/** Local date (text) of a UTC timestamp column in the person's zone, shifted by hours. */
+const localDay = (col: string, shiftHours = 0): Prisma.Sql =>
+  Prisma.raw(
+    `(((((${col} AT TIME ZONE 'UTC') AT TIME ZONE p.zone) + interval '${shiftHours} hours')::date)::text)`,
+  );
+
+/** Cumulative samples (steps, active energy): per day the largest source's total. */
+function cumulativeSql(metricType: string, people: Prisma.Sql): Prisma.Sql {
+  return Prisma.sql`
+    SELECT DISTINCT ON (user_id, d) user_id, d, total AS v, typed FROM (
+      SELECT p.user_id, ${localDay('m."timestamp"')} AS d, m.source,
+             sum(m.value)::float8 AS total, ${typedSql('m.source')} AS typed
+        FROM ${people} p
+        JOIN health_metrics m ON m.user_id = p.user_id AND m.metric_type = ${metricType}
+         AND m.deleted_at IS NULL
+         AND m."timestamp" >= (p.from_at AT TIME ZONE 'UTC') AND m."timestamp" < (p.to_at AT TIME ZONE 'UTC')
+       GROUP BY 1, 2, 3) x
+     ORDER BY user_id, d, total DESC, typed`;
+}
+
+/** Exercise minutes: the workouts that started that day. */
+function workoutSql(people: Prisma.Sql): Prisma.Sql {
+  return Prisma.sql`
+    SELECT p.user_id, ${localDay('w.start_at')} AS d, sum(w.duration_minutes)::float8 AS v,
+           bool_or(${typedSql('w.source')}) AS typed
+      FROM ${people} p
+      JOIN workout_samples w ON w.user_id = p.user_id AND w.deleted_at IS NULL
+       AND w.start_at >= (p.from_at AT TIME ZONE 'UTC') AND w.start_at < (p.to_at AT TIME ZONE 'UTC')
+     GROUP BY 1, 2`;
+}
+
+/** Sleep minutes: the union of the asleep intervals of the night ending that day. */
+function sleepSql(people: Prisma.Sql): Prisma.Sql {
+  return Prisma.sql`
+    SELECT user_id, d, sum(extract(epoch FROM (en - st)) / 60)::float8 AS v, bool_or(typed) AS typed
+      FROM (SELECT user_id, d, min(start_at) AS st, max(end_at) AS en, bool_or(typed) AS typed
+              FROM (SELECT user_id, d, start_at, end_at, typed,
+                           sum(CASE WHEN prev_end >= start_at THEN 0 ELSE 1 END)
+                             OVER (PARTITION BY user_id, d ORDER BY start_at, end_at) AS grp
+                      FROM (SELECT p.user_id, ${localDay('s.end_at', 6)} AS d, s.start_at, s.end_at,
+                                   ${typedSql('s.source')} AS typed,
+                                   max(s.end_at) OVER (PARTITION BY p.user_id, ${localDay('s.end_at', 6)}
+                                     ORDER BY s.start_at, s.end_at
+                                     ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING) AS prev_end
+                              FROM ${people} p
+                              JOIN sleep_samples s ON s.user_id = p.user_id AND s.deleted_at IS NULL
+                               AND s.end_at > s.start_at
+                               AND s.stage IN ('asleep', 'core', 'deep', 'rem')
+                               AND s.end_at >= (p.sleep_from_at AT TIME ZONE 'UTC')
+                               AND s.end_at < (p.sleep_to_at AT TIME ZONE 'UTC')) a) g
+             GROUP BY user_id, d, grp) i
+     GROUP BY user_id, d`;
+}
+
+/**
+ * The rows `(user_id, d, v, typed)` of a metric for everyone of the `people` relation (see the
+ * header), each day in that person's zone.
+ */
+export function dailyValuesSql(metric: DailySqlMetric, people: Prisma.Sql): Prisma.Sql {
+  switch (metric) {
+    case 'steps':
+    case 'active_energy':
+      return cumulativeSql(metric, people);
+    case 'exercise_minutes':
+      return workoutSql(people);
+    case 'sleep_minutes':
+      return sleepSql(people);
+  }
+}
