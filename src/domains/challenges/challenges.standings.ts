@@ -90,9 +90,9 @@ function daysSql(options: StandingsOptions): Prisma.Sql {
          WHERE c.challenge_id = ${options.challengeId}
            AND c.created_at < coalesce(${options.stoppedAt?.toISOString() ?? null}::timestamptz, 'infinity')`;
     case 'glucose_time_in_range':
-      return dailyTimeInRangeSql(PEOPLE);
+      return dailyTimeInRangeSql(PEOPLE, options.days);
     default:
-      return dailyValuesSql(options.metric, PEOPLE);
+      return dailyValuesSql(options.metric, PEOPLE, options.days);
   }
 }
 

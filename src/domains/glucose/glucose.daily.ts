@@ -4,6 +4,7 @@
  * NOTE: ownership. Every read is of readerUserId(ctx), a bound parameter; the zone is bound too.
  */
 import { readerUserId } from '../../auth/principal.ts';
+import { localDayRangesSql } from '../../db/sql-time.ts';
 import { Prisma } from '../../generated/prisma/client.ts';
 import type { AuthedContext } from '../../graphql/context.ts';
 import { dayBounds } from '../../platform/local-dates.ts';
@@ -111,13 +112,15 @@ export async function glucoseWindow(
  * a reading of the day was entered by hand (source 'manual').
  * NOTE: the caller decides whose readings are read (the people relation).
  */
-export function dailyTimeInRangeSql(people: Prisma.Sql): Prisma.Sql {
+export function dailyTimeInRangeSql(people: Prisma.Sql, days: number): Prisma.Sql {
   return Prisma.sql`
-    SELECT p.user_id, ((g."timestamp" AT TIME ZONE p.zone)::date)::text AS d,
-           (100.0 * count(*) FILTER (WHERE g.value_mg_dl BETWEEN ${TIME_IN_RANGE_MG_DL.low}::float8 AND ${TIME_IN_RANGE_MG_DL.high}::float8) / count(*))::float8 AS v,
-           bool_or(g.source = 'manual') AS typed
-      FROM ${people} p
-      JOIN glucose_readings g ON g.user_id = p.user_id AND g.deleted_at IS NULL
-       AND g."timestamp" >= p.from_at AND g."timestamp" < p.to_at
-     GROUP BY 1, 2`;
+    SELECT b.user_id, b.d, x.v, x.typed
+      FROM (${localDayRangesSql(people, days)}) b
+      CROSS JOIN LATERAL (
+        SELECT (100.0 * count(*) FILTER (WHERE g.value_mg_dl BETWEEN ${TIME_IN_RANGE_MG_DL.low}::float8 AND ${TIME_IN_RANGE_MG_DL.high}::float8) / count(*))::float8 AS v,
+               bool_or(g.source = 'manual') AS typed
+          FROM glucose_readings g
+         WHERE g.user_id = b.user_id AND g.deleted_at IS NULL
+           AND g."timestamp" >= b.day_from AND g."timestamp" < b.day_to
+        HAVING count(*) > 0) x`;
 }

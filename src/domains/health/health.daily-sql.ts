@@ -15,6 +15,7 @@
  * user themselves. Only fixed identifiers are interpolated (the relation's name is a constant of
  * the caller, the metric a closed list).
  */
+import { localDayRangesSql } from '../../db/sql-time.ts';
 import { Prisma } from '../../generated/prisma/client.ts';
 
 /** Sources that mark values a person typed rather than a device measured (see README.md). */
@@ -38,18 +39,22 @@ const localDay = (col: string, shiftHours = 0): Prisma.Sql =>
     `(((((${col} AT TIME ZONE 'UTC') AT TIME ZONE p.zone) + interval '${shiftHours} hours')::date)::text)`,
   );
 
-/** Cumulative samples (steps, active energy): per day the largest source's total. */
-function cumulativeSql(metricType: string, people: Prisma.Sql): Prisma.Sql {
+/**
+ * Cumulative samples (steps, active energy): per day the largest source's total. Each day's
+ * samples are summed by source in a lateral subquery: one index range (user, metric, time) a day.
+ */
+function cumulativeSql(metricType: string, people: Prisma.Sql, days: number): Prisma.Sql {
   return Prisma.sql`
-    SELECT DISTINCT ON (user_id, d) user_id, d, total AS v, typed FROM (
-      SELECT p.user_id, ${localDay('m."timestamp"')} AS d, m.source,
-             sum(m.value)::float8 AS total, ${typedSql('m.source')} AS typed
-        FROM ${people} p
-        JOIN health_metrics m ON m.user_id = p.user_id AND m.metric_type = ${metricType}
-         AND m.deleted_at IS NULL
-         AND m."timestamp" >= (p.from_at AT TIME ZONE 'UTC') AND m."timestamp" < (p.to_at AT TIME ZONE 'UTC')
-       GROUP BY 1, 2, 3) x
-     ORDER BY user_id, d, total DESC, typed`;
+    SELECT DISTINCT ON (b.user_id, b.d) b.user_id, b.d, x.total AS v, x.typed
+      FROM (${localDayRangesSql(people, days)}) b
+      CROSS JOIN LATERAL (
+        SELECT m.source, sum(m.value)::float8 AS total, ${typedSql('m.source')} AS typed
+          FROM health_metrics m
+         WHERE m.user_id = b.user_id AND m.metric_type = ${metricType} AND m.deleted_at IS NULL
+           AND m."timestamp" >= (b.day_from AT TIME ZONE 'UTC')
+           AND m."timestamp" < (b.day_to AT TIME ZONE 'UTC')
+         GROUP BY m.source) x
+     ORDER BY b.user_id, b.d, x.total DESC, x.typed`;
 }
 
 /** Exercise minutes: the workouts that started that day. */
@@ -88,13 +93,17 @@ function sleepSql(people: Prisma.Sql): Prisma.Sql {
 
 /**
  * The rows `(user_id, d, v, typed)` of a metric for everyone of the `people` relation (see the
- * header), each day in that person's zone.
+ * header), each day in that person's zone; `days` bounds the local days of a person's window.
  */
-export function dailyValuesSql(metric: DailySqlMetric, people: Prisma.Sql): Prisma.Sql {
+export function dailyValuesSql(
+  metric: DailySqlMetric,
+  people: Prisma.Sql,
+  days: number,
+): Prisma.Sql {
   switch (metric) {
     case 'steps':
     case 'active_energy':
-      return cumulativeSql(metric, people);
+      return cumulativeSql(metric, people, days);
     case 'exercise_minutes':
       return workoutSql(people);
     case 'sleep_minutes':
