@@ -7,6 +7,7 @@
 import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { seedPersonalToken, seedUser } from '../factories/users.ts';
+import { localDateOf } from '../../src/platform/local-dates.ts';
 import { startTestApp } from '../harness/app.ts';
 import { rest } from '../harness/clients.ts';
 import { callTool, mcpClient } from '../harness/mcp.ts';
@@ -137,9 +138,9 @@ describe('a friends challenge from invitation to winner', () => {
     await callTool(c.client, 'challenges_challenge_accept', { challenge_id: id });
     // the only day is yesterday (UTC): over in UTC, but not in Los Angeles until 07:00/08:00Z today
     await startedDaysAgo(id, 1);
-    const hour = new Date().getUTCHours();
+    const laHasLeftIt = localDateOf(new Date(), 'America/Los_Angeles') === dateOf(0);
     const detail = await read(a, id);
-    expect(detail.challenge.status).toBe(hour >= 8 ? 'finished' : 'running');
+    expect(detail.challenge.status).toBe(laHasLeftIt ? 'finished' : 'running');
     await startedDaysAgo(id, 2);
     expect((await read(a, id)).challenge.status).toBe('finished');
   });

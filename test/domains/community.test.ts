@@ -467,7 +467,14 @@ describe('visibility and the member view', () => {
   it('shares nothing by default, exactly the chosen summaries once set, and narrowing or leaving applies on the next call', async () => {
     const { ann, ben, id } = await threeInACircle();
     await prisma.user.update({ where: { id: ben.id }, data: { timezone: 'Europe/Berlin' } });
-    const at = new Date(Date.now() - 5 * 60_000);
+    // the ten readings (at and the nine minutes before it) must fall on one Berlin day
+    let at = new Date(Date.now() - 5 * 60_000);
+    if (
+      localDateOf(new Date(at.getTime() - 9 * 60_000), 'Europe/Berlin') !==
+      localDateOf(at, 'Europe/Berlin')
+    ) {
+      at = new Date(at.getTime() - 20 * 60_000);
+    }
     const day = localDateOf(at, 'Europe/Berlin');
     await seedMetrics(app, ben.token, [
       { metric_type: 'steps', value: 1000, timestamp: at.toISOString(), source: 'Watch' },
