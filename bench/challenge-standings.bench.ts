@@ -94,6 +94,7 @@ async function seed(start: Date, end: Date): Promise<{ ids: number[]; seconds: n
   );
   await db.prisma.$executeRawUnsafe('ANALYZE glucose_readings');
   await db.prisma.$executeRawUnsafe('ANALYZE health_metrics');
+  await db.prisma.$executeRawUnsafe('ANALYZE health_metric_buckets');
   await db.prisma.$executeRawUnsafe('ANALYZE workout_samples');
   return { ids, seconds: round((performance.now() - t) / 1000) };
 }

@@ -7,7 +7,7 @@
  *
  * Baseline: GET /api/v1/health/summary (healthDaySummary, the operation of health_summary_read:
  * one day) as the member. Cases: GET /api/v1/community/circles/{id}/members/{member}?days=N as the
- * other member, for N = 1 (the same span as the baseline: the goal), 7 (the default) and 31.
+ * other member, for N = 1 (the same span as the baseline), 7 (the default: the goal) and 31.
  * Figures are medians of RUNS (default 10) runs after a warm-up, each case run right after its
  * baseline run; prints one JSON line with the ratios.
  */
@@ -148,7 +148,8 @@ try {
       ratio_1_day: round(m.full_view_1_day / m.health_summary_read, 2),
       ratio_7_days: round(m.full_view_7_days / m.health_summary_read, 2),
       ratio_31_days: round(m.full_view_31_days / m.health_summary_read, 2),
-      goal: 'full view (1 day, every summary shared) <= 1.5x health_summary_read',
+      goal: 'full view (the 7-day default, every summary shared) <= 1.5x health_summary_read',
+      met: m.full_view_7_days / m.health_summary_read <= 1.5,
     }),
   );
 } finally {

@@ -113,7 +113,9 @@ export async function communityMemberView(
   const range = { userId: member.userId, zone, from, to };
   // a summary the member did not choose is never read; the reads run side by side
   const [daily, tir, nights] = await Promise.all([
-    DAILY_SHARES.some(has) ? dailyHealthOf(ctx, { ...range, bodyWeight: false }) : undefined,
+    DAILY_SHARES.some(has)
+      ? dailyHealthOf(ctx, { ...range, bodyWeight: false, pointCounts: false })
+      : undefined,
     has('glucose_time_in_range') ? dailyTimeInRangeOf(ctx, range) : undefined,
     has('sleep_score')
       ? activitySleepScoresOf(ctx, { userId: member.userId, zone, dates, sleep: true })

@@ -41,18 +41,23 @@ const localDay = (col: string, shiftHours = 0): Prisma.Sql =>
 
 /**
  * Cumulative samples (steps, active energy): per day the largest source's total. Each day's
- * samples are summed by source in a lateral subquery: one index range (user, metric, time) a day.
+ * buckets (health_metric_buckets, kept by triggers on health_metrics) are summed by source in a
+ * lateral subquery: one primary-key range (user, metric, width, bucket) a day; hourly buckets for
+ * a day that starts and ends on whole UTC hours, else the 15-minute ones.
  */
 function cumulativeSql(metricType: string, people: Prisma.Sql, days: number): Prisma.Sql {
   return Prisma.sql`
     SELECT DISTINCT ON (b.user_id, b.d) b.user_id, b.d, x.total AS v, x.typed
       FROM (${localDayRangesSql(people, days)}) b
       CROSS JOIN LATERAL (
-        SELECT m.source, sum(m.value)::float8 AS total, ${typedSql('m.source')} AS typed
-          FROM health_metrics m
-         WHERE m.user_id = b.user_id AND m.metric_type = ${metricType} AND m.deleted_at IS NULL
-           AND m."timestamp" >= (b.day_from AT TIME ZONE 'UTC')
-           AND m."timestamp" < (b.day_to AT TIME ZONE 'UTC')
+        SELECT m.source, sum(m.total)::float8 AS total, ${typedSql('m.source')} AS typed
+          FROM health_metric_buckets m
+         WHERE m.user_id = b.user_id AND m.metric_type = ${metricType}
+           AND m.minutes = CASE WHEN date_trunc('hour', b.day_from AT TIME ZONE 'UTC') = (b.day_from AT TIME ZONE 'UTC')
+                                 AND date_trunc('hour', b.day_to AT TIME ZONE 'UTC') = (b.day_to AT TIME ZONE 'UTC')
+                                THEN 60 ELSE 15 END
+           AND m.bucket >= (b.day_from AT TIME ZONE 'UTC')
+           AND m.bucket < (b.day_to AT TIME ZONE 'UTC')
          GROUP BY m.source) x
      ORDER BY b.user_id, b.d, x.total DESC, x.typed`;
 }

@@ -19,6 +19,8 @@ import { Prisma } from '../../generated/prisma/client.ts';
 import type { AuthedContext } from '../../graphql/context.ts';
 import { addDays, dayBounds, localTime } from '../../platform/local-dates.ts';
 import type { LocalDate } from '../../platform/local-dates.ts';
+import { METRIC_TYPES } from './health.constants.ts';
+import type { MetricType } from './health.constants.ts';
 
 /** One local day's figures; null where the day has no sample of that kind. */
 export interface DailyHealthView {
@@ -61,18 +63,43 @@ interface DayBounds {
   sleepEnd: Date;
 }
 
-/** Per day and metric type: the largest source's total, and how many samples there are. */
+/** The metric types summed per source (read from their 15-minute buckets). */
+const CUMULATIVE: readonly MetricType[] = ['steps', 'active_energy'];
+const POINT_TYPES: MetricType[] = METRIC_TYPES.filter((t) => !CUMULATIVE.includes(t));
+
+const HOUR_MS = 3_600_000;
+const wholeHours = (b: DayBounds): boolean =>
+  b.start.getTime() % HOUR_MS === 0 && b.end.getTime() % HOUR_MS === 0;
+
+/**
+ * Per day and metric type: the largest source's total, and how many samples there are. Steps and
+ * active energy come from health_metric_buckets (kept by triggers; local midnight is on a
+ * 15-minute edge in every zone, and the hourly buckets serve a zone whose days start on whole
+ * hours); the other types are only counted, from the samples, unless `counted` is false.
+ */
 function metricTotalsByDay(
   ctx: AuthedContext,
   bounds: DayBounds,
+  counted: boolean,
 ): Prisma.PrismaPromise<(DayRow & { metric_type: string })[]> {
+  const points = counted
+    ? Prisma.sql`
+        UNION ALL
+        SELECT ${localDay('"timestamp"', bounds.zone)} AS d, metric_type, source, NULL, count(*)
+          FROM health_metrics
+         WHERE user_id = ${bounds.me}::int AND deleted_at IS NULL AND metric_type = ANY(${POINT_TYPES}::text[])
+           AND "timestamp" >= ${utc(bounds.start)} AND "timestamp" < ${utc(bounds.end)}
+         GROUP BY 1, 2, 3`
+    : Prisma.empty;
   return ctx.prisma.$queryRaw<(DayRow & { metric_type: string })[]>`
       SELECT d, metric_type, max(total)::float8 AS v, sum(n)::int AS n FROM (
-        SELECT ${localDay('"timestamp"', bounds.zone)} AS d, metric_type, source, sum(value) AS total, count(*) AS n
-          FROM health_metrics
-         WHERE user_id = ${bounds.me}::int AND deleted_at IS NULL
-           AND "timestamp" >= ${utc(bounds.start)} AND "timestamp" < ${utc(bounds.end)}
-         GROUP BY 1, 2, 3) x
+        SELECT ${localDay('bucket', bounds.zone)} AS d, metric_type, source, sum(total) AS total, sum(samples) AS n
+          FROM health_metric_buckets
+         WHERE user_id = ${bounds.me}::int AND metric_type = ANY(${CUMULATIVE}::text[])
+           AND minutes = ${wholeHours(bounds) ? 60 : 15}::int
+           AND bucket >= ${utc(bounds.start)} AND bucket < ${utc(bounds.end)}
+         GROUP BY 1, 2, 3
+        ${points}) x
        GROUP BY d, metric_type`;
 }
 
@@ -183,6 +210,8 @@ export interface DailyHealthOfOptions extends DailyHealthOptions {
   userId: number;
   /** false: skip the body weight statement (bodyWeightKg stays null); default true */
   bodyWeight?: boolean;
+  /** false: do not count the point-in-time samples (heart rate, HRV...) in `samples`; default true */
+  pointCounts?: boolean;
 }
 
 /**
@@ -205,7 +234,7 @@ export async function dailyHealthOf(
     sleepEnd: localTime(options.to, 18, zone),
   };
   const [totals, weights, workouts, sleep] = await Promise.all([
-    metricTotalsByDay(ctx, bounds),
+    metricTotalsByDay(ctx, bounds, options.pointCounts !== false),
     options.bodyWeight === false ? [] : lastWeightByDay(ctx, bounds),
     workoutMinutesByDay(ctx, bounds),
     sleepMinutesByDay(ctx, bounds),
