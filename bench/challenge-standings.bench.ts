@@ -93,6 +93,7 @@ async function seed(start: Date, end: Date): Promise<{ ids: number[]; seconds: n
     Math.floor((end.getTime() - start.getTime()) / 1000 / 300),
   );
   await db.prisma.$executeRawUnsafe('ANALYZE glucose_readings');
+  await db.prisma.$executeRawUnsafe('ANALYZE glucose_buckets');
   await db.prisma.$executeRawUnsafe('ANALYZE health_metrics');
   await db.prisma.$executeRawUnsafe('ANALYZE health_metric_buckets');
   await db.prisma.$executeRawUnsafe('ANALYZE workout_samples');

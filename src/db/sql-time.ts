@@ -38,3 +38,19 @@ export function localDayRangesSql(people: Prisma.Sql, days: number): Prisma.Sql 
       CROSS JOIN LATERAL (SELECT (p.from_at AT TIME ZONE p.zone)::date + k AS day) dd
      WHERE dd.day::timestamp AT TIME ZONE p.zone < p.to_at`;
 }
+
+/**
+ * The width, in minutes, of the buckets that sum the samples of [from, to) (health_metric_buckets,
+ * glucose_buckets): hourly when both ends are whole UTC hours, else 15 minutes (every zone's
+ * midnight falls on a 15-minute edge). `from` and `to` name timestamptz expressions.
+ */
+export const bucketMinutesSql = (from: string, to: string): Prisma.Sql => {
+  const onHour = (x: string): string =>
+    `date_bin('1 hour', ${x}, TIMESTAMPTZ '2000-01-01 00:00:00+00') = ${x}`;
+  return Prisma.raw(`(CASE WHEN ${onHour(from)} AND ${onHour(to)} THEN 60 ELSE 15 END)`);
+};
+
+const HOUR_MS = 3_600_000;
+/** bucketMinutesSql for instants known before the statement. */
+export const bucketMinutes = (from: Date, to: Date): 15 | 60 =>
+  from.getTime() % HOUR_MS === 0 && to.getTime() % HOUR_MS === 0 ? 60 : 15;

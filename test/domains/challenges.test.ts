@@ -162,6 +162,20 @@ describe('a friends challenge from invitation to winner', () => {
     ]);
   });
 
+  it("cuts a half-hour zone's days exactly: two samples of one UTC hour count on two Kolkata days", async () => {
+    const a = await person('Ana');
+    const k = await person('Kiran', 'Asia/Kolkata');
+    await circle(a, k);
+    const id = await created(a, { invitees: [k.id], scoring: 'total', days: 1 });
+    await callTool(k.client, 'challenges_challenge_accept', { challenge_id: id });
+    await startedDaysAgo(id, 2);
+    // Kolkata is UTC+05:30: the challenge's day ends at 18:30Z; 23:50 counts, 00:10 the next day not
+    const end = dayAt(-1, -5.5).getTime();
+    await seedMetric(app, k.id, 'steps', 500, new Date(end - 10 * 60_000));
+    await seedMetric(app, k.id, 'steps', 700, new Date(end + 10 * 60_000));
+    expect(standingOf(await read(a, id), k.id)).toMatchObject({ points: 500, days_counted: 1 });
+  });
+
   it('refuses total scoring of a percentage, a habit scored otherwise, 32 days and a start past 30 days', async () => {
     const { a, b } = await trio();
     for (const args of [

@@ -9,7 +9,7 @@
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { importAppleHealthFile } from '../../src/domains/health/health.apple-import.ts';
-import { seedMetrics } from '../factories/insights.ts';
+import { kolkataYesterdayStart, pushTable, seedMetrics } from '../factories/insights.ts';
 import { seedPersonalToken, seedUser } from '../factories/users.ts';
 import type { SeededUser } from '../factories/users.ts';
 import { startTestApp } from '../harness/app.ts';
@@ -55,13 +55,8 @@ async function expectInStep(userId: number): Promise<Bucket[]> {
 const T0 = Date.parse('2026-11-20T08:00:00Z');
 const at = (minutes: number): string => new Date(T0 + minutes * 60_000).toISOString();
 
-const push = async (u: SeededUser, changes: Record<string, unknown>) => {
-  const res = await rest(app, 'POST', '/api/sync/push', {
-    token: u.token,
-    body: { changes: { health_metrics: changes }, last_pulled_at: Date.now() },
-  });
-  expect(res.status, JSON.stringify(res.body)).toBe(200);
-};
+const push = (u: SeededUser, changes: Parameters<typeof pushTable>[3]) =>
+  pushTable(app, u.token, 'health_metrics', changes);
 
 describe('the steps and energy buckets', () => {
   it('follow imports, upserts, sync pushes, tombstones and raw deletes', async () => {
@@ -151,11 +146,7 @@ describe('a day that starts on a half hour', () => {
         .status,
     ).toBe(200);
     // Kolkata is UTC+05:30 all year: its midnight is at hh:30 UTC
-    const IST = 5.5 * 3_600_000;
-    const local = new Date(Date.now() + IST);
-    const todayMidnight =
-      Date.UTC(local.getUTCFullYear(), local.getUTCMonth(), local.getUTCDate()) - IST;
-    const yesterdayMidnight = todayMidnight - 86_400_000;
+    const yesterdayMidnight = kolkataYesterdayStart();
     await seedMetrics(app, u.token, [
       // 23:50 the day before yesterday and 00:10 yesterday: one UTC hour, two local days
       {

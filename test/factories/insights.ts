@@ -84,3 +84,28 @@ export async function seedMeals(app: TestApp, userId: number, meals: MealIn[]): 
     data: meals.map((m) => ({ id: randomUUID(), userId, ...m })),
   });
 }
+
+/** A phone's sync push of one table's changes (created, updated, deleted ids); expects 200. */
+export async function pushTable(
+  app: TestApp,
+  token: string,
+  table: string,
+  changes: { created?: unknown[]; updated?: unknown[]; deleted?: string[] },
+): Promise<void> {
+  const res = await rest(app, 'POST', '/api/sync/push', {
+    token,
+    body: {
+      changes: { [table]: { created: [], updated: [], deleted: [], ...changes } },
+      last_pulled_at: Date.now(),
+    },
+  });
+  expect(res.status, JSON.stringify(res.body)).toBe(200);
+}
+
+/** The instant yesterday's local day began in Asia/Kolkata (UTC+05:30 all year, no DST). */
+export function kolkataYesterdayStart(): number {
+  const IST = 5.5 * 3_600_000;
+  const local = new Date(Date.now() + IST);
+  const today = Date.UTC(local.getUTCFullYear(), local.getUTCMonth(), local.getUTCDate()) - IST;
+  return today - 86_400_000;
+}

@@ -1,10 +1,12 @@
 /**
  * The person's glucose summarised in SQL for goals and home (issue 16): time in range per local
- * day, and a summary of a window (the night). In range is the consensus 70..180 mg/dL.
+ * day, and a summary of a window (the night). In range is the consensus 70..180 mg/dL. Per-day
+ * figures count from glucose_buckets (kept by triggers on glucose_readings, README.md), a window's
+ * summary from the readings.
  * NOTE: ownership. Every read is of readerUserId(ctx), a bound parameter; the zone is bound too.
  */
 import { readerUserId } from '../../auth/principal.ts';
-import { localDayRangesSql } from '../../db/sql-time.ts';
+import { bucketMinutes, bucketMinutesSql, localDayRangesSql } from '../../db/sql-time.ts';
 import { Prisma } from '../../generated/prisma/client.ts';
 import type { AuthedContext } from '../../graphql/context.ts';
 import { dayBounds } from '../../platform/local-dates.ts';
@@ -55,11 +57,11 @@ export async function dailyTimeInRangeOf(
   const start = dayBounds(options.from, options.zone).start;
   const end = dayBounds(options.to, options.zone).end;
   const rows = await ctx.prisma.$queryRaw<{ d: string; n: number; in_range: number }[]>`
-    SELECT (("timestamp" AT TIME ZONE ${options.zone}::text)::date)::text AS d, count(*)::int AS n,
-           (count(*) FILTER (WHERE value_mg_dl BETWEEN ${TIME_IN_RANGE_MG_DL.low}::float8 AND ${TIME_IN_RANGE_MG_DL.high}::float8))::int AS in_range
-      FROM glucose_readings
-     WHERE user_id = ${options.userId}::int AND deleted_at IS NULL
-       AND "timestamp" >= ${start.toISOString()}::timestamptz AND "timestamp" < ${end.toISOString()}::timestamptz
+    SELECT ((bucket AT TIME ZONE ${options.zone}::text)::date)::text AS d, sum(readings)::int AS n,
+           sum(in_range)::int AS in_range
+      FROM glucose_buckets
+     WHERE user_id = ${options.userId}::int AND minutes = ${bucketMinutes(start, end)}::int
+       AND bucket >= ${start.toISOString()}::timestamptz AND bucket < ${end.toISOString()}::timestamptz
      GROUP BY 1 ORDER BY 1`;
   return rows.map((r) => ({
     date: r.d,
@@ -117,10 +119,9 @@ export function dailyTimeInRangeSql(people: Prisma.Sql, days: number): Prisma.Sq
     SELECT b.user_id, b.d, x.v, x.typed
       FROM (${localDayRangesSql(people, days)}) b
       CROSS JOIN LATERAL (
-        SELECT (100.0 * count(*) FILTER (WHERE g.value_mg_dl BETWEEN ${TIME_IN_RANGE_MG_DL.low}::float8 AND ${TIME_IN_RANGE_MG_DL.high}::float8) / count(*))::float8 AS v,
-               bool_or(g.source = 'manual') AS typed
-          FROM glucose_readings g
-         WHERE g.user_id = b.user_id AND g.deleted_at IS NULL
-           AND g."timestamp" >= b.day_from AND g."timestamp" < b.day_to
-        HAVING count(*) > 0) x`;
+        SELECT (100.0 * sum(g.in_range) / sum(g.readings))::float8 AS v, sum(g.manual) > 0 AS typed
+          FROM glucose_buckets g
+         WHERE g.user_id = b.user_id AND g.minutes = ${bucketMinutesSql('b.day_from', 'b.day_to')}
+           AND g.bucket >= b.day_from AND g.bucket < b.day_to
+        HAVING sum(g.readings) > 0) x`;
 }

@@ -15,7 +15,7 @@
  * user themselves. Only fixed identifiers are interpolated (the relation's name is a constant of
  * the caller, the metric a closed list).
  */
-import { localDayRangesSql } from '../../db/sql-time.ts';
+import { bucketMinutesSql, localDayRangesSql } from '../../db/sql-time.ts';
 import { Prisma } from '../../generated/prisma/client.ts';
 
 /** Sources that mark values a person typed rather than a device measured (see README.md). */
@@ -53,9 +53,7 @@ function cumulativeSql(metricType: string, people: Prisma.Sql, days: number): Pr
         SELECT m.source, sum(m.total)::float8 AS total, ${typedSql('m.source')} AS typed
           FROM health_metric_buckets m
          WHERE m.user_id = b.user_id AND m.metric_type = ${metricType}
-           AND m.minutes = CASE WHEN date_trunc('hour', b.day_from AT TIME ZONE 'UTC') = (b.day_from AT TIME ZONE 'UTC')
-                                 AND date_trunc('hour', b.day_to AT TIME ZONE 'UTC') = (b.day_to AT TIME ZONE 'UTC')
-                                THEN 60 ELSE 15 END
+           AND m.minutes = ${bucketMinutesSql('b.day_from', 'b.day_to')}
            AND m.bucket >= (b.day_from AT TIME ZONE 'UTC')
            AND m.bucket < (b.day_to AT TIME ZONE 'UTC')
          GROUP BY m.source) x

@@ -15,6 +15,7 @@
  * a bound parameter; the zone is bound too.
  */
 import { readerUserId } from '../../auth/principal.ts';
+import { bucketMinutes } from '../../db/sql-time.ts';
 import { Prisma } from '../../generated/prisma/client.ts';
 import type { AuthedContext } from '../../graphql/context.ts';
 import { addDays, dayBounds, localTime } from '../../platform/local-dates.ts';
@@ -67,10 +68,6 @@ interface DayBounds {
 const CUMULATIVE: readonly MetricType[] = ['steps', 'active_energy'];
 const POINT_TYPES: MetricType[] = METRIC_TYPES.filter((t) => !CUMULATIVE.includes(t));
 
-const HOUR_MS = 3_600_000;
-const wholeHours = (b: DayBounds): boolean =>
-  b.start.getTime() % HOUR_MS === 0 && b.end.getTime() % HOUR_MS === 0;
-
 /**
  * Per day and metric type: the largest source's total, and how many samples there are. Steps and
  * active energy come from health_metric_buckets (kept by triggers; local midnight is on a
@@ -96,7 +93,7 @@ function metricTotalsByDay(
         SELECT ${localDay('bucket', bounds.zone)} AS d, metric_type, source, sum(total) AS total, sum(samples) AS n
           FROM health_metric_buckets
          WHERE user_id = ${bounds.me}::int AND metric_type = ANY(${CUMULATIVE}::text[])
-           AND minutes = ${wholeHours(bounds) ? 60 : 15}::int
+           AND minutes = ${bucketMinutes(bounds.start, bounds.end)}::int
            AND bucket >= ${utc(bounds.start)} AND bucket < ${utc(bounds.end)}
          GROUP BY 1, 2, 3
         ${points}) x
