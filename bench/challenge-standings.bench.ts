@@ -10,15 +10,13 @@
  * 50 people costs), timed alternately in the same run. Prints one JSON line: p50/p95 of RUNS runs
  * (default 20) after a warm-up, the ratio of the medians and the top of the statement's plan.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import path from 'node:path';
-import pg from 'pg';
 import { openDatabase } from '../src/db/database.ts';
 import { Prisma } from '../src/generated/prisma/client.ts';
 import { computeStandings, standingsSql } from '../src/domains/challenges/challenges.standings.ts';
 import type { StandingsOptions } from '../src/domains/challenges/challenges.standings.ts';
 import { addDays, dayBounds, localDateOf } from '../src/platform/local-dates.ts';
+import { scratchDatabase } from './scratch.ts';
 import { round, time } from './in-process.ts';
 import { percentile } from './stats.ts';
 
@@ -29,21 +27,11 @@ const GOAL_P50_MS = 50;
 /** seconds between two steps samples of one source (300: a heavy walker's phone and watch; 3600: hourly buckets) */
 const EVERY_S = Number(process.env.EVERY_S ?? 300);
 const ZONES = ['UTC', 'Europe/Berlin', 'Asia/Tokyo', 'America/Los_Angeles', 'Australia/Sydney'];
-const adminUrl = process.env.BENCH_DATABASE_URL || process.env.TEST_DATABASE_URL || undefined;
-
-const dir = mkdtempSync(path.join(tmpdir(), 'hdp-bench-challenges-'));
-const admin = adminUrl ? new pg.Client({ connectionString: adminUrl }) : null;
-let scratch: string | null = null;
-let url: string | undefined;
-if (admin) {
-  await admin.connect();
-  scratch = `hdp_bench_challenges_${process.pid}`;
-  await admin.query(`CREATE DATABASE ${scratch}`);
-  const u = new URL(adminUrl!);
-  u.pathname = `/${scratch}`;
-  url = u.toString();
-}
-const db = await openDatabase({ url, dataDir: url ? null : path.join(dir, 'db') });
+const scratch = await scratchDatabase('challenges');
+const db = await openDatabase({
+  url: scratch.url,
+  dataDir: scratch.url ? null : path.join(scratch.dir, 'db'),
+});
 
 /** 50 people, their samples, ANALYZE: answers their ids and the seeding time. */
 async function seed(start: Date, end: Date): Promise<{ ids: number[]; seconds: number }> {
@@ -186,8 +174,5 @@ try {
   );
 } finally {
   await db.close();
-  if (admin && scratch && !process.env.BENCH_KEEP)
-    await admin.query(`DROP DATABASE IF EXISTS ${scratch} WITH (FORCE)`);
-  await admin?.end();
-  rmSync(dir, { recursive: true, force: true });
+  await scratch.drop();
 }

@@ -36,6 +36,7 @@ import { exportTools } from './tools/export.tools.ts';
 import { experimentTools } from './tools/experiments.tools.ts';
 import { communityTools } from './tools/community.tools.ts';
 import { challengeTools, circleChallengeTools } from './tools/challenges.tools.ts';
+import { discoveryTools } from './tools/discovery.tools.ts';
 
 export const TOOL_FAMILIES: Readonly<Record<string, readonly McpTool[]>> = {
   'access-grants': accessGrantTools,
@@ -70,6 +71,7 @@ export const TOOL_FAMILIES: Readonly<Record<string, readonly McpTool[]>> = {
   experiments: experimentTools,
   community: [...communityTools, ...circleChallengeTools],
   challenges: challengeTools,
+  discovery: discoveryTools,
 };
 
 /** Every row, each with its family (the toolset a client chooses in its MCP URL, `?toolsets=`). */

@@ -30,6 +30,7 @@ import { nutritionPreviewRoutes } from './routes/nutrition-preview.routes.ts';
 import { nutritionRoutes } from './routes/nutrition.routes.ts';
 import { communityRoutes } from './routes/community.routes.ts';
 import { challengeRoutes } from './routes/challenges.routes.ts';
+import { discoveryRoutes } from './routes/discovery.routes.ts';
 
 export const ROUTES: readonly RestRoute[] = [
   ...syncRoutes,
@@ -62,4 +63,5 @@ export const ROUTES: readonly RestRoute[] = [
   ...nutritionRoutes,
   ...communityRoutes,
   ...challengeRoutes,
+  ...discoveryRoutes,
 ];

@@ -194,6 +194,15 @@ const EnvSchema = z.object({
   /** The app's bundle id (the APNs topic) and Firebase project id (the FCM v1 path) */
   PUSH_APNS_TOPIC: z.string().min(1).max(200).default('com.example.health'),
   PUSH_FCM_PROJECT: z.string().min(1).max(200).default('health-app'),
+  /**
+   * Insights come to the person (issue 33): `on` runs the morning job and the predicted-low check
+   * on new glucose in the background; `off` runs neither (insights are then recorded when read)
+   */
+  INSIGHTS_DELIVERY: z.enum(['on', 'off']).default('on'),
+  /** The local hour (0..23, the person's zone) from which a person's morning run is due */
+  INSIGHTS_MORNING_HOUR: z.coerce.number().int().min(0).max(23).default(7),
+  /** How often each process looks for people whose morning has come (ms) */
+  INSIGHTS_MORNING_CHECK_MS: z.coerce.number().int().min(1000).max(3_600_000).default(300_000),
   /** Admin notification sends per admin per hour (then 429) */
   ADMIN_NOTIFICATION_SENDS_PER_HOUR: z.coerce.number().int().min(1).default(100),
   /** The person's own test pushes per hour (then 429) */

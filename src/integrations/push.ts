@@ -2,8 +2,9 @@
  * Push notifications to phones (issue 15): the payload each platform's push service takes (APNs for
  * ios, FCM HTTP v1 for android) and a sender that delivers one message to one device token.
  *
- * Without PUSH_HTTP_URL the sender only logs (sends nothing), so a self-hosted or development
- * server works without push credentials. With it, the HTTP sender POSTs each platform's request to
+ * Without PUSH_HTTP_URL the sender only logs (sends nothing) and answers `not_configured` (issue
+ * 33: a push nobody delivered is never counted as sent), so a self-hosted or development server
+ * works without push credentials. With it, the HTTP sender POSTs each platform's request to
  * that gateway in the platform's own shape (APNs: `POST /3/device/<token>`; FCM:
  * `POST /v1/projects/<project>/messages:send`), so a relay holding the APNs key and the FCM service
  * account forwards it as is (the suite points it at test/fakes/push.ts).
@@ -39,8 +40,12 @@ export interface PushMessage {
   link: string | null;
 }
 
-/** sent: the push service accepted it; invalid_token: the token is dead (retire it); failed: anything else. */
-export type PushOutcome = 'sent' | 'invalid_token' | 'failed';
+/**
+ * sent: the push service accepted it; invalid_token: the token is dead (retire it);
+ * not_configured: no push service is configured (PUSH_HTTP_URL unset), nothing left the server;
+ * failed: anything else.
+ */
+export type PushOutcome = 'sent' | 'invalid_token' | 'not_configured' | 'failed';
 
 export interface PushSender {
   /** Delivers one message to one device; never throws. */
@@ -146,7 +151,10 @@ function httpSender(config: Config, url: string, log: Logger): PushSender {
   };
 }
 
-/** The log sender: logs what it would send (never the token or the text) and sends nothing. */
+/**
+ * The log sender: logs what it would send (never the token or the text), sends nothing and says
+ * so (`not_configured`, never `sent`).
+ */
 function logSender(log: Logger): PushSender {
   return {
     send: (device, message) => {
@@ -154,7 +162,7 @@ function logSender(log: Logger): PushSender {
         { platform: device.platform, notificationId: message.notificationId },
         'no PUSH_HTTP_URL configured: push logged, not sent',
       );
-      return Promise.resolve('sent');
+      return Promise.resolve('not_configured');
     },
   };
 }

@@ -10,6 +10,9 @@
  */
 import type { Scope } from '../auth/scopes.ts';
 import type { DbTx } from '../db/client.ts';
+import type { Config } from '../base/config.ts';
+import type { Logger } from '../base/logger.ts';
+import type { JobQueue } from './jobs.ts';
 
 /**
  * How a wire value is stored: `timestamp_ms` is a number of ms on the wire, TIMESTAMP(3) (UTC) in the
@@ -50,6 +53,20 @@ export interface SyncDeletion {
   ids: string[];
 }
 
+/** The records a push has just created or updated in one table, all of one person. */
+export interface SyncStored {
+  userId: number;
+  /** the records as pushed (wire names; a timestamptz_ms column is ms since the epoch) */
+  records: readonly Record<string, unknown>[];
+}
+
+/** What an `onStored` hook may use: the app's job queue, its config and a logger. */
+export interface SyncStoredDeps {
+  jobs: JobQueue;
+  config: Config;
+  log: Logger;
+}
+
 export interface SyncedTable {
   /** wire table name (the WatermelonDB table) */
   table: string;
@@ -70,6 +87,12 @@ export interface SyncedTable {
    * files they held. The push removes those files once it has committed (a failed push removes none).
    */
   onDeleted?: (tx: DbTx, deleted: SyncDeletion) => Promise<string[]>;
+  /**
+   * What the owner does once a push that created or updated records of the table has committed
+   * (glucose: queue the predicted-low check, issue 33). It must only queue work, never fail or
+   * slow the push: it runs after the commit and its failure is the owner's to log.
+   */
+  onStored?: (deps: SyncStoredDeps, stored: SyncStored) => void;
 }
 
 const PLAIN_NAME = /^[a-z][a-z0-9_]*$/;

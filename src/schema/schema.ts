@@ -52,6 +52,8 @@ import '../domains/community/community.schema.ts';
 import '../domains/community/community.graph.ts';
 import '../domains/challenges/challenges.schema.ts';
 import '../domains/challenges/challenges.graph.ts';
+import '../domains/discovery/discovery.schema.ts';
+import '../domains/discovery/discovery.graph.ts';
 import './references.ts';
 
 export const schema = builder.toSchema({ sortSchema: true });

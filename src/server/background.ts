@@ -7,8 +7,11 @@ import type { ContextDeps } from '../graphql/context.ts';
 import type { Logger } from '../base/logger.ts';
 import type { DbTarget } from '../db/target.ts';
 import type { BackgroundWork } from '../platform/jobs.ts';
+import { DISCOVERY_WORK } from '../domains/discovery/index.ts';
 import { EXPORT_WORK } from '../domains/export/index.ts';
 import { ARCHIVE_IMPORT_WORK } from '../domains/health/index.ts';
+import { INSIGHTS_DELIVERY_WORK } from '../domains/insights/index.ts';
+import { notifyPerson } from '../domains/notifications/index.ts';
 
 /** What every piece of background work is given: the request context's parts, and more. */
 export type WorkDeps = ContextDeps & {
@@ -16,6 +19,8 @@ export type WorkDeps = ContextDeps & {
   /** PGlite: one process holds the database, so no other process can hold a job */
   singleProcess: boolean;
   db: { prisma: ContextDeps['prisma']; target: DbTarget };
+  /** the platform's own send to a person (notifications), for work in a domain below it */
+  notify: typeof notifyPerson;
 };
 
 const BACKGROUND_WORK: readonly BackgroundWork<WorkDeps>[] = [
@@ -23,10 +28,15 @@ const BACKGROUND_WORK: readonly BackgroundWork<WorkDeps>[] = [
   EXPORT_WORK,
   // the phone's export.zip uploads (issue 30): the import worker, imports left by an earlier run
   ARCHIVE_IMPORT_WORK,
+  // insights come to the person (issue 33): the morning run, predicted lows on new glucose
+  INSIGHTS_DELIVERY_WORK,
+  // discovery runs (issue 33): the worker, the stale-run check, runs an earlier process left
+  DISCOVERY_WORK,
 ];
 
 /** Registers every piece of work on the job queue, and has each take up what was left unfinished. */
-export function startBackgroundWork(deps: WorkDeps): void {
+export function startBackgroundWork(parts: Omit<WorkDeps, 'notify'>): void {
+  const deps: WorkDeps = { ...parts, notify: notifyPerson };
   for (const work of BACKGROUND_WORK) {
     work.register(deps);
     work

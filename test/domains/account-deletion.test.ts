@@ -391,6 +391,15 @@ const SEEDERS: Record<string, (p: Db, me: Person, other: Person) => Promise<unkn
         source: {},
       },
     }),
+  // insights come to the person (issue 33): a morning run's claim, a predicted-low episode
+  'InsightMorning.userId': (p, me) =>
+    p.insightMorning.create({
+      data: { userId: me.id, day: '2026-01-01', claimedAt: new Date(), doneAt: new Date() },
+    }),
+  'InsightAlertEpisode.userId': (p, me) =>
+    p.insightAlertEpisode.create({
+      data: { userId: me.id, rule: 'predicted_low', startedAt: new Date(), lastAt: new Date() },
+    }),
   // community and challenges (issue 32): a circle shared with `other`, a nudge each way, a mute
   // each way, a challenge with a check-in
   'CommunityMember.userId': (p, me, other) =>
@@ -441,6 +450,48 @@ const SEEDERS: Record<string, (p: Db, me: Person, other: Person) => Promise<unkn
     });
     return p.challengeCheckin.create({
       data: { challengeId: challenge.id, userId: me.id, date: '2026-01-02' },
+    });
+  },
+  // discovery (issue 33): an observation, a run with one finding
+  'DiscoveryObservation.userId': (p, me) =>
+    p.discoveryObservation.create({
+      data: { userId: me.id, observedAt: new Date(), label: 'headache', intensity: 3 },
+    }),
+  'DiscoveryRun.userId': (p, me) =>
+    p.discoveryRun.create({
+      data: {
+        userId: me.id,
+        kind: 'run',
+        fromDate: '2026-01-01',
+        toDate: '2026-03-31',
+        zone: 'UTC',
+      },
+    }),
+  'DiscoveryHypothesis.userId': async (p, me) => {
+    const run = await p.discoveryRun.create({
+      data: {
+        userId: me.id,
+        kind: 'run',
+        fromDate: '2026-01-01',
+        toDate: '2026-03-31',
+        zone: 'UTC',
+        status: 'done',
+      },
+    });
+    return p.discoveryHypothesis.create({
+      data: {
+        runId: run.id,
+        userId: me.id,
+        driver: 'steps',
+        outcome: 'sleep_minutes',
+        lag: 0,
+        method: 'difference',
+        n: 30,
+        nHigh: 15,
+        nLow: 15,
+        significant: false,
+        statement: 'Not enough data.',
+      },
     });
   },
   // keyed by address

@@ -75,6 +75,9 @@ export function testConfig(overrides: Record<string, string> = {}): Config {
     // the factories register every test person from one address (seedUser): a file tests the
     // sign-up limit by setting its own (test/domains/register-limit.test.ts)
     SIGNUPS_PER_IP_PER_HOUR: '1000000',
+    // the background insights (issue 33) would push and record into other files' people: a file
+    // that tests them turns them on (test/domains/insights-delivery.test.ts)
+    INSIGHTS_DELIVERY: 'off',
     ...overrides,
   });
 }

@@ -15,6 +15,7 @@ import type { AuthedContext } from '../../graphql/context.ts';
 import { msValue } from '../../db/sql-time.ts';
 import { markPhoneSynced, syncClockCte, syncedWrite } from '../../platform/sync-clock.ts';
 import type { SqlRunner } from '../../platform/sync-clock.ts';
+import { glucoseStored, latestOf } from './glucose.arrivals.ts';
 import { PROCESSING_VERSION, processRaw } from './glucose.processing.ts';
 import type { Calibration, RawSample } from './glucose.processing.ts';
 import { trendStats } from './glucose.stats.ts';
@@ -220,6 +221,7 @@ export async function createGlucoseReading(
     },
   });
   if (!stored) throw appError('CONFLICT', 'A reading with this id already exists');
+  glucoseStored(ctx, { userId, latest: row.timestamp, readings: 1 });
   return stored;
 }
 
@@ -241,6 +243,11 @@ export async function createGlucoseReadingsBatch(
     insertReadings(ctx.prisma, userId, slice, 'cgm', null),
   );
   await markPhoneSynced(ctx.prisma, userId);
+  glucoseStored(ctx, {
+    userId,
+    latest: latestOf(input.map((r) => r.timestamp)),
+    readings: input.length,
+  });
   return stored;
 }
 
@@ -480,7 +487,7 @@ export async function processSensorPayload(
   if (input.calibrationSlope != null) calibration.calibrationSlope = input.calibrationSlope;
   if (input.calibrationIntercept != null)
     calibration.calibrationIntercept = input.calibrationIntercept;
-  return syncedWrite(ctx.prisma, userId, async (tx, ts) => {
+  const readings = await syncedWrite(ctx.prisma, userId, async (tx, ts) => {
     const serverUpdatedAt = new Date(ts);
     await tx.glucoseSensor.upsert({
       where: { userId_sensorId: { userId, sensorId } },
@@ -531,6 +538,8 @@ export async function processSensorPayload(
       orderBy: { timestamp: 'asc' },
     });
   });
+  glucoseStored(ctx, { userId, latest: to, readings: readings.length });
+  return readings;
 }
 
 /**

@@ -4,6 +4,7 @@
  * (src/domains/sync/README.md).
  */
 import { defineSyncedTable } from '../../platform/synced-tables.ts';
+import { glucosePushed } from './glucose.arrivals.ts';
 
 export const GLUCOSE_SYNCED_TABLES = [
   // Glucose (docs/glucose.md). Ids: the phone's, or `g:<user>:<sensor>:<ms>` for readings the server
@@ -16,6 +17,8 @@ export const GLUCOSE_SYNCED_TABLES = [
     since: 3,
     readScope: 'health:glucose:read',
     writeScope: 'health:logs:write',
+    // fresh readings: the predicted-low check is queued once the push has committed (issue 33)
+    onStored: glucosePushed,
     columns: [
       { wire: 'sensor_id', db: 'sensor_id', type: 'int', notNull: true, default: 0, min: 0 },
       { wire: 'timestamp', db: 'timestamp', type: 'timestamptz_ms', notNull: true, required: true },

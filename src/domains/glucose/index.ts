@@ -11,12 +11,23 @@ export type {
   RawSampleView,
 } from './glucose.admin.ts';
 export {
+  dailyGlucoseStatsOf,
   dailyTimeInRange,
   dailyTimeInRangeOf,
   dailyTimeInRangeSql,
   glucoseWindow,
   TIME_IN_RANGE_MG_DL,
 } from './glucose.daily.ts';
-export type { DailyGlucoseView, GlucoseWindowView } from './glucose.daily.ts';
+export type {
+  DailyGlucoseStatsView,
+  DailyGlucoseView,
+  GlucoseWindowView,
+} from './glucose.daily.ts';
 export { glucoseBucketsExport, glucoseReadingsExport } from './glucose.export-rows.ts';
 export { GLUCOSE_SYNCED_TABLES } from './glucose.synced.ts';
+export { onGlucoseStored } from './glucose.arrivals.ts';
+export type {
+  GlucoseArrival,
+  GlucoseArrivalDeps,
+  GlucoseArrivalListener,
+} from './glucose.arrivals.ts';

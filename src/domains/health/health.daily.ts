@@ -12,11 +12,13 @@
  * measurement of the day.
  *
  * NOTE: ownership. Every read is of readerUserId(ctx) (the owner's data while a grantee views as),
- * a bound parameter; the zone is bound too.
+ * a bound parameter; the zone is bound too. dailyHealthOf and dailyHealthFor read the id their
+ * caller passes: the caller decides whose data is read.
  */
 import { readerUserId } from '../../auth/principal.ts';
 import { bucketMinutes } from '../../db/sql-time.ts';
 import { Prisma } from '../../generated/prisma/client.ts';
+import type { Db, DbTx } from '../../db/client.ts';
 import type { AuthedContext } from '../../graphql/context.ts';
 import { addDays, dayBounds, localTime } from '../../platform/local-dates.ts';
 import type { LocalDate } from '../../platform/local-dates.ts';
@@ -75,7 +77,7 @@ const POINT_TYPES: MetricType[] = METRIC_TYPES.filter((t) => !CUMULATIVE.include
  * hours); the other types are only counted, from the samples, unless `counted` is false.
  */
 function metricTotalsByDay(
-  ctx: AuthedContext,
+  db: Db | DbTx,
   bounds: DayBounds,
   counted: boolean,
 ): Prisma.PrismaPromise<(DayRow & { metric_type: string })[]> {
@@ -88,7 +90,7 @@ function metricTotalsByDay(
            AND "timestamp" >= ${utc(bounds.start)} AND "timestamp" < ${utc(bounds.end)}
          GROUP BY 1, 2, 3`
     : Prisma.empty;
-  return ctx.prisma.$queryRaw<(DayRow & { metric_type: string })[]>`
+  return db.$queryRaw<(DayRow & { metric_type: string })[]>`
       SELECT d, metric_type, max(total)::float8 AS v, sum(n)::int AS n FROM (
         SELECT ${localDay('bucket', bounds.zone)} AS d, metric_type, source, sum(total) AS total, sum(samples) AS n
           FROM health_metric_buckets
@@ -101,8 +103,8 @@ function metricTotalsByDay(
 }
 
 /** Per day: the last body weight measured. */
-function lastWeightByDay(ctx: AuthedContext, bounds: DayBounds): Prisma.PrismaPromise<DayRow[]> {
-  return ctx.prisma.$queryRaw<DayRow[]>`
+function lastWeightByDay(db: Db | DbTx, bounds: DayBounds): Prisma.PrismaPromise<DayRow[]> {
+  return db.$queryRaw<DayRow[]>`
       SELECT DISTINCT ON (d) d, v FROM (
         SELECT ${localDay('"timestamp"', bounds.zone)} AS d, value::float8 AS v, "timestamp" AS at
           FROM health_metrics
@@ -112,11 +114,8 @@ function lastWeightByDay(ctx: AuthedContext, bounds: DayBounds): Prisma.PrismaPr
 }
 
 /** Per day: the minutes of the workouts that started that day, and how many there were. */
-function workoutMinutesByDay(
-  ctx: AuthedContext,
-  bounds: DayBounds,
-): Prisma.PrismaPromise<DayRow[]> {
-  return ctx.prisma.$queryRaw<DayRow[]>`
+function workoutMinutesByDay(db: Db | DbTx, bounds: DayBounds): Prisma.PrismaPromise<DayRow[]> {
+  return db.$queryRaw<DayRow[]>`
       SELECT ${localDay('start_at', bounds.zone)} AS d, sum(duration_minutes)::float8 AS v, count(*)::int AS n
         FROM workout_samples
        WHERE user_id = ${bounds.me}::int AND deleted_at IS NULL
@@ -125,8 +124,8 @@ function workoutMinutesByDay(
 }
 
 /** Per day: the asleep minutes of the night ending that day (overlaps once), and its samples. */
-function sleepMinutesByDay(ctx: AuthedContext, bounds: DayBounds): Prisma.PrismaPromise<DayRow[]> {
-  return ctx.prisma.$queryRaw<DayRow[]>`
+function sleepMinutesByDay(db: Db | DbTx, bounds: DayBounds): Prisma.PrismaPromise<DayRow[]> {
+  return db.$queryRaw<DayRow[]>`
       WITH s AS (
         SELECT ${localDay('end_at', bounds.zone, 6)} AS d, start_at, end_at, stage
           FROM sleep_samples
@@ -220,6 +219,19 @@ export async function dailyHealthOf(
   ctx: AuthedContext,
   options: DailyHealthOfOptions,
 ): Promise<DailyHealthView[]> {
+  return dailyHealthFor(ctx.prisma, options);
+}
+
+/**
+ * dailyHealthOf on a database client rather than a request's context: for work that runs outside
+ * a request (discovery's background run reads a person's daily signals, issue 33). Same
+ * statements, same rules. NOTE: the caller decides whose data is read: `userId` is bound as
+ * given, so pass only the person a job was started for (or one a request has already checked).
+ */
+export async function dailyHealthFor(
+  db: Db | DbTx,
+  options: DailyHealthOfOptions,
+): Promise<DailyHealthView[]> {
   const me = options.userId;
   const { zone } = options;
   const bounds: DayBounds = {
@@ -231,10 +243,10 @@ export async function dailyHealthOf(
     sleepEnd: localTime(options.to, 18, zone),
   };
   const [totals, weights, workouts, sleep] = await Promise.all([
-    metricTotalsByDay(ctx, bounds, options.pointCounts !== false),
-    options.bodyWeight === false ? [] : lastWeightByDay(ctx, bounds),
-    workoutMinutesByDay(ctx, bounds),
-    sleepMinutesByDay(ctx, bounds),
+    metricTotalsByDay(db, bounds, options.pointCounts !== false),
+    options.bodyWeight === false ? [] : lastWeightByDay(db, bounds),
+    workoutMinutesByDay(db, bounds),
+    sleepMinutesByDay(db, bounds),
   ]);
   return collectDays(options, { totals, weights, workouts, sleep });
 }

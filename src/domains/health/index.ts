@@ -9,7 +9,14 @@ export {
   sleepEndingBetweenOf,
   workoutsStartingBetween,
 } from './health.service.ts';
-export { dailyHealth, dailyHealthOf, lastMetricAt } from './health.daily.ts';
+export { dailyHealth, dailyHealthFor, dailyHealthOf, lastMetricAt } from './health.daily.ts';
+// discovery's daily signals (issue 33)
+export { dailySleepDetailOf, dailyVitalsOf } from './health.daily-signals.ts';
+export type {
+  DailyHealthSignalsOptions,
+  DailySleepDetailView,
+  DailyVitalsView,
+} from './health.daily-signals.ts';
 export type { DailyHealthOfOptions, DailyHealthOptions, DailyHealthView } from './health.daily.ts';
 export { DAILY_SQL_METRICS, dailyValuesSql, TYPED_SOURCES } from './health.daily-sql.ts';
 export type { DailySqlMetric } from './health.daily-sql.ts';

@@ -6,9 +6,11 @@
  *
  * When: every computation of the person's cards (`insightCardsOf`: the REST cards route, the
  * admin trigger) or suggestions (`insightSuggestions`) records what fired, and the list refreshes
- * today's cards and suggestions first (insights.service.ts `refreshInsights`). Recording is
- * idempotent by the natural key (user, rule, subject = the local day): a rule firing again the
- * same day writes nothing, so a dismissed insight is never recreated and two refreshes write once.
+ * today's cards and suggestions first (insights.service.ts `refreshInsights`); in the background,
+ * the morning run (insights.morning.ts) and a predicted low on new glucose (insights.alerts.ts).
+ * Recording is idempotent by the natural key (user, rule, subject = the local day): a rule firing
+ * again the same day writes nothing, so a dismissed insight is never recreated and two refreshes
+ * write once.
  *
  * NOTE: ownership. Recording and reads are of readerUserId(ctx) (the owner's insights while a
  * grantee views as or the admin trigger runs: the rows are derived from the owner's data and the
@@ -220,8 +222,9 @@ function ruleOfCard(card: InsightCard): string {
   return kind === 'trend' ? `${name}_trend` : `score_${name}`;
 }
 
-async function record(ctx: AuthedContext, drafts: Draft[], rc: RecordContext): Promise<void> {
-  if (!drafts.length) return;
+/** Records the drafts not recorded yet; answers how many it wrote. */
+async function record(ctx: AuthedContext, drafts: Draft[], rc: RecordContext): Promise<number> {
+  if (!drafts.length) return 0;
   const userId = readerUserId(ctx);
   // what is recorded already is not sent again (no write, no id used); the unique key still
   // settles two refreshes racing each other
@@ -231,10 +234,10 @@ async function record(ctx: AuthedContext, drafts: Draft[], rc: RecordContext): P
   });
   const have = new Set(known.map((k) => `${k.rule}\n${k.subject}`));
   const fresh = drafts.filter((d) => !have.has(`${d.rule}\n${d.date}`));
-  if (!fresh.length) return;
+  if (!fresh.length) return 0;
   // the most urgent last, so that it has the highest id and lists first
   const sorted = [...fresh].sort((a, b) => b.priority - a.priority);
-  await ctx.prisma.insight.createMany({
+  const { count } = await ctx.prisma.insight.createMany({
     data: sorted.map((d) => {
       const s = sourceOf(d.rule, rc);
       return {
@@ -253,15 +256,16 @@ async function record(ctx: AuthedContext, drafts: Draft[], rc: RecordContext): P
     }),
     skipDuplicates: true, // the natural key (user, rule, subject): the first firing of a day stays
   });
+  return count;
 }
 
-/** Records the cards that fired (idempotent by user, rule and day). */
+/** Records the cards that fired (idempotent by user, rule and day); answers how many were new. */
 export async function recordCards(
   ctx: AuthedContext,
   cards: readonly InsightCard[],
   rc: RecordContext,
-): Promise<void> {
-  await record(
+): Promise<number> {
+  return record(
     ctx,
     cards.map((c) => ({
       kind: c.kind,
@@ -276,13 +280,13 @@ export async function recordCards(
   );
 }
 
-/** Records the suggestions that fired today (idempotent by user, rule and day). */
+/** Records the suggestions that fired today (idempotent by user, rule and day); answers how many were new. */
 export async function recordSuggestions(
   ctx: AuthedContext,
   items: readonly Suggestion[],
   rc: RecordContext,
-): Promise<void> {
-  await record(
+): Promise<number> {
+  return record(
     ctx,
     items.map((s) => ({
       kind: 'suggestion',

@@ -270,10 +270,9 @@ export interface CardInputs {
   previousWeekGlucose: TrendStats;
 }
 
-/** Cards, most urgent first: predictive alerts, a week-on-week time-in-range trend, today's scores. */
-export function cardsFrom(input: CardInputs): InsightCard[] {
-  const date = input.today.date;
-  const cards: InsightCard[] = input.alerts.map((a) => ({
+/** The card of a predictive alert on a local day (also what a predicted low's push says). */
+export function alertCard(a: PredictiveAlert, date: LocalDate): InsightCard {
+  return {
     id: `alert:${a.kind}:${date}`,
     kind: 'alert',
     priority: 1,
@@ -281,7 +280,13 @@ export function cardsFrom(input: CardInputs): InsightCard[] {
     title: a.kind === 'predicted_low' ? 'Low glucose ahead' : 'High glucose ahead',
     body: a.message,
     score: null,
-  }));
+  };
+}
+
+/** Cards, most urgent first: predictive alerts, a week-on-week time-in-range trend, today's scores. */
+export function cardsFrom(input: CardInputs): InsightCard[] {
+  const date = input.today.date;
+  const cards: InsightCard[] = input.alerts.map((a) => alertCard(a, date));
   const [now, before] = [input.weekGlucose, input.previousWeekGlucose];
   if (now.count >= WEEK_MIN_READINGS && before.count >= WEEK_MIN_READINGS) {
     const change = r1(now.timeInRangePct - before.timeInRangePct);

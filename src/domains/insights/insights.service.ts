@@ -15,7 +15,7 @@ import { appError } from '../../base/errors.ts';
 import type { AuthedContext } from '../../graphql/context.ts';
 import { glucosePoints } from '../glucose/index.ts';
 import { trendStats } from '../glucose/index.ts';
-import type { TrendStats } from '../glucose/index.ts';
+import type { StatPoint, TrendStats } from '../glucose/index.ts';
 import type { MetricType } from '../health/index.ts';
 import type { DailyHealthView } from '../health/index.ts';
 import {
@@ -304,11 +304,16 @@ export async function insightSuggestions(ctx: AuthedContext): Promise<Suggestion
   return { date: person.today, timezone: person.zone, suggestions: fired };
 }
 
+/** The person's readings of the prediction window before `now` (what the predictive alerts read). */
+export async function predictionReadings(ctx: AuthedContext, now: Date): Promise<StatPoint[]> {
+  const since = new Date(now.getTime() - PREDICTION_WINDOW_MINUTES * 60_000);
+  return glucosePoints(ctx, { start: since, end: new Date(now.getTime() + 1) });
+}
+
 /** Predicted lows and highs from the readings of the last 30 minutes. */
 export async function predictiveAlerts(ctx: AuthedContext): Promise<PredictiveAlertsView> {
   const now = new Date();
-  const since = new Date(now.getTime() - PREDICTION_WINDOW_MINUTES * 60_000);
-  const readings = await glucosePoints(ctx, { start: since, end: new Date(now.getTime() + 1) });
+  const readings = await predictionReadings(ctx, now);
   return { generatedAt: now, alerts: alertsFrom(readings, now) };
 }
 
@@ -326,6 +331,42 @@ export async function insightCards(ctx: AuthedContext): Promise<ZonedInsightCard
   });
   await recordCards(ctx, cards, { inputs, today });
   return cards.map((card) => ({ ...card, timeZone: person.zone }));
+}
+
+/** Today's cards and suggestions of the person, computed from one load and recorded. */
+export interface DayInsightsView {
+  /** the local day they are about */
+  date: LocalDate;
+  /** the zone of that day */
+  timezone: string;
+  cards: InsightCard[];
+  suggestions: Suggestion[];
+  /** how many of them were recorded as insights now (the others were recorded earlier today) */
+  recorded: number;
+}
+
+/**
+ * Today's cards and suggestions (the morning run, issue 33): the same rules and recording as
+ * insightCards and insightSuggestions, from one load of the 14 days before today and today.
+ */
+export async function dayInsights(ctx: AuthedContext): Promise<DayInsightsView> {
+  const person = await personOf(ctx);
+  const { today, now } = person;
+  const from = addDays(today, -14);
+  const weekStart = addDays(today, -7);
+  const inputs = await loadInputs(ctx, person, from, today);
+  const days = scoresOfDays(inputs, datesFrom(weekStart, today));
+  const week = weekGlucose(inputs, weekStart);
+  const cards = cardsFrom({
+    today: days.at(-1)!,
+    alerts: alertsFrom(inputs.glucose, now),
+    weekGlucose: week,
+    previousWeekGlucose: weekGlucose(inputs, from),
+  });
+  const fired = suggestions({ today: days.at(-1)!, week: days.slice(0, -1), weekGlucose: week });
+  const rc = { inputs, today };
+  const recorded = (await recordCards(ctx, cards, rc)) + (await recordSuggestions(ctx, fired, rc));
+  return { date: today, timezone: person.zone, cards, suggestions: fired, recorded };
 }
 
 /**

@@ -1,10 +1,17 @@
 /**
  * What other domains use of the logs domain (insights' blood-pressure and sun scores, goals'
- * hydration, health's activity trend's logged weights, sync's tables).
+ * hydration, health's activity trend's logged weights, discovery's daily signals, sync's tables).
  */
 export { bloodPressureBetween } from './logs.blood-pressure.ts';
-export { dailyHydration, dailyWeights } from './logs.daily.ts';
-export type { DailyHydrationView, DailyWeightView } from './logs.daily.ts';
+export { dailyHydration, dailyLogSignalsOf, dailyWeights } from './logs.daily.ts';
+export type {
+  DailyBloodPressureView,
+  DailyHydrationView,
+  DailyLogEntryView,
+  DailyLogSignalsView,
+  DailyWeightView,
+  FirstLogView,
+} from './logs.daily.ts';
 export { sunSessionsBetween } from './logs.entries.ts';
 export { bloodPressureExport, logEntriesExport } from './logs.export-rows.ts';
 export { LOGS_SYNCED_TABLES } from './logs.synced.ts';

@@ -53,13 +53,17 @@ export const TONE_IDS = NOTIFICATION_TONES.map((t) => t.id) as [string, ...strin
 /** Where an item's source came from: an admin, the person's own test send, the system. */
 export const NOTIFICATION_SOURCES = ['admin', 'test', 'system'] as const;
 
-/** What happened to an item's push (failed: every device's push service refused it). */
+/**
+ * What happened to an item's push (failed: every device's push service refused it;
+ * not_configured: the server has no push service configured, PUSH_HTTP_URL, so nothing was sent).
+ */
 export const PUSH_STATUSES = [
   'sent',
   'no_devices',
   'category_off',
   'quiet_hours',
   'failed',
+  'not_configured',
 ] as const;
 
 /** Where an item without a link of its own leads in the app: its category's screen. */

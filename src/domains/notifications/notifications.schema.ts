@@ -71,6 +71,10 @@ const PushStatusEnum = builder.enumType('PushStatus', {
     category_off: { value: 'category_off', description: 'the person turned the category off' },
     quiet_hours: { value: 'quiet_hours', description: "held back: the person's quiet hours" },
     failed: { value: 'failed', description: "every device's push service refused it" },
+    not_configured: {
+      value: 'not_configured',
+      description: 'not pushed: the server has no push service configured (PUSH_HTTP_URL)',
+    },
   } as const,
 });
 

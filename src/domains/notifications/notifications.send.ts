@@ -106,7 +106,8 @@ async function deliver(ctx: AuthedContext, options: DeliverOptions): Promise<Sen
           link: options.link,
           source: options.source,
           sentByUserId: options.source === 'admin' ? ctx.principal.userId : null,
-          pushStatus: held ?? 'sent',
+          // NOTE: not `sent` until a push service accepted it (a send cut short stays failed)
+          pushStatus: held ?? 'failed',
         },
         select: itemSelect,
       });
@@ -133,7 +134,12 @@ async function deliver(ctx: AuthedContext, options: DeliverOptions): Promise<Sen
   const sent = outcomes.filter((o) => o === 'sent').length;
   const dead = devices.filter((_d, i) => outcomes[i] === 'invalid_token').map((d) => d.token);
   const retired = await retireDeviceTokens(ctx, { userId, tokens: dead });
-  const pushStatus: PushStatus = sent ? 'sent' : 'failed';
+  // without a push service nothing left the server: not_configured, never sent (issue 33)
+  const pushStatus: PushStatus = sent
+    ? 'sent'
+    : outcomes.every((o) => o === 'not_configured')
+      ? 'not_configured'
+      : 'failed';
   const notification = await ctx.prisma.notification.update({
     where: { id: item.id },
     data: { devicesSent: sent, pushStatus },

@@ -1052,6 +1052,9 @@ export async function syncPush(ctx: AuthedContext, options: PushOptions): Promis
   );
   // NOTE: only once the push has committed: a push that rolls back keeps its records' files
   await deleteStoredFiles(ctx, files, 'a file of a record deleted through sync');
+  for (const p of tables) {
+    if (p.table.onStored && p.upserts.length) p.table.onStored(ctx, { userId, records: p.upserts });
+  }
   return result;
 }
 
