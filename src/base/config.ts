@@ -203,6 +203,14 @@ const EnvSchema = z.object({
   INSIGHTS_MORNING_HOUR: z.coerce.number().int().min(0).max(23).default(7),
   /** How often each process looks for people whose morning has come (ms) */
   INSIGHTS_MORNING_CHECK_MS: z.coerce.number().int().min(1000).max(3_600_000).default(300_000),
+  /**
+   * DNA (issue 34): the AES-256-GCM key genomes are sealed with, 32 bytes as 64 hex digits or
+   * base64; unset: a key created once in DATA_DIR/secrets/dna.key (mode 0600) and reused
+   */
+  DNA_ENCRYPTION_KEY: z
+    .string()
+    .regex(/^([0-9a-fA-F]{64}|[A-Za-z0-9+/_-]{43}=?)$/, '32 bytes as 64 hex digits or base64')
+    .optional(),
   /** Admin notification sends per admin per hour (then 429) */
   ADMIN_NOTIFICATION_SENDS_PER_HOUR: z.coerce.number().int().min(1).default(100),
   /** The person's own test pushes per hour (then 429) */

@@ -494,6 +494,21 @@ const SEEDERS: Record<string, (p: Db, me: Person, other: Person) => Promise<unkn
       },
     });
   },
+  // DNA (issue 34): a stored genome (its sealed bytes need no real content here)
+  'DnaGenome.userId': (p, me) =>
+    p.dnaGenome.create({
+      data: {
+        userId: me.id,
+        vendor: '23andme',
+        build: 'GRCh37',
+        markers: 1,
+        called: 1,
+        callRate: 1,
+        sexNote: 'too few called X markers',
+        sealed: new Uint8Array([1, 2, 3]),
+        fileBytes: 3,
+      },
+    }),
   // keyed by address
   'EmailCode.email': (p, me) =>
     p.emailCode.create({ data: { email: me.email, codeHash: rand(), expiresAt: later() } }),
