@@ -1,20 +1,25 @@
 /**
- * The background side of discovery (issue 33): the pg-boss worker that runs a queued run, and the
- * recovery of runs a stopped or crashed process left behind (the export worker's design,
- * src/domains/export/export.worker.ts).
+ * The background side of discovery (issue 33): the pg-boss worker that runs a queued run.
  *
- * A run is claimed atomically (queued -> running, attempts + 1), so a second delivery does nothing.
- * The worker reads the person's daily signals in SQL (discovery.signals.ts), tests the pairs
- * (discovery.stats.ts, pure), and stores every pair's result with the run's outcome in one
- * transaction, so a run is either done with all its findings or not done. At start, runs left
- * running are queued again (each attempt starts over) or, after DISCOVERY_MAX_ATTEMPTS starts,
- * failed with a reason; while running, every app does the same each DISCOVERY_STALE_CHECK_MS for
- * runs whose heartbeat is older than DISCOVERY_STALE_MS.
+ * A run is a resumable job (src/platform/resumable-jobs.ts: claimed once, back to queued at stop,
+ * taken back when its process died, failed after DISCOVERY_MAX_ATTEMPTS starts; each attempt
+ * starts over). The worker reads the person's daily signals in SQL (discovery.signals.ts), tests
+ * the pairs (discovery.stats.ts, pure), and stores every pair's result with the run's outcome in
+ * one transaction, so a run is either done with all its findings or not done.
  */
 import type { Logger } from '../../base/logger.ts';
 import type { Db } from '../../db/client.ts';
 import type { Prisma } from '../../generated/prisma/client.ts';
 import type { BackgroundWork, JobQueue } from '../../platform/jobs.ts';
+import {
+  checkStaleJobs,
+  claimJob,
+  endJob,
+  requeueStoppedJob,
+  resumableWork,
+  resumeJobs,
+} from '../../platform/resumable-jobs.ts';
+import type { ResumableJobSpec } from '../../platform/resumable-jobs.ts';
 import { proposeExperiment } from './discovery.experiments.ts';
 import {
   DISCOVERY_MAX_ATTEMPTS,
@@ -79,6 +84,18 @@ function plan(
   return { pairs: defaultPairs(series), lags: [0, 1] };
 }
 
+/** Discovery runs as resumable jobs: the discovery_runs table and queue; each attempt starts over. */
+export const DISCOVERY_JOBS: ResumableJobSpec<DiscoveryWorkerDeps> = {
+  name: 'discovery run',
+  queue: DISCOVERY_QUEUE,
+  table: (db) => db.discoveryRun,
+  maxAttempts: DISCOVERY_MAX_ATTEMPTS,
+  staleMs: DISCOVERY_STALE_MS,
+  staleCheckMs: DISCOVERY_STALE_CHECK_MS,
+  gaveUp: (attempts) =>
+    `interrupted by server restarts ${attempts} times; start a new run (discovery_run_start), perhaps over fewer days`,
+};
+
 /** Runs one queued run: claims it, tests its pairs, stores the results. */
 export async function runDiscoveryJob(
   deps: Pick<DiscoveryWorkerDeps, 'prisma' | 'log'>,
@@ -86,16 +103,7 @@ export async function runDiscoveryJob(
   signal: AbortSignal,
 ): Promise<void> {
   const { prisma, log } = deps;
-  const claimed = await prisma.discoveryRun.updateMany({
-    where: { id, status: 'queued' },
-    data: {
-      status: 'running',
-      attempts: { increment: 1 },
-      startedAt: new Date(),
-      heartbeatAt: new Date(),
-    },
-  });
-  if (claimed.count === 0) return; // done, failed, deleted, or another worker has it
+  if (!(await claimJob(prisma, DISCOVERY_JOBS, id))) return; // done, failed, deleted, or taken
   const run = await prisma.discoveryRun.findUnique({ where: { id } });
   if (!run) return;
   try {
@@ -109,115 +117,35 @@ export async function runDiscoveryJob(
     const results = testRun(series, plan(run, series));
     const rows = hypothesisRows(run, results, series);
     await prisma.$transaction(async (tx) => {
-      const done = await tx.discoveryRun.updateMany({
-        where: { id, status: 'running' },
-        data: {
-          status: 'done',
-          pairsTested: results.filter((r) => r.p !== null).length,
-          pairsSkipped: results.filter((r) => r.p === null).length,
-          found: results.filter((r) => r.significant).length,
-          finishedAt: new Date(),
-          heartbeatAt: null,
-        },
+      const done = await endJob(tx, DISCOVERY_JOBS, id, {
+        status: 'done',
+        pairsTested: results.filter((r) => r.p !== null).length,
+        pairsSkipped: results.filter((r) => r.p === null).length,
+        found: results.filter((r) => r.significant).length,
       });
       // taken back or deleted meanwhile: store nothing
-      if (done.count === 1) await tx.discoveryHypothesis.createMany({ data: rows });
+      if (done) await tx.discoveryHypothesis.createMany({ data: rows });
     });
   } catch (err) {
-    if (signal.aborted) {
-      await prisma.discoveryRun
-        .updateMany({
-          where: { id, status: 'running' },
-          data: { status: 'queued', heartbeatAt: null },
-        })
-        .catch((e: unknown) => log.warn({ err: e, id }, 'discovery run left running at stop'));
-      return;
-    }
+    if (signal.aborted) return requeueStoppedJob(deps, DISCOVERY_JOBS, id);
     log.error({ err, id }, 'discovery run failed');
-    await prisma.discoveryRun.updateMany({
-      where: { id, status: 'running' },
-      data: {
-        status: 'failed',
-        error: 'the server could not finish this run; start a new one (discovery_run_start)',
-        finishedAt: new Date(),
-        heartbeatAt: null,
-      },
+    await endJob(prisma, DISCOVERY_JOBS, id, {
+      status: 'failed',
+      error: 'the server could not finish this run; start a new one (discovery_run_start)',
     });
   }
-}
-
-/**
- * Takes back the running runs `orphaned` selects: queues them again, or fails them after
- * DISCOVERY_MAX_ATTEMPTS starts. Answers the ids queued again.
- */
-async function takeBackOrphans(
-  deps: DiscoveryWorkerDeps,
-  orphaned: Prisma.DiscoveryRunWhereInput,
-): Promise<string[]> {
-  const runs = await deps.prisma.discoveryRun.findMany({
-    where: { ...orphaned, status: 'running' },
-    select: { id: true, attempts: true },
-  });
-  const requeued: string[] = [];
-  for (const run of runs) {
-    const giveUp = run.attempts >= DISCOVERY_MAX_ATTEMPTS;
-    const taken = await deps.prisma.discoveryRun.updateMany({
-      where: { ...orphaned, id: run.id, status: 'running' },
-      data: giveUp
-        ? {
-            status: 'failed',
-            error: `interrupted by server restarts ${run.attempts} times; start a new run (discovery_run_start), perhaps over fewer days`,
-            finishedAt: new Date(),
-            heartbeatAt: null,
-          }
-        : { status: 'queued', heartbeatAt: null },
-    });
-    if (taken.count === 1 && !giveUp) requeued.push(run.id);
-  }
-  return requeued;
 }
 
 /** While the app runs: runs whose process died are queued again. Answers how many. */
-export async function checkStaleDiscoveryRuns(
-  deps: DiscoveryWorkerDeps,
-  now: Date,
-): Promise<number> {
-  const requeued = await takeBackOrphans(deps, {
-    heartbeatAt: { lt: new Date(now.getTime() - DISCOVERY_STALE_MS) },
-  });
-  for (const id of requeued) await deps.jobs.send(DISCOVERY_QUEUE, { id });
-  return requeued.length;
-}
+export const checkStaleDiscoveryRuns = (deps: DiscoveryWorkerDeps, now: Date): Promise<number> =>
+  checkStaleJobs(deps, DISCOVERY_JOBS, now);
 
 /** At start: takes back runs left running by a process that is gone, and queues every queued run. */
-export async function resumeDiscoveryRuns(deps: DiscoveryWorkerDeps): Promise<void> {
-  const now = Date.now();
-  await takeBackOrphans(
-    deps,
-    deps.singleProcess
-      ? {}
-      : {
-          OR: [{ heartbeatAt: null }, { heartbeatAt: { lt: new Date(now - DISCOVERY_STALE_MS) } }],
-        },
-  );
-  const queued = await deps.prisma.discoveryRun.findMany({
-    where: { status: 'queued' },
-    select: { id: true },
-    orderBy: { createdAt: 'asc' },
-  });
-  for (const run of queued) await deps.jobs.send(DISCOVERY_QUEUE, { id: run.id });
-}
-
-function registerDiscoveryWorker(deps: DiscoveryWorkerDeps): void {
-  deps.jobs.work(DISCOVERY_QUEUE, (data, signal) => runDiscoveryJob(deps, String(data.id), signal));
-  deps.jobs.every(DISCOVERY_STALE_CHECK_MS, async () => {
-    await checkStaleDiscoveryRuns(deps, new Date());
-  });
-}
+export const resumeDiscoveryRuns = (deps: DiscoveryWorkerDeps): Promise<void> =>
+  resumeJobs(deps, DISCOVERY_JOBS);
 
 /** The run worker, its stale-run check and the restart of runs an earlier process left (the app's registry). */
-export const DISCOVERY_WORK: BackgroundWork<DiscoveryWorkerDeps> = {
-  name: 'discovery',
-  register: registerDiscoveryWorker,
-  resume: resumeDiscoveryRuns,
-};
+export const DISCOVERY_WORK: BackgroundWork<DiscoveryWorkerDeps> = resumableWork(
+  DISCOVERY_JOBS,
+  runDiscoveryJob,
+);

@@ -2,14 +2,10 @@
  * The background side of exports (issue 16): the pg-boss worker that writes a job's file, the
  * recovery of jobs a stopped or crashed process left behind, and the expiry sweep.
  *
- * A job is claimed atomically (queued -> running, attempts + 1), so a second delivery of the same
- * job does nothing. While it runs, every chunk records the rows written and a heartbeat. When the
- * app stops mid-job the worker is aborted, its partial file removed and the job set back to
- * queued; a process that died leaves it running without heartbeats. At start, `resumeExports`
- * queues such jobs again (each run rewrites the file from the start) or, after
- * EXPORT_MAX_ATTEMPTS starts, fails them with a reason; while running, every app does the same
- * each EXPORT_STALE_CHECK_MS for jobs whose heartbeat is older than EXPORT_STALE_MS
- * (`checkStaleExports`), so on PostgreSQL a crashed process's job does not wait for a restart.
+ * An export is a resumable job (src/platform/resumable-jobs.ts: claim, heartbeat, back to queued
+ * at stop, taken back when its process died, failed after EXPORT_MAX_ATTEMPTS starts). Every chunk
+ * records the rows written with the heartbeat; each run rewrites the file from the start, and a
+ * take-back removes the partial file.
  */
 import type { Config } from '../../base/config.ts';
 import type { Db } from '../../db/client.ts';
@@ -20,7 +16,16 @@ import {
   removeExportFile,
 } from '../../platform/export-files.ts';
 import type { BackgroundWork, JobQueue } from '../../platform/jobs.ts';
-import type { Prisma } from '../../generated/prisma/client.ts';
+import {
+  beatJob,
+  checkStaleJobs,
+  claimJob,
+  endJob,
+  registerJobWorker,
+  requeueStoppedJob,
+  resumableWork,
+} from '../../platform/resumable-jobs.ts';
+import type { ResumableJobSpec } from '../../platform/resumable-jobs.ts';
 import {
   EXPORT_MAX_ATTEMPTS,
   EXPORT_QUEUE,
@@ -42,6 +47,26 @@ export interface ExportWorkerDeps {
 
 const DAY_MS = 86_400_000;
 
+/** Exports as resumable jobs: the export_jobs table and queue; a take-back removes the partial file. */
+export const EXPORT_JOBS: ResumableJobSpec<ExportWorkerDeps> = {
+  name: 'export',
+  queue: EXPORT_QUEUE,
+  table: (db) => db.exportJob,
+  maxAttempts: EXPORT_MAX_ATTEMPTS,
+  staleMs: EXPORT_STALE_MS,
+  staleCheckMs: EXPORT_STALE_CHECK_MS,
+  restart: { rowsWritten: 0 },
+  gaveUp: (attempts) =>
+    `interrupted by server restarts ${attempts} times; start a new export (health_export_start), perhaps over a shorter range`,
+  takenBack: async (deps, id) => {
+    const job = await deps.prisma.exportJob.findUnique({
+      where: { id },
+      select: { id: true, format: true, fileKey: true },
+    });
+    for (const key of job ? jobFileKeys(job) : []) await removeExportFile(deps.config.DATA_DIR, key);
+  },
+};
+
 /** Runs one job: claims it, writes its file, records the outcome. */
 export async function runExportJob(
   deps: ExportWorkerDeps,
@@ -49,17 +74,7 @@ export async function runExportJob(
   signal: AbortSignal,
 ): Promise<void> {
   const { prisma, config, log } = deps;
-  const claimed = await prisma.exportJob.updateMany({
-    where: { id, status: 'queued' },
-    data: {
-      status: 'running',
-      attempts: { increment: 1 },
-      startedAt: new Date(),
-      heartbeatAt: new Date(),
-      rowsWritten: 0,
-    },
-  });
-  if (claimed.count === 0) return; // done, failed, deleted, or another worker has it
+  if (!(await claimJob(prisma, EXPORT_JOBS, id))) return; // done, failed, deleted, or taken
   const job = await prisma.exportJob.findUnique({ where: { id } });
   if (!job) return;
   const key = exportFileKey(job.id, job.format);
@@ -78,137 +93,41 @@ export async function runExportJob(
       interval: job.interval as ExportInterval,
       chunkRows: config.EXPORT_CHUNK_ROWS,
       signal,
-      progress: async (rowsWritten) => {
-        await prisma.exportJob.updateMany({
-          where: { id, status: 'running' },
-          data: { rowsWritten, heartbeatAt: new Date() },
-        });
-      },
+      progress: (rowsWritten) => beatJob(prisma, EXPORT_JOBS, id, { rowsWritten }),
     });
     const size = await writer.commit();
-    const done = await prisma.exportJob.updateMany({
-      where: { id, status: 'running' },
-      data: {
-        status: 'ready',
-        rowsWritten: rows,
-        sizeBytes: BigInt(size),
-        fileKey: key,
-        finishedAt: new Date(),
-        heartbeatAt: null,
-        expiresAt: new Date(Date.now() + config.EXPORT_RETENTION_DAYS * DAY_MS),
-      },
+    const done = await endJob(prisma, EXPORT_JOBS, id, {
+      status: 'ready',
+      rowsWritten: rows,
+      sizeBytes: BigInt(size),
+      fileKey: key,
+      expiresAt: new Date(Date.now() + config.EXPORT_RETENTION_DAYS * DAY_MS),
     });
     // the job went away meanwhile (account deleted): its file must not stay
-    if (done.count === 0) await removeExportFile(config.DATA_DIR, key);
+    if (!done) await removeExportFile(config.DATA_DIR, key);
     await sweepExpiredExports(deps, new Date());
   } catch (err) {
     await writer.discard();
-    if (signal.aborted) {
-      // the app is stopping: the next start queues it again
-      await prisma.exportJob
-        .updateMany({
-          where: { id, status: 'running' },
-          data: { status: 'queued', heartbeatAt: null, rowsWritten: 0 },
-        })
-        .catch((e: unknown) => log.warn({ err: e, id }, 'export left running at stop'));
-      return;
-    }
+    // the app is stopping: the next start queues it again
+    if (signal.aborted) return requeueStoppedJob(deps, EXPORT_JOBS, id);
     log.error({ err, id }, 'export job failed');
-    await prisma.exportJob.updateMany({
-      where: { id, status: 'running' },
-      data: {
-        status: 'failed',
-        error: 'the server could not write the file; start a new export (health_export_start)',
-        finishedAt: new Date(),
-        heartbeatAt: null,
-      },
+    await endJob(prisma, EXPORT_JOBS, id, {
+      status: 'failed',
+      error: 'the server could not write the file; start a new export (health_export_start)',
     });
   }
-}
-
-/** Registers the export worker on the app's queue, and the periodic check for orphaned jobs. */
-export function registerExportWorker(deps: ExportWorkerDeps): void {
-  deps.jobs.work(EXPORT_QUEUE, (data, signal) => runExportJob(deps, String(data.id), signal));
-  deps.jobs.every(EXPORT_STALE_CHECK_MS, async () => {
-    await checkStaleExports(deps, new Date());
-  });
-}
-
-/**
- * Takes back the running jobs `orphaned` selects: removes the partial file and queues the job
- * again, or fails it after EXPORT_MAX_ATTEMPTS starts. The update repeats the condition, so a job
- * that gave a sign of life meanwhile (or another app took back) is left alone. Answers the ids
- * queued again.
- */
-async function takeBackOrphans(
-  deps: ExportWorkerDeps,
-  now: Date,
-  orphaned: Prisma.ExportJobWhereInput,
-): Promise<string[]> {
-  const { prisma, config } = deps;
-  const jobs = await prisma.exportJob.findMany({
-    where: { ...orphaned, status: 'running' },
-    select: { id: true, attempts: true, format: true, fileKey: true },
-  });
-  const requeued: string[] = [];
-  for (const job of jobs) {
-    const giveUp = job.attempts >= EXPORT_MAX_ATTEMPTS;
-    const taken = await prisma.exportJob.updateMany({
-      where: { ...orphaned, id: job.id, status: 'running' },
-      data: giveUp
-        ? {
-            status: 'failed',
-            error: `interrupted by server restarts ${job.attempts} times; start a new export (health_export_start), perhaps over a shorter range`,
-            finishedAt: now,
-            heartbeatAt: null,
-          }
-        : { status: 'queued', heartbeatAt: null, rowsWritten: 0 },
-    });
-    if (taken.count === 0) continue;
-    for (const key of jobFileKeys(job)) await removeExportFile(config.DATA_DIR, key);
-    if (!giveUp) requeued.push(job.id);
-  }
-  return requeued;
 }
 
 /**
  * While the app runs: jobs whose heartbeat is older than EXPORT_STALE_MS (their process died) are
  * queued again, or failed after EXPORT_MAX_ATTEMPTS starts. Answers how many were queued again.
  */
-export async function checkStaleExports(deps: ExportWorkerDeps, now: Date): Promise<number> {
-  const stale = { heartbeatAt: { lt: new Date(now.getTime() - EXPORT_STALE_MS) } };
-  const requeued = await takeBackOrphans(deps, now, stale);
-  for (const id of requeued) await deps.jobs.send(EXPORT_QUEUE, { id });
-  return requeued.length;
-}
+export const checkStaleExports = (deps: ExportWorkerDeps, now: Date): Promise<number> =>
+  checkStaleJobs(deps, EXPORT_JOBS, now);
 
-/**
- * At start: deletes expired jobs and their files, takes back jobs left
- * running by a process that is gone, and queues every queued job again (a second delivery of a
- * job is harmless: the claim takes it once). Starts the queue only when there is work.
- */
-export async function resumeExports(deps: ExportWorkerDeps): Promise<void> {
-  const { prisma } = deps;
-  const now = new Date();
-  await sweepExpiredExports(deps, now);
-  await takeBackOrphans(
-    deps,
-    now,
-    deps.singleProcess
-      ? {}
-      : {
-          OR: [
-            { heartbeatAt: null },
-            { heartbeatAt: { lt: new Date(now.getTime() - EXPORT_STALE_MS) } },
-          ],
-        },
-  );
-  const queued = await prisma.exportJob.findMany({
-    where: { status: 'queued' },
-    select: { id: true },
-    orderBy: { createdAt: 'asc' },
-  });
-  for (const job of queued) await deps.jobs.send(EXPORT_QUEUE, { id: job.id });
+/** Registers the export worker on the app's queue, and the periodic check for orphaned jobs. */
+export function registerExportWorker(deps: ExportWorkerDeps): void {
+  registerJobWorker(deps, EXPORT_JOBS, (id, signal) => runExportJob(deps, id, signal));
 }
 
 /** Deletes finished jobs past their expiry, with their files. */
@@ -225,9 +144,14 @@ export async function sweepExpiredExports(deps: ExportWorkerDeps, now: Date): Pr
   return expired.length;
 }
 
-/** The export worker, its stale-job check and the restart of jobs an earlier run left (the app's registry). */
-export const EXPORT_WORK: BackgroundWork<ExportWorkerDeps> = {
-  name: 'export',
-  register: registerExportWorker,
-  resume: resumeExports,
-};
+/**
+ * The export worker, its stale-job check, and at start: jobs an earlier run left taken back or
+ * queued again, expired jobs deleted (the app's registry).
+ */
+export const EXPORT_WORK: BackgroundWork<ExportWorkerDeps> = resumableWork(
+  EXPORT_JOBS,
+  runExportJob,
+  async (deps) => {
+    await sweepExpiredExports(deps, new Date());
+  },
+);

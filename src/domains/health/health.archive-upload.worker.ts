@@ -1,25 +1,30 @@
 /**
  * The background side of archive uploads (issue 30): the pg-boss worker that runs the Apple
- * Health importer on an uploaded export.zip, and the recovery of imports a stopped or crashed
- * process left behind.
+ * Health importer on an uploaded export.zip.
  *
- * An import is claimed atomically (queued -> running, attempts + 1), so a second delivery of the
- * same job does nothing. While it runs, a timer records the records read and stored and a
- * heartbeat. The importer is idempotent (ON CONFLICT), so an import started again from the top
- * stores nothing twice: when the app stops mid-import the import is set back to queued (its file
- * kept); a process that died leaves it running without heartbeats, and at start
- * (`resumeArchiveImports`) or every ARCHIVE_IMPORT_STALE_CHECK_MS (`checkStaleArchiveImports`) it
- * is queued again, or failed after ARCHIVE_IMPORT_MAX_ATTEMPTS starts. The uploaded file is
- * deleted as soon as the import ends, ready or failed; a file whose import is gone (the account
- * was deleted) is deleted when the worker meets it.
+ * An import is a resumable job (src/platform/resumable-jobs.ts: claimed once, back to queued at
+ * stop, taken back when its process died, failed after ARCHIVE_IMPORT_MAX_ATTEMPTS starts). While
+ * it runs, a timer records the records read and stored with the heartbeat. The importer is
+ * idempotent (ON CONFLICT), so an import started again from the top stores nothing twice, and its
+ * file is kept until it ends. The uploaded file is deleted as soon as the import ends, ready or
+ * failed; a file whose import is gone (the account was deleted) is deleted when the worker meets it.
  */
 import { readdir, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 import type { Config } from '../../base/config.ts';
 import type { Db } from '../../db/client.ts';
-import type { Prisma } from '../../generated/prisma/client.ts';
 import type { Logger } from '../../base/logger.ts';
 import type { BackgroundWork, JobQueue } from '../../platform/jobs.ts';
+import {
+  beatJob,
+  checkStaleJobs,
+  claimJob,
+  endJob,
+  requeueStoppedJob,
+  resumableWork,
+  resumeJobs,
+} from '../../platform/resumable-jobs.ts';
+import type { ResumableJobSpec } from '../../platform/resumable-jobs.ts';
 import { importAppleHealthFile } from './health.apple-import.ts';
 import type { AppleHealthImportSummary } from './health.apple-import.ts';
 import type { ImportDb } from './health.apple-store.ts';
@@ -120,24 +125,29 @@ interface ImportProgress {
   stored: number;
 }
 
+/** Archive imports as resumable jobs: a take-back that gives up deletes the uploaded file. */
+export const ARCHIVE_IMPORT_JOBS: ResumableJobSpec<ArchiveImportWorkerDeps> = {
+  name: 'archive import',
+  queue: ARCHIVE_IMPORT_QUEUE,
+  table: (db) => db.healthArchiveImport,
+  maxAttempts: ARCHIVE_IMPORT_MAX_ATTEMPTS,
+  staleMs: ARCHIVE_IMPORT_STALE_MS,
+  staleCheckMs: ARCHIVE_IMPORT_STALE_CHECK_MS,
+  restart: { recordsRead: 0, recordsStored: 0 },
+  gaveUp: (attempts) =>
+    `The import was interrupted by server restarts ${attempts} times. Upload the same export.zip again to retry; records already imported are kept and not stored twice.`,
+  takenBack: async (deps, id, gaveUp) => {
+    if (gaveUp) await removeArchiveImportFile(deps.config.DATA_DIR, id);
+  },
+};
+
 /**
- * Claims a queued import (queued -> running, attempts + 1); false when there is nothing to run,
- * and then deletes the file of an import that is gone.
+ * Claims a queued import; false when there is nothing to run, and then deletes the file of an
+ * import that is gone.
  */
 async function claimImport(deps: ArchiveImportWorkerDeps, id: string): Promise<boolean> {
   const { prisma, config } = deps;
-  const claimed = await prisma.healthArchiveImport.updateMany({
-    where: { id, status: 'queued' },
-    data: {
-      status: 'running',
-      attempts: { increment: 1 },
-      startedAt: new Date(),
-      heartbeatAt: new Date(),
-      recordsRead: 0,
-      recordsStored: 0,
-    },
-  });
-  if (claimed.count > 0) return true;
+  if (await claimJob(prisma, ARCHIVE_IMPORT_JOBS, id)) return true;
   // done, failed, or another worker has it; or gone with its account: then its file goes too
   const row = await prisma.healthArchiveImport.findUnique({
     where: { id },
@@ -153,27 +163,14 @@ function startHeartbeat(
   id: string,
   progress: ImportProgress,
 ): ReturnType<typeof setInterval> {
-  const beat = async (): Promise<void> => {
-    await deps.prisma.healthArchiveImport.updateMany({
-      where: { id, status: 'running' },
-      data: { recordsRead: progress.read, recordsStored: progress.stored, heartbeatAt: new Date() },
+  const beat = (): Promise<void> =>
+    beatJob(deps.prisma, ARCHIVE_IMPORT_JOBS, id, {
+      recordsRead: progress.read,
+      recordsStored: progress.stored,
     });
-  };
   return setInterval(() => {
     beat().catch((err: unknown) => deps.log.warn({ err, id }, 'archive import heartbeat failed'));
   }, ARCHIVE_IMPORT_HEARTBEAT_MS).unref();
-}
-
-/** Records how a running import ended (finished now, no heartbeat). */
-async function endImport(
-  deps: ArchiveImportWorkerDeps,
-  id: string,
-  data: Prisma.HealthArchiveImportUpdateManyMutationInput,
-): Promise<void> {
-  await deps.prisma.healthArchiveImport.updateMany({
-    where: { id, status: 'running' },
-    data: { ...data, finishedAt: new Date(), heartbeatAt: null },
-  });
 }
 
 /** Records an import that finished: deletes its file, then stores it as ready with its counts. */
@@ -185,22 +182,12 @@ async function recordImportReady(
   // the file goes first: an import that says it ended has no file left
   await removeArchiveImportFile(deps.config.DATA_DIR, id);
   const counts = countsOf(summary);
-  await endImport(deps, id, {
+  await endJob(deps.prisma, ARCHIVE_IMPORT_JOBS, id, {
     status: 'ready',
     recordsRead: summary.seen,
     recordsStored: storedOf(counts),
     counts: { ...counts },
   });
-}
-
-/** Sets an import the stopping app interrupted back to queued (its file stays). */
-async function requeueStoppedImport(deps: ArchiveImportWorkerDeps, id: string): Promise<void> {
-  await deps.prisma.healthArchiveImport
-    .updateMany({
-      where: { id, status: 'running' },
-      data: { status: 'queued', heartbeatAt: null },
-    })
-    .catch((e: unknown) => deps.log.warn({ err: e, id }, 'archive import left running at stop'));
 }
 
 /** Records an import that failed: logs it, deletes its file, stores the reason to show. */
@@ -215,7 +202,7 @@ async function recordImportFailed(
   else log.info({ err, id }, 'archive import: the export could not be read');
   await removeArchiveImportFile(config.DATA_DIR, id);
   const error = database ? SERVER_FAILED : unreadable(err, archiveImportDir(config.DATA_DIR));
-  await endImport(deps, id, { status: 'failed', error }).catch((e: unknown) =>
+  await endJob(deps.prisma, ARCHIVE_IMPORT_JOBS, id, { status: 'failed', error }).catch((e: unknown) =>
     log.error({ err: e, id }, 'could not record a failed archive import'),
   );
 }
@@ -248,72 +235,20 @@ export async function runArchiveImportJob(
   } catch (err) {
     clearInterval(timer);
     // the app is stopping: the next start imports it again (its file stays)
-    if (signal.aborted) await requeueStoppedImport(deps, id);
+    if (signal.aborted) await requeueStoppedJob(deps, ARCHIVE_IMPORT_JOBS, id);
     else await recordImportFailed(deps, id, err);
   }
 }
 
-/** Registers the import worker on the app's queue, and the periodic check for orphaned imports. */
-export function registerArchiveImportWorker(deps: ArchiveImportWorkerDeps): void {
-  deps.jobs.work(ARCHIVE_IMPORT_QUEUE, (data, signal) =>
-    runArchiveImportJob(deps, String(data.id), signal),
-  );
-  deps.jobs.every(ARCHIVE_IMPORT_STALE_CHECK_MS, async () => {
-    await checkStaleArchiveImports(deps, new Date());
-  });
-}
-
-/**
- * Takes back the running imports `orphaned` selects: queues them again (their file is still
- * there), or fails them after ARCHIVE_IMPORT_MAX_ATTEMPTS starts and deletes the file. The update
- * repeats the condition, so an import that gave a sign of life meanwhile is left alone. Answers
- * the ids queued again.
- */
-async function takeBackOrphans(
-  deps: ArchiveImportWorkerDeps,
-  now: Date,
-  orphaned: Prisma.HealthArchiveImportWhereInput,
-): Promise<string[]> {
-  const { prisma, config } = deps;
-  const running = await prisma.healthArchiveImport.findMany({
-    where: { ...orphaned, status: 'running' },
-    select: { id: true, attempts: true },
-  });
-  const requeued: string[] = [];
-  for (const job of running) {
-    const giveUp = job.attempts >= ARCHIVE_IMPORT_MAX_ATTEMPTS;
-    const taken = await prisma.healthArchiveImport.updateMany({
-      where: { ...orphaned, id: job.id, status: 'running' },
-      data: giveUp
-        ? {
-            status: 'failed',
-            error: `The import was interrupted by server restarts ${job.attempts} times. Upload the same export.zip again to retry; records already imported are kept and not stored twice.`,
-            finishedAt: now,
-            heartbeatAt: null,
-          }
-        : { status: 'queued', heartbeatAt: null },
-    });
-    if (taken.count === 0) continue;
-    if (giveUp) await removeArchiveImportFile(config.DATA_DIR, job.id);
-    else requeued.push(job.id);
-  }
-  return requeued;
-}
-
 /**
  * While the app runs: imports whose heartbeat is older than ARCHIVE_IMPORT_STALE_MS (their
- * process died) are queued again, or failed after ARCHIVE_IMPORT_MAX_ATTEMPTS starts. Answers how
- * many were queued again.
+ * process died) are queued again (their file is still there), or failed after
+ * ARCHIVE_IMPORT_MAX_ATTEMPTS starts. Answers how many were queued again.
  */
-export async function checkStaleArchiveImports(
+export const checkStaleArchiveImports = (
   deps: ArchiveImportWorkerDeps,
   now: Date,
-): Promise<number> {
-  const stale = { heartbeatAt: { lt: new Date(now.getTime() - ARCHIVE_IMPORT_STALE_MS) } };
-  const requeued = await takeBackOrphans(deps, now, stale);
-  for (const id of requeued) await deps.jobs.send(ARCHIVE_IMPORT_QUEUE, { id });
-  return requeued.length;
-}
+): Promise<number> => checkStaleJobs(deps, ARCHIVE_IMPORT_JOBS, now);
 
 /**
  * Removes partial uploads nobody has written to for ARCHIVE_UPLOAD_STALE_MS (their request's
@@ -339,34 +274,16 @@ export async function sweepAbandonedUploads(dataDir: string, now: Date): Promise
 /**
  * At start: takes back imports left running by a process that is gone, queues every queued import
  * again (a second delivery is harmless: the claim takes it once), and removes abandoned partial
- * uploads. Starts the queue only when there is work.
+ * uploads.
  */
 export async function resumeArchiveImports(deps: ArchiveImportWorkerDeps): Promise<void> {
-  const now = new Date();
-  await takeBackOrphans(
-    deps,
-    now,
-    deps.singleProcess
-      ? {}
-      : {
-          OR: [
-            { heartbeatAt: null },
-            { heartbeatAt: { lt: new Date(now.getTime() - ARCHIVE_IMPORT_STALE_MS) } },
-          ],
-        },
-  );
-  const queued = await deps.prisma.healthArchiveImport.findMany({
-    where: { status: 'queued' },
-    select: { id: true },
-    orderBy: { createdAt: 'asc' },
-  });
-  for (const job of queued) await deps.jobs.send(ARCHIVE_IMPORT_QUEUE, { id: job.id });
-  await sweepAbandonedUploads(deps.config.DATA_DIR, now);
+  await resumeJobs(deps, ARCHIVE_IMPORT_JOBS);
+  await sweepAbandonedUploads(deps.config.DATA_DIR, new Date());
 }
 
 /** The export.zip import worker and the imports an earlier run left (the app's registry). */
-export const ARCHIVE_IMPORT_WORK: BackgroundWork<ArchiveImportWorkerDeps> = {
-  name: 'health archive import',
-  register: registerArchiveImportWorker,
-  resume: resumeArchiveImports,
-};
+export const ARCHIVE_IMPORT_WORK: BackgroundWork<ArchiveImportWorkerDeps> = resumableWork(
+  ARCHIVE_IMPORT_JOBS,
+  runArchiveImportJob,
+  (deps) => sweepAbandonedUploads(deps.config.DATA_DIR, new Date()).then(() => undefined),
+);
