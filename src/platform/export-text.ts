@@ -2,11 +2,11 @@
  * Export files written by the database (issues 16 and 30): the SQL that turns a bounded chunk of a
  * person's rows into the file's text, shared by every domain whose data goes into an export (the
  * health metrics, sleep and workouts; glucose readings; meals and their items; blood pressure and
- * logs). Each domain names its table, its columns and its key; this module writes the keyset
- * query, the CSV quoting (csv-stringify's), the numbers (JavaScript's String(n) / JSON.stringify)
- * and the times (ISO 8601 with the person's offset, as isoWithOffset writes them), and the hour
- * and day buckets of the person's local clock. No row becomes a JavaScript object: a chunk costs
- * the process one string.
+ * logs). Each domain declares its table, its columns and its key (export-rows.ts, which reads
+ * them in keyset chunks or bucket windows); this module writes the CSV quoting (csv-stringify's),
+ * the numbers (JavaScript's String(n) / JSON.stringify) and the times (ISO 8601 with the person's
+ * offset, as isoWithOffset writes them), and the hour and day buckets of the person's local clock.
+ * No row becomes a JavaScript object: a chunk costs the process one string.
  *
  * It never reads another person's rows by itself: every query's WHERE comes from the domain that
  * owns the table, with the person's id in it. Imports no domain.
@@ -237,81 +237,6 @@ export function csvHeader(columns: readonly ExportColumn[]): string {
 /** How a chunk's rows are joined: CSV lines carry their own newline, JSON objects take `,\n`. */
 export const rowSeparator = (format: ExportTextFormat): Prisma.Sql =>
   format === 'csv' ? Prisma.sql`''` : Prisma.sql`E',\\n'`;
-
-/** A column of a keyset: the rows' order, unique together (a time column first, then a tie-break). */
-export interface KeyColumn {
-  /** the column's name in the table */
-  column: string;
-  type: 'timestamptz' | 'timestamp' | 'text';
-}
-
-/** The table and the person's rows a keyset export reads. */
-export interface KeysetExportQuery {
-  /** the table (`glucose_readings`) */
-  table: string;
-  /** its rows of the export: the person, live, in the scope's range (the domain writes it) */
-  where: Prisma.Sql;
-  /** the order of the rows, unique (e.g. time, id); an index on (user_id, key...) serves it */
-  key: readonly KeyColumn[];
-  /** one row's text, over the chunk's row `c` (rowText of columns over `c.<column>`) */
-  line: Prisma.Sql;
-  /**
-   * When the lines are not the chunk's rows but rows joined to them (a meal's items): the FROM
-   * of the lines (over `chunk AS c`) and their order.
-   */
-  lines?: { from: Prisma.Sql; orderBy: Prisma.Sql };
-}
-
-const keyText = (k: KeyColumn): Prisma.Sql => {
-  const col = Prisma.raw(`l.${k.column}`);
-  if (k.type === 'text') return col;
-  const utc = k.type === 'timestamptz' ? Prisma.sql`(${col} AT TIME ZONE 'UTC')` : col;
-  return Prisma.sql`to_char(${utc}, 'YYYY-MM-DD"T"HH24:MI:SS.US')`;
-};
-
-const keyParam = (k: KeyColumn, text: string): Prisma.Sql =>
-  k.type === 'text'
-    ? Prisma.sql`${text}::text`
-    : k.type === 'timestamp'
-      ? Prisma.sql`${text}::timestamp`
-      : Prisma.sql`(${text}::timestamp AT TIME ZONE 'UTC')`;
-
-/**
- * Up to `limit` rows after `after` (null: from the start) in key order, written by the database
- * as the export file's text, with the last row's key for the next chunk.
- */
-export async function keysetChunkText(
-  db: Db,
-  query: KeysetExportQuery,
-  after: ExportKey | null,
-  limit: number,
-  format: ExportTextFormat,
-): Promise<KeyedExportChunk> {
-  const cols = query.key.map((k) => Prisma.raw(k.column));
-  const tuple = Prisma.join(cols);
-  const afterClause = after
-    ? Prisma.sql`AND (${tuple}) > (${Prisma.join(query.key.map((k, i) => keyParam(k, after[i] ?? '')))})`
-    : Prisma.empty;
-  const order = (alias: string, dir = ''): Prisma.Sql =>
-    Prisma.raw(query.key.map((k) => `${alias}.${k.column}${dir}`).join(', '));
-  const linesFrom = query.lines?.from ?? Prisma.sql`chunk AS c`;
-  const linesOrder = query.lines?.orderBy ?? order('c');
-  const keys = query.key.map((k, i) => Prisma.sql`${keyText(k)} AS ${Prisma.raw(`k${i}`)}`);
-  const [row] = await db.$queryRaw<Record<string, unknown>[]>`
-    WITH chunk AS (
-      SELECT * FROM ${Prisma.raw(query.table)}
-      WHERE ${query.where} ${afterClause}
-      ORDER BY ${tuple}
-      LIMIT ${limit})
-    SELECT (SELECT coalesce(string_agg(${query.line}, ${rowSeparator(format)} ORDER BY ${linesOrder}), '')
-              FROM ${linesFrom}) AS text,
-           (SELECT count(*)::int FROM chunk) AS count,
-           ${Prisma.join(keys)}
-    FROM (SELECT 1) AS one
-    LEFT JOIN LATERAL (SELECT * FROM chunk AS l ORDER BY ${order('l', ' DESC')} LIMIT 1) AS l ON true`;
-  const last = row.k0 === null ? null : query.key.map((_, i) => String(row[`k${i}`]));
-  return { text: row.text as string, count: row.count as number, last };
-}
 
 /** One kind of an export read in keyset chunks (samples, readings, meals, ...). */
 export interface KeysetExport<S extends ExportScope = ExportScope> {

@@ -111,7 +111,10 @@ export async function beatJob(
 ): Promise<void> {
   await spec
     .table(db)
-    .updateMany({ where: { id, status: 'running' }, data: { ...progress, heartbeatAt: new Date() } });
+    .updateMany({
+      where: { id, status: 'running' },
+      data: { ...progress, heartbeatAt: new Date() },
+    });
 }
 
 /**

@@ -63,7 +63,8 @@ export const EXPORT_JOBS: ResumableJobSpec<ExportWorkerDeps> = {
       where: { id },
       select: { id: true, format: true, fileKey: true },
     });
-    for (const key of job ? jobFileKeys(job) : []) await removeExportFile(deps.config.DATA_DIR, key);
+    for (const key of job ? jobFileKeys(job) : [])
+      await removeExportFile(deps.config.DATA_DIR, key);
   },
 };
 

@@ -202,8 +202,8 @@ async function recordImportFailed(
   else log.info({ err, id }, 'archive import: the export could not be read');
   await removeArchiveImportFile(config.DATA_DIR, id);
   const error = database ? SERVER_FAILED : unreadable(err, archiveImportDir(config.DATA_DIR));
-  await endJob(deps.prisma, ARCHIVE_IMPORT_JOBS, id, { status: 'failed', error }).catch((e: unknown) =>
-    log.error({ err: e, id }, 'could not record a failed archive import'),
+  await endJob(deps.prisma, ARCHIVE_IMPORT_JOBS, id, { status: 'failed', error }).catch(
+    (e: unknown) => log.error({ err: e, id }, 'could not record a failed archive import'),
   );
 }
 
