@@ -97,6 +97,14 @@ module.exports = {
       },
     },
     {
+      name: 'dna-stays-in-its-domain',
+      severity: 'error',
+      comment:
+        'No other domain reads DNA (issue 34: never in exports, community views or another feature); only the server starts its worker.',
+      from: { path: '^src/', pathNot: '^src/(domains/dna|schema|server)/' },
+      to: { path: '^src/domains/dna/' },
+    },
+    {
       name: 'oauth-host-reaches-only-the-oauth-domain',
       severity: 'error',
       comment:

@@ -50,7 +50,7 @@ export async function startInProcessApp(name: string): Promise<InProcessApp> {
     DATABASE_URL: process.env.BENCH_DATABASE_URL ?? '',
   });
   const db = await openDatabase({ url: config.DATABASE_URL || undefined, dataDir });
-  const { app, limitStore } = createApp({ config, db, log: createLogger('warn') });
+  const { app, limitStore, jobs } = createApp({ config, db, log: createLogger('warn') });
   const server = createServer(app);
   // a client reuses its connection across in-process raw statements, which can take longer than
   // node's 5 s idle keep-alive on a busy machine: a POST racing the server's close fails with "other side closed"
@@ -88,6 +88,7 @@ export async function startInProcessApp(name: string): Promise<InProcessApp> {
     close: async () => {
       server.closeAllConnections();
       await new Promise((r) => server.close(r));
+      await jobs.stop();
       await Promise.all([db.close(), limitStore.close()]);
       rmSync(dataDir, { recursive: true, force: true });
     },

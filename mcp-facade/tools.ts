@@ -37,6 +37,7 @@ import { experimentTools } from './tools/experiments.tools.ts';
 import { communityTools } from './tools/community.tools.ts';
 import { challengeTools, circleChallengeTools } from './tools/challenges.tools.ts';
 import { discoveryTools } from './tools/discovery.tools.ts';
+import { dnaTools } from './tools/dna.tools.ts';
 
 export const TOOL_FAMILIES: Readonly<Record<string, readonly McpTool[]>> = {
   'access-grants': accessGrantTools,
@@ -72,6 +73,7 @@ export const TOOL_FAMILIES: Readonly<Record<string, readonly McpTool[]>> = {
   community: [...communityTools, ...circleChallengeTools],
   challenges: challengeTools,
   discovery: discoveryTools,
+  dna: dnaTools,
 };
 
 /** Every row, each with its family (the toolset a client chooses in its MCP URL, `?toolsets=`). */

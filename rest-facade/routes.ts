@@ -31,6 +31,7 @@ import { nutritionRoutes } from './routes/nutrition.routes.ts';
 import { communityRoutes } from './routes/community.routes.ts';
 import { challengeRoutes } from './routes/challenges.routes.ts';
 import { discoveryRoutes } from './routes/discovery.routes.ts';
+import { dnaRoutes } from './routes/dna.routes.ts';
 
 export const ROUTES: readonly RestRoute[] = [
   ...syncRoutes,
@@ -64,4 +65,5 @@ export const ROUTES: readonly RestRoute[] = [
   ...communityRoutes,
   ...challengeRoutes,
   ...discoveryRoutes,
+  ...dnaRoutes,
 ];

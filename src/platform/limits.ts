@@ -25,8 +25,11 @@ export interface LimitRule {
 }
 
 export interface Limits {
-  /** Counts one event for `key` under `rule`; `allowed` is false once the rule's points are spent. */
-  take(rule: LimitRule, key: string): Promise<LimitDecision>;
+  /**
+   * Counts one event for `key` under `rule` (or `points` events at once); `allowed` is false once
+   * the rule's points are spent.
+   */
+  take(rule: LimitRule, key: string, points?: number): Promise<LimitDecision>;
   /** Says whether one more event for `key` would be allowed, without counting it. */
   peek(rule: LimitRule, key: string): Promise<LimitDecision>;
   /** Forgets the count of `key` under `rule`. */
@@ -61,7 +64,7 @@ export function createLimits(options: LimitsOptions): Limits {
     return limiter;
   };
   return {
-    take: (rule, key) => limiterFor(rule).take(key),
+    take: (rule, key, points) => limiterFor(rule).take(key, undefined, points),
     peek: (rule, key) => limiterFor(rule).peek(key),
     reset: (rule, key) => limiterFor(rule).reset(key),
     refund: (rule, key) => limiterFor(rule).refund(key),

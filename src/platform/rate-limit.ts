@@ -35,8 +35,11 @@ export interface LimitDecision {
 export interface Limiter {
   readonly limit: number;
   readonly window: LimitWindow;
-  /** Counts one call for `key` and says whether it is within the limit. */
-  take(key: string, now?: Date): Promise<LimitDecision>;
+  /**
+   * Counts one call for `key` (or `points` of them at once, e.g. the genotypes of one answer) and
+   * says whether the count is still within the limit.
+   */
+  take(key: string, now?: Date, points?: number): Promise<LimitDecision>;
   /** Says whether one more call for `key` would be within the limit, without counting it. */
   peek(key: string, now?: Date): Promise<LimitDecision>;
   /** Forgets the count of `key` (e.g. after a successful login). */
@@ -107,9 +110,9 @@ export function createLimiter(options: LimiterOptions): Limiter {
   return {
     limit: options.points,
     window: options.window,
-    async take(key, now = new Date()) {
+    async take(key, now = new Date(), points = 1) {
       try {
-        return decision(true, await store.consume(storeKey(key, now), 1), now);
+        return decision(true, await store.consume(storeKey(key, now), points), now);
       } catch (rejection) {
         if (!(rejection instanceof RateLimiterRes)) throw rejection;
         if (options.metric) countLimitHit(options.metric);

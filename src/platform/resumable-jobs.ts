@@ -109,12 +109,10 @@ export async function beatJob(
   id: string,
   progress: Record<string, unknown> = {},
 ): Promise<void> {
-  await spec
-    .table(db)
-    .updateMany({
-      where: { id, status: 'running' },
-      data: { ...progress, heartbeatAt: new Date() },
-    });
+  await spec.table(db).updateMany({
+    where: { id, status: 'running' },
+    data: { ...progress, heartbeatAt: new Date() },
+  });
 }
 
 /**

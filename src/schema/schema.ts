@@ -54,6 +54,8 @@ import '../domains/challenges/challenges.schema.ts';
 import '../domains/challenges/challenges.graph.ts';
 import '../domains/discovery/discovery.schema.ts';
 import '../domains/discovery/discovery.graph.ts';
+import '../domains/dna/dna.schema.ts';
+import '../domains/dna/dna.reports.schema.ts';
 import './references.ts';
 
 export const schema = builder.toSchema({ sortSchema: true });

@@ -8,6 +8,7 @@ import type { Logger } from '../base/logger.ts';
 import type { DbTarget } from '../db/target.ts';
 import type { BackgroundWork } from '../platform/jobs.ts';
 import { DISCOVERY_WORK } from '../domains/discovery/index.ts';
+import { DNA_REPORT_WORK } from '../domains/dna/index.ts';
 import { EXPORT_WORK } from '../domains/export/index.ts';
 import { ARCHIVE_IMPORT_WORK } from '../domains/health/index.ts';
 import { INSIGHTS_DELIVERY_WORK } from '../domains/insights/index.ts';
@@ -32,6 +33,8 @@ const BACKGROUND_WORK: readonly BackgroundWork<WorkDeps>[] = [
   INSIGHTS_DELIVERY_WORK,
   // discovery runs (issue 33): the worker, the stale-run check, runs an earlier process left
   DISCOVERY_WORK,
+  // DNA reports (issue 34): medicines and HLA made from the stored genome in the background
+  DNA_REPORT_WORK,
 ];
 
 /** Registers every piece of work on the job queue, and has each take up what was left unfinished. */

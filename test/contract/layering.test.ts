@@ -43,6 +43,7 @@ describe('the layering rule', () => {
     expect([...rules].sort()).toEqual([
       'base-knows-no-domain',
       'db-knows-no-domain-and-no-http',
+      'dna-stays-in-its-domain',
       'domain-reaches-another-through-its-index',
       'facade-reaches-core-only-through-graphql-auth-platform',
       'no-circular',
@@ -61,6 +62,10 @@ describe('the layering rule', () => {
       'base-knows-no-domain: src/graphql/references.ts -> src/domains/meals/index.ts',
       'oauth-host-reaches-only-the-oauth-domain: src/oauth-host/planted.ts -> src/domains/meals/index.ts',
     ]);
+    // DNA is read by no other domain, even through its index
+    expect(found).toContain(
+      'dna-stays-in-its-domain: src/domains/export/export.writer.ts -> src/domains/dna/index.ts',
+    );
     // folders that import each other with no file cycle: the graph base reading a domain
     expect(found).toContain('no-folder-cycle: src/graphql -> src/domains/meals');
     expect(found).toContain(

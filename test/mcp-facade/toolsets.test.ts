@@ -141,8 +141,8 @@ describe('toolsets on /api/mcp (personal tokens)', () => {
     });
     expect(res.body.error.message).toMatch(/^Bad Request: unknown toolset glucos; /);
     // a stock client fails to connect, and its error carries the valid names
-    await expect(mcpClient(app, token, { path: '/api/mcp?toolsets=dna' })).rejects.toThrow(
-      /unknown toolset dna; the toolsets are all, access-grants, /,
+    await expect(mcpClient(app, token, { path: '/api/mcp?toolsets=horoscope' })).rejects.toThrow(
+      /unknown toolset horoscope; the toolsets are all, access-grants, /,
     );
   });
 

@@ -1,0 +1,31 @@
+/**
+ * DNA (/api/v1/dna/..., issue 34): the phone's upload of a raw genome file (multipart, streamed to
+ * the field), the report, a gene, named variants, the curated knowledge, the medicines and HLA
+ * reports (started in the background, then read), and deleting it all.
+ */
+import type { RestRoute } from '../route.ts';
+
+export const dnaRoutes: RestRoute[] = [
+  {
+    method: 'POST',
+    path: '/api/v1/dna/upload',
+    operation: 'uploadGenome',
+    responder: 'upload',
+    tag: 'dna',
+  },
+  { method: 'GET', path: '/api/v1/dna/report', operation: 'dnaReport', tag: 'dna' },
+  { method: 'GET', path: '/api/v1/dna/genes/{symbol}', operation: 'dnaGene', tag: 'dna' },
+  { method: 'GET', path: '/api/v1/dna/variants', operation: 'dnaVariants', tag: 'dna' },
+  {
+    method: 'GET',
+    path: '/api/v1/dna/knowledge',
+    operation: 'dnaKnowledge',
+    rename: { q: 'query' },
+    tag: 'dna',
+  },
+  { method: 'POST', path: '/api/v1/dna/medicines', operation: 'startDnaMedicines', tag: 'dna' },
+  { method: 'GET', path: '/api/v1/dna/medicines', operation: 'dnaMedicines', tag: 'dna' },
+  { method: 'POST', path: '/api/v1/dna/hla', operation: 'startDnaHla', tag: 'dna' },
+  { method: 'GET', path: '/api/v1/dna/hla', operation: 'dnaHla', tag: 'dna' },
+  { method: 'DELETE', path: '/api/v1/dna', operation: 'deleteDnaData', tag: 'dna' },
+];
