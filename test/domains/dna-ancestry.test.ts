@@ -1,0 +1,284 @@
+/**
+ * Continental ancestry (issue 35), pure and fast: panel samples left out of the reference get
+ * their own superpopulation, a constructed half-and-half genome gets about half and half, missing
+ * markers lower the count and widen the intervals, the marker floor and population-level requests
+ * are refused with the reason, an unknown calculator names the known ones, A/T and C/G SNPs are
+ * skipped and a genome read on the other strand gives the same answer, the EM finds the maximum,
+ * and the shipped reference is the one the script derives from the shipped panels.
+ */
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import {
+  ANCESTRY_CALCULATORS,
+  ancestryReference,
+  estimateAncestry,
+  fitAdmixture,
+  isStrandAmbiguous,
+  MIN_MARKERS,
+  readCall,
+  referenceWithout,
+  runCalculator,
+  SUB_CONTINENTAL_CALCULATORS,
+  UnknownCalculatorError,
+  type AncestryAnswer,
+  type AncestryEstimate,
+  type Superpopulation,
+} from '../../src/domains/dna/dna.ancestry.ts';
+import type { CallLookup } from '../../src/domains/dna/dna.types.ts';
+import {
+  deriveReference,
+  readAllSamples,
+  REFERENCE_FILE,
+  referenceText,
+  type PanelSample,
+} from '../../scripts/dna-ancestry-data.ts';
+
+const { samples } = readAllSamples();
+const shipped = ancestryReference();
+const COMPLEMENT: Record<string, string> = { A: 'T', T: 'A', C: 'G', G: 'C' };
+
+/** A lookup over rsID -> call. */
+function lookup(calls: Map<string, string>): CallLookup {
+  return {
+    call: (rsid) => calls.get(rsid) ?? null,
+    has: (rsid) => calls.has(rsid),
+    build: 'GRCh37',
+  };
+}
+
+const sampleOf = (id: string): PanelSample => {
+  const s = samples.find((x) => x.id === id);
+  if (!s) throw new Error(`no sample ${id}`);
+  return s;
+};
+
+function estimated(answer: AncestryAnswer): AncestryEstimate {
+  if (answer.status !== 'estimated') throw new Error(`refused: ${answer.note}`);
+  return answer;
+}
+
+const shareOf = (e: AncestryEstimate, sp: Superpopulation): number =>
+  e.proportions.find((p) => p.superpopulation === sp)?.proportion ?? NaN;
+
+/** The first sample of each superpopulation's first population (AMR: Peruvian, the least admixed). */
+const FIRSTS: [Superpopulation, string][] = [
+  ['AFR', 'YRI'],
+  ['AMR', 'PEL'],
+  ['EAS', 'CHB'],
+  ['EUR', 'GBR'],
+  ['SAS', 'GIH'],
+];
+
+describe('estimateAncestry', () => {
+  it('gives a panel sample left out of the reference its own superpopulation', () => {
+    for (const [sp, population] of FIRSTS) {
+      const members = samples.filter((s) => s.population === population).slice(0, 3);
+      for (const s of members) {
+        const reference = referenceWithout(shipped, [s]);
+        const e = estimated(estimateAncestry(lookup(s.genotypes), { reference, resamples: 20 }));
+        expect({ id: s.id, top: e.proportions[0].superpopulation }).toEqual({ id: s.id, top: sp });
+      }
+    }
+  });
+
+  it('gives about half and half for a constructed child of an African and an East Asian', () => {
+    const a = sampleOf(samples.find((s) => s.population === 'YRI')!.id);
+    const b = sampleOf(samples.find((s) => s.population === 'CHB')!.id);
+    // one allele from each parent at every marker: the first parent's first, the second's second
+    const child = new Map(
+      shipped.markers.map((m) => [
+        m.rsid,
+        a.genotypes.get(m.rsid)![0] + b.genotypes.get(m.rsid)![1],
+      ]),
+    );
+    const reference = referenceWithout(shipped, [a, b]);
+    const e = estimated(estimateAncestry(lookup(child), { reference }));
+    expect(Math.abs(shareOf(e, 'AFR') - 0.5)).toBeLessThanOrEqual(0.15);
+    expect(Math.abs(shareOf(e, 'EAS') - 0.5)).toBeLessThanOrEqual(0.15);
+    expect(shareOf(e, 'AFR') + shareOf(e, 'EAS')).toBeGreaterThan(0.85);
+    expect(e.note).toMatch(/less precise/);
+  });
+
+  it('uses fewer markers and widens the intervals when markers are missing', () => {
+    const s = samples.find((x) => x.population === 'CEU')!;
+    const full = estimated(estimateAncestry(lookup(s.genotypes)));
+    const kept = new Map([...s.genotypes].filter((_, i) => i % 3 === 0));
+    const sparse = estimated(estimateAncestry(lookup(kept)));
+    expect(full.markersUsed).toBe(165);
+    expect(full.markersInPanel).toBe(169);
+    expect(full.skipped).toEqual({ missing: 0, strandAmbiguous: 4, unreadable: 0 });
+    expect(sparse.markersUsed).toBeLessThan(full.markersUsed);
+    expect(sparse.markersUsed).toBeGreaterThanOrEqual(MIN_MARKERS);
+    expect(sparse.skipped.missing).toBe(169 - kept.size);
+    const width = (e: AncestryEstimate): number =>
+      e.proportions.reduce((t, p) => t + (p.high - p.low), 0);
+    expect(width(sparse)).toBeGreaterThan(width(full));
+    expect(sparse.proportions[0].superpopulation).toBe('EUR');
+  });
+
+  it('refuses below the marker floor and says why', () => {
+    const s = samples.find((x) => x.population === 'JPT')!;
+    const usable = shipped.markers.filter((m) => !isStrandAmbiguous(m.alleles));
+    const keep = (n: number): Map<string, string> =>
+      new Map(usable.slice(0, n).map((m) => [m.rsid, s.genotypes.get(m.rsid)!]));
+    const below = estimateAncestry(lookup(keep(MIN_MARKERS - 1)));
+    expect(below).toMatchObject({
+      status: 'refused',
+      reason: 'too_few_markers',
+      markersUsed: MIN_MARKERS - 1,
+      markersInPanel: 169,
+    });
+    expect(below.note).toContain(`at least ${MIN_MARKERS}`);
+    expect(estimateAncestry(lookup(keep(MIN_MARKERS))).status).toBe('estimated');
+    expect(estimateAncestry(lookup(new Map())).status).toBe('refused');
+  });
+
+  it('refuses a population-level answer with the reason', () => {
+    const s = samples[0];
+    const answer = estimateAncestry(lookup(s.genotypes), { level: 'population' });
+    expect(answer).toMatchObject({ status: 'refused', reason: 'sub_continental' });
+    expect(answer.note).toMatch(/about half of the time/);
+  });
+
+  it('gives shares that sum to 1 inside their intervals, the same each run', () => {
+    for (const s of samples.filter((_, i) => i % 250 === 0)) {
+      const e = estimated(estimateAncestry(lookup(s.genotypes), { resamples: 50 }));
+      expect(e.proportions).toHaveLength(5);
+      expect(e.proportions.reduce((t, p) => t + p.proportion, 0)).toBeCloseTo(1, 9);
+      for (const p of e.proportions) {
+        expect(p.low).toBeGreaterThanOrEqual(0);
+        expect(p.high).toBeLessThanOrEqual(1);
+        expect(p.low).toBeLessThanOrEqual(p.proportion);
+        expect(p.high).toBeGreaterThanOrEqual(p.proportion);
+      }
+      expect(estimateAncestry(lookup(s.genotypes), { resamples: 50 })).toEqual(e);
+    }
+  });
+});
+
+describe('strand', () => {
+  it('skips A/T and C/G SNPs and reads the other strand of any other', () => {
+    expect(readCall('AT', 'AA')).toBe('strandAmbiguous');
+    expect(readCall('CG', 'CG')).toBe('strandAmbiguous');
+    expect(readCall('AG', 'GG')).toEqual({ count: 0, flipped: false });
+    expect(readCall('AG', 'TC')).toEqual({ count: 1, flipped: true });
+    expect(readCall('AG', 'TT')).toEqual({ count: 2, flipped: true });
+    expect(readCall('AG', 'AC')).toBe('unreadable');
+    expect(readCall('AG', 'A')).toBe('unreadable');
+    expect(readCall('AG', 'DI')).toBe('unreadable');
+    expect(readCall('AG', null)).toBe('missing');
+    const ambiguous = shipped.markers.filter((m) => isStrandAmbiguous(m.alleles));
+    expect(ambiguous.map((m) => m.panels.join())).toEqual(['kidd', 'kidd', 'kidd', 'kidd']);
+  });
+
+  it('gives the same answer for a genome read on the other strand', () => {
+    const s = samples.find((x) => x.population === 'BEB')!;
+    const flipped = new Map(
+      [...s.genotypes].map(([r, g]) => [r, [...g].map((b) => COMPLEMENT[b]).join('')]),
+    );
+    const forward = estimated(estimateAncestry(lookup(s.genotypes)));
+    const reverse = estimated(estimateAncestry(lookup(flipped)));
+    expect(reverse.flipped).toBe(reverse.markersUsed);
+    expect(reverse.proportions).toEqual(forward.proportions);
+    expect(reverse.skipped.strandAmbiguous).toBe(4);
+  });
+});
+
+describe('runCalculator', () => {
+  const calls = lookup(samples[0].genotypes);
+
+  it('runs each listed calculator over its own panel', () => {
+    const sizes = ANCESTRY_CALCULATORS.map((c) => {
+      const e = estimated(runCalculator(c.name, calls, { resamples: 10 }));
+      return [e.calculator, e.markersInPanel, e.markersUsed, e.proportions[0].superpopulation];
+    });
+    expect(sizes).toEqual([
+      ['continental-combined', 169, 165, 'EUR'],
+      ['continental-kidd', 55, 51, 'EUR'],
+      ['continental-seldin', 127, 127, 'EUR'],
+    ]);
+  });
+
+  it('names the calculators that exist when the name is unknown', () => {
+    let error: unknown;
+    try {
+      runCalculator('gedmatch-k36', calls);
+    } catch (e) {
+      error = e;
+    }
+    expect(error).toBeInstanceOf(UnknownCalculatorError);
+    expect((error as UnknownCalculatorError).known).toEqual(
+      ANCESTRY_CALCULATORS.map((c) => c.name),
+    );
+    expect((error as Error).message).toBe(
+      'Unknown ancestry calculator "gedmatch-k36". Calculators: continental-combined, ' +
+        'continental-kidd, continental-seldin.',
+    );
+  });
+
+  it('refuses the population-level calculators with the reason', () => {
+    for (const name of SUB_CONTINENTAL_CALCULATORS) {
+      expect(runCalculator(name, calls)).toMatchObject({
+        status: 'refused',
+        calculator: name,
+        reason: 'sub_continental',
+        markersUsed: null,
+      });
+    }
+  });
+});
+
+describe('fitAdmixture', () => {
+  /** A seeded generator (mulberry32). */
+  function seeded(seed: number): () => number {
+    let s = seed >>> 0;
+    return () => {
+      s = (s + 0x6d2b79f5) >>> 0;
+      let t = s;
+      t = Math.imul(t ^ (t >>> 15), t | 1);
+      t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+      return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+    };
+  }
+
+  it('recovers known proportions and stops at the maximum (the EM fixed point)', () => {
+    const random = seeded(7);
+    const K = 3;
+    const J = 2000;
+    const truth = [0.6, 0.4, 0];
+    const frequencies = Float64Array.from({ length: J * K }, () => 0.02 + 0.96 * random());
+    const counts = Uint8Array.from({ length: J }, (_, j) => {
+      let g = 0;
+      for (let a = 0; a < 2; a++) {
+        const r = random();
+        const k = r < truth[0] ? 0 : r < truth[0] + truth[1] ? 1 : 2;
+        if (random() < frequencies[j * K + k]) g++;
+      }
+      return g;
+    });
+    const q = fitAdmixture({ counts, frequencies, groups: K });
+    expect([...q].map((v) => Math.round(v * 20) / 20)).toEqual(truth);
+    // at the maximum on the simplex, each share's gradient is 2J where the share is positive and
+    // at most 2J where it is zero
+    const gradient = new Array<number>(K).fill(0);
+    for (let j = 0; j < J; j++) {
+      const f = frequencies.subarray(j * K, j * K + K);
+      const p = f.reduce((t, v, k) => t + v * q[k], 0);
+      for (let k = 0; k < K; k++) {
+        gradient[k] += (counts[j] * f[k]) / p + ((2 - counts[j]) * (1 - f[k])) / (1 - p);
+      }
+    }
+    for (let k = 0; k < K; k++) {
+      if (q[k] > 1e-3) expect(gradient[k] / (2 * J)).toBeCloseTo(1, 3);
+      else expect(gradient[k] / (2 * J)).toBeLessThan(1 + 1e-3);
+    }
+  });
+});
+
+describe('the shipped reference', () => {
+  it('is what scripts/dna-ancestry-data.ts derives from the shipped panels', () => {
+    expect(readFileSync(REFERENCE_FILE, 'utf8')).toBe(referenceText(deriveReference()));
+    expect(shipped.markers).toHaveLength(169);
+    expect(shipped.samples).toEqual({ AFR: 661, AMR: 347, EAS: 504, EUR: 503, SAS: 489 });
+  });
+});
