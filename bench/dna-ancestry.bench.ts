@@ -38,23 +38,14 @@ import {
 import type { CallLookup } from '../src/domains/dna/dna.types.ts';
 import { readAllSamples, type PanelSample } from '../scripts/dna-ancestry-data.ts';
 import { median, percentile } from './stats.ts';
+import { seededRandom } from '../test/fixtures/seeded-random.ts';
 
 const ADMIXED = Number(process.env.ADMIXED ?? 500);
 const TIMED = Number(process.env.TIMED ?? 100);
 const GOAL_LOO = 0.95;
 const GOAL_HALF = 0.15;
 
-/** A small seeded generator (mulberry32), so every run draws the same genomes. */
-function seeded(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = s;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+const seeded = seededRandom;
 const random = seeded(2026);
 const pick = <T>(xs: T[]): T => xs[Math.floor(random() * xs.length)];
 /** n distinct items drawn at random (a partial Fisher-Yates shuffle). */

@@ -13,19 +13,31 @@
  * one more pair cut to 90,000 must be refused. Runs of homozygosity: children of first cousins
  * against founders. Timing: every full comparison (both genomes' columns in, the result out) and,
  * in the same run, the baseline (one pass over both call arrays counting equal calls); and the
- * stored path (decodeGenome, columnsOf, compare) for a few pairs. Prints one JSON line.
+ * stored path end to end for a few pairs of 640,000-marker genomes (encodeGenome + encryptGenome,
+ * decryptGenome + decodeGenome, columnsOf, compareGenomes), step by step, against the same path
+ * with the columns rebuilt through the marker iterator (the baseline before GenomeIndex.columns(),
+ * kept here), on the same pairs in the same run. Prints one JSON line.
  * `npx tsx bench/dna-relatives.bench.ts` (SCALE=1 multiplies the pair counts; SEED=1;
  * FOUNDERS=frequencies; INTERFERENCE=4.3). About 100 s on a busy 2-core machine.
  */
+import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { gunzipSync } from 'node:zlib';
 import { geneticMap } from '../src/domains/dna/dna.genetic-map.ts';
+import { CHROMOSOME_NAMES, callCodeOf } from '../src/domains/dna/dna.parse.ts';
+import type { GenomeMarkers } from '../src/domains/dna/dna.parse.ts';
 import type { GenomeSummary } from '../src/domains/dna/dna.types.ts';
 import { columnsOf } from '../src/domains/dna/dna.relatives.markers.ts';
 import type { ComparableGenome } from '../src/domains/dna/dna.relatives.markers.ts';
 import { DEGREES, compareGenomes, runsOfHomozygosity } from '../src/domains/dna/dna.relatives.ts';
 import type { Degree, RelativesComparison } from '../src/domains/dna/dna.relatives.ts';
-import { decodeGenome, encodeGenome } from '../src/domains/dna/dna.store.ts';
+import {
+  decodeGenome,
+  decryptGenome,
+  encodeGenome,
+  encryptGenome,
+} from '../src/domains/dna/dna.store.ts';
+import type { GenomeIndex } from '../src/domains/dna/dna.store.ts';
 import {
   SIMULATED_RELATIONS,
   childOfFirstCousins,
@@ -47,6 +59,8 @@ const SEED = Number(process.env.SEED ?? 1);
 const MARKERS = 640_000;
 const LOW_OVERLAP = 110_000;
 const REFUSED_OVERLAP = 90_000;
+/** Full-sibling pairs timed on the stored path (both ways). */
+const STORED_PAIRS = 5;
 const COUNTS: Record<SimulatedRelation, number> = {
   parent_child: 20,
   full_siblings: 20,
@@ -130,27 +144,112 @@ for (const relation of Object.keys(COUNTS) as SimulatedRelation[]) {
     const lc = compareGenomes(a, cut);
     if (lc.status !== 'compared') throw new Error(`low-overlap pair refused: ${lc.reason}`);
     record((low[truth] ??= tally()), truth, lc, truthShare.half);
-    if (pairsForStore.length < 3 && relation === 'full_siblings') pairsForStore.push([a, b]);
+    if (pairsForStore.length < STORED_PAIRS && relation === 'full_siblings')
+      pairsForStore.push([a, b]);
     if (!refused && relation === 'parent_child') {
       refused = compareGenomes(a, genomeOf(panel, y, random, { keep: subset(REFUSED_OVERLAP) }));
     }
   }
 }
 
-/** The stored path: encode, decode, rebuild the columns, compare. */
-const storeMs: number[] = [];
-const columnsMs: number[] = [];
+const storeKey = randomBytes(32);
 const summary = { build: 'GRCh37' } as GenomeSummary;
-for (const [a, b] of pairsForStore) {
-  const sealedA = encodeGenome({ markers: a.markers, summary });
-  const sealedB = encodeGenome({ markers: b.markers, summary });
-  const t = performance.now();
-  const ca = columnsOf(decodeGenome(sealedA));
-  const cb = columnsOf(decodeGenome(sealedB));
-  columnsMs.push(performance.now() - t);
-  compareGenomes(ca, cb);
-  storeMs.push(performance.now() - t);
+
+/**
+ * The columns rebuilt through the marker iterator, one object per marker: columnsOf before
+ * GenomeIndex.columns(), kept here as the stored path's baseline.
+ */
+function columnsByIterator(index: GenomeIndex): ComparableGenome {
+  const n = index.count;
+  const m: GenomeMarkers = {
+    count: 0,
+    idKind: new Uint8Array(n),
+    idNum: new Uint32Array(n),
+    chrom: new Uint8Array(n),
+    pos: new Uint32Array(n),
+    call: new Uint8Array(n),
+  };
+  const chromosomeCode = new Map(CHROMOSOME_NAMES.map((name, code) => [name, code]));
+  for (const marker of index.markers()) {
+    const i = m.count++;
+    const id = marker.id ?? '';
+    const kind = id.startsWith('rs') ? 0 : id.startsWith('i') ? 1 : 2;
+    m.idKind[i] = kind;
+    m.idNum[i] = kind === 2 ? 0 : Number(id.slice(kind === 0 ? 2 : 1));
+    m.chrom[i] = chromosomeCode.get(marker.chromosome) ?? 0;
+    m.pos[i] = marker.position;
+    m.call[i] = Math.max(0, callCodeOf(marker.call));
+  }
+  return { build: index.build, markers: m };
 }
+
+/** Milliseconds of each step of one stored comparison (both genomes). */
+interface StoredSteps {
+  /** encodeGenome and encryptGenome (the upload's side) */
+  sealMs: number;
+  /** decryptGenome and decodeGenome */
+  openMs: number;
+  /** the columns from the decoded genomes */
+  columnsMs: number;
+  compareMs: number;
+  totalMs: number;
+}
+
+/**
+ * The stored path for one pair: encode and seal both genomes, unseal and decode them, take their
+ * columns with `columns`, compare.
+ */
+function storedComparison(
+  pair: [ComparableGenome, ComparableGenome],
+  columns: (index: GenomeIndex) => ComparableGenome,
+): { steps: StoredSteps; result: ReturnType<typeof compareGenomes> } {
+  const t0 = performance.now();
+  const sealed = pair.map((g) =>
+    encryptGenome(encodeGenome({ markers: g.markers, summary }), storeKey),
+  );
+  const t1 = performance.now();
+  const indexes = sealed.map((bytes) => decodeGenome(decryptGenome(bytes, storeKey)));
+  const t2 = performance.now();
+  const [a, b] = indexes.map(columns);
+  const t3 = performance.now();
+  const result = compareGenomes(a, b);
+  const t4 = performance.now();
+  const steps = {
+    sealMs: t1 - t0,
+    openMs: t2 - t1,
+    columnsMs: t3 - t2,
+    compareMs: t4 - t3,
+    totalMs: t4 - t0,
+  };
+  return { steps, result };
+}
+
+/**
+ * The stored path, GenomeIndex.columns() (columnsOf) against the iterator baseline on the same
+ * pairs in the same run, in alternating order; both must give the same comparison.
+ */
+const storedRuns = { columns: [] as StoredSteps[], iterator: [] as StoredSteps[] };
+let storedSameResult = true;
+pairsForStore.forEach((pair, k) => {
+  const order = k % 2 ? (['iterator', 'columns'] as const) : (['columns', 'iterator'] as const);
+  const results: string[] = [];
+  for (const path of order) {
+    const run = storedComparison(pair, path === 'columns' ? columnsOf : columnsByIterator);
+    storedRuns[path].push(run.steps);
+    results.push(JSON.stringify(run.result));
+  }
+  if (results[0] !== results[1]) storedSameResult = false;
+});
+/** Median milliseconds of each step. */
+const stepMedians = (runs: StoredSteps[]): Record<keyof StoredSteps, number> => {
+  const keys = ['sealMs', 'openMs', 'columnsMs', 'compareMs', 'totalMs'] as const;
+  return Object.fromEntries(
+    keys.map((key) => [key, Number(median(runs.map((r) => r[key])).toFixed(1))]),
+  ) as Record<keyof StoredSteps, number>;
+};
+const storedColumns = stepMedians(storedRuns.columns);
+const storedIterator = stepMedians(storedRuns.iterator);
+const storedMaxMs = Math.max(...storedRuns.columns.map((r) => r.totalMs));
 
 /** Runs of homozygosity: children of first cousins against unrelated founders. */
 const roh = {
@@ -227,9 +326,17 @@ const out = {
     baselineMedianMs: Number(median(baselineMs).toFixed(2)),
     ratio: Number((compareMedian / median(baselineMs)).toFixed(1)),
     equalCallsLastPair: equalCalls,
-    storedPathMedianMs: Number(median(storeMs).toFixed(1)),
-    columnsOfMedianMs: Number(median(columnsMs).toFixed(1)),
     comparisons: compareMs.length,
+    stored: {
+      note: 'encode + seal, unseal + decode, columns, compare: two genomes, median ms per step',
+      pairs: pairsForStore.length,
+      columns: storedColumns,
+      iteratorBaseline: storedIterator,
+      columnsRatio: Number((storedIterator.columnsMs / storedColumns.columnsMs).toFixed(1)),
+      totalRatio: Number((storedIterator.totalMs / storedColumns.totalMs).toFixed(2)),
+      maxTotalMs: Number(storedMaxMs.toFixed(1)),
+      sameResult: storedSameResult,
+    },
   },
   goals: {
     parentChild100: share(full.parent_child, 'exact') === 1,
@@ -237,6 +344,7 @@ const out = {
     second90: share(full.second, 'exact') >= 0.9,
     noUnrelatedCloserThanThird: closerThanThird(full.unrelated) === 0,
     compareUnder2s: Math.max(...compareMs) <= 2000,
+    storedCompareUnder2s: storedMaxMs <= 2000,
   },
   seconds: Number(((performance.now() - started) / 1000).toFixed(1)),
 };

@@ -11,6 +11,7 @@ import { gunzipSync } from 'node:zlib';
 import { DETECT_RULE, detectRises } from '../src/domains/nutrition/nutrition.detect.ts';
 import type { DetectedRise, DetectRule } from '../src/domains/nutrition/nutrition.detect.ts';
 import type { GlucoseSample } from '../src/domains/nutrition/nutrition.response.ts';
+import { seededRandom } from '../test/fixtures/seeded-random.ts';
 
 const MINUTE = 60_000;
 /** A detection matches a planted meal when its start is within this many minutes of it. */
@@ -52,16 +53,12 @@ export function coveredDays(samples: readonly GlucoseSample[]): number {
   return ms / 86_400_000;
 }
 
-/** A seeded generator (mulberry32): the same plantings on every run. */
+/**
+ * A seeded generator (mulberry32: seededRandom of test/fixtures/seeded-random.ts): the same
+ * plantings on every run.
+ */
 export function seeded(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
+  return seededRandom(seed);
 }
 
 /** A constructed meal: when, how high and how fast. */

@@ -1,6 +1,7 @@
 /**
- * DNA (issue 34): the person's uploaded raw genome file read honestly: the overview, a gene, named
- * variants, the curated knowledge, and deleting it. Over OAuth these answer findings and lookups
+ * DNA (issues 34 and 35): the person's uploaded raw genome file read honestly: the overview, a gene,
+ * named variants, the curated knowledge, medicines and HLA reports, ancestry, haplogroups, relatives
+ * who both opted in, painting data, a story, and deleting it all. Over OAuth these answer findings and lookups
  * only, never the whole genome (the rule lives behind the fields: src/domains/dna/dna.access.ts).
  */
 import type { McpTool } from '../tool.ts';
@@ -68,5 +69,121 @@ export const dnaTools: McpTool[] = [
     operation: 'deleteDnaData',
     scopes: ['health:dna:write'],
     kind: 'deletes',
+  },
+  {
+    name: 'dna_ancestry_start',
+    title: 'Start my ancestry estimate',
+    operation: 'startDnaAncestry',
+    scopes: ['health:dna:write'],
+    kind: 'write',
+    idempotent: true,
+  },
+  {
+    name: 'dna_ancestry_read',
+    title: 'Read my ancestry estimate',
+    operation: 'dnaAncestry',
+    scopes: ['health:dna:read'],
+    kind: 'read',
+  },
+  {
+    name: 'dna_calculator_run',
+    title: 'Run an ancestry calculator',
+    operation: 'dnaCalculator',
+    scopes: ['health:dna:read'],
+    kind: 'read',
+  },
+  {
+    name: 'dna_deep_time_read',
+    title: 'Read my maternal and paternal haplogroups',
+    operation: 'dnaDeepTime',
+    scopes: ['health:dna:read'],
+    kind: 'read',
+  },
+  {
+    name: 'dna_family_invite',
+    title: 'Invite a relative to compare DNA',
+    operation: 'inviteDnaRelative',
+    scopes: ['health:dna:write'],
+    kind: 'shares',
+  },
+  {
+    name: 'dna_family_accept',
+    title: 'Accept a DNA comparison invitation',
+    operation: 'acceptDnaRelative',
+    scopes: ['health:dna:write'],
+    kind: 'shares',
+    idempotent: true,
+  },
+  {
+    name: 'dna_family_update',
+    title: 'Change what I share with a relative',
+    operation: 'updateDnaRelative',
+    scopes: ['health:dna:write'],
+    kind: 'shares',
+    idempotent: true,
+  },
+  {
+    name: 'dna_family_remove',
+    title: 'Remove a DNA relative',
+    operation: 'removeDnaRelative',
+    scopes: ['health:dna:write'],
+    kind: 'deletes',
+  },
+  {
+    name: 'dna_family_list',
+    title: 'List my DNA relatives',
+    operation: 'dnaRelatives',
+    scopes: ['health:dna:read'],
+    kind: 'read',
+  },
+  {
+    name: 'dna_family_read',
+    title: 'Compare my DNA with a relative',
+    operation: 'dnaRelative',
+    scopes: ['health:dna:read'],
+    kind: 'read',
+  },
+  {
+    name: 'dna_family_insights',
+    title: 'Summarise my DNA relatives',
+    operation: 'dnaFamilyInsights',
+    scopes: ['health:dna:read'],
+    kind: 'read',
+  },
+  {
+    name: 'dna_family_parents_related',
+    title: 'Read my runs of homozygosity',
+    operation: 'dnaParentsRelated',
+    scopes: ['health:dna:read'],
+    kind: 'read',
+  },
+  {
+    name: 'dna_family_relative_ancestry',
+    title: "Compare a relative's ancestry with mine",
+    operation: 'compareDnaRelativeAncestry',
+    scopes: ['health:dna:write'],
+    kind: 'write',
+    idempotent: true,
+  },
+  {
+    name: 'dna_painting_read',
+    title: 'Read my chromosome painting data',
+    operation: 'dnaPainting',
+    scopes: ['health:dna:read'],
+    kind: 'read',
+  },
+  {
+    name: 'dna_painting_findings_read',
+    title: 'Read what my chromosome painting shows',
+    operation: 'dnaPaintingFindings',
+    scopes: ['health:dna:read'],
+    kind: 'read',
+  },
+  {
+    name: 'dna_story_share',
+    title: 'Write a short story of my DNA findings',
+    operation: 'dnaStory',
+    scopes: ['health:dna:read'],
+    kind: 'read',
   },
 ];

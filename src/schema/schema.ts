@@ -56,6 +56,8 @@ import '../domains/discovery/discovery.schema.ts';
 import '../domains/discovery/discovery.graph.ts';
 import '../domains/dna/dna.schema.ts';
 import '../domains/dna/dna.reports.schema.ts';
+import '../domains/dna/dna.family.schema.ts';
+import '../domains/dna/dna.findings.schema.ts';
 import './references.ts';
 
 export const schema = builder.toSchema({ sortSchema: true });

@@ -514,7 +514,22 @@ const SEEDERS: Record<string, (p: Db, me: Person, other: Person) => Promise<unkn
     p.dnaReport.create({
       data: { userId: me.id, kind: 'medicines', status: 'done', sealed: new Uint8Array([4]) },
     }),
+  // DNA relatives, both sides
+  'DnaRelative.inviterId': (p, me, other) =>
+    p.dnaRelative.create({ data: { inviterId: me.id, inviteeEmail: other.email } }),
+  'DnaRelative.inviteeId': (p, me, other) =>
+    p.dnaRelative.create({
+      data: {
+        inviterId: other.id,
+        inviteeId: me.id,
+        inviteeEmail: me.email,
+        status: 'accepted',
+        comparison: new Uint8Array([5]),
+      },
+    }),
   // keyed by address
+  'DnaRelative.inviteeEmail': (p, me, other) =>
+    p.dnaRelative.create({ data: { inviterId: other.id, inviteeEmail: me.email } }),
   'EmailCode.email': (p, me) =>
     p.emailCode.create({ data: { email: me.email, codeHash: rand(), expiresAt: later() } }),
   'AccessGrant.inviteeEmail': (p, me, other) =>

@@ -14,6 +14,7 @@ import type { DiscoveryWorkerDeps } from '../../src/domains/discovery/discovery.
 import { addDays, localDateOf } from '../../src/platform/local-dates.ts';
 import { seedMeals } from '../factories/insights.ts';
 import { seedPersonalToken, seedUser } from '../factories/users.ts';
+import { seededRandom } from '../fixtures/seeded-random.ts';
 import { startTestApp } from '../harness/app.ts';
 import { gql, rest } from '../harness/clients.ts';
 import { callTool, mcpClient } from '../harness/mcp.ts';
@@ -43,17 +44,6 @@ const call = (client: Person['client'], name: string, args: Record<string, unkno
   );
 const errorOf = (r: any): any => (r.isError ? sc(r).error : undefined);
 
-/** A seeded PRNG (mulberry32), so the constructed data is the same every run. */
-function prng(seed: number): () => number {
-  let a = seed;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 /** Noon of local day `date` in Berlin (within a minute or two of UTC+1/+2 is enough here). */
 const berlinNoon = (date: string): Date => new Date(`${date}T11:00:00Z`);
 
@@ -64,7 +54,7 @@ const berlinNoon = (date: string): Date => new Date(`${date}T11:00:00Z`);
  * `effect` mg/dL higher.
  */
 async function plant(p: Person, days: number, effect: number, seed = 7): Promise<string[]> {
-  const rand = prng(seed);
+  const rand = seededRandom(seed); // mulberry32: the same constructed data every run
   const yesterday = addDays(localDateOf(new Date(), ZONE), -1);
   const dates = Array.from({ length: days }, (_, i) => addDays(yesterday, -(days - 1 - i)));
   const late = dates.map(() => rand() < 0.5);

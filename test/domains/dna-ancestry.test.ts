@@ -32,6 +32,7 @@ import {
   referenceText,
   type PanelSample,
 } from '../../scripts/dna-ancestry-data.ts';
+import { seededRandom } from '../fixtures/seeded-random.ts';
 
 const { samples } = readAllSamples();
 const shipped = ancestryReference();
@@ -229,17 +230,7 @@ describe('runCalculator', () => {
 });
 
 describe('fitAdmixture', () => {
-  /** A seeded generator (mulberry32). */
-  function seeded(seed: number): () => number {
-    let s = seed >>> 0;
-    return () => {
-      s = (s + 0x6d2b79f5) >>> 0;
-      let t = s;
-      t = Math.imul(t ^ (t >>> 15), t | 1);
-      t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-      return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-    };
-  }
+  const seeded = seededRandom;
 
   it('recovers known proportions and stops at the maximum (the EM fixed point)', () => {
     const random = seeded(7);

@@ -22,14 +22,30 @@ const app = await startTestApp();
 const oauthHost = { baseUrl: app.mcpUrl };
 const DNA = ['health:dna:read', 'health:dna:write'] as const;
 const DNA_TOOLS = [
+  'dna_ancestry_read',
+  'dna_ancestry_start',
+  'dna_calculator_run',
   'dna_data_delete',
+  'dna_deep_time_read',
+  'dna_family_accept',
+  'dna_family_insights',
+  'dna_family_invite',
+  'dna_family_list',
+  'dna_family_parents_related',
+  'dna_family_read',
+  'dna_family_relative_ancestry',
+  'dna_family_remove',
+  'dna_family_update',
   'dna_gene_read',
   'dna_hla_read',
   'dna_hla_start',
   'dna_knowledge_lookup',
   'dna_medicines_read',
   'dna_medicines_start',
+  'dna_painting_findings_read',
+  'dna_painting_read',
   'dna_report_read',
+  'dna_story_share',
   'dna_variants_lookup',
 ];
 
@@ -79,7 +95,7 @@ const fifty = (from: number): string[] =>
   Array.from({ length: OAUTH_GENOTYPES_PER_ANSWER }, (_, i) => `rs${from + i}`);
 
 describe('DNA tools over OAuth', () => {
-  it('lists the nine DNA tools and answers each with at most 50 genotypes, findings only', async () => {
+  it('lists the 25 DNA tools and answers each with at most 50 genotypes, findings only', async () => {
     const me = await personWithGenome();
     const { client } = await oauthClient(me.user.id);
     const listed = (await client.listTools()).tools.map((t) => t.name);
@@ -95,6 +111,15 @@ describe('DNA tools over OAuth', () => {
       ['dna_knowledge_lookup', { query: 'metabolizer' }],
       ['dna_medicines_start', { idempotency_key: 'oauth-medicines-1' }],
       ['dna_hla_start', { idempotency_key: 'oauth-hla-0001' }],
+      ['dna_ancestry_start', { idempotency_key: 'oauth-ancestry-1' }],
+      ['dna_calculator_run', { calculator: 'continental-kidd' }],
+      ['dna_deep_time_read', {}],
+      ['dna_family_parents_related', {}],
+      ['dna_painting_read', {}],
+      ['dna_painting_findings_read', {}],
+      ['dna_story_share', { include: ['maternal_line', 'paternal_line', 'parents_related'] }],
+      ['dna_family_list', {}],
+      ['dna_family_insights', {}],
     ];
     for (const [name, args] of calls) {
       const result = await callTool(client, name, args);
@@ -111,6 +136,15 @@ describe('DNA tools over OAuth', () => {
       expect(genotypesIn(body), kind).toBe(0);
       expect(JSON.stringify(body).length, kind).toBeLessThan(100_000);
     }
+    // ancestry and the haplogroups are findings: no call, and no variant of the person's own
+    const ancestry = await madeOver(client, 'dna_ancestry_read');
+    expect(ancestry.ancestry.status).toMatch(/^(estimated|refused)$/);
+    expect(genotypesIn(ancestry)).toBe(0);
+    const deep = answers['dna_deep_time_read {}'].body;
+    expect(deep.genotypes_shown).toBe(false);
+    expect(deep.report.maternal.best.missing).toEqual([]);
+    expect(deep.report.maternal.best.extra).toEqual([]);
+    expect(deep.report.paternal.conflicts.every((c: any) => c.call === null)).toBe(true);
     const medicines = await madeOver(client, 'dna_medicines_read');
     const cyp2c19 = medicines.genes.find((g: any) => g.gene === 'CYP2C19');
     expect(cyp2c19.phenotype).toBe('Intermediate Metabolizer');
@@ -119,7 +153,11 @@ describe('DNA tools over OAuth', () => {
     );
     const deleted = await callTool(client, 'dna_data_delete', { confirm: true });
     expect(sc(deleted).deleted).toBe(true);
-    expect(sc(deleted).tables.map((t: any) => t.table)).toEqual(['dna_genomes', 'dna_reports']);
+    expect(sc(deleted).tables.map((t: any) => t.table)).toEqual([
+      'dna_genomes',
+      'dna_reports',
+      'dna_relatives',
+    ]);
 
     const report = answers['dna_report_read {}'].body;
     // findings: the carried rare variant and APOE; the unreadable sites counted, never listed

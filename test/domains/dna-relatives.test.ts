@@ -6,9 +6,12 @@
  * shorter than its threshold. The benchmark (bench/dna-relatives.bench.ts) measures accuracy at
  * 640,000 markers on realistic haplotypes.
  */
+import { Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { chromosomeLengthCm, cmAt, geneticMap } from '../../src/domains/dna/dna.genetic-map.ts';
-import { autosomalMarkers } from '../../src/domains/dna/dna.relatives.markers.ts';
+import { CHROMOSOME_NAMES, callCodeOf, parseGenome } from '../../src/domains/dna/dna.parse.ts';
+import type { GenomeMarkers } from '../../src/domains/dna/dna.parse.ts';
+import { autosomalMarkers, columnsOf } from '../../src/domains/dna/dna.relatives.markers.ts';
 import type { ComparableGenome } from '../../src/domains/dna/dna.relatives.markers.ts';
 import {
   RELATIVES_THRESHOLDS,
@@ -21,6 +24,10 @@ import type {
   HomozygosityReport,
   RelativesComparison,
 } from '../../src/domains/dna/dna.relatives.ts';
+import { decodeGenome, encodeGenome } from '../../src/domains/dna/dna.store.ts';
+import type { GenomeIndex } from '../../src/domains/dna/dna.store.ts';
+import type { GenomeBuild, GenomeSummary } from '../../src/domains/dna/dna.types.ts';
+import { genomeText } from '../fixtures/dna/generate.ts';
 import { founder, genomeOf, makePanel, rng, simulatePair } from '../fixtures/dna/relatives.ts';
 import type { Person, SimulatedRelation } from '../fixtures/dna/relatives.ts';
 
@@ -148,6 +155,132 @@ describe('compareGenomes', () => {
     expect(fromReversed.call.every((c, i) => c === sorted.call[i])).toBe(true);
     const self = compareGenomes(reversed, g);
     expect(self.status === 'compared' && self.degrees).toEqual(['identical']);
+  });
+
+  it('compares stored genomes through GenomeIndex.columns() exactly as through the marker iterator', async () => {
+    /** The columns rebuilt one marker object at a time (columnsOf before the accessor). */
+    function columnsByIterator(index: GenomeIndex): ComparableGenome {
+      const m: GenomeMarkers = {
+        count: 0,
+        idKind: new Uint8Array(index.count),
+        idNum: new Uint32Array(index.count),
+        chrom: new Uint8Array(index.count),
+        pos: new Uint32Array(index.count),
+        call: new Uint8Array(index.count),
+      };
+      for (const marker of index.markers()) {
+        const i = m.count++;
+        const id = marker.id ?? '';
+        const kind = id.startsWith('rs') ? 0 : id.startsWith('i') ? 1 : 2;
+        m.idKind[i] = kind;
+        m.idNum[i] = kind === 2 ? 0 : Number(id.slice(kind === 0 ? 2 : 1));
+        m.chrom[i] = Math.max(0, CHROMOSOME_NAMES.indexOf(marker.chromosome));
+        m.pos[i] = marker.position;
+        m.call[i] = Math.max(0, callCodeOf(marker.call));
+      }
+      return { build: index.build, markers: m };
+    }
+    /** A 23andMe file (X, Y, MT, haploid and D/I calls, internal ids, no-calls), some ids renamed. */
+    async function vendorFile(seed: number): Promise<GenomeMarkers> {
+      const text = genomeText({ vendor: '23andme', markers: 5000, seed, noCallRate: 0.05 });
+      // ids ending in 7 become names the parser keeps by position only
+      const renamed = text.replace(/^rs(\d*7)\t/gm, 'VG$1\t');
+      return (await parseGenome(Readable.from([Buffer.from(renamed)]))).markers;
+    }
+    /**
+     * A person's panel genome joined to a vendor file, stored and decoded: every 23rd panel marker
+     * relabelled an internal id and every 31st position-only, and 500 internal ids repeating
+     * chromosome 2's first positions (half no-calls, the rsIDs there no-calls every third).
+     */
+    function stored(
+      person: Person,
+      file: GenomeMarkers,
+      build: GenomeBuild,
+      shift = 0,
+    ): GenomeIndex {
+      const g = genomeOf(panel, person, random).markers;
+      const dup = 500;
+      const n = g.count + file.count + dup;
+      const m: GenomeMarkers = {
+        count: n,
+        idKind: new Uint8Array(n),
+        idNum: new Uint32Array(n),
+        chrom: new Uint8Array(n),
+        pos: new Uint32Array(n),
+        call: new Uint8Array(n),
+      };
+      for (const key of ['idKind', 'idNum', 'chrom', 'pos', 'call'] as const) {
+        m[key].set(g[key]);
+        m[key].set(file[key], g.count);
+      }
+      for (let i = 0; i < g.count; i++) {
+        if (i % 31 === 0) [m.idKind[i], m.idNum[i]] = [2, 0];
+        else if (i % 23 === 0) [m.idKind[i], m.idNum[i]] = [1, 9_000_000 + i];
+      }
+      const chr2 = panel.start[2];
+      for (let k = 0, i = g.count + file.count; k < dup; k++, i++) {
+        if (k % 3 === 0) m.call[chr2 + k] = 0;
+        [m.idKind[i], m.idNum[i], m.chrom[i], m.pos[i]] = [1, 8_000_000 + k, 2, g.pos[chr2 + k]];
+        m.call[i] = k % 2 ? 0 : g.call[chr2 + k] || 8; // 8: AA
+      }
+      for (let i = 0; i < n; i++) m.pos[i] += shift;
+      return decodeGenome(encodeGenome({ markers: m, summary: { build } as GenomeSummary }));
+    }
+    /** Each marker as one line, sorted: the same lines whatever order the columns are in. */
+    const rows = (m: GenomeMarkers): string[] =>
+      Array.from(
+        { length: m.count },
+        (_, i) => `${m.idKind[i]} ${m.idNum[i]} ${m.chrom[i]} ${m.pos[i]} ${m.call[i]}`,
+      ).sort();
+    const firstDifference = (
+      x: ArrayLike<number | string>,
+      y: ArrayLike<number | string>,
+    ): string | null => {
+      if (x.length !== y.length) return `lengths ${x.length} and ${y.length}`;
+      for (let i = 0; i < x.length; i++) if (x[i] !== y[i]) return `at ${i}: ${x[i]} vs ${y[i]}`;
+      return null;
+    };
+
+    const [x, y] = simulatePair(panel, 'parent_child', random);
+    const [fileX, fileY] = [await vendorFile(36), await vendorFile(37)];
+    const first = stored(x, fileX, 'GRCh37');
+    const second = stored(y, fileY, 'GRCh37');
+    // on GRCh38 positions (shifted): only rsIDs can match it to the first
+    const second38 = stored(y, fileY, 'GRCh38', 1_234);
+    for (const index of [first, second, second38]) {
+      const direct = index.columns();
+      const old = columnsByIterator(index).markers;
+      // the genome holds every id kind, chromosomes beyond 1-22, no-calls and haploid calls
+      for (const kind of [0, 1, 2]) expect(direct.idKind.includes(kind)).toBe(true);
+      expect(direct.idNum.some((v, i) => direct.idKind[i] === 1 && v > 0)).toBe(true);
+      expect([23, 24, 25].every((c) => direct.chrom.includes(c))).toBe(true);
+      expect(direct.call.includes(0) && direct.call.some((c) => c >= 1 && c <= 6)).toBe(true);
+      expect(direct.count).toBe(index.count);
+      expect(firstDifference(rows(direct), rows(old))).toBeNull();
+      expect(columnsOf(index).build).toBe(index.build);
+      const a = autosomalMarkers(columnsOf(index));
+      const b = autosomalMarkers(columnsByIterator(index));
+      for (const key of ['start', 'pos', 'call', 'rs'] as const) {
+        expect(firstDifference(a[key], b[key])).toBeNull();
+      }
+      // fresh copies: changing them leaves the index as it was
+      const calls = direct.call.slice();
+      direct.call.fill(0);
+      direct.idNum.fill(0);
+      expect(firstDifference(index.columns().call, calls)).toBeNull();
+      expect(index.columns().idNum.some((v) => v > 0)).toBe(true);
+    }
+    for (const [a, b] of [
+      [first, second],
+      [second38, first],
+    ]) {
+      const direct = compareGenomes(columnsOf(a), columnsOf(b));
+      expect(direct.status).toBe('compared');
+      expect(direct).toEqual(compareGenomes(columnsByIterator(a), columnsByIterator(b)));
+    }
+    expect(runsOfHomozygosity(columnsOf(first))).toEqual(
+      runsOfHomozygosity(columnsByIterator(first)),
+    );
   });
 });
 

@@ -198,6 +198,7 @@ describe('dna_data_delete', () => {
       tables: [
         { table: 'dna_genomes', rows: 1 },
         { table: 'dna_reports', rows: 0 },
+        { table: 'dna_relatives', rows: 0 },
       ],
     });
     expect(await app.db.prisma.dnaGenome.count({ where: { userId: me.user.id } })).toBe(0);

@@ -28,13 +28,23 @@ const app = await startTestApp();
 const UPLOAD = '/api/v1/dna/upload';
 /** The tools health:dna:read opens (the report starts are kind write with the read scope, as specified). */
 const DNA_READ_TOOLS = [
+  'dna_ancestry_read',
+  'dna_calculator_run',
+  'dna_deep_time_read',
+  'dna_family_insights',
+  'dna_family_list',
+  'dna_family_parents_related',
+  'dna_family_read',
   'dna_gene_read',
   'dna_hla_read',
   'dna_hla_start',
   'dna_knowledge_lookup',
   'dna_medicines_read',
   'dna_medicines_start',
+  'dna_painting_findings_read',
+  'dna_painting_read',
   'dna_report_read',
+  'dna_story_share',
   'dna_variants_lookup',
 ];
 

@@ -46,6 +46,7 @@ export interface PersonKeyedTable {
 export const EMAIL_KEYED: readonly PersonKeyedTable[] = [
   { model: 'EmailCode', field: 'email' },
   { model: 'AccessGrant', field: 'inviteeEmail' },
+  { model: 'DnaRelative', field: 'inviteeEmail' },
   { model: 'NewsletterSubscriber', field: 'email' },
   { model: 'PrivacyRequest', field: 'email' },
   { model: 'WaitlistEntry', field: 'email' },

@@ -61,7 +61,7 @@ async function* counted(
 
 /**
  * Reads an upload and stores it as the person's genome, replacing any earlier one and deleting the
- * reports made from it (dna_reports). Throws GenomeFormatError (the caller's 422) for a file that
+ * reports made from it (dna_reports) and the comparisons with relatives. Throws GenomeFormatError (the caller's 422) for a file that
  * is not a genome this reads.
  */
 export async function storeGenome(
@@ -92,8 +92,13 @@ export async function storeGenome(
   // the reports read the earlier file: they go with it (a running one then stores nothing).
   // NOTE: the sealed bytes go as base64 text decoded in SQL: Prisma's bytea parameter costs about
   // 150 times the bytes in JS heap on the embedded database (400 MB for a 2.5 MB genome)
-  const [, row] = await deps.prisma.$transaction([
+  const [, , row] = await deps.prisma.$transaction([
     deps.prisma.dnaReport.deleteMany({ where: { userId: options.userId } }),
+    // so are the comparisons with relatives (made again on their next read)
+    deps.prisma.dnaRelative.updateMany({
+      where: { OR: [{ inviterId: options.userId }, { inviteeId: options.userId }] },
+      data: { comparison: null, comparedFor: null },
+    }),
     deps.prisma.dnaGenome.upsert({
       where: { userId: options.userId },
       create: { userId: options.userId, ...data, sealed: new Uint8Array(0) },

@@ -289,6 +289,25 @@ type Remove = (tx: DbTx, userId: number) => Promise<{ count: number }>;
 const DNA_TABLES: [table: string, remove: Remove][] = [
   ['dna_genomes', (tx, userId) => tx.dnaGenome.deleteMany({ where: { userId } })],
   ['dna_reports', (tx, userId) => tx.dnaReport.deleteMany({ where: { userId } })],
+  [
+    'dna_relatives',
+    async (tx, userId) => {
+      // both sides, and invitations sent to the person's address before they had an account
+      const me = await tx.user.findUniqueOrThrow({
+        where: { id: userId },
+        select: { email: true },
+      });
+      return tx.dnaRelative.deleteMany({
+        where: {
+          OR: [
+            { inviterId: userId },
+            { inviteeId: userId },
+            { inviteeId: null, inviteeEmail: me.email },
+          ],
+        },
+      });
+    },
+  ],
 ];
 
 export interface DnaDataDeletedView {
@@ -299,7 +318,10 @@ export interface DnaDataDeletedView {
   note: string;
 }
 
-/** Deletes every DNA row of the person (the genome, everything read from it) in one transaction. */
+/**
+ * Deletes every DNA row of the person in one transaction: the genome, everything read from it, and
+ * their relatives (both sides' links and comparisons: a relative without a genome compares nothing).
+ */
 export async function deleteDnaData(ctx: AuthedContext): Promise<DnaDataDeletedView> {
   const userId = dnaOwnerOf(ctx);
   const tables = await ctx.prisma.$transaction(async (tx) => {
@@ -314,7 +336,7 @@ export async function deleteDnaData(ctx: AuthedContext): Promise<DnaDataDeletedV
     deleted,
     tables,
     note: deleted
-      ? 'Your DNA data is deleted: the genome file and everything read from it.'
+      ? 'Your DNA data is deleted: the genome file, everything read from it and your DNA relatives.'
       : 'There was no DNA data to delete.',
   };
 }

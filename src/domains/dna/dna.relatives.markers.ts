@@ -10,7 +10,6 @@
  */
 import type { GenomeIndex } from './dna.store.ts';
 import type { GenomeBuild } from './dna.types.ts';
-import { CHROMOSOME_NAMES, callCodeOf } from './dna.parse.ts';
 import type { GenomeMarkers } from './dna.parse.ts';
 
 /** A genome as the comparison reads it: the parser's columns and the build of their positions. */
@@ -237,31 +236,12 @@ export function joinMarkers(first: AutosomalMarkers, second: AutosomalMarkers): 
 }
 
 /**
- * The columns of a decoded genome, rebuilt through its marker iterator. GenomeIndex (dna.store.ts)
- * keeps its columns private, so this builds one object per marker once (about 0.4-0.9 s for
- * 640,000 markers on a busy 2-core machine, most of a stored comparison's time); an accessor for
- * the columns on GenomeIndex would make it a copy.
+ * The columns of a decoded genome with its build, for compareGenomes and runsOfHomozygosity:
+ * GenomeIndex.columns() (dna.store.ts), copies of the stored typed arrays in stored order (by id;
+ * autosomalMarkers sorts each chromosome by position). The same markers, ids, chromosomes,
+ * positions and call codes the marker iterator gives, without an object per marker (rebuilding
+ * them through the iterator took 0.4-0.9 s for 640,000 markers on a busy 2-core machine).
  */
 export function columnsOf(index: GenomeIndex): ComparableGenome {
-  const n = index.count;
-  const m: GenomeMarkers = {
-    count: 0,
-    idKind: new Uint8Array(n),
-    idNum: new Uint32Array(n),
-    chrom: new Uint8Array(n),
-    pos: new Uint32Array(n),
-    call: new Uint8Array(n),
-  };
-  const chromosomeCode = new Map(CHROMOSOME_NAMES.map((name, code) => [name, code]));
-  for (const marker of index.markers()) {
-    const i = m.count++;
-    const id = marker.id ?? '';
-    const kind = id.startsWith('rs') ? 0 : id.startsWith('i') ? 1 : 2;
-    m.idKind[i] = kind;
-    m.idNum[i] = kind === 2 ? 0 : Number(id.slice(kind === 0 ? 2 : 1));
-    m.chrom[i] = chromosomeCode.get(marker.chromosome) ?? 0;
-    m.pos[i] = marker.position;
-    m.call[i] = Math.max(0, callCodeOf(marker.call));
-  }
-  return { build: index.build, markers: m };
+  return { build: index.build, markers: index.columns() };
 }

@@ -9,11 +9,11 @@ import type { DiplotypeCandidate, GeneReport, PgxSite, Vkorc1Report } from './dn
 import { dnaHla, dnaMedicines, startDnaHla, startDnaMedicines } from './dna.reports.ts';
 import type { DnaReportJobView, DnaReportRead, HlaResult, MedicinesResult } from './dna.reports.ts';
 
-const ReportJob = builder.objectRef<DnaReportJobView>('DnaReportJob').implement({
-  description: 'A medicines or HLA report made in the background from the stored genome',
+export const ReportJob = builder.objectRef<DnaReportJobView>('DnaReportJob').implement({
+  description: 'A medicines, HLA or ancestry report made in the background from the stored genome',
   fields: (t) => ({
     id: t.exposeString('id', { description: 'pass it as report_id to read this report' }),
-    kind: t.exposeString('kind', { description: 'medicines or hla' }),
+    kind: t.exposeString('kind', { description: 'medicines, hla or ancestry' }),
     status: t.exposeString('status', { description: 'queued, running, done or failed' }),
     error: t.exposeString('error', { nullable: true, description: 'why it failed' }),
     createdAt: t.expose('createdAt', { type: 'DateTime' }),

@@ -1,7 +1,7 @@
 /**
- * The medicines and HLA reports of a person's stored genome (issue 34): started as background jobs
- * (`startDnaMedicines`, `startDnaHla`; the worker is dna.worker.ts) and read back (`dnaMedicines`,
- * `dnaHla`). A report reads the genome stored when it ran; a new upload deletes the person's
+ * The medicines and HLA reports (issue 34) and the ancestry estimate (issue 35) of a person's stored
+ * genome: started as background jobs (`startDnaMedicines`, `startDnaHla`, `startDnaAncestry`; the
+ * worker is dna.worker.ts) and read back (`dnaMedicines`, `dnaHla`, `dnaAncestry`). A report reads the genome stored when it ran; a new upload deletes the person's
  * reports (dna.genome.ts), so every report on record reads the current file. A start while a report
  * of that kind is queued, running or done answers that report instead of queueing another (the
  * tools are safe to call again); a failed one is replaced.
@@ -13,12 +13,13 @@ import { appError } from '../../base/errors.ts';
 import type { DnaReport } from '../../generated/prisma/client.ts';
 import type { AuthedContext } from '../../graphql/context.ts';
 import { dnaOwnerOf, isOAuth } from './dna.access.ts';
+import type { AncestryAnswer } from './dna.ancestry.ts';
 import type { HlaTagReport } from './dna.hla.ts';
 import type { GeneReport } from './dna.pgx.ts';
 import { decryptGenome, genomeKey } from './dna.store.ts';
 
 /** The reports a job makes. */
-export type DnaReportKind = 'medicines' | 'hla';
+export type DnaReportKind = 'medicines' | 'hla' | 'ancestry';
 
 /** The pg-boss queue of report jobs. */
 export const DNA_REPORT_QUEUE = 'dna-report';
@@ -34,10 +35,12 @@ export const DNA_REPORTS_KEPT = 5;
 const START_TOOL: Record<DnaReportKind, string> = {
   medicines: 'dna_medicines_start',
   hla: 'dna_hla_start',
+  ancestry: 'dna_ancestry_start',
 };
 const READ_TOOL: Record<DnaReportKind, string> = {
   medicines: 'dna_medicines_read',
   hla: 'dna_hla_read',
+  ancestry: 'dna_ancestry_read',
 };
 
 /** A report job as the person sees it. */
@@ -69,6 +72,11 @@ export interface MedicinesResult {
 /** What the HLA job stores. */
 export interface HlaResult {
   tags: HlaTagReport[];
+}
+
+/** What the ancestry job stores: the default calculator's estimate (or its refusal). */
+export interface AncestryResult {
+  ancestry: AncestryAnswer;
 }
 
 const viewOf = (row: DnaReport): DnaReportJobView => ({
@@ -114,6 +122,10 @@ export const startDnaMedicines = (ctx: AuthedContext): Promise<DnaReportJobView>
 export const startDnaHla = (ctx: AuthedContext): Promise<DnaReportJobView> =>
   startReport(ctx, 'hla');
 
+/** Starts the continental ancestry estimate (continental-combined, with intervals) in the background. */
+export const startDnaAncestry = (ctx: AuthedContext): Promise<DnaReportJobView> =>
+  startReport(ctx, 'ancestry');
+
 /** The next step for a report in `status` (or none yet), in words an assistant can follow. */
 function nextStep(kind: DnaReportKind, row: DnaReport | null): string {
   if (!row) return `No ${kind} report yet: start one with ${START_TOOL[kind]}.`;
@@ -125,7 +137,7 @@ function nextStep(kind: DnaReportKind, row: DnaReport | null): string {
 }
 
 /** Opens a done report's sealed result. */
-function resultOf<R>(ctx: AuthedContext, row: DnaReport | null): R | null {
+export function resultOf<R>(ctx: AuthedContext, row: DnaReport | null): R | null {
   if (row?.status !== 'done' || !row.sealed) return null;
   const plain = decryptGenome(Buffer.from(row.sealed), genomeKey(ctx.config));
   return JSON.parse(plain.toString('utf8')) as R;
@@ -188,4 +200,26 @@ export function dnaHla(
   options: { reportId?: string | null },
 ): Promise<DnaReportRead<HlaResult>> {
   return readReport(ctx, 'hla', options.reportId, hlaFindings);
+}
+
+/** The caller's ancestry estimate (newest, or `id`), with its status and the next step. */
+export function dnaAncestry(
+  ctx: AuthedContext,
+  options: { reportId?: string | null },
+): Promise<DnaReportRead<AncestryResult>> {
+  // proportions are findings, not genotypes: the same over OAuth
+  return readReport(ctx, 'ancestry', options.reportId, (r) => r);
+}
+
+/** The person's newest done report of `kind`, opened, or null (for answers built on it). */
+export async function latestResult<R>(
+  ctx: AuthedContext,
+  userId: number,
+  kind: DnaReportKind,
+): Promise<R | null> {
+  const row = await ctx.prisma.dnaReport.findFirst({
+    where: { userId, kind, status: 'done' },
+    orderBy: { createdAt: 'desc' },
+  });
+  return resultOf<R>(ctx, row);
 }

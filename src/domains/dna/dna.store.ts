@@ -34,8 +34,8 @@ import { endianness } from 'node:os';
 import path from 'node:path';
 import { gunzipSync, gzipSync } from 'node:zlib';
 import type { Call, CallLookup, Chromosome, GenomeBuild } from './dna.types.ts';
-import { CHROMOSOME_NAMES, decodeCall } from './dna.parse.ts';
-import type { ParsedGenome } from './dna.parse.ts';
+import { CHROMOSOME_NAMES, callCodeOf, decodeCall } from './dna.parse.ts';
+import type { GenomeMarkers, ParsedGenome } from './dna.parse.ts';
 
 const MAGIC = 'DNAG';
 const LAYOUT = 1;
@@ -64,6 +64,16 @@ export interface GenomeIndex extends CallLookup {
   count: number;
   /** the markers of one chromosome ("1".."22", "X", "Y", "MT") or all, by chromosome and position */
   markers(chromosome?: Chromosome): Iterable<GenomeMarker>;
+  /**
+   * Every marker as the parser's columns (GenomeMarkers, dna.parse.ts), copied from the stored
+   * typed arrays in one pass, no object per marker. In stored order, not by position: rsIDs by
+   * number (idKind 0), then internal ids by number (idKind 1, "i123"), then markers kept by
+   * position only (idKind 2, idNum 0) by chromosome and position. Each call is fresh: changing the
+   * arrays changes nothing here. Holds the same markers, ids, chromosomes, positions and calls as
+   * markers(): a call or chromosome code the parser never writes (only in damaged bytes) reads as
+   * 0, a no-call or unplaced, as markers() reads it ("--", "").
+   */
+  columns(): GenomeMarkers;
 }
 
 /** Packs a parsed genome (see the layout above); gzip at level 6. */
@@ -155,6 +165,14 @@ interface IndexColumns {
 }
 
 const ID_PATTERN = /^(rs|i)(\d{1,10})$/i;
+/**
+ * Stored call code -> the parser's call code. Both are dna.parse.ts's codes (encodeGenome copies
+ * them), so this is the identity on every code the parser writes; any other byte reads as 0, as
+ * decodeCall gives it ("--"). Built through decodeCall and callCodeOf, so it follows them.
+ */
+const CALL_CODE = Uint8Array.from({ length: 256 }, (_, code) =>
+  Math.max(0, callCodeOf(decodeCall(code))),
+);
 
 class Index implements GenomeIndex {
   readonly build: GenomeBuild;
@@ -209,6 +227,24 @@ class Index implements GenomeIndex {
         call: decodeCall(this.c.call[i]),
       };
     }
+  }
+
+  columns(): GenomeMarkers {
+    const { ids, pos, chrom, call, groups } = this.c;
+    const n = this.count;
+    const kept = groups[0] + groups[1];
+    const idKind = new Uint8Array(n);
+    idKind.fill(1, groups[0], kept);
+    idKind.fill(2, kept);
+    const idNum = ids.slice();
+    idNum.fill(0, kept);
+    const chromCopy = new Uint8Array(n);
+    const callCopy = new Uint8Array(n);
+    for (let i = 0; i < n; i++) {
+      chromCopy[i] = chrom[i] < CHROMOSOME_NAMES.length ? chrom[i] : 0;
+      callCopy[i] = CALL_CODE[call[i]];
+    }
+    return { count: n, idKind, idNum, chrom: chromCopy, pos: pos.slice(), call: callCopy };
   }
 
   /** Column indexes by chromosome and position, built on first use. */

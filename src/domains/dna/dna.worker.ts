@@ -1,6 +1,6 @@
 /**
- * The background side of DNA reports (issue 34): the pg-boss worker that makes a queued medicines
- * or HLA report from the person's stored genome. A report is a resumable job
+ * The background side of DNA reports (issues 34 and 35): the pg-boss worker that makes a queued
+ * medicines, HLA or ancestry report from the person's stored genome. A report is a resumable job
  * (src/platform/resumable-jobs.ts: claimed once, back to queued at stop, taken back when its
  * process died, failed after DNA_REPORT_MAX_ATTEMPTS starts); each attempt starts over. The
  * result is sealed with the genome's key before it is stored.
@@ -16,6 +16,7 @@ import {
   resumableWork,
 } from '../../platform/resumable-jobs.ts';
 import type { ResumableJobSpec } from '../../platform/resumable-jobs.ts';
+import { estimateAncestry } from './dna.ancestry.ts';
 import { openGenome } from './dna.genome.ts';
 import { hlaReport } from './dna.hla.ts';
 import { medicinesReport } from './dna.pgx.ts';
@@ -25,7 +26,7 @@ import {
   DNA_REPORT_STALE_CHECK_MS,
   DNA_REPORT_STALE_MS,
 } from './dna.reports.ts';
-import type { HlaResult, MedicinesResult } from './dna.reports.ts';
+import type { AncestryResult, HlaResult, MedicinesResult } from './dna.reports.ts';
 import { encryptGenome, genomeKey } from './dna.store.ts';
 import type { CallLookup } from './dna.types.ts';
 
@@ -50,7 +51,8 @@ export const DNA_REPORT_JOBS: ResumableJobSpec<DnaWorkerDeps> = {
 };
 
 /** The report of `kind` over the person's calls. */
-function reportOf(kind: string, calls: CallLookup): MedicinesResult | HlaResult {
+function reportOf(kind: string, calls: CallLookup): MedicinesResult | HlaResult | AncestryResult {
+  if (kind === 'ancestry') return { ancestry: estimateAncestry(calls) };
   return kind === 'hla' ? { tags: hlaReport(calls) } : { genes: medicinesReport(calls) };
 }
 
