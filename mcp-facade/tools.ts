@@ -38,6 +38,7 @@ import { communityTools } from './tools/community.tools.ts';
 import { challengeTools, circleChallengeTools } from './tools/challenges.tools.ts';
 import { discoveryTools } from './tools/discovery.tools.ts';
 import { dnaTools } from './tools/dna.tools.ts';
+import { labsTools } from './tools/labs.tools.ts';
 
 export const TOOL_FAMILIES: Readonly<Record<string, readonly McpTool[]>> = {
   'access-grants': accessGrantTools,
@@ -74,6 +75,7 @@ export const TOOL_FAMILIES: Readonly<Record<string, readonly McpTool[]>> = {
   challenges: challengeTools,
   discovery: discoveryTools,
   dna: dnaTools,
+  labs: labsTools,
 };
 
 /** Every row, each with its family (the toolset a client chooses in its MCP URL, `?toolsets=`). */

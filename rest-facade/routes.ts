@@ -32,6 +32,7 @@ import { communityRoutes } from './routes/community.routes.ts';
 import { challengeRoutes } from './routes/challenges.routes.ts';
 import { discoveryRoutes } from './routes/discovery.routes.ts';
 import { dnaRoutes } from './routes/dna.routes.ts';
+import { labsRoutes } from './routes/labs.routes.ts';
 
 export const ROUTES: readonly RestRoute[] = [
   ...syncRoutes,
@@ -66,4 +67,5 @@ export const ROUTES: readonly RestRoute[] = [
   ...challengeRoutes,
   ...discoveryRoutes,
   ...dnaRoutes,
+  ...labsRoutes,
 ];

@@ -58,6 +58,7 @@ import '../domains/dna/dna.schema.ts';
 import '../domains/dna/dna.reports.schema.ts';
 import '../domains/dna/dna.family.schema.ts';
 import '../domains/dna/dna.findings.schema.ts';
+import '../domains/labs/labs.schema.ts';
 import './references.ts';
 
 export const schema = builder.toSchema({ sortSchema: true });

@@ -13,6 +13,7 @@ import type { Server } from 'node:http';
 import { loadConfig } from '../base/config.ts';
 import { openDatabase } from '../db/database.ts';
 import { startCatalogueAutoload } from '../domains/foods/foods.bundle.ts';
+import { closeOcr } from '../domains/labs/index.ts';
 import { createLogger } from '../base/logger.ts';
 import { oauthHostUrl } from '../oauth-host/host.ts';
 
@@ -86,6 +87,7 @@ function shutdown(signal: string): void {
     await Promise.all([closed(server), closed(oauthServer)]);
     await catalogue.stop();
     await jobs.stop();
+    await closeOcr().catch(() => {});
     await stopTracing().catch(() => {});
     await Promise.all([db.close(), limitStore.close()]);
     clearTimeout(force);

@@ -527,6 +527,21 @@ const SEEDERS: Record<string, (p: Db, me: Person, other: Person) => Promise<unkn
         comparison: new Uint8Array([5]),
       },
     }),
+  // a blood report and one of its values
+  'LabReport.userId': (p, me) =>
+    p.labReport.create({ data: { id: rand(), userId: me.id, drawnOn: '2026-03-14' } }),
+  'LabResult.userId': (p, me) =>
+    p.labResult.create({
+      data: {
+        id: rand(),
+        userId: me.id,
+        reportId: rand(),
+        markerId: 'glucose',
+        loinc: '2345-7',
+        value: 5.4,
+        unit: 'mmol/L',
+      },
+    }),
   // keyed by address
   'DnaRelative.inviteeEmail': (p, me, other) =>
     p.dnaRelative.create({ data: { inviterId: other.id, inviteeEmail: me.email } }),

@@ -11,6 +11,7 @@ import { HEALTH_SYNCED_TABLES } from '../../src/domains/health/index.ts';
 import { LOGS_SYNCED_TABLES } from '../../src/domains/logs/index.ts';
 import { MEALS_SYNCED_TABLES } from '../../src/domains/meals/index.ts';
 import { SNORING_SYNCED_TABLES } from '../../src/domains/snoring/index.ts';
+import { LABS_SYNCED_TABLES } from '../../src/domains/labs/index.ts';
 import { fromRoot } from '../../src/base/paths.ts';
 import { defineSyncedTable } from '../../src/platform/synced-tables.ts';
 import {
@@ -52,6 +53,7 @@ describe('SYNCED_TABLES', () => {
       ['logs', LOGS_SYNCED_TABLES],
       ['meals', MEALS_SYNCED_TABLES],
       ['snoring', SNORING_SYNCED_TABLES],
+      ['labs', LABS_SYNCED_TABLES],
     ];
     for (const [domain, tables] of declared)
       for (const t of tables) expect(domainOfModel.get(t.model), t.model).toBe(domain);

@@ -84,6 +84,7 @@ describe('tools/list', () => {
     expect([...UNSCOPED].sort()).toEqual([
       'get_glucose_readings',
       'get_health_summary',
+      'get_labs_reports',
       'get_nutrition_meals',
       'list_changes',
       'list_records',

@@ -16,6 +16,7 @@ import { DEVICES_SYNCED_TABLES } from '../devices/index.ts';
 import { GLUCOSE_SYNCED_TABLES } from '../glucose/index.ts';
 import { GOALS_SYNCED_TABLES } from '../goals/index.ts';
 import { HEALTH_SYNCED_TABLES } from '../health/index.ts';
+import { LABS_SYNCED_TABLES } from '../labs/index.ts';
 import { LOGS_SYNCED_TABLES } from '../logs/index.ts';
 import { MEALS_SYNCED_TABLES } from '../meals/index.ts';
 import { SNORING_SYNCED_TABLES } from '../snoring/index.ts';
@@ -28,7 +29,7 @@ export type {
 } from '../../platform/synced-tables.ts';
 
 /** The sync schema version this server speaks; bump it with every table or column added. */
-export const SYNC_SCHEMA_VERSION = 6;
+export const SYNC_SCHEMA_VERSION = 7;
 
 /** The phone's journal: the sync domain's own table. */
 const JOURNAL_ENTRIES = defineSyncedTable({
@@ -56,6 +57,7 @@ export const SYNCED_TABLES: readonly SyncedTable[] = [
   ...LOGS_SYNCED_TABLES,
   ...GOALS_SYNCED_TABLES,
   ...SNORING_SYNCED_TABLES,
+  ...LABS_SYNCED_TABLES,
 ];
 
 /** The registry row of a wire table name, or undefined. */

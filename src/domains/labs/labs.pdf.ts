@@ -1,0 +1,265 @@
+/**
+ * A lab report's text layer read from a PDF (issue 36), rebuilt into lines a parser can read: the
+ * text items pdf.js finds on each page (through `unpdf`'s serverless build) are grouped by their
+ * baseline, ordered left to right, and joined with one space, or with two where the gap between
+ * two items is wider than about two characters, so a table's columns and a two-column layout's
+ * halves stay apart ("Glucose  5.4  mmol/L  3.9 - 5.5").
+ *
+ * Why rebuild lines: pdf.js answers positioned fragments, and its plain text (`extractText`) joins
+ * a row's cells with single spaces or splits them over lines, which loses the columns a report is
+ * read by.
+ *
+ * pdf.js normalises text (NFKC): a micro sign is answered as the Greek mu ("μmol/L"), a ligature
+ * as its letters.
+ *
+ * Limits: at most `maxPages` pages and `maxChars` characters of text, and a time budget checked
+ * between pages (pdf.js runs in this thread: its serverless build has no worker, so a page being
+ * parsed is not interrupted, only the next one refused). A PDF without a text layer (a scan)
+ * answers no lines; reading its page images by OCR is not done here.
+ *
+ * It must never throw anything but a `PdfReadError` for a bad file (a password, a broken or
+ * truncated file, too many pages or characters, too slow), never write the bytes anywhere, never
+ * fetch anything (no font or CMap is loaded over a network), and never detach the caller's buffer.
+ */
+import { getDocumentProxy } from 'unpdf';
+import type { TextLine } from './labs.types.ts';
+
+/** What a PDF read may cost. */
+export interface PdfLimits {
+  /** the most pages read; a longer file is refused (default 20) */
+  maxPages: number;
+  /** the most characters of text across pages; more is refused (default 200,000) */
+  maxChars: number;
+  /** the time budget in ms, checked between pages (default 15,000) */
+  timeoutMs: number;
+}
+
+/** The limits used when none are given. */
+export const DEFAULT_PDF_LIMITS: PdfLimits = { maxPages: 20, maxChars: 200_000, timeoutMs: 15_000 };
+
+/** Why a PDF was not read. */
+export type PdfReadErrorCode =
+  | 'encrypted'
+  | 'unreadable'
+  | 'too_many_pages'
+  | 'too_much_text'
+  | 'timeout';
+
+/** A PDF this reader refuses; `message` says what was wrong in words for the person. */
+export class PdfReadError extends Error {
+  /** what went wrong, for the caller's status (413 for the limits, 422 otherwise) */
+  readonly code: PdfReadErrorCode;
+  constructor(code: PdfReadErrorCode, message: string) {
+    super(message);
+    this.name = 'PdfReadError';
+    this.code = code;
+  }
+}
+
+/** A PDF's rebuilt text: its lines, and how many pages it has. */
+export interface PdfText {
+  lines: TextLine[];
+  /** pages in the file (all of them are read: a file over the page cap is refused) */
+  pages: number;
+}
+
+/** A text fragment as pdf.js answers it (a `TextItem`; marked-content entries have no `str`). */
+interface PdfItem {
+  str: string;
+  /** [a, b, c, d, e, f]: e, f the origin in user space (points, y up); a..d scale and rotation */
+  transform: number[];
+  /** advance width in user space */
+  width: number;
+  height: number;
+}
+
+/** A fragment placed on the page. */
+interface Placed {
+  text: string;
+  x: number;
+  y: number;
+  /** right edge */
+  end: number;
+  /** font size (points) */
+  size: number;
+}
+
+type PdfDocument = Awaited<ReturnType<typeof getDocumentProxy>>;
+
+/**
+ * The text of a PDF as lines in reading order, page by page (1-based `page`, `confidence` null).
+ * A PDF with no text layer answers []. Throws `PdfReadError` for an encrypted, broken or oversized
+ * file.
+ */
+export async function pdfLines(
+  bytes: Uint8Array,
+  limits: Partial<PdfLimits> = {},
+): Promise<TextLine[]> {
+  return (await readPdf(bytes, limits)).lines;
+}
+
+/**
+ * The text of a PDF as lines, with its page count (see `pdfLines`). The bytes are copied before
+ * pdf.js sees them, so the caller's buffer stays usable.
+ */
+export async function readPdf(
+  bytes: Uint8Array,
+  limits: Partial<PdfLimits> = {},
+): Promise<PdfText> {
+  const lim = { ...DEFAULT_PDF_LIMITS, ...limits };
+  const deadline = Date.now() + lim.timeoutMs;
+  const opening = openPdf(bytes);
+  const pdf = await withDeadline(opening, deadline).catch((err: unknown) => {
+    // opened after the deadline: closed when it arrives
+    void opening.then((late) => late.destroy()).catch(() => undefined);
+    throw asPdfError(err);
+  });
+  try {
+    if (pdf.numPages > lim.maxPages) {
+      throw new PdfReadError(
+        'too_many_pages',
+        `The PDF has ${pdf.numPages} pages; a lab report is read up to ${lim.maxPages} pages.`,
+      );
+    }
+    const lines: TextLine[] = [];
+    let chars = 0;
+    for (let page = 1; page <= pdf.numPages; page++) {
+      if (Date.now() > deadline) throw timeoutError(lim.timeoutMs);
+      const pageLines = await withDeadline(readPage(pdf, page), deadline);
+      for (const line of pageLines) {
+        chars += line.text.length;
+        lines.push(line);
+      }
+      if (chars > lim.maxChars) {
+        throw new PdfReadError(
+          'too_much_text',
+          `The PDF holds more than ${lim.maxChars} characters of text; a lab report holds far less.`,
+        );
+      }
+    }
+    return { lines, pages: pdf.numPages };
+  } catch (err) {
+    throw asPdfError(err);
+  } finally {
+    await pdf.destroy().catch(() => undefined);
+  }
+}
+
+/** Opens the document from a copy of the bytes (pdf.js may transfer or keep its input). */
+async function openPdf(bytes: Uint8Array): Promise<PdfDocument> {
+  try {
+    // verbosity 0: errors only (pdf.js would otherwise log every font quirk of the file)
+    return await getDocumentProxy(new Uint8Array(bytes), {
+      verbosity: 0,
+      stopAtErrors: false,
+      isOffscreenCanvasSupported: false,
+    });
+  } catch (err) {
+    throw asPdfError(err);
+  }
+}
+
+/** One page's lines. */
+async function readPage(pdf: PdfDocument, page: number): Promise<TextLine[]> {
+  const proxy = await pdf.getPage(page);
+  try {
+    const content = await proxy.getTextContent();
+    const placed: Placed[] = [];
+    for (const item of content.items) {
+      if (!('str' in item)) continue;
+      const p = place(item as PdfItem);
+      if (p) placed.push(p);
+    }
+    return rowsOf(placed).map((row) => ({ text: joinRow(row), page, confidence: null }));
+  } finally {
+    proxy.cleanup();
+  }
+}
+
+/** A fragment's position, or null for blank or rotated text (a vertical margin note, a watermark). */
+function place(item: PdfItem): Placed | null {
+  const [a, b, c, d, e, f] = item.transform;
+  if (!item.str.trim()) return null;
+  // upright text only: a rotation or skew puts b or c far from zero
+  if (Math.abs(b) > 0.1 * Math.abs(a) || Math.abs(c) > 0.1 * Math.abs(d) || a <= 0) return null;
+  const size = Math.hypot(c, d) || item.height || 10;
+  const width = item.width > 0 ? item.width : item.str.length * size * 0.5;
+  return { text: item.str, x: e, y: f, end: e + width, size };
+}
+
+/** Fragments grouped into rows by baseline (top of the page first), each row ordered by x. */
+function rowsOf(items: Placed[]): Placed[][] {
+  const byY = [...items].sort((p, q) => q.y - p.y || p.x - q.x);
+  const rows: { y: number; size: number; items: Placed[] }[] = [];
+  for (const item of byY) {
+    const row = rows.at(-1);
+    // the same baseline within a third of the text's size (superscripts and mixed fonts included)
+    if (row && Math.abs(row.y - item.y) <= Math.max(1, 0.35 * Math.min(row.size, item.size))) {
+      row.items.push(item);
+    } else {
+      rows.push({ y: item.y, size: item.size, items: [item] });
+    }
+  }
+  return rows.map((row) => row.items.sort((p, q) => p.x - q.x));
+}
+
+/** A row's text: fragments joined by "", " " or "  " (a column gap) by the space between them. */
+function joinRow(row: Placed[]): string {
+  let text = '';
+  let prev: Placed | null = null;
+  for (const item of row) {
+    if (prev) {
+      const gap = item.x - prev.end;
+      const charWidth = averageCharWidth(prev);
+      if (gap > 2 * charWidth) text += '  ';
+      else if (gap > 0.15 * prev.size && !text.endsWith(' ') && !item.text.startsWith(' '))
+        text += ' ';
+    }
+    text += item.text;
+    prev = item;
+  }
+  return text.replace(/\s+$/, '').replace(/^\s+/, '');
+}
+
+/** A fragment's mean character width, bounded to a plausible share of its size. */
+function averageCharWidth(item: Placed): number {
+  const chars = item.text.length || 1;
+  const mean = (item.end - item.x) / chars;
+  return Math.min(Math.max(mean, 0.3 * item.size), 0.7 * item.size);
+}
+
+/** Rejects with a timeout once `deadline` passes. */
+async function withDeadline<T>(work: Promise<T>, deadline: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(timeoutError(0)), Math.max(0, deadline - Date.now()));
+  });
+  try {
+    return await Promise.race([work, late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+function timeoutError(ms: number): PdfReadError {
+  return new PdfReadError(
+    'timeout',
+    ms ? `Reading the PDF took longer than ${ms} ms.` : 'Reading the PDF took too long.',
+  );
+}
+
+/** Any error of pdf.js as a `PdfReadError` (a password, or a file it cannot read). */
+function asPdfError(err: unknown): PdfReadError {
+  if (err instanceof PdfReadError) return err;
+  const name = err instanceof Error ? err.name : '';
+  if (name === 'PasswordException') {
+    return new PdfReadError(
+      'encrypted',
+      'The PDF is protected by a password; save it without one and upload it again.',
+    );
+  }
+  return new PdfReadError(
+    'unreadable',
+    'The PDF could not be read: the file is damaged or not a PDF.',
+  );
+}
