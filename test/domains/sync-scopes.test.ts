@@ -23,6 +23,7 @@ const newId = (): string =>
 function oneOfEach(): Record<string, Record<string, unknown>> {
   const mealId = newId();
   const savedMealId = newId();
+  const labReportId = newId();
   return {
     journal_entries: { id: newId(), body: 'slept well', happened_at: T0, mood: 4 },
     glucose_readings: { id: newId(), sensor_id: 1, timestamp: T0, value_mg_dl: 120 },
@@ -61,6 +62,15 @@ function oneOfEach(): Record<string, Record<string, unknown>> {
     log_entries: { id: newId(), kind: 'hydration', value: 250, unit: 'ml', logged_at: T0 },
     goals: { id: newId(), metric: 'steps', target: 8000 },
     snore_nights: { id: newId(), started_at: T0, ended_at: T0 + 25_200_000, snoring_minutes: 30 },
+    lab_reports: { id: labReportId, drawn_on: '2026-03-14' },
+    lab_results: {
+      id: newId(),
+      report_id: labReportId,
+      marker_id: 'glucose',
+      loinc: '2345-7',
+      value: 98,
+      unit: 'mg/dL',
+    },
   };
 }
 
@@ -123,6 +133,8 @@ describe('sync scopes: the registry', () => {
       log_entries: ['health:metrics:read', 'health:logs:write'],
       goals: ['goals:read', 'goals:write'],
       snore_nights: ['health:sleep:read', 'health:logs:write'],
+      lab_reports: ['health:labs:read', 'health:labs:write'],
+      lab_results: ['health:labs:read', 'health:labs:write'],
     });
   });
 });
