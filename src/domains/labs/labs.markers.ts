@@ -15,6 +15,7 @@ import { personZone } from '../profile/index.ts';
 import { outOfRangeOf, rangeOf } from './labs.reports.ts';
 import type { RangeView } from './labs.reports.ts';
 import type { LabMarkerDef, UnitValue } from './labs.types.ts';
+import { roundForUnit, significantDigits, toPrimary } from './labs.units.ts';
 import { allMarkers, convertToOther, markerById } from './labs.vocabulary.ts';
 
 /** A relative change below this reads as stable. */
@@ -89,12 +90,12 @@ async function valuesOf(ctx: AuthedContext, markerId?: string): Promise<Row[]> {
     );
 }
 
-/** A value in the marker's primary unit (null when it cannot be converted). */
+/** A value in the marker's primary unit, rounded for it (null when it cannot be converted). */
 function primaryOf(def: LabMarkerDef, value: number, unit: string): UnitValue | null {
-  const primary = def.units[0].ucum;
-  if (unit === primary) return { value, unit };
-  const other = convertToOther(def, value, unit);
-  return other?.unit === primary ? other : null;
+  const primary = toPrimary(def, value, unit);
+  if (primary === null) return null;
+  const target = def.units[0];
+  return { value: roundForUnit(target, primary, significantDigits(value)), unit: target.ucum };
 }
 
 function pointsOf(def: LabMarkerDef, rows: Row[]): MarkerPoint[] {

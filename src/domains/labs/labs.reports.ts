@@ -20,6 +20,7 @@ import type { AuthedContext } from '../../graphql/context.ts';
 import { syncedWrite } from '../../platform/sync-clock.ts';
 import { personZone } from '../profile/index.ts';
 import type { LabMarkerDef, UnitValue } from './labs.types.ts';
+import { convertValue, toPrimary } from './labs.units.ts';
 import { convertToOther, markerById, unitOf } from './labs.vocabulary.ts';
 
 /** Values a report may hold. */
@@ -140,13 +141,6 @@ export function rangeOf(
 const rangeText = (low: number | null, high: number | null): string =>
   low !== null && high !== null ? `${low}-${high}` : low !== null ? `>= ${low}` : `<= ${high}`;
 
-/** The value in the range's unit (the fallback is in the primary unit). */
-function valueIn(def: LabMarkerDef, value: number, unit: string, target: string): number | null {
-  if (unit === target) return value;
-  const other = convertToOther(def, value, unit);
-  return other && other.unit === target ? other.value : null;
-}
-
 /** high, low or null against the range. */
 export function outOfRangeOf(
   def: LabMarkerDef,
@@ -155,7 +149,7 @@ export function outOfRangeOf(
   range: RangeView | null,
 ): 'high' | 'low' | null {
   if (!range) return null;
-  const v = valueIn(def, value, unit, range.unit);
+  const v = convertValue(def, value, unit, range.unit);
   if (v === null) return null;
   if (range.high !== null && v > range.high) return 'high';
   if (range.low !== null && v < range.low) return 'low';
@@ -234,7 +228,7 @@ function checkedValues(
       });
       return [];
     }
-    const primary = valueIn(def, m.value, ucum, def.units[0].ucum);
+    const primary = toPrimary(def, m.value, ucum);
     if (primary !== null && (primary < def.plausible.min || primary > def.plausible.max)) {
       issues.push({
         loc: ['markers', i, 'value'],
