@@ -12,6 +12,8 @@ export default defineConfig({
     // The schema, operations and Prisma's query compiler load once per worker, not per file;
     // each test file still gets its own database (test/harness/app.ts).
     isolate: false,
+    // settledRssMb() (test/harness/loop-watch.ts) collects garbage before it reads the RSS
+    execArgv: ['--expose-gc'],
     testTimeout: 30_000,
     hookTimeout: 120_000,
   },

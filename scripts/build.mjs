@@ -8,7 +8,7 @@
  * (EXTERNAL). Runs at install (postinstall) and before the tests (test/harness/global-setup.ts),
  * in about a second. Plain JavaScript, so that it needs nothing but node and esbuild.
  */
-import { rmSync } from 'node:fs';
+import { readdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { build } from 'esbuild';
 
@@ -22,12 +22,26 @@ const EXTERNAL = [
   'pg-native',
   'pino',
   'ioredis',
+  // loads its own worker.js by path
+  'piscina',
 ];
+/**
+ * Worker threads' modules (src/platform/file-workers.ts): the thread entry and every `*.job.ts`,
+ * each an entry of its own named by its file (`dist/labs.pdf.job.js`), where fileJobModule() looks.
+ */
+const WORKER_ENTRIES = Object.fromEntries(
+  [
+    'src/platform/file-worker.mjs',
+    ...readdirSync(path.join(root, 'src'), { recursive: true })
+      .filter((file) => file.endsWith('.job.ts'))
+      .map((file) => path.join('src', file)),
+  ].map((file) => [path.basename(file).replace(/\.(mjs|ts)$/, ''), file]),
+);
 
 rmSync(outdir, { recursive: true, force: true });
 await build({
   absWorkingDir: root,
-  entryPoints: ['src/server/main.ts'],
+  entryPoints: { main: 'src/server/main.ts', ...WORKER_ENTRIES },
   outdir,
   bundle: true,
   splitting: true,

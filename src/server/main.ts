@@ -14,6 +14,7 @@ import { loadConfig } from '../base/config.ts';
 import { openDatabase } from '../db/database.ts';
 import { startCatalogueAutoload } from '../domains/foods/foods.bundle.ts';
 import { closeOcr } from '../domains/labs/index.ts';
+import { closeFileWorkers } from '../platform/file-workers.ts';
 import { createLogger } from '../base/logger.ts';
 import { oauthHostUrl } from '../oauth-host/host.ts';
 
@@ -88,6 +89,7 @@ function shutdown(signal: string): void {
     await catalogue.stop();
     await jobs.stop();
     await closeOcr().catch(() => {});
+    await closeFileWorkers().catch(() => {});
     await stopTracing().catch(() => {});
     await Promise.all([db.close(), limitStore.close()]);
     clearTimeout(force);
