@@ -21,6 +21,7 @@ import type { ValidationIssue } from '../src/base/errors.ts';
 import type { Context } from '../src/graphql/context.ts';
 import type { OperationStore, PersistedOperation } from '../src/schema/operations.ts';
 import { jsonStreamBodyParser } from '../src/platform/json-stream.ts';
+import { photoMaxBytes, photoTooLarge } from '../src/platform/photos.ts';
 import { snakeKeys, toCamel, toSnake } from '../src/base/wire.ts';
 import type { OpaqueKeys } from '../src/base/wire.ts';
 import { httpAnswerFor } from './http-errors.ts';
@@ -46,7 +47,7 @@ export interface RestFacadeOptions {
   schema: GraphQLSchema;
   /** builds the GraphQL context of one request (authenticates the caller) */
   context(req: Request): Promise<Context>;
-  /** largest file part a multipart route reads (UPLOAD_MAX_BYTES); beyond it 413 */
+  /** largest file part a multipart route reads (UPLOAD_MAX_BYTES; a `photo` row: its photo's limit); beyond it 413 */
   uploadMaxBytes: number;
 }
 
@@ -183,17 +184,24 @@ async function readBody(
   route: RestRoute,
   req: Request,
   res: Response,
-  uploadMaxBytes: number,
+  maxFileBytes: number,
 ): Promise<{ body: unknown; text: boolean } | null> {
   if (route.responder === 'raw') {
     // the bytes exactly as sent (a body the raw parser did not read, e.g. none at all, is empty)
     return { body: Buffer.isBuffer(req.body) ? req.body.toString('utf8') : '', text: true };
   }
   if (route.responder === 'multipart') {
-    const form = await readMultipart(req, { maxFileBytes: uploadMaxBytes });
+    const form = await readMultipart(req, { maxFileBytes });
+    if (!form.ok && form.status === 413) {
+      // NOTE: the rest of an over-limit body is never read: the connection ends with the answer
+      res.set('connection', 'close');
+      // a photo row answers as its field does (the same limit, the same words)
+      const detail = route.photo ? photoTooLarge(maxFileBytes).message : form.detail;
+      res.status(413).json(httpErrorBody('PAYLOAD_TOO_LARGE', { detail }));
+      return null;
+    }
     if (!form.ok) {
-      const code = form.status === 413 ? 'PAYLOAD_TOO_LARGE' : 'VALIDATION_FAILED';
-      res.status(form.status).json(httpErrorBody(code, { detail: form.detail }));
+      res.status(form.status).json(httpErrorBody('VALIDATION_FAILED', { detail: form.detail }));
       return null;
     }
     // text fields are text, like query parameters; file parts pass through as Files
@@ -343,7 +351,10 @@ function handlerFor(route: RestRoute, options: RestFacadeOptions) {
       (res.locals[AUTHENTICATED] as Context | undefined) ??
       (await authenticateRequest(req, res, op, options));
     if (!ctx) return;
-    const body = await readBody(route, req, res, options.uploadMaxBytes);
+    const maxFileBytes = route.photo
+      ? photoMaxBytes(route.photo, ctx.config)
+      : options.uploadMaxBytes;
+    const body = await readBody(route, req, res, maxFileBytes);
     if (!body) return;
     const reading = readVariables(route, plan, req, body);
     origins = reading.origins;

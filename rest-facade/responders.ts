@@ -5,7 +5,8 @@
  *   whether the file is acceptable (type, size, ownership). File parts of one name are kept in
  *   order as a list, so a list variable (`[File!]`) receives every part of its name and a single
  *   one (`File!`) the last, as a repeated query parameter; the transport bounds the parts
- *   (MULTIPART_MAX_FILES: 422 beyond) and the bytes (each part and all of them: 413 beyond).
+ *   (MULTIPART_MAX_FILES: 422 beyond) and the bytes (each part and all of them: 413 beyond, the
+ *   moment a part passes its limit, the rest of the body left unread: issue 45).
  * - `preflight`: OPTIONS for a browser's CORS preflight. Answers 200 with no body, naming the methods
  *   the route table serves on the path (`Allow`, `Access-Control-Allow-Methods`) and the request
  *   headers clients send; it runs no operation. It grants no origin (no
@@ -105,26 +106,32 @@ interface FormState {
   failed: boolean;
 }
 
-/** Collects a file part into `body` as a File, unless the form is already past its size limits. */
-function collectFile(state: FormState, body: MultipartBody, maxTotal: number) {
+/**
+ * Collects a file part into `body` as a File, unless the form is already past its size limits;
+ * `tooLarge` is called the moment a part (or all of them) passes its limit.
+ */
+function collectFile(
+  state: FormState,
+  body: MultipartBody,
+  maxTotal: number,
+  tooLarge: () => void,
+) {
   return (name: string, stream: Readable, info: busboy.FileInfo): void => {
     const chunks: Buffer[] = [];
+    const overLimit = (): void => {
+      state.tooLarge = true;
+      chunks.length = 0;
+      tooLarge();
+    };
     // busboy destroys an unfinished file part with an error when the form ends early
     stream.on('error', () => void (state.failed = true));
     stream.on('data', (chunk: Buffer) => {
       if (state.tooLarge) return;
       state.total += chunk.length;
-      if (state.total > maxTotal) {
-        state.tooLarge = true;
-        chunks.length = 0;
-        return;
-      }
+      if (state.total > maxTotal) return overLimit();
       chunks.push(chunk);
     });
-    stream.on('limit', () => {
-      state.tooLarge = true;
-      chunks.length = 0;
-    });
+    stream.on('limit', overLimit);
     stream.on('close', () => {
       if (state.tooLarge || state.failed) return;
       const file = new File(
@@ -171,7 +178,9 @@ function formOutcome(
 
 /**
  * Reads a multipart/form-data request with busboy. A request that is not multipart reads as an
- * empty form (the operation's required variables then answer 422 as missing).
+ * empty form (the operation's required variables then answer 422 as missing). A file part past
+ * its limit (or all of them past theirs) settles 413 at once: the parser is let go and whatever
+ * still arrives is dropped unread (the caller ends the connection with its answer).
  *
  * It must never leave a stream's 'error' unheard (busboy destroys the open file part with an error
  * when the form ends early: unheard, that error ends the process) and must always settle: a form
@@ -182,7 +191,8 @@ export function readMultipart(req: Request, limits: MultipartLimits): Promise<Mu
   try {
     parser = busboy({
       headers: req.headers,
-      limits: { ...FIELD_LIMITS, fileSize: limits.maxFileBytes },
+      // busboy stops a part when it reaches fileSize: one more, so a part of maxFileBytes is whole
+      limits: { ...FIELD_LIMITS, fileSize: limits.maxFileBytes + 1 },
     });
   } catch {
     return Promise.resolve({ ok: true, body: {} });
@@ -191,16 +201,24 @@ export function readMultipart(req: Request, limits: MultipartLimits): Promise<Mu
   const maxTotal = limits.maxTotalBytes ?? MULTIPART_TOTAL_FILES * limits.maxFileBytes;
   const state: FormState = { total: 0, tooLarge: false, tooMany: false, failed: false };
   return new Promise((resolve) => {
+    let settled = false;
     // the request ending early (the client went away, before or while it is read) ends the parser
     // with an error, which settles the promise below
     const stopWatching = finished(req, { writable: false }, (err) => {
       if (err) parser.destroy(err);
     });
     const settle = (result: MultipartResult): void => {
+      if (settled) return;
+      settled = true;
       stopWatching();
       resolve(result);
     };
-    parser.on('file', collectFile(state, body, maxTotal));
+    const tooLarge = (): void => {
+      req.unpipe(parser);
+      req.resume();
+      settle(formOutcome(state, body, limits, maxTotal));
+    };
+    parser.on('file', collectFile(state, body, maxTotal, tooLarge));
     parser.on('field', (name, value) => {
       if (!(name in body)) body[name] = value;
     });

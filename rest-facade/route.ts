@@ -2,6 +2,7 @@
  * A REST route is a row of data naming a persisted GraphQL operation; rest-facade/handler.ts
  * serves every row the same way. Rows never contain functions or business rules.
  */
+import type { PhotoKind } from '../src/platform/photos.ts';
 import type { Responder } from './responders.ts';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE' | 'OPTIONS';
@@ -59,4 +60,10 @@ export interface RestRoute {
    * src/platform/streamed-file.ts): the field reads it as a stream under its own size limit
    */
   responder?: Responder;
+  /**
+   * a `multipart` row taking one photo: the kind whose size limit (src/platform/photos.ts,
+   * PHOTO_LIMITS) bounds its file parts instead of UPLOAD_MAX_BYTES, so a part over it is answered
+   * 413 the moment it passes the limit, not read to its end (the field checks the same limit)
+   */
+  photo?: PhotoKind;
 }

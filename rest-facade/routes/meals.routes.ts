@@ -38,6 +38,7 @@ export const mealRoutes: RestRoute[] = [
     path: '/api/meals/photo',
     operation: 'createMealFromPhoto',
     responder: 'multipart',
+    photo: 'meal',
     tag: 'meals',
   },
   { method: 'GET', path: '/api/meals', operation: 'meals', tag: 'meals' },
@@ -54,6 +55,7 @@ export const mealRoutes: RestRoute[] = [
     path: '/api/meals/{meal_id}/photo',
     operation: 'setMealPhoto',
     responder: 'multipart',
+    photo: 'meal',
     tag: 'meals',
   },
   // saved meals and favorites (issue 17): the read API

@@ -9,6 +9,7 @@ export const profileRoutes: RestRoute[] = [
     path: '/api/auth/profile-photo',
     operation: 'setProfilePhoto',
     responder: 'multipart',
+    photo: 'profile',
     tag: 'auth',
   },
 ];

@@ -139,13 +139,15 @@ const EnvSchema = z.object({
   /**
    * Limits of a GraphQL document sent to POST /graphql, refused before it runs (every persisted
    * operation fits them): selection depth, aliases, lexical tokens, estimated cost
-   * (src/graphql/document-limits.ts) and directives
+   * (src/graphql/document-limits.ts) and directives; tokens count comments too
    */
   GRAPHQL_MAX_DEPTH: z.coerce.number().int().min(1).max(100).default(10),
   GRAPHQL_MAX_ALIASES: z.coerce.number().int().min(0).max(1000).default(15),
   GRAPHQL_MAX_TOKENS: z.coerce.number().int().min(100).max(100_000).default(1000),
   GRAPHQL_MAX_COST: z.coerce.number().int().min(100).max(10_000_000).default(20_000),
   GRAPHQL_MAX_DIRECTIVES: z.coerce.number().int().min(0).max(1000).default(20),
+  /** Longest GraphQL document text, in characters (a comment or a string is one token however long) */
+  GRAPHQL_MAX_DOCUMENT_CHARS: z.coerce.number().int().min(1000).max(1_000_000).default(50_000),
   /** Wrong community invite codes per account and per client IP per hour (then 429, issue 32) */
   COMMUNITY_JOIN_FAILURES_PER_HOUR_PER_ACCOUNT: z.coerce.number().int().min(1).default(10),
   COMMUNITY_JOIN_FAILURES_PER_HOUR_PER_IP: z.coerce.number().int().min(1).default(30),
@@ -223,6 +225,8 @@ const EnvSchema = z.object({
   STRIPE_WEBHOOK_SECRET: z.string().min(1).optional(),
   /** Where the SDK sends API requests (protocol, host, port); unset: https://api.stripe.com */
   STRIPE_API_BASE: z.string().url().optional(),
+  /** Timeout of one Stripe request (504 beyond); the SDK tries a failed request once more */
+  STRIPE_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(10_000),
   /** The sensor kit's full (fully refundable) price in the currency's smallest unit */
   KIT_PRICE_CENTS: z.coerce.number().int().min(50).max(10_000_000).default(9900),
   /** The currency of the kit price and of orders (ISO 4217, lower case) */
@@ -248,6 +252,15 @@ const EnvSchema = z.object({
   MONITOR_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(10_000),
   /** Feedback reports a person may send per UTC day (429 rate_limited beyond) */
   FEEDBACK_REPORTS_PER_DAY: z.coerce.number().int().min(1).default(20),
+  /**
+   * Heavy work a person may start (issue 45; 429 rate_limited with Retry-After beyond): genome
+   * uploads and Apple Health archive uploads per UTC day, blood reports read per hour, discovery
+   * runs per UTC day
+   */
+  DNA_UPLOADS_PER_DAY: z.coerce.number().int().min(1).default(10),
+  ARCHIVE_IMPORTS_PER_DAY: z.coerce.number().int().min(1).default(10),
+  LAB_PARSES_PER_HOUR: z.coerce.number().int().min(1).default(30),
+  DISCOVERY_RUNS_PER_DAY: z.coerce.number().int().min(1).default(20),
   /**
    * Bearer token GET /metrics requires (docs/operations.md); unset: /metrics answers only direct
    * loopback connections (never a proxied request)

@@ -1,9 +1,12 @@
 /**
- * The limits of a GraphQL document sent to POST /graphql (issue 29): lexical tokens while it is
- * parsed, then selection depth, aliases and directives while it is validated, so an oversized
- * document is refused with one clear error before any resolver runs. The counting is GraphQL
- * Armor's (its rules and token-counting parser); the numbers come from config (GRAPHQL_MAX_*), and
- * every persisted operation fits them (test/graphql/cost-limits.test.ts).
+ * The limits of a GraphQL document sent to POST /graphql (issue 29): its length in characters
+ * before it is parsed (and before yoga caches anything by its text), lexical tokens while it is
+ * parsed (comments included, issue 45: a comment is skipped between tokens, so it would otherwise
+ * cost nothing), then selection depth, aliases and directives while it is validated, so an
+ * oversized document is refused with one clear error before any resolver runs. The counting is
+ * GraphQL Armor's (its rules and token-counting parser) with graphql-js' count of comments; the
+ * numbers come from config (GRAPHQL_MAX_*), and every persisted operation fits them
+ * (test/graphql/cost-limits.test.ts).
  *
  * The fifth limit, cost, needs the variables (a page size is often one), so it is checked when the
  * operation is about to execute, by src/graphql/query-cost.ts, and refused in the same shape
@@ -39,9 +42,11 @@ export interface DocumentLimits {
   cost: number;
   /** directives used (`@include`, `@skip`, ...) */
   directives: number;
+  /** characters of the document text (a comment or a string is one token however long) */
+  chars: number;
 }
 
-/** The limits configured by GRAPHQL_MAX_DEPTH, _ALIASES, _TOKENS, _COST and _DIRECTIVES. */
+/** The limits configured by GRAPHQL_MAX_DEPTH, _ALIASES, _TOKENS, _COST, _DIRECTIVES and _DOCUMENT_CHARS. */
 export function documentLimitsOf(config: Config): DocumentLimits {
   return {
     depth: config.GRAPHQL_MAX_DEPTH,
@@ -49,6 +54,7 @@ export function documentLimitsOf(config: Config): DocumentLimits {
     tokens: config.GRAPHQL_MAX_TOKENS,
     cost: config.GRAPHQL_MAX_COST,
     directives: config.GRAPHQL_MAX_DIRECTIVES,
+    chars: config.GRAPHQL_MAX_DOCUMENT_CHARS,
   };
 }
 
@@ -103,29 +109,73 @@ export function documentLimitRules(limits: DocumentLimits): ValidationRule[] {
   ] as ValidationRule[];
 }
 
-/** Parses a document, stopping with the token limit's error as soon as it has too many tokens. */
-export function parseWithinLimits(
-  source: string | Source,
-  limits: Pick<DocumentLimits, 'tokens'>,
-  options?: ParseOptions,
-): DocumentNode {
-  const parser = new MaxTokensParserWLexer(source, {
-    ...options,
-    n: limits.tokens,
-    propagateOnRejection: false,
-    onReject: [
-      (_context, error) => {
-        throw tooComplex('tokens', error);
-      },
-    ],
+/** The refusal of a document text longer than `limits.chars`, or null when it fits. */
+export function documentTooLong(
+  text: string,
+  limits: Pick<DocumentLimits, 'chars'>,
+): GraphQLError | null {
+  if (text.length <= limits.chars) return null;
+  return documentTooComplex('chars', `Document longer than ${limits.chars} characters.`, {
+    chars: text.length,
+    max: limits.chars,
   });
-  return parser.parseDocument();
 }
 
-/** The yoga plugin: documents are parsed within the token limit and validated with the others. */
+/**
+ * Armor's token-counting parser, counting comments too: the lexer skips the comments between two
+ * tokens, so Armor's count never sees them; graphql-js counts them once `maxComments` is set.
+ */
+class DocumentParser extends MaxTokensParserWLexer {
+  private readonly maxTokens: number;
+
+  constructor(source: string | Source, maxTokens: number, options?: ParseOptions) {
+    super(source, {
+      ...options,
+      // turns graphql-js' count of comments on; the limit is checked below, with the tokens
+      maxComments: Number.MAX_SAFE_INTEGER,
+      n: maxTokens,
+      propagateOnRejection: false,
+      onReject: [
+        (_context, error) => {
+          throw tooComplex('tokens', error);
+        },
+      ],
+    });
+    this.maxTokens = maxTokens;
+  }
+
+  override advanceLexer(): void {
+    super.advanceLexer();
+    if (this.tokenCount + (this._lexer._commentCount ?? 0) > this.maxTokens)
+      throw documentTooComplex('tokens', `Token limit of ${this.maxTokens} exceeded.`);
+  }
+}
+
+/**
+ * Parses a document, refusing it when its text is longer than `limits.chars`, and stopping with
+ * the token limit's error as soon as it has read more tokens (comments included) than `limits.tokens`.
+ */
+export function parseWithinLimits(
+  source: string | Source,
+  limits: Pick<DocumentLimits, 'tokens' | 'chars'>,
+  options?: ParseOptions,
+): DocumentNode {
+  const tooLong = documentTooLong(typeof source === 'string' ? source : source.body, limits);
+  if (tooLong) throw tooLong;
+  return new DocumentParser(source, limits.tokens, options).parseDocument();
+}
+
+/**
+ * The yoga plugin: a document text over the character limit is refused before yoga parses (or
+ * caches) it; documents are parsed within the token limit and validated with the others.
+ */
 export function useDocumentLimits(limits: DocumentLimits): Plugin {
   const rules = documentLimitRules(limits);
   return {
+    onParams: ({ params, setResult }) => {
+      const tooLong = typeof params.query === 'string' && documentTooLong(params.query, limits);
+      if (tooLong) setResult({ errors: [tooLong] });
+    },
     onParse: ({ setParseFn }) => {
       setParseFn((source: string | Source, options?: ParseOptions) =>
         parseWithinLimits(source, limits, options),

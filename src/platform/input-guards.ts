@@ -1,20 +1,25 @@
 /**
  * Guards every door applies to hostile input before anything walks it recursively or hands it to
  * the database: JSON nesting depth (checked on the raw text, before JSON.parse, and on parsed
- * values), text PostgreSQL cannot store (U+0000, lone surrogates), dates beyond year 9999, and the
- * size of what an error answer echoes back. REST and MCP bodies pass `jsonBodyParser`; every persisted operation and
- * every /graphql request checks its variables with `unsafeInputIssues` (src/schema/operations.ts,
- * src/schema/yoga.ts). Nothing here knows a route: new routes and tools inherit the guards.
+ * values), text PostgreSQL cannot store (U+0000, lone surrogates), dates beyond year 9999, the
+ * size of a body, and the size of what an error answer echoes back. REST and MCP bodies pass
+ * `jsonBodyParser`, /graphql bodies `boundedBody` (issue 45: within the same BODY_LIMIT_BYTES); every
+ * persisted operation and every /graphql request checks its variables with `unsafeInputIssues`
+ * (src/schema/operations.ts, src/schema/yoga.ts). Nothing here knows a route: new routes and tools
+ * inherit the guards.
  *
  * It must never throw on any input, and never recurse over the input itself.
  */
 import express from 'express';
-import type { RequestHandler } from 'express';
+import type { Request, RequestHandler, Response } from 'express';
 import { clip, MAX_ISSUES } from '../base/errors.ts';
 import type { ValidationIssue } from '../base/errors.ts';
 
 /** Deepest JSON nesting accepted in a body, GraphQL variables or MCP arguments (docs/decisions.md). */
 export const MAX_JSON_DEPTH = 64;
+
+/** Largest body of a REST or /graphql request (1 MiB), unless a REST row names its own bodyLimit. */
+export const BODY_LIMIT_BYTES = 1024 * 1024;
 
 /** body-parser error type of a body nested deeper than MAX_JSON_DEPTH (see app.ts's error handler). */
 export const TOO_DEEP = 'entity.too.deep';
@@ -57,8 +62,63 @@ function refuseDeepJson(_req: unknown, _res: unknown, body: Buffer): void {
 }
 
 /** express.json with the depth guard; every JSON body of the REST and MCP facades is read through it. */
-export function jsonBodyParser(limit: string): RequestHandler {
+export function jsonBodyParser(limit: string | number): RequestHandler {
   return express.json({ limit, verify: refuseDeepJson });
+}
+
+export interface BoundedBodyOptions {
+  /** the most bytes a body may have */
+  maxBytes: number;
+  /** bodies of this content type pass unread (their own reader bounds them: multipart uploads) */
+  except?: string;
+  /** writes the 413 answer in the door's own shape */
+  tooLarge: (res: Response) => void;
+}
+
+/** Answers 413 and ends the connection after the answer, so the rest of the body is never read. */
+function refuseOversized(req: Request, res: Response, options: BoundedBodyOptions): void {
+  res.set('connection', 'close');
+  options.tooLarge(res);
+  // what arrives until the connection closes is dropped, never kept
+  req.resume();
+}
+
+/**
+ * Reads a body of at most `maxBytes` into `req.body` (a Buffer) for a handler that takes it from
+ * there (yoga). A declared Content-Length over the limit is answered 413 before a byte is read, a
+ * body that passes the limit as it arrives the moment it does: never read to its end, never held
+ * beyond the limit (issue 45). A request without a body (GET) passes unread.
+ */
+export function boundedBody(options: BoundedBodyOptions): RequestHandler {
+  return (req, res, next) => {
+    if (req.method === 'GET' || req.method === 'HEAD') return next();
+    if (options.except && req.is(options.except)) return next();
+    if (Number(req.headers['content-length']) > options.maxBytes)
+      return refuseOversized(req, res, options);
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const stop = (): void => {
+      req.off('data', onData).off('end', onEnd).off('error', onError);
+    };
+    const onData = (chunk: Buffer): void => {
+      size += chunk.length;
+      if (size <= options.maxBytes) return void chunks.push(chunk);
+      stop();
+      chunks.length = 0;
+      refuseOversized(req, res, options);
+    };
+    const onEnd = (): void => {
+      stop();
+      req.body = Buffer.concat(chunks, size);
+      next();
+    };
+    // the client went away mid-body: nobody is left to answer
+    const onError = (): void => {
+      stop();
+      res.destroy();
+    };
+    req.on('data', onData).on('end', onEnd).on('error', onError);
+  };
 }
 
 const NUL_MESSAGE = 'String should not contain NUL characters (\\u0000)';

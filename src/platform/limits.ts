@@ -9,6 +9,7 @@
  * share counters. It must never decide who is limited: callers pass the key and the rule.
  * A refusal (by take, or a peek that says no) counts in rate_limit_hits_total under the rule's name.
  */
+import { appError } from '../base/errors.ts';
 import type { LimitDecision, Limiter, LimitStore } from './rate-limit.ts';
 import { createLimiter } from './rate-limit.ts';
 
@@ -69,4 +70,22 @@ export function createLimits(options: LimitsOptions): Limits {
     reset: (rule, key) => limiterFor(rule).reset(key),
     refund: (rule, key) => limiterFor(rule).refund(key),
   };
+}
+
+/**
+ * Counts one event for `key` under `rule`; once the rule's events are spent, RATE_LIMITED (429,
+ * `detail.code` `rate_limited`, Retry-After: the seconds until the window resets) saying `message`.
+ */
+export async function spendLimit(
+  limits: Limits,
+  rule: LimitRule,
+  key: string,
+  message: string,
+): Promise<void> {
+  const decision = await limits.take(rule, key);
+  if (!decision.allowed)
+    throw appError('RATE_LIMITED', message, {
+      detail: { code: 'rate_limited' },
+      retryAfter: decision.retryAfterSeconds,
+    });
 }

@@ -1,14 +1,16 @@
 /**
- * Photos that domains store (profile photos, meal photos): the accepted image types, the check of
- * an upload's type from its own bytes (not only the declared type), the public storage folders and
- * the public URL of a stored photo. Photos are served at /media/<folder>/<key> (media.router.ts):
- * the key is the capability, 128 random bits.
+ * Photos that domains store (profile photos, meal photos): the accepted image types, their size
+ * limits (PHOTO_LIMITS: the field checks the file, and the REST facade stops reading a multipart
+ * part there, issue 45), the check of an upload's type from its own bytes (not only the declared
+ * type), the public storage folders and the public URL of a stored photo. Photos are served at
+ * /media/<folder>/<key> (media.router.ts): the key is the capability, 128 random bits.
  *
  * It must never import a domain: a domain that stores photos imports this, and its folder is
  * listed here so that the media router can serve it.
  */
 import { fileTypeFromBuffer } from 'file-type';
-import { validationError } from '../base/errors.ts';
+import type { GraphQLError } from 'graphql';
+import { appError, validationError } from '../base/errors.ts';
 import type { Config } from '../base/config.ts';
 
 /** Accepted image types (as sniffed from the bytes) and the extension their keys get. */
@@ -27,6 +29,34 @@ export const PROFILE_PHOTO_FOLDER = 'profile';
 
 /** Storage folder of meal photos (served at /media/meals/<key>, public by unguessable key). */
 export const MEAL_PHOTO_FOLDER = 'meals';
+
+/** Largest meal photo, bytes (below the multipart read limit, UPLOAD_MAX_BYTES). */
+export const MEAL_PHOTO_MAX_BYTES = 8 * 1024 * 1024;
+
+/** The size limit of each kind of photo, in bytes (413 beyond). */
+export const PHOTO_LIMITS = {
+  /** a profile photo: PROFILE_PHOTO_MAX_BYTES */
+  profile: (config: Pick<Config, 'PROFILE_PHOTO_MAX_BYTES'>): number =>
+    config.PROFILE_PHOTO_MAX_BYTES,
+  /** a meal's photo: MEAL_PHOTO_MAX_BYTES */
+  meal: (): number => MEAL_PHOTO_MAX_BYTES,
+} as const;
+
+/** A kind of photo with its own size limit (a REST row names it: `photo`). */
+export type PhotoKind = keyof typeof PHOTO_LIMITS;
+
+/** The largest `kind` photo under `config`, in bytes. */
+export function photoMaxBytes(
+  kind: PhotoKind,
+  config: Pick<Config, 'PROFILE_PHOTO_MAX_BYTES'>,
+): number {
+  return PHOTO_LIMITS[kind](config);
+}
+
+/** The 413 of a photo over `maxBytes`: the field and the REST facade's early stop say the same. */
+export function photoTooLarge(maxBytes: number): GraphQLError {
+  return appError('PAYLOAD_TOO_LARGE', `The photo is larger than ${maxBytes} bytes`);
+}
 
 const TYPES_IN_WORDS = 'JPEG, PNG, WebP or HEIC';
 

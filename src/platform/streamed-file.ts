@@ -54,6 +54,15 @@ export class StreamedFile {
     return Readable.toWeb(this.readable()) as ReadableStream<Uint8Array>;
   }
 
+  /**
+   * What JSON makes of it: its name and type, never its stream (issue 45: a request's variables
+   * are stringified whole, src/platform/local-time.ts, and the stream's buffered chunks written
+   * as JSON arrays of numbers held the event loop for 0.1-0.2 s on a 37 MB upload).
+   */
+  toJSON(): { name: string; type: string } {
+    return { name: this.name, type: this.type };
+  }
+
   arrayBuffer(): Promise<ArrayBuffer> {
     return Promise.reject(new Error('a streamed upload is read as a stream, never whole'));
   }

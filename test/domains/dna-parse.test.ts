@@ -13,6 +13,7 @@ import { gzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import {
   FORMATS_READ,
+  GENOME_LIMITS,
   GenomeFormatError,
   parseGenome,
   type ParsedGenome,
@@ -29,6 +30,7 @@ import {
   DEFAULT_CALLS,
   generateGenome,
   generateMarkers,
+  genomeText,
   type GenerateOptions,
   zipFiles,
 } from '../fixtures/dna/generate.ts';
@@ -242,10 +244,49 @@ describe('parseGenome refusals', () => {
   it('refuses a file over the size limit, and a zip bomb over the decompressed limit', async () => {
     const plain = generateGenome({ vendor: '23andme' });
     expect(await refusal(plain, { maxBytes: 10_000 })).toMatch(/larger than 10000 bytes/);
-    const bomb = gzipSync(Buffer.from(`# 23andMe\n${'rs1\t1\t5\tAA\n'.repeat(2_000_000)}`));
-    expect(await refusal(bomb, { maxDecompressedBytes: 5 * 1024 * 1024 })).toMatch(
-      /decompressed text is larger than 5 MB/,
+    const rows = Array.from({ length: 300_000 }, (_, i) => `rs${i + 1}\t1\t${i + 1}\tAA\n`);
+    const bomb = gzipSync(Buffer.from(`# 23andMe\n${rows.join('')}`), { level: 1 });
+    expect(
+      await refusal(bomb, { maxDecompressedBytes: 5 * 1024 * 1024, maxInflation: 1000 }),
+    ).toMatch(/decompressed text is larger than 5 MB/);
+  });
+
+  it('refuses a gzip or zip that inflates past 20 times the bytes sent, as it inflates (issue 45)', async () => {
+    // distinct, readable VCF rows with a long INFO field: about 500 times smaller gzipped
+    const text = Buffer.from(
+      [
+        '##fileformat=VCFv4.2',
+        '##reference=GRCh37',
+        '#CHROM\tPOS\tID\tREF\tALT\tQUAL\tFILTER\tINFO\tFORMAT\tSAMPLE',
+        ...Array.from(
+          { length: 3000 },
+          (_, i) =>
+            `1\t${1000 + i * 10}\trs${i + 1}\tA\tG\t.\tPASS\t${'AC=1;'.repeat(400)}\tGT\t0/1`,
+        ),
+      ].join('\n'),
     );
+    const gz = gzipSync(text);
+    expect(text.length / gz.length).toBeGreaterThan(GENOME_LIMITS.maxInflation);
+    expect(await refusal(gz)).toMatch(/The gzip file inflates to more than 20 times the/);
+    // the zip's declared size refuses it before it inflates; a gzip inside the zip at its own door
+    expect(await refusal(zipFiles({ 'genome.vcf': text }))).toMatch(
+      /The zip file inflates to more than 20 times/,
+    );
+    expect(await refusal(zipFiles({ 'genome.vcf.gz': gz }))).toMatch(
+      /The gzip file inflates to more than 20 times/,
+    );
+    // the rows themselves are readable: only the ratio refused them
+    expect((await parse(gz, { maxInflation: 1000 })).summary.markers).toBe(3000);
+  });
+
+  it('reads every generated vendor file within the inflation bound (they compress 2.7-5 times)', async () => {
+    for (const vendor of VENDORS) {
+      const text = generateGenome({ vendor, markers: 20_000 });
+      for (const packed of [gzipSync(text, { level: 9 }), zipFiles({ 'genome.txt': text })]) {
+        expect(text.length / packed.length).toBeLessThan(GENOME_LIMITS.maxInflation / 3);
+        expect((await parse(packed)).summary.vendor).toBe(vendor);
+      }
+    }
   });
 
   it('refuses NUL bytes, a 10 MB single line and a file of comments only', async () => {
@@ -265,6 +306,90 @@ describe('parseGenome refusals', () => {
       .toString('latin1')
       .replace(/\nrs3094315[^\n]*|\n1\t752566\trs3094315[^\n]*/, '');
     expect(await refusal(Buffer.from(vcf))).toMatch(/does not say its build/);
+  });
+});
+
+describe('bounds that describe real files (issue 45)', () => {
+  /** A stream of `text` that never ends: a refusal proves the parser did not wait for the end. */
+  async function* endless(text: string): AsyncGenerator<Buffer> {
+    yield Buffer.from(text, 'latin1');
+    await new Promise(() => {});
+  }
+  const rowsOf = (text: string): string[] => text.split('\n');
+
+  it('keeps one call per rsID and per position, the first, counting each repeat', async () => {
+    const lines = rowsOf(genomeText({ vendor: '23andme' }));
+    const at = (rsid: string): string[] =>
+      lines.find((l) => l.startsWith(`${rsid}\t`))!.split('\t');
+    const [, chrom, pos] = at('rs9923231');
+    const adjacent = lines.findIndex((l) => l.startsWith('rs4149056\t'));
+    lines.splice(adjacent, 0, lines[adjacent]); // the same line twice, in position order
+    lines.push(
+      'rs4244285\t10\t999\tGG', // a repeated rsID elsewhere: the first call stays
+      `rs123\t${chrom}\t${pos}\tCC`, // a repeated position under another rsID
+      'i5000001\t2\t999\tAG', // an internal id ...
+      'rs777\t2\t999\tAA', // ... whose position an rsID then takes (the readers ask by rsID)
+      '',
+    );
+    const parsed = await parse(Buffer.from(lines.join('\n'), 'latin1'));
+    const unique = generateMarkers({ vendor: '23andme' }).length;
+    expect([parsed.summary.markers, parsed.repeated, parsed.malformed]).toEqual([unique + 1, 4, 0]);
+    const index = decodeGenome(encodeGenome(parsed));
+    expect(index.call('rs4244285')).toBe('AG');
+    expect(index.call('rs4149056')).toBe(DEFAULT_CALLS.rs4149056);
+    expect(index.has('rs123')).toBe(false);
+    expect(index.call('rs777')).toBe('AA');
+    expect(index.has('i5000001')).toBe(false);
+    expect([...index.markers('2')].filter((m) => m.position === 999)).toHaveLength(1);
+  });
+
+  it('refuses a file whose repeats pass 2% of its rows, and one made of one line early', async () => {
+    const lines = rowsOf(genomeText({ vendor: 'ancestrydna' }));
+    const doubled = lines.flatMap((l, i) => (i > 10 && i % 30 === 0 ? [l, l] : [l]));
+    expect(await refusal(Buffer.from(doubled.join('\n'), 'latin1'))).toMatch(
+      /^1\d\d of 5\d{3} rows of the ancestrydna file repeat an rsID or a position read before/,
+    );
+    const line = 'rs4244285\t10\t96541616\tAG\n';
+    const error: unknown = await parseGenome(endless(`# 23andMe\n${line.repeat(20_000)}`)).catch(
+      (e: unknown) => e,
+    );
+    expect(error).toBeInstanceOf(GenomeFormatError);
+    expect((error as Error).message).toMatch(
+      /^Most rows of the 23andme file repeat a marker read before \(10000 so far\)/,
+    );
+  });
+
+  it('refuses rows past the maximum as soon as the count passes, without reading on', async () => {
+    const array = genomeText({ vendor: 'livingdna' });
+    const vcf = genomeText({ vendor: 'vcf' });
+    for (const [text, options, message] of [
+      [
+        array,
+        { maxArrayRows: 1000 },
+        /^The livingdna file holds more than 1,000 rows, more than a consumer array file/,
+      ],
+      [
+        vcf,
+        { maxVcfRows: 1000 },
+        /^The VCF holds more than 1,000 rows, more than a single-sample VCF/,
+      ],
+    ] as const) {
+      const error: unknown = await parseGenome(endless(text), options).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(GenomeFormatError);
+      expect((error as Error).message).toMatch(message);
+    }
+    expect(GENOME_LIMITS).toMatchObject({ maxArrayRows: 2_000_000, maxVcfRows: 6_000_000 });
+  });
+
+  it('refuses fewer than 100 markers, and reads the targeted PharmCAT VCF (1,202)', async () => {
+    expect(await refusal(generateGenome({ vendor: '23andme', markers: 20 }))).toMatch(
+      /^The 23andme file holds \d\d markers, fewer than the 100 a genome file holds at the least/,
+    );
+    const pharmcat = readFileSync(
+      path.join(import.meta.dirname, '../fixtures/dna/pharmcat.example.vcf'),
+    );
+    expect((await parse(pharmcat)).summary.markers).toBe(1202);
+    expect(GENOME_LIMITS.minMarkers).toBe(100);
   });
 });
 

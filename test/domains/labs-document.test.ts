@@ -13,6 +13,7 @@ import {
 } from '../../src/domains/labs/labs.document.ts';
 import type { LabDocument } from '../../src/domains/labs/labs.document.ts';
 import { closeOcr, imageInfo, ocrStats } from '../../src/domains/labs/labs.ocr.ts';
+import { fileWorkerStats } from '../../src/platform/file-workers.ts';
 import { pdfLines } from '../../src/domains/labs/labs.pdf.ts';
 import { parseLabText } from '../../src/domains/labs/labs.text.ts';
 import { markerById } from '../../src/domains/labs/labs.vocabulary.ts';
@@ -26,6 +27,7 @@ import {
   textFile,
   truncated,
 } from '../fixtures/labs/hostile.ts';
+import { operatorsPdf } from '../fixtures/labs/bombs.ts';
 import { labReport, reportPdf } from '../fixtures/labs/reports.ts';
 import type { LabReport, TruthMarker } from '../fixtures/labs/reports.ts';
 import { scanPage } from '../fixtures/labs/scan.ts';
@@ -197,6 +199,35 @@ describe('readLabDocument of a text PDF', () => {
       );
       expect(parsed.drawnOn).toBe('2026-03-14');
     }
+  });
+});
+
+describe('readLabDocument of a PDF in a worker thread (issue 45)', () => {
+  /** The PDF pool's threads once it has ended the idle ones (at once, a few turns later). */
+  async function pdfThreads(): Promise<number> {
+    for (let i = 0; i < 100 && (fileWorkerStats()['labs-pdf']?.threads ?? 0) > 0; i++) {
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    return fileWorkerStats()['labs-pdf']?.threads ?? 0;
+  }
+
+  it('reads a PDF in the file-job pool, leaves the caller its buffer and ends the thread', async () => {
+    const bytes = new Uint8Array(tablePdf);
+    const doc = await readLabDocument(bytes);
+    expect(doc.lines.length).toBeGreaterThan(10);
+    expect(fileWorkerStats()['labs-pdf']).toBeDefined();
+    // the buffer moved to the thread was a copy
+    expect(bytes.byteLength).toBe(tablePdf.byteLength);
+    expect(await pdfThreads()).toBe(0);
+  });
+
+  it('answers a timeout once the budget passes, and the next read works', async () => {
+    // 15 MiB of text operators: within every bound, a few seconds of pdf.js
+    const err = await refusal(operatorsPdf('(x) Tj\n', 15, 200), 300);
+    expect(err.code).toBe('timeout');
+    expect(err.message).toMatch(/^Reading the PDF took longer than 0.3 s .*, so it was stopped/);
+    expect(await pdfThreads()).toBe(0);
+    expect((await readLabDocument(tablePdf)).pages).toBe(1);
   });
 });
 

@@ -7,10 +7,8 @@ import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ALL_SCOPES } from '../../src/auth/scopes.ts';
-import {
-  meals as listMealsOf,
-  MEAL_PHOTO_MAX_BYTES,
-} from '../../src/domains/meals/meals.service.ts';
+import { meals as listMealsOf } from '../../src/domains/meals/meals.service.ts';
+import { MEAL_PHOTO_MAX_BYTES } from '../../src/platform/photos.ts';
 import type { AuthedContext } from '../../src/graphql/context.ts';
 import {
   APPLE,
@@ -29,6 +27,7 @@ import { GIF, JPEG, PNG, jpegOfSize } from '../fakes/images.ts';
 import { startTestApp } from '../harness/app.ts';
 import { rest } from '../harness/clients.ts';
 import { callTool, mcpClient } from '../harness/mcp.ts';
+import { multipartStart, rawRequest } from '../harness/raw-http.ts';
 
 const app = await startTestApp();
 const prisma = app.db.prisma;
@@ -688,6 +687,29 @@ describe('meal photos', () => {
       'image/jpeg',
     );
     expect(exact.status).toBe(200);
+  });
+
+  it('answers 413 once a photo passes 8 MB, before the rest of a far larger body is sent, on both photo routes (issue 45)', async () => {
+    const { user, token } = await seedUser(app);
+    const meal = await logMeal(app, user.id, plainMeal('Soup', hoursAgo(1)));
+    // 8 MB and a little more of a declared 128 MB: the rest never comes, so only an answer given
+    // while most of the body is unsent can arrive (a server reading on would wait for it)
+    const form = multipartStart('file', Buffer.from(jpegOfSize(MEAL_PHOTO_MAX_BYTES + 1024)));
+    for (const p of ['/api/meals/photo', `/api/meals/${meal.id}/photo`]) {
+      const res = await rawRequest(app.baseUrl, {
+        method: 'POST',
+        path: p,
+        headers: { authorization: `Bearer ${token}`, 'content-type': form.contentType },
+        body: form.body,
+        contentLength: 16 * MEAL_PHOTO_MAX_BYTES,
+      });
+      expect(res.status, `${p} ${res.error ?? ''}`).toBe(413);
+      expect(JSON.parse(res.body)).toEqual({
+        detail: `The photo is larger than ${MEAL_PHOTO_MAX_BYTES} bytes`,
+      });
+      expect(res.headers.connection).toBe('close');
+    }
+    expect(await listMeals(app, token)).toEqual([meal]);
   });
 
   it("answers 422 for a malformed meal_id and 404 for another person's meal, leaving no file behind", async () => {

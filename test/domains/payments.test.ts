@@ -25,6 +25,11 @@ const app = await startTestApp({
   PAYMENTS_CURRENCY: 'eur',
   PAYMENTS_INTENTS_PER_IP_PER_HOUR: '4',
 });
+/** Issue 45: a second replica of the deployment (same database) whose Stripe requests wait 200 ms. */
+const impatient = await startTestApp(
+  { ...env, STRIPE_TIMEOUT_MS: '200', PAYMENTS_INTENTS_PER_IP_PER_HOUR: '4' },
+  { database: app.db },
+);
 const prisma = app.db.prisma;
 const now = (): number => Math.floor(Date.now() / 1000);
 
@@ -723,5 +728,87 @@ describe('MCP orders family', () => {
       expect(JSON.stringify(called)).toContain(`Unknown tool: ${name}`);
     }
     expect(await prisma.order.count({ where: { userId: person.user.id } })).toBe(0);
+  });
+});
+
+describe('issue 45: a Stripe that answers null, or never answers', () => {
+  let keySeq = 0;
+  const key = () => `null-key-${Date.now()}-${++keySeq}`;
+  const payer = async (on: typeof app, person: SeededUser) =>
+    mcpClient(on, await seedPersonalToken(on, person.user.id, ['orders:pay', 'orders:write']));
+  const order = async (c: Awaited<ReturnType<typeof mcpClient>>) =>
+    (
+      (
+        await callTool(c, 'orders_order_create', {
+          product: 'kit',
+          confirm: true,
+          idempotency_key: key(),
+        })
+      ).structuredContent as { id: number }
+    ).id;
+
+  it('answers 502 UPSTREAM_FAILED, never 500, when Stripe answers JSON null on each payment route', async () => {
+    const person = await seedUser(app);
+    stripe.answerRaw('null', { request: /^POST \/v1\/payment_intents$/ });
+    const kit = await post('/api/payments/kit-intent', { body: {} });
+    stripe.answerRaw('null', { request: /^POST \/v1\/setup_intents$/ });
+    const setup = await post('/api/payments/setup-intent', { body: {} });
+    stripe.answerRaw('null', { request: /^POST \/v1\/customers$/ });
+    const subscription = await post('/api/subscriptions/create-subscription?plan=premium_monthly', {
+      token: person.token,
+    });
+    for (const res of [kit, setup, subscription]) {
+      expect(res.status, JSON.stringify(res.body)).toBe(502);
+      expect(res.body.detail).toEqual({
+        code: 'payment_provider_error',
+        message: expect.stringMatching(/^The payment provider answered unexpectedly when asked/),
+      });
+      expect(res.headers.get('retry-after')).toBe('5');
+    }
+    const c = await payer(app, person);
+    const id = await order(c);
+    stripe.answerRaw('null', { request: /^POST \/v1\/payment_intents$/ });
+    const paid = await callTool(c, 'orders_order_pay', {
+      id,
+      confirm: true,
+      idempotency_key: key(),
+    });
+    expect((paid.structuredContent as any).error).toMatchObject({
+      code: 'UPSTREAM_FAILED',
+      detail: { code: 'payment_provider_error' },
+    });
+    expect(await prisma.order.findUniqueOrThrow({ where: { id } })).toMatchObject({
+      status: 'pending',
+      paymentIntentId: null,
+    });
+  });
+
+  it('answers 504 UPSTREAM_TIMEOUT after STRIPE_TIMEOUT_MS when Stripe never answers', async () => {
+    stripe.neverAnswer(2, /^POST \/v1\/payment_intents$/); // the SDK tries once more
+    const res = await rest(impatient, 'POST', '/api/payments/kit-intent', {
+      body: {},
+      headers: fromNewIp(),
+    });
+    expect(res.status, JSON.stringify(res.body)).toBe(504);
+    expect(res.body.detail).toEqual({
+      code: 'payment_provider_error',
+      message:
+        'The payment provider did not answer in time when asked to create the payment; try again later',
+    });
+    expect(res.headers.get('retry-after')).toBe('5');
+
+    const person = await seedUser(app);
+    const c = await payer(impatient, person);
+    const id = await order(c);
+    stripe.neverAnswer(2, /^POST \/v1\/payment_intents$/);
+    const paid = await callTool(c, 'orders_order_pay', {
+      id,
+      confirm: true,
+      idempotency_key: key(),
+    });
+    expect((paid.structuredContent as any).error).toMatchObject({ code: 'UPSTREAM_TIMEOUT' });
+    // the configured timeout reaches the SDK (the default is 10 s)
+    expect(impatient.config.STRIPE_TIMEOUT_MS).toBe(200);
+    expect(app.config.STRIPE_TIMEOUT_MS).toBe(10_000);
   });
 });

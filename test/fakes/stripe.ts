@@ -47,9 +47,14 @@ export interface FakeStripe {
   /**
    * The next request (or the next one `options.request` matches) is answered with this raw body,
    * status 200 and a JSON content type unless given: a malformed or unexpected answer, such as
-   * `{}` or text that is not JSON.
+   * `{}`, `null` or text that is not JSON.
    */
   answerRaw(body: string, options?: RawAnswer): void;
+  /**
+   * The next `times` requests (default 1; those `request` matches) are never answered: the fake
+   * reads them and holds them open until the client gives up (or the fake closes).
+   */
+  neverAnswer(times?: number, request?: RegExp): void;
   /** sets what Stripe says of a subscription (what verify reads) */
   setSubscription(id: string, status: string, periodEnd: number): void;
   close(): Promise<void>;
@@ -112,6 +117,7 @@ export async function startFakeStripe(): Promise<FakeStripe> {
   const cards = new Map<string, string[]>();
   const replays = new Map<string, { status: number; body: unknown }>();
   const raw: (RawAnswer & { body: string })[] = [];
+  const silent: { request?: RegExp }[] = [];
   let decline = false;
   let failStatus: number | null = null;
   let failures = 0;
@@ -319,6 +325,10 @@ export async function startFakeStripe(): Promise<FakeStripe> {
       requests.push({ method: req.method ?? '', path: url.pathname, form, idempotencyKey });
       if (req.headers.authorization !== `Bearer ${FAKE_STRIPE_KEY}`)
         return stripeError(res, 401, 'invalid_request_error', 'Invalid API Key provided');
+      const hang = silent.findIndex(
+        (h) => !h.request || h.request.test(`${req.method} ${url.pathname}`),
+      );
+      if (hang >= 0) return void silent.splice(hang, 1); // no answer: the response stays open
       if (failStatus !== null && failures > 0) {
         const status = failStatus;
         failures -= 1;
@@ -368,6 +378,9 @@ export async function startFakeStripe(): Promise<FakeStripe> {
       decline = true;
     },
     answerRaw: (body, options = {}) => void raw.push({ ...options, body }),
+    neverAnswer: (times = 1, request) => {
+      for (let i = 0; i < times; i++) silent.push({ request });
+    },
     failNext: (status, times = 1) => {
       failStatus = status;
       failures = times;

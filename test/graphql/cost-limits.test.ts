@@ -19,12 +19,15 @@ import { fromRoot } from '../../src/base/paths.ts';
 import { seedUser } from '../factories/users.ts';
 import { startTestApp, testConfig } from '../harness/app.ts';
 import { gql } from '../harness/clients.ts';
+import { rawRequest } from '../harness/raw-http.ts';
+import { BODY_LIMIT_BYTES } from '../../src/platform/input-guards.ts';
 
 const app = await startTestApp();
 const person = await seedUser(app);
 const limits = documentLimitsOf(testConfig());
 
 const GRAPHQL_RESPONSE = { accept: 'application/graphql-response+json' };
+const JSON_BODY = { 'content-type': 'application/json' };
 
 /** The one refusal of an oversized document: 400 (GraphQL over HTTP), before any field ran. */
 async function expectRefused(query: string, limit: string): Promise<void> {
@@ -57,7 +60,14 @@ const READINGS = 'me { glucoseReadings(first: 500) { nodes { id timestamp valueM
 
 describe('GraphQL document limits (issue 29)', () => {
   it('are the documented defaults', () => {
-    expect(limits).toEqual({ depth: 10, aliases: 15, tokens: 1000, cost: 20_000, directives: 20 });
+    expect(limits).toEqual({
+      depth: 10,
+      aliases: 15,
+      tokens: 1000,
+      cost: 20_000,
+      directives: 20,
+      chars: 50_000,
+    });
   });
 
   it("refuses the issue's 400 aliases of `me { glucoseReadings(first: 500) }`, and 2,000 of `me`", async () => {
@@ -153,5 +163,100 @@ describe('GraphQL document limits (issue 29)', () => {
       return validate(schema, document, rules).map((e) => `${op.name}: ${e.message}`);
     });
     expect(over).toEqual([]);
+  });
+});
+
+describe('comments, long documents and large bodies (issue 45)', () => {
+  const ids = (n: number): string => `{ me { ${'id '.repeat(n)}} }`; // n + 5 tokens
+
+  it('counts comments toward GRAPHQL_MAX_TOKENS', async () => {
+    // `{ me { id } }` is 6 tokens; each comment line is one more
+    const commented = (comments: number): string =>
+      `${'# a comment\n'.repeat(comments)}{ me { id } }`;
+    expect(() => parseWithinLimits(commented(limits.tokens - 6), limits)).not.toThrow();
+    expect(() => parseWithinLimits(commented(limits.tokens - 5), limits)).toThrow(/Token limit/);
+    await expectAnswered(commented(limits.tokens - 6));
+    await expectRefused(commented(limits.tokens - 5), 'tokens');
+    // comments after the last token count too, and so do tokens before comments
+    await expectRefused(`{ me { id } }\n${'#\n'.repeat(limits.tokens)}`, 'tokens');
+    await expectRefused(`${ids(limits.tokens - 10)}\n${'#\n'.repeat(6)}`, 'tokens');
+  });
+
+  it('refuses a document longer than GRAPHQL_MAX_DOCUMENT_CHARS (one huge comment is one token)', async () => {
+    const padded = (chars: number): string => {
+      const query = '{ me { id } }\n#';
+      return query + 'x'.repeat(chars - query.length);
+    };
+    expect(padded(limits.chars)).toHaveLength(limits.chars);
+    expect(() => parseWithinLimits(padded(limits.chars), limits)).not.toThrow();
+    expect(() => parseWithinLimits(padded(limits.chars + 1), limits)).toThrow(/characters/);
+    await expectAnswered(padded(limits.chars));
+    const res = await gql(app, padded(limits.chars + 1), {
+      token: person.token,
+      headers: GRAPHQL_RESPONSE,
+    });
+    expect(res.status).toBe(400);
+    expect(res.body.errors).toEqual([
+      {
+        message: `Document too complex: Document longer than ${limits.chars} characters.`,
+        extensions: {
+          code: 'BAD_REQUEST',
+          detail: {
+            code: 'document_too_complex',
+            limit: 'chars',
+            chars: limits.chars + 1,
+            max: limits.chars,
+          },
+        },
+      },
+    ]);
+  });
+
+  it('reads a body of up to 1 MiB, as REST does (variables fill it)', async () => {
+    const body = (size: number): string => {
+      const head = JSON.stringify({ query: '{ __typename }', variables: { pad: '' } });
+      return head.replace('"pad":""', `"pad":"${'x'.repeat(size - head.length)}"`);
+    };
+    expect(body(BODY_LIMIT_BYTES)).toHaveLength(1024 * 1024);
+    const send = (text: string) =>
+      app.fetch('/graphql', { method: 'POST', headers: JSON_BODY, body: text });
+    const fits = await send(body(BODY_LIMIT_BYTES));
+    expect(fits.status).toBe(200);
+    expect(await fits.json()).toEqual({ data: { __typename: 'Query' } });
+    const over = await send(body(BODY_LIMIT_BYTES + 1));
+    expect(over.status).toBe(413);
+    expect(await over.json()).toEqual({
+      errors: [
+        {
+          message: `Request body too large: at most ${BODY_LIMIT_BYTES} bytes (files go in a multipart upload)`,
+          extensions: { code: 'PAYLOAD_TOO_LARGE' },
+        },
+      ],
+    });
+  });
+
+  it('answers 413 to an anonymous 25 MB body before it is sent: at its declared length, or once 1 MiB has come', async () => {
+    const MB = 1024 * 1024;
+    // declared 25 MB, nothing sent: refused on the declaration alone
+    const declared = await rawRequest(app.baseUrl, {
+      method: 'POST',
+      path: '/graphql',
+      headers: JSON_BODY,
+      body: '',
+      contentLength: 25 * MB,
+    });
+    expect(declared.status, declared.error).toBe(413);
+    expect(declared.headers.connection).toBe('close');
+    // sent in chunks without a length (the limit is met as the bytes come): refused once 1 MiB
+    // has passed, with 24 MB still unsent (they never come: a server reading on would wait)
+    const chunked = await rawRequest(app.baseUrl, {
+      method: 'POST',
+      path: '/graphql',
+      headers: JSON_BODY,
+      body: `{"query":"{ __typename }","variables":{"pad":"${'x'.repeat(MB + 1024)}`,
+      open: true,
+    });
+    expect(chunked.status, chunked.error).toBe(413);
+    expect(JSON.parse(chunked.body).errors[0].extensions.code).toBe('PAYLOAD_TOO_LARGE');
   });
 });

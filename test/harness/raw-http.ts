@@ -1,8 +1,8 @@
 /**
  * A raw HTTP/1.1 client over node:http for tests that send what fetch will not: the request path
  * verbatim (no URL normalisation of `%2e%2e` or malformed escapes), a body on GET, any bytes with
- * any Content-Type, a body cut short (a declared Content-Length the bytes never reach, or a client
- * that closes the connection mid-body). Every request has a deadline, so a hanging server is a
+ * any Content-Type, a body cut short (a declared Content-Length the bytes never reach, a chunked
+ * body that never ends, or a client that closes the connection mid-body). Every request has a deadline, so a hanging server is a
  * result, not a stuck test.
  */
 import { request } from 'node:http';
@@ -24,6 +24,11 @@ export interface RawRequest {
    * 0 once the connection is closed, or with the answer if one came first.
    */
   abort?: boolean;
+  /**
+   * Sends the body and keeps the request open, never ending it (without a declared length it goes
+   * chunked): a body whose rest never comes. Resolves with the answer if the server gives one.
+   */
+  open?: boolean;
 }
 
 export interface RawResponse {
@@ -48,7 +53,9 @@ export function rawRequest(baseUrl: string, req: RawRequest): Promise<RawRespons
         ? Buffer.from(req.body)
         : req.body;
   const headers: Record<string, string> = { ...req.headers };
-  const declared = req.contentLength ?? (req.abort ? (body?.length ?? 0) + 1024 : body?.length);
+  const declared =
+    req.contentLength ??
+    (req.abort ? (body?.length ?? 0) + 1024 : req.open ? undefined : body?.length);
   if (declared !== undefined) headers['content-length'] = String(declared);
   return new Promise((resolve) => {
     let done = false;
@@ -86,9 +93,30 @@ export function rawRequest(baseUrl: string, req: RawRequest): Promise<RawRespons
       return failed(err as Error); // e.g. a path node:http refuses to send
     }
     out.on('error', failed);
+    if (req.open) return void out.write(body ?? Buffer.alloc(0));
     if (!req.abort) return void out.end(body);
     out.on('close', () => failed(new Error('closed by the client')));
     out.flushHeaders();
     out.write(body ?? Buffer.alloc(0), () => out.destroy());
   });
+}
+
+/**
+ * The start of a multipart/form-data body whose one file part (`field`) holds `bytes` and never
+ * ends (no closing boundary): with a larger declared `contentLength`, an upload whose rest never
+ * comes. Answers the body and its Content-Type.
+ */
+export function multipartStart(
+  field: string,
+  bytes: Buffer,
+  type = 'image/jpeg',
+): { body: Buffer; contentType: string } {
+  const boundary = 'raw-http-boundary-7f3a';
+  const head =
+    `--${boundary}\r\nContent-Disposition: form-data; name="${field}"; filename="upload"\r\n` +
+    `Content-Type: ${type}\r\n\r\n`;
+  return {
+    body: Buffer.concat([Buffer.from(head), bytes]),
+    contentType: `multipart/form-data; boundary=${boundary}`,
+  };
 }

@@ -20,10 +20,12 @@ export const OBSERVATIONS_DAYS_DEFAULT = 30;
 /** The hypotheses of one read (the significant first). */
 export const HYPOTHESES_PAGE_DEFAULT = 20;
 export const HYPOTHESES_PAGE_MAX = 100;
-/** Runs a person keeps: older finished runs and their hypotheses are deleted by a new start. */
+/**
+ * Runs a person keeps: older finished runs and their hypotheses are deleted by a new start. (The
+ * starts a person may make in a UTC day are config, DISCOVERY_RUNS_PER_DAY, counted apart from the
+ * rows kept: discovery.runs.ts.)
+ */
 export const RUNS_KEPT = 10;
-/** Runs a person may start in a day (each reads up to a year of data). */
-export const RUNS_PER_DAY = 20;
 
 /** The pg-boss queue of runs. */
 export const DISCOVERY_QUEUE = 'discovery-run';

@@ -2,27 +2,25 @@
  * Starting a discovery run and reading its findings (issue 33). A start records the run (queued)
  * and hands it to the job queue; the worker (discovery.worker.ts) tests the pairs and stores every
  * pair's result. One run at a time per person (a second start answers 409 with the open run's id),
- * at most RUNS_PER_DAY starts a day, and only the RUNS_KEPT newest runs are kept. Runs are the
- * caller's own; the read uses readerUserId (a grantee viewing as reads the owner's findings).
+ * at most DISCOVERY_RUNS_PER_DAY starts a UTC day, and only the RUNS_KEPT newest runs are kept. Runs
+ * are the caller's own; the read uses readerUserId (a grantee viewing as reads the owner's findings).
+ *
+ * The day's starts are counted by the limits store (ctx.limits), never by the runs kept: a start
+ * deletes all but the newest runs, so a count of rows would never reach the limit (issue 45).
  */
 import { readerUserId } from '../../auth/principal.ts';
 import { appError, validationError } from '../../base/errors.ts';
 import type { DiscoveryHypothesis, DiscoveryRun } from '../../generated/prisma/client.ts';
 import type { AuthedContext } from '../../graphql/context.ts';
+import { spendLimit } from '../../platform/limits.ts';
+import type { LimitRule } from '../../platform/limits.ts';
 import { addDays, localDateOf } from '../../platform/local-dates.ts';
 import { personZone } from '../profile/index.ts';
 import type { ExperimentProposal } from './discovery.experiments.ts';
-import {
-  DISCOVERY_QUEUE,
-  HYPOTHESES_PAGE_DEFAULT,
-  RUNS_KEPT,
-  RUNS_PER_DAY,
-} from './discovery.rules.ts';
+import { DISCOVERY_QUEUE, HYPOTHESES_PAGE_DEFAULT, RUNS_KEPT } from './discovery.rules.ts';
 import type { RunKind } from './discovery.rules.ts';
 import { isSignalKey } from './discovery.signals-read.ts';
 import { RUN_DAYS_DEFAULT } from './discovery.types.ts';
-
-const DAY_MS = 86_400_000;
 
 export interface RunView {
   id: string;
@@ -63,6 +61,18 @@ interface StartOptions {
   days?: number | null;
 }
 
+/** Counts one start of the person's against DISCOVERY_RUNS_PER_DAY; 429 once the day's are spent. */
+async function chargeRunStart(ctx: AuthedContext): Promise<void> {
+  const perDay = ctx.config.DISCOVERY_RUNS_PER_DAY;
+  const rule: LimitRule = { name: 'discovery:runs', points: perDay, seconds: 'utc-day' };
+  await spendLimit(
+    ctx.limits,
+    rule,
+    String(ctx.principal.userId),
+    `At most ${perDay} discovery runs a day: read the latest findings (discovery_hypotheses_read) instead`,
+  );
+}
+
 /** Records a run (or an exploration) under the person's lock and queues it. */
 async function startRun(
   ctx: AuthedContext,
@@ -85,15 +95,8 @@ async function startRun(
         'A discovery run is in progress: read it with discovery_hypotheses_read (run_id) and start another when it is done',
         { detail: { code: 'run_in_progress', run_id: open.id } },
       );
-    const today = await tx.discoveryRun.count({
-      where: { userId: me, createdAt: { gte: new Date(Date.now() - DAY_MS) } },
-    });
-    if (today >= RUNS_PER_DAY)
-      throw appError(
-        'RATE_LIMITED',
-        `At most ${RUNS_PER_DAY} discovery runs a day: read the latest findings (discovery_hypotheses_read) instead`,
-        { retryAfter: 3600 },
-      );
+    // counted once no run is open, so a start refused with 409 costs nothing
+    await chargeRunStart(ctx);
     const kept = await tx.discoveryRun.findMany({
       where: { userId: me },
       orderBy: { createdAt: 'desc' },

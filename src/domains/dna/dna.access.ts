@@ -9,11 +9,14 @@
  *   whole genome) an answer carries at most OAUTH_GENOTYPES_PER_ANSWER genotypes, and a connection
  *   at most OAUTH_GENOTYPES_PER_DAY in a UTC day (`chargeGenotypes`). Login sessions and personal
  *   tokens are the person's own door and are not counted.
+ * - A person uploads at most DNA_UPLOADS_PER_DAY genomes in a UTC day (`chargeGenomeUpload`): each
+ *   upload is read, parsed and sealed whole (issue 45).
  *
  * It must never let a service read a genome for anyone but the credential's own person.
  */
 import { appError } from '../../base/errors.ts';
 import type { AuthedContext } from '../../graphql/context.ts';
+import { spendLimit } from '../../platform/limits.ts';
 import type { LimitRule } from '../../platform/limits.ts';
 
 /** At most this many of the person's genotypes in one answer over OAuth. */
@@ -40,6 +43,21 @@ export function dnaOwnerOf(ctx: AuthedContext): number {
   // NOTE: never readerUserId(ctx): view-as must not reach a genome, not even read-only
   if (ctx.principal.viewAs) throw appError('FORBIDDEN', DNA_NOT_SHARED);
   return ctx.principal.userId;
+}
+
+/**
+ * Counts one genome upload of the credential's person against DNA_UPLOADS_PER_DAY (a UTC day);
+ * RATE_LIMITED (429 with Retry-After) once the day's uploads are spent. Call it before the file is read.
+ */
+export async function chargeGenomeUpload(ctx: AuthedContext): Promise<void> {
+  const perDay = ctx.config.DNA_UPLOADS_PER_DAY;
+  const rule: LimitRule = { name: 'dna:uploads', points: perDay, seconds: 'utc-day' };
+  await spendLimit(
+    ctx.limits,
+    rule,
+    String(ctx.principal.userId),
+    `At most ${perDay} genome uploads a day (UTC); try again tomorrow. The genome you have stays as it is.`,
+  );
 }
 
 /** Whether the request comes over an assistant's OAuth connection (findings and lookups only). */

@@ -6,9 +6,18 @@
  * header and first lines, and the markers land in typed columns (dna.store.ts encodes them) with a
  * summary: counts, call rate and sex from X heterozygosity.
  *
- * It must never crash or hang on hostile input: every limit (compressed and decompressed bytes, line
- * length, header size, malformed share) ends in a `GenomeFormatError` whose message says what was
- * wrong and which formats are read, for the caller to answer 422. It reads nothing but the stream.
+ * It runs in a worker thread (dna.genome.job.ts, issue 45), never on the thread that answers
+ * requests, and describes real files (GENOME_LIMITS, docs/decisions.md "Hostile files and heavy
+ * requests (issue 45)"): one call per rsID and per position (a repeat is counted once, the first
+ * kept, except that an rsID takes the place of an internal id at its position; a file of more
+ * than 2% repeats is refused), between 100 markers and 2,000,000 rows (6,000,000 for a VCF),
+ * refused as soon as the count passes; every door that inflates (gzip, zip) gives at most 20 times
+ * the bytes sent, and 400 MB in all.
+ *
+ * It must never crash or hang on hostile input: every limit (compressed and decompressed bytes, the
+ * inflation ratio, line length, header size, rows, repeats, malformed share) ends in a
+ * `GenomeFormatError` whose message says what was wrong and which formats are read, for the caller
+ * to answer 422. It reads nothing but the stream.
  */
 import { Readable } from 'node:stream';
 import { createGunzip } from 'node:zlib';
@@ -195,14 +204,52 @@ export class GenomeFormatError extends Error {
     super(`${problem}. Files read: ${FORMATS_READ}.`);
     this.name = 'GenomeFormatError';
   }
+
+  /** The refusal again from its whole message (as it crossed from a worker thread). */
+  static fromMessage(message: string): GenomeFormatError {
+    const error = new GenomeFormatError('');
+    error.message = message;
+    return error;
+  }
 }
 
-/** Limits of one parse. */
+/**
+ * What a real genome file is (issue 45; the reasons in docs/decisions.md, "Hostile files and heavy
+ * requests (issue 45)"). Consumer arrays hold about 550,000-1,000,000 markers (23andMe v3 about
+ * 960,000) and single-sample VCFs of a sequenced genome 4-5 million variants. The floor only
+ * refuses snippets: targeted files are read on purpose (PharmCAT's example VCF holds 1,202 markers,
+ * the tests' files 169-5,000). Vendor files compress 3-6 times (generated ones 2.7-5.0, PharmCAT's
+ * VCF 5.7).
+ */
+export const GENOME_LIMITS = {
+  /** data rows of an array vendor's file (23andMe, AncestryDNA, MyHeritage, FTDNA, LivingDNA) */
+  maxArrayRows: 2_000_000,
+  /** data rows of a VCF */
+  maxVcfRows: 6_000_000,
+  /** fewest distinct markers kept */
+  minMarkers: 100,
+  /** the most text one compressed byte may give, through every door that inflates (gzip, zip) */
+  maxInflation: 20,
+  /** text any compressed file may give whatever its size (a tiny gzip of a header) */
+  inflationFloorBytes: 1024 * 1024,
+  /** largest text after decompression in bytes */
+  maxDecompressedBytes: 400 * 1024 * 1024,
+  /** most rows unreadable or repeating a marker, as a share of the rows (and at least 100) */
+  maxBadShare: 0.02,
+} as const;
+
+/** Limits of one parse (GENOME_LIMITS by default). */
 export interface ParseGenomeOptions {
   /** largest upload in bytes as received (compressed or not); default 50 MB */
   maxBytes?: number;
   /** largest text after decompression in bytes (zip bombs); default 400 MB */
   maxDecompressedBytes?: number;
+  /** the most text one compressed byte may give (gzip, zip); default 20 */
+  maxInflation?: number;
+  /** the most data rows of an array vendor's file; default 2,000,000 */
+  maxArrayRows?: number;
+  /** the most data rows of a VCF; default 6,000,000 */
+  maxVcfRows?: number;
 }
 
 /**
@@ -227,6 +274,11 @@ export interface ParsedGenome {
   malformed: number;
   /** rows read but not kept: unplaced chromosomes (0, alt contigs), position 0 */
   skipped: number;
+  /**
+   * rows repeating an rsID or a position read before: not kept (the first is), except an rsID
+   * taking the place of an internal id or an unnamed marker at its position
+   */
+  repeated: number;
   /** markers kept without a call because their alleles cannot be letters or D/I (VCF) */
   uncallable: number;
   /** how the build was told: 'header', 'contig lengths', 'marker positions' or 'default' */
@@ -236,10 +288,9 @@ export interface ParsedGenome {
 const MB = 1024 * 1024;
 const MAX_LINE = MB;
 const MAX_HEADER = 4 * MB;
-const MAX_MARKERS = 16_000_000;
-/** Refused when more than this share of rows is unreadable (and at least MALFORMED_MIN rows). */
-const MALFORMED_SHARE = 0.02;
-const MALFORMED_MIN = 100;
+/** Refused when more than this share of rows is unreadable, or repeats (and at least BAD_MIN). */
+const BAD_SHARE = GENOME_LIMITS.maxBadShare;
+const BAD_MIN = 100;
 /** Largest position on any chromosome of either build (chr1 GRCh37: 249,250,621). */
 const MAX_POSITION = 250_000_000;
 
@@ -270,29 +321,111 @@ const CONTIG_LENGTHS: Record<string, 36 | 37 | 38> = {
 type Format = GenomeVendor;
 type Row = (line: string) => void;
 
-/** Growable typed columns. */
+/** What Columns.add did with a marker. */
+const KEPT = 0;
+const REPEATED = 1;
+const REPLACED = 2;
+const INITIAL_ROWS = 1 << 16;
+
+/** A slot of an open-addressing table for the pair (a, b) (a 32-bit mix, then the mask). */
+function slotOf(a: number, b: number, mask: number): number {
+  let h = Math.imul(a ^ 0x9e3779b9, 0x85ebca6b) ^ Math.imul(b, 0xc2b2ae35);
+  h ^= h >>> 16;
+  h = Math.imul(h, 0x7feb352d);
+  h ^= h >>> 15;
+  return h & mask;
+}
+
+/**
+ * Growable typed columns holding one marker per id and per position. Ids: an open-addressing table
+ * of column indexes (plus one; 0 is empty) on (id kind, id number), a typed array of twice the
+ * columns' capacity (8 bytes a marker), rebuilt as the columns grow. Positions: while each
+ * chromosome's positions ascend (vendors write them so), a new position is one past the highest
+ * and a repeat is the highest, so only those are kept; the first position out of order builds a
+ * second table like the first, used from then on.
+ */
 class Columns implements GenomeMarkers {
   count = 0;
-  idKind = new Uint8Array(1 << 16);
-  idNum = new Uint32Array(1 << 16);
-  chrom = new Uint8Array(1 << 16);
-  pos = new Uint32Array(1 << 16);
-  call = new Uint8Array(1 << 16);
+  idKind = new Uint8Array(INITIAL_ROWS);
+  idNum = new Uint32Array(INITIAL_ROWS);
+  chrom = new Uint8Array(INITIAL_ROWS);
+  pos = new Uint32Array(INITIAL_ROWS);
+  call = new Uint8Array(INITIAL_ROWS);
+  private byId = new Uint32Array(INITIAL_ROWS * 2);
+  /** null while every chromosome's positions ascend */
+  private byPos: Uint32Array | null = null;
+  /** per chromosome code: the highest position kept and its column index */
+  private readonly topPos = new Uint32Array(32);
+  private readonly topAt = new Int32Array(32);
+  /** entries of byId, stale ones included (a replaced internal id stays until the next rebuild) */
+  private idEntries = 0;
 
-  push(kind: number, num: number, chrom: number, pos: number, call: number): void {
+  /**
+   * Keeps a marker unless its id or its position is held already (KEPT, REPEATED). At a position
+   * held by a marker without an rsID (an internal id `i123`, or none), a marker with an rsID not
+   * yet held takes its place (REPLACED): the readers look markers up by rsID.
+   */
+  add(kind: number, num: number, chrom: number, pos: number, call: number): number {
     if (this.count === this.idKind.length) this.grow();
+    if (this.idEntries * 4 >= this.byId.length * 3) this.rebuild();
+    const idSlot = kind === 2 ? -1 : this.idSlot(kind, num);
+    if (idSlot >= 0 && this.byId[idSlot] !== 0) return REPEATED;
+    let held = -1;
+    let posSlot = -1;
+    if (!this.byPos && pos < this.topPos[chrom]) this.byPos = this.positionTable();
+    if (this.byPos) {
+      posSlot = this.posSlot(this.byPos, chrom, pos);
+      held = this.byPos[posSlot] - 1;
+    } else if (pos === this.topPos[chrom]) {
+      held = this.topAt[chrom];
+    }
+    if (held >= 0) {
+      if (kind !== 0 || this.idKind[held] === 0) return REPEATED;
+      this.idKind[held] = 0;
+      this.idNum[held] = num;
+      this.call[held] = call;
+      this.byId[idSlot] = held + 1;
+      this.idEntries++;
+      return REPLACED;
+    }
     const i = this.count++;
     this.idKind[i] = kind;
     this.idNum[i] = num;
     this.chrom[i] = chrom;
     this.pos[i] = pos;
     this.call[i] = call;
+    if (this.byPos) this.byPos[posSlot] = i + 1;
+    if (pos > this.topPos[chrom]) {
+      this.topPos[chrom] = pos;
+      this.topAt[chrom] = i;
+    }
+    if (idSlot >= 0) {
+      this.byId[idSlot] = i + 1;
+      this.idEntries++;
+    }
+    return KEPT;
+  }
+
+  /** The slot holding the marker with this id, or the empty slot where it would go. */
+  private idSlot(kind: number, num: number): number {
+    const table = this.byId;
+    const mask = table.length - 1;
+    for (let s = slotOf(kind, num, mask); ; s = (s + 1) & mask) {
+      const i = table[s] - 1;
+      if (i < 0 || (this.idKind[i] === kind && this.idNum[i] === num)) return s;
+    }
+  }
+
+  /** The slot of `table` holding the marker at this position, or the empty slot for it. */
+  private posSlot(table: Uint32Array, chrom: number, pos: number): number {
+    const mask = table.length - 1;
+    for (let s = slotOf(chrom, pos, mask); ; s = (s + 1) & mask) {
+      const i = table[s] - 1;
+      if (i < 0 || (this.chrom[i] === chrom && this.pos[i] === pos)) return s;
+    }
   }
 
   private grow(): void {
-    if (this.count >= MAX_MARKERS) {
-      throw new GenomeFormatError(`The file holds more than ${MAX_MARKERS} markers`);
-    }
     const size = this.count * 2;
     const more = <T extends Uint8Array | Uint32Array>(a: T, make: (n: number) => T): T => {
       const b = make(size);
@@ -304,9 +437,31 @@ class Columns implements GenomeMarkers {
     this.chrom = more(this.chrom, (n) => new Uint8Array(n));
     this.pos = more(this.pos, (n) => new Uint32Array(n));
     this.call = more(this.call, (n) => new Uint8Array(n));
+    this.rebuild();
   }
 
-  /** The columns cut to their length (copies, so the spare capacity is freed). */
+  /** The tables again at twice the capacity, from the columns (stale id entries dropped). */
+  private rebuild(): void {
+    this.byId = new Uint32Array(this.idKind.length * 2);
+    this.idEntries = 0;
+    for (let i = 0; i < this.count; i++) {
+      if (this.idKind[i] === 2) continue;
+      this.byId[this.idSlot(this.idKind[i], this.idNum[i])] = i + 1;
+      this.idEntries++;
+    }
+    if (this.byPos) this.byPos = this.positionTable();
+  }
+
+  /** A table of the columns' positions at twice their capacity. */
+  private positionTable(): Uint32Array {
+    const table = new Uint32Array(this.idKind.length * 2);
+    for (let i = 0; i < this.count; i++) {
+      table[this.posSlot(table, this.chrom[i], this.pos[i])] = i + 1;
+    }
+    return table;
+  }
+
+  /** The columns cut to their length (copies, so the spare capacity and the tables are freed). */
   trimmed(): GenomeMarkers {
     const n = this.count;
     return {
@@ -341,11 +496,16 @@ function positionOf(text: string): number {
 
 /** The state of one parse: header, detected format, columns and tallies. */
 class GenomeReader {
+  constructor(private readonly rowLimits: { array: number; vcf: number }) {}
+
   readonly columns = new Columns();
   readonly sex = new SexTally();
   malformed = 0;
   skipped = 0;
+  repeated = 0;
   uncallable = 0;
+  /** data rows read (kept, repeated, skipped and malformed) */
+  rows = 0;
   format: Format | null = null;
   private headerLines: string[] = [];
   private headerChars = 0;
@@ -360,11 +520,29 @@ class GenomeReader {
     this.lineNo++;
     if (this.row) {
       if (line === '' || line.startsWith('#')) return;
-      this.row(line);
-      this.checkMalformedEarly();
+      this.dataRow(line);
       return;
     }
     this.headerLine(this.lineNo === 1 ? line.replace(/^\uFEFF|^\xEF\xBB\xBF/, '') : line);
+  }
+
+  /** Reads one data row; refuses as soon as the rows pass the format's maximum. */
+  private dataRow(line: string): void {
+    if (++this.rows > this.maxRows) {
+      throw new GenomeFormatError(
+        this.format === 'vcf'
+          ? `The VCF holds more than ${count(this.maxRows)} rows, more than a single-sample VCF ` +
+            '(a sequenced genome holds 4-5 million variants)'
+          : `The ${this.format} file holds more than ${count(this.maxRows)} rows, more than a ` +
+            'consumer array file (they hold about 550,000-1,000,000 markers)',
+      );
+    }
+    this.row?.(line);
+  }
+
+  /** The most data rows of the detected format. */
+  private get maxRows(): number {
+    return this.format === 'vcf' ? this.rowLimits.vcf : this.rowLimits.array;
   }
 
   private headerLine(line: string): void {
@@ -420,7 +598,7 @@ class GenomeReader {
     if (vendor && tabs.length === 4) {
       this.format = vendor;
       this.row = (l) => this.tabRow(l);
-      if (tabs[0].toLowerCase() !== 'rsid') this.row(first);
+      if (tabs[0].toLowerCase() !== 'rsid') this.dataRow(first);
       return;
     }
     throw new GenomeFormatError(
@@ -433,14 +611,14 @@ class GenomeReader {
   /** 23andMe and LivingDNA: rsid, chromosome, position, genotype. */
   private tabRow(line: string): void {
     const f = line.split('\t');
-    if (f.length !== 4) return void this.malformed++;
+    if (f.length !== 4) return this.bad('malformed');
     this.add(f[0], f[1], f[2], callCodeOf(f[3]));
   }
 
   /** AncestryDNA: rsid, chromosome (23 X, 24 Y, 25 PAR, 26 MT), position, allele1, allele2. */
   private ancestryRow(line: string): void {
     const f = line.split('\t');
-    if (f.length !== 5) return void this.malformed++;
+    if (f.length !== 5) return this.bad('malformed');
     const a = f[3].trim();
     const b = f[4].trim();
     const call = a === '0' || b === '0' ? 0 : callCodeOf(a + b);
@@ -450,19 +628,19 @@ class GenomeReader {
   /** MyHeritage and FTDNA: quoted CSV (also the variant with doubled quotes). */
   private csvRow(line: string): void {
     const f = line.replace(/"/g, '').split(',');
-    if (f.length !== 4) return void this.malformed++;
+    if (f.length !== 4) return this.bad('malformed');
     this.add(f[0].trim(), f[1].trim(), f[2].trim(), callCodeOf(f[3].trim()));
   }
 
   /** VCF: CHROM POS ID REF ALT QUAL FILTER INFO FORMAT SAMPLE; the first sample's GT. */
   private vcfRow(line: string): void {
     const f = line.split('\t');
-    if (f.length < 10) return void this.malformed++;
+    if (f.length < 10) return this.bad('malformed');
     const gtAt = this.vcfGtIndex(f[8]);
-    if (gtAt < 0) return void this.malformed++;
+    if (gtAt < 0) return this.bad('malformed');
     const gt = f[9].split(':')[gtAt] ?? '';
     const call = vcfCall(gt, f[3].toUpperCase(), f[4].toUpperCase());
-    if (call === -1) return void this.malformed++;
+    if (call === -1) return this.bad('malformed');
     if (call === -2) this.uncallable++;
     const name = f[2].split(';').find((n) => RS_ID.test(n)) ?? f[2];
     this.add(name, f[0], f[1], Math.max(call, 0));
@@ -480,19 +658,41 @@ class GenomeReader {
   /** Keeps one marker (call -1: unreadable call). */
   private add(name: string, chromText: string, posText: string, call: number): void {
     const pos = positionOf(posText);
-    if (pos < 0 || call < 0 || name === '') return void this.malformed++;
+    if (pos < 0 || call < 0 || name === '') return this.bad('malformed');
     const chrom = CHROMOSOME_CODES.get(chromText.replace(/^chr/i, '').toUpperCase());
     if (chrom === undefined) {
       if (/^[\w.:-]{1,100}$/.test(chromText)) return void this.skipped++;
-      return void this.malformed++;
+      return this.bad('malformed');
     }
     if (chrom === 0 || pos === 0) return void this.skipped++;
     const [kind, num] = idOf(name);
-    if (kind === 0) this.noteBuildMarker(num, chrom, pos);
     // AncestryDNA's 25 and PLINK's XY are the pseudo-autosomal X: stored as X, left out of sex
     const stored = chrom === 26 ? 23 : chrom;
-    this.sex.add(chrom, pos, call);
-    this.columns.push(kind, num, stored, pos, call);
+    const kept = this.columns.add(kind, num, stored, pos, call);
+    if (kept !== KEPT) this.bad('repeated');
+    if (kept === REPEATED) return;
+    if (kind === 0) this.noteBuildMarker(num, chrom, pos);
+    // a position counts toward sex once, with its first call
+    if (kept === KEPT) this.sex.add(chrom, pos, call);
+  }
+
+  /** Counts a malformed or repeated row; refuses as soon as the file can no longer be read. */
+  private bad(what: 'malformed' | 'repeated'): void {
+    const n = ++this[what];
+    const kept = this.columns.count;
+    const doing = what === 'malformed' ? 'are unreadable' : 'repeat a marker read before';
+    if (n >= 10_000 && n > kept) {
+      throw new GenomeFormatError(`Most rows of the ${this.format} file ${doing} (${n} so far)`);
+    }
+    // beyond this share of the most rows a file may have, no end of the file can bring it under
+    const most = Math.floor(BAD_SHARE * this.maxRows);
+    if (n > most) {
+      throw new GenomeFormatError(
+        `More than ${count(most)} rows of the ${this.format} file ${doing}${
+          what === 'repeated' ? ' (a genome file has one call for each rsID and position)' : ''
+        }`,
+      );
+    }
   }
 
   private noteBuildMarker(rs: number, chrom: number, pos: number): void {
@@ -500,14 +700,6 @@ class GenomeReader {
     if (!known || known[0] !== chrom) return;
     const at = known.indexOf(pos, 1);
     if (at > 0) this.markerBuild = ([36, 37, 38] as const)[at - 1];
-  }
-
-  private checkMalformedEarly(): void {
-    if (this.malformed >= 10_000 && this.malformed > this.columns.count) {
-      throw new GenomeFormatError(
-        `Most rows of the ${this.format} file are unreadable (${this.malformed} so far)`,
-      );
-    }
   }
 
   /** The build: contig lengths, then the header's words, then known marker positions. */
@@ -617,18 +809,62 @@ function vcfAllele(allele: string, ref: string, alts: string[]): string | null {
 const sizeText = (bytes: number): string =>
   bytes >= MB ? `${Math.round(bytes / MB)} MB` : `${bytes} bytes`;
 
-/** Counts the bytes of `source` and refuses beyond `max`. */
+/** A number as the messages write it (2,000,000). */
+const count = (n: number): string => n.toLocaleString('en-US');
+
+/** Bytes counted as they pass. */
+interface Tally {
+  bytes: number;
+}
+
+/** What the doors that inflate may give: `ratio` times the bytes sent, at least `floor`. */
+interface Inflation {
+  ratio: number;
+  floor: number;
+}
+
+/** Counts the bytes of `source` (into `tally`) and refuses beyond `max`. */
 async function* bounded(
   source: AsyncIterable<Buffer | string>,
   max: number,
   what: string,
+  tally: Tally = { bytes: 0 },
 ): AsyncGenerator<Buffer> {
-  let total = 0;
   for await (const chunk of source) {
     const buf = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
-    total += buf.length;
-    if (total > max) throw new GenomeFormatError(`The ${what} is larger than ${sizeText(max)}`);
+    tally.bytes += buf.length;
+    if (tally.bytes > max) {
+      throw new GenomeFormatError(`The ${what} is larger than ${sizeText(max)}`);
+    }
     yield buf;
+  }
+}
+
+/** The refusal of a door that would give more than the inflation allows for `sent` bytes. */
+const overInflated = (door: string, sent: number, limit: Inflation): GenomeFormatError =>
+  new GenomeFormatError(
+    `The ${door} inflates to more than ${limit.ratio} times the ${sizeText(sent)} sent ` +
+      '(genome files compress 3 to 6 times): it is not a genome file this reads',
+  );
+
+/**
+ * The output of a door that inflates (gzip, a zip entry), refused as soon as it passes the
+ * inflation allowed for the compressed bytes sent so far: `sent` counts what entered the door, so
+ * the bound holds at every moment, not only at the end.
+ */
+async function* inflating(
+  source: AsyncIterable<Buffer>,
+  sent: Tally,
+  limit: Inflation,
+  door: string,
+): AsyncGenerator<Buffer> {
+  let out = 0;
+  for await (const chunk of source) {
+    out += chunk.length;
+    if (out > limit.floor && out > limit.ratio * sent.bytes) {
+      throw overInflated(door, sent.bytes, limit);
+    }
+    yield chunk;
   }
 }
 
@@ -675,8 +911,15 @@ async function collect(source: AsyncIterable<Buffer>): Promise<Buffer> {
   return Buffer.concat(parts);
 }
 
-/** The one genome file of a zip (macOS resource forks and folders aside). */
-async function unzip(source: AsyncIterable<Buffer>): Promise<AsyncIterable<Buffer>> {
+/**
+ * The one genome file of a zip (macOS resource forks and folders aside); refused before it is
+ * inflated when its declared size passes the inflation allowed (yauzl checks the declared size
+ * against what the entry gives).
+ */
+async function unzip(
+  source: AsyncIterable<Buffer>,
+  limit: Inflation,
+): Promise<AsyncIterable<Buffer>> {
   const bytes = await collect(source);
   const fail = (): GenomeFormatError => new GenomeFormatError('The zip file is damaged');
   const zip = await new Promise<yauzl.ZipFile>((resolve, reject) =>
@@ -706,6 +949,10 @@ async function unzip(source: AsyncIterable<Buffer>): Promise<AsyncIterable<Buffe
         : `The zip file holds ${entries.length > 20 ? 'many' : entries.length} files (${names.join(', ')}): upload the genome file alone or a zip of just that file`,
     );
   }
+  if (entries[0].uncompressedSize > Math.max(limit.floor, limit.ratio * bytes.length)) {
+    zip.close();
+    throw overInflated('zip file', bytes.length, limit);
+  }
   const stream = await new Promise<Readable>((resolve, reject) =>
     zip.openReadStream(entries[0], (err, s) =>
       err || !s
@@ -727,18 +974,24 @@ const isGzip = (b: Buffer): boolean => b.length >= 2 && b[0] === 0x1f && b[1] ==
 const isZip = (b: Buffer): boolean =>
   b.length >= 4 && b[0] === 0x50 && b[1] === 0x4b && b[2] === 0x03 && b[3] === 0x04;
 
-/** The text bytes: gzip and zip undone (a gzip inside the zip too), every size bounded. */
+/**
+ * The text bytes: gzip and zip undone (a gzip inside the zip too), every size bounded: each door
+ * that inflates against the bytes sent (`sent`, counted as they are read), the text in all.
+ */
 async function textOf(
   source: AsyncIterable<Buffer>,
+  sent: Tally,
   maxText: number,
+  limit: Inflation,
 ): Promise<AsyncIterable<Buffer>> {
   let { head, all } = await peek(source, 4);
   if (head.length === 0) throw new GenomeFormatError('The file is empty');
-  if (isZip(head)) ({ head, all } = await peek(await unzip(all), 4));
-  else if (head.length >= 2 && head[0] === 0x50 && head[1] === 0x4b) {
+  if (isZip(head)) {
+    ({ head, all } = await peek(inflating(await unzip(all, limit), sent, limit, 'zip file'), 4));
+  } else if (head.length >= 2 && head[0] === 0x50 && head[1] === 0x4b) {
     throw new GenomeFormatError('The zip file is damaged or empty');
   }
-  if (isGzip(head)) all = gunzip(all);
+  if (isGzip(head)) all = inflating(gunzip(all), sent, limit, 'gzip file');
   return bounded(all, maxText, 'decompressed text');
 }
 
@@ -781,9 +1034,17 @@ export async function parseGenome(
   options: ParseGenomeOptions = {},
 ): Promise<ParsedGenome> {
   const maxBytes = options.maxBytes ?? 50 * MB;
-  const maxText = options.maxDecompressedBytes ?? 400 * MB;
-  const reader = new GenomeReader();
-  const text = await textOf(bounded(iterate(input), maxBytes, 'file'), maxText);
+  const maxText = options.maxDecompressedBytes ?? GENOME_LIMITS.maxDecompressedBytes;
+  const limit: Inflation = {
+    ratio: options.maxInflation ?? GENOME_LIMITS.maxInflation,
+    floor: GENOME_LIMITS.inflationFloorBytes,
+  };
+  const reader = new GenomeReader({
+    array: options.maxArrayRows ?? GENOME_LIMITS.maxArrayRows,
+    vcf: options.maxVcfRows ?? GENOME_LIMITS.maxVcfRows,
+  });
+  const sent: Tally = { bytes: 0 };
+  const text = await textOf(bounded(iterate(input), maxBytes, 'file', sent), sent, maxText, limit);
   await eachLine(text, (line) => reader.line(line));
   return finish(reader);
 }
@@ -797,13 +1058,24 @@ function finish(reader: GenomeReader): ParsedGenome {
     );
   }
   const markers = reader.columns.trimmed();
-  const rows = markers.count + reader.malformed;
+  const rows = reader.rows;
   if (markers.count === 0) {
     throw new GenomeFormatError(`The ${reader.format} file holds no readable markers`);
   }
-  if (reader.malformed >= MALFORMED_MIN && reader.malformed > rows * MALFORMED_SHARE) {
+  const bad: [number, string][] = [
+    [reader.malformed, 'are unreadable'],
+    [reader.repeated, 'repeat an rsID or a position read before (one call for each is read)'],
+  ];
+  for (const [n, doing] of bad) {
+    if (n >= BAD_MIN && n > rows * BAD_SHARE) {
+      throw new GenomeFormatError(`${n} of ${rows} rows of the ${reader.format} file ${doing}`);
+    }
+  }
+  if (markers.count < GENOME_LIMITS.minMarkers) {
     throw new GenomeFormatError(
-      `${reader.malformed} of ${rows} rows of the ${reader.format} file are unreadable`,
+      `The ${reader.format} file holds ${count(markers.count)} markers, fewer than the ` +
+        `${count(GENOME_LIMITS.minMarkers)} a genome file holds at the least (consumer arrays ` +
+        'hold about 550,000, targeted VCFs a thousand or more)',
     );
   }
   const { build, source } = reader.build();
@@ -824,6 +1096,7 @@ function finish(reader: GenomeReader): ParsedGenome {
     markers,
     malformed: reader.malformed,
     skipped: reader.skipped,
+    repeated: reader.repeated,
     uncallable: reader.uncallable,
     buildSource: source,
   };

@@ -1,25 +1,31 @@
 /**
  * The person's upload of a raw genome file (issue 34): the phone app (a login session) sends the
  * file to POST /api/v1/dna/upload (multipart, field `file`, the `upload` responder, so the file is
- * read as it arrives) or to the `uploadGenome` mutation. The file is parsed as a stream, sealed and
- * stored as the person's one genome (dna.genome.ts), replacing an earlier one.
+ * read as it arrives) or to the `uploadGenome` mutation. The file's bytes are gathered as they
+ * arrive and read, sealed and stored as the person's one genome (dna.genome.ts), replacing an
+ * earlier one; the reading runs in a worker thread (issue 45), never on the request's thread.
  *
  * Hostile input costs no more than the bytes sent: beyond DNA_UPLOAD_MAX_BYTES the reading stops
- * (413), a file that is no genome this reads is refused with the formats that are (422), and a
- * body cut short is a 422; each leaves the earlier genome as it was. It must never store a genome
- * for anyone but the credential's own person, nor answer a genotype.
+ * (413); a file that is no genome this reads, that describes no real file (rows, repeats,
+ * inflation: dna.parse.ts GENOME_LIMITS) or that passes the job's time or memory is refused with
+ * the reason (422); a body cut short is a 422; too many files being read at once is a 503 with
+ * Retry-After; each leaves the earlier genome as it was. It must never store a genome for anyone
+ * but the credential's own person, nor answer a genotype.
  */
 import { appError, validationError } from '../../base/errors.ts';
 import type { AuthedContext } from '../../graphql/context.ts';
+import { FileJobError } from '../../platform/file-workers.ts';
 import { readableOf } from '../../platform/streamed-file.ts';
 import type { StreamedFile } from '../../platform/streamed-file.ts';
-import { dnaOwnerOf } from './dna.access.ts';
+import { chargeGenomeUpload, dnaOwnerOf } from './dna.access.ts';
 import { storeGenome } from './dna.genome.ts';
 import type { GenomeDeps, GenomeView } from './dna.genome.ts';
 import { GenomeFormatError } from './dna.parse.ts';
 
 /** The largest upload, in bytes as sent (compressed or not): 50 MB. */
 export const DNA_UPLOAD_MAX_BYTES = 50 * 1024 * 1024;
+/** Seconds a client is asked to wait when every genome reader is busy (503). */
+export const DNA_UPLOAD_RETRY_AFTER_SECONDS = 30;
 
 /** The genome store of a request's app. */
 export const genomeDeps = (ctx: AuthedContext): GenomeDeps => ({
@@ -72,6 +78,7 @@ export async function uploadGenome(
   ctx: AuthedContext,
   options: UploadGenomeOptions,
 ): Promise<GenomeView> {
+  await chargeGenomeUpload(ctx);
   const userId = dnaOwnerOf(ctx);
   const meter: Meter = { bytes: 0, tooLarge: false, cut: false };
   const input = metered(readableOf(options.file) as AsyncIterable<Buffer>, meter);
@@ -94,6 +101,13 @@ export async function uploadGenome(
       throw fileInvalid('The upload ended before the whole file arrived: upload the file again');
     }
     if (err instanceof GenomeFormatError) throw fileInvalid(err.message);
+    if (err instanceof FileJobError && err.code === 'busy') {
+      throw appError(
+        'UNAVAILABLE',
+        'Too many genome files are being read right now: upload the file again in a moment',
+        { retryAfter: DNA_UPLOAD_RETRY_AFTER_SECONDS },
+      );
+    }
     throw err;
   }
 }

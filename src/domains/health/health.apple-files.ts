@@ -2,10 +2,17 @@
  * The files of an Apple Health export beside export.xml: the export folder (or the export zip,
  * read entry by entry as streams, never whole), the GPX workout routes (`workout-routes/*.gpx`) and
  * the ECG recordings (`electrocardiograms/*.csv`), each read as a stream.
+ *
+ * These are parsers of untrusted files: they run only in the import's worker thread
+ * (health.apple-read.job.ts, issue 45), never on the thread that answers requests. A zip entry is
+ * inflated only within ZIP_MAX_RATIO times its compressed size and ZIP_MAX_INFLATED_BYTES, checked
+ * against the sizes the zip declares before a byte is inflated and, while it streams, by yauzl's
+ * byte count against those declared sizes (`validateEntrySizes`).
  */
 import { createReadStream, existsSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
+import { PassThrough } from 'node:stream';
 import type { Readable } from 'node:stream';
 import { SaxesParser } from 'saxes';
 import yauzl from 'yauzl';
@@ -46,9 +53,85 @@ function folderSource(file: string): ExportSource {
   };
 }
 
+/**
+ * How many times its compressed size a zip entry may inflate to. An Apple Health export.xml
+ * deflates 20 to 22 times (measured on a 100 MB export written like the Health app's: heart rate
+ * with its metadata, energy, steps, distance; gzip -1 to -9); GPX and CSV files less. A zip bomb
+ * inflates about 1,000 times.
+ */
+export const ZIP_MAX_RATIO = 100;
+/** Entries up to this size are not held to the ratio: a small file costs little whatever its ratio. */
+export const ZIP_RATIO_FLOOR_BYTES = 1024 * 1024;
+/**
+ * The most one entry, and the entries read from one zip in all, may inflate to: about what the
+ * import's 30-minute budget stores (health.apple-import.ts), so a larger export is refused at once
+ * rather than after half an hour.
+ */
+export const ZIP_MAX_INFLATED_BYTES = 8 * 1024 ** 3;
+
+/** Why a zip entry was not inflated. */
+export type ZipRefusalCode = 'zip_ratio' | 'zip_too_large' | 'zip_entry_size';
+
+/** An export zip refused before or while it inflates (a zip bomb, or sizes that lie). */
+export class ExportZipRefused extends Error {
+  readonly code: ZipRefusalCode;
+  constructor(code: ZipRefusalCode, message: string) {
+    super(message);
+    this.name = 'ExportZipRefused';
+    this.code = code;
+  }
+}
+
+const mib = (bytes: number): string =>
+  bytes >= 1024 ** 3
+    ? `${(bytes / 1024 ** 3).toFixed(1)} GiB`
+    : `${(bytes / 1024 ** 2).toFixed(1)} MiB`;
+
+/** The entry's name as an error message shows it (it is the uploader's text). */
+const shown = (name: string): string => (name.length > 80 ? `${name.slice(0, 77)}...` : name);
+
+/**
+ * Why an entry that declares these sizes must not be inflated, or null when it may be: over
+ * ZIP_MAX_RATIO times its compressed size (beyond ZIP_RATIO_FLOOR_BYTES), or over
+ * ZIP_MAX_INFLATED_BYTES.
+ */
+export function zipEntryRefusal(
+  name: string,
+  compressedSize: number,
+  uncompressedSize: number,
+): ExportZipRefused | null {
+  if (uncompressedSize > ZIP_MAX_INFLATED_BYTES) {
+    return new ExportZipRefused(
+      'zip_too_large',
+      `${shown(name)} would inflate to ${mib(uncompressedSize)}, more than the ${mib(ZIP_MAX_INFLATED_BYTES)} an export may hold`,
+    );
+  }
+  if (uncompressedSize > Math.max(ZIP_RATIO_FLOOR_BYTES, ZIP_MAX_RATIO * compressedSize)) {
+    const ratio = Math.round(uncompressedSize / Math.max(1, compressedSize));
+    return new ExportZipRefused(
+      'zip_ratio',
+      `${shown(name)} would inflate ${ratio} times (${mib(uncompressedSize)} from ${mib(compressedSize)}); ` +
+        `an Apple Health export inflates about 20 times and more than ${ZIP_MAX_RATIO} is refused`,
+    );
+  }
+  return null;
+}
+
+/** yauzl's error for an entry that inflates beyond its declared size, as an ExportZipRefused. */
+function streamRefusal(err: Error, entry: yauzl.Entry): Error {
+  return /^too many bytes in the stream/.test(err.message)
+    ? new ExportZipRefused(
+        'zip_entry_size',
+        `${shown(entry.fileName)} inflates to more than the ${mib(entry.uncompressedSize)} its zip entry declares`,
+      )
+    : err;
+}
+
 async function zipSource(file: string): Promise<ExportSource> {
   const zip = await new Promise<yauzl.ZipFile>((resolve, reject) =>
-    yauzl.open(file, { lazyEntries: true, autoClose: false }, (err, z) =>
+    // NOTE: validateEntrySizes (yauzl's default, said here because the bounds rest on it): an entry
+    // that inflates to more than its declared size fails while it streams.
+    yauzl.open(file, { lazyEntries: true, autoClose: false, validateEntrySizes: true }, (err, z) =>
       err || !z ? reject(err ?? new Error('no zip')) : resolve(z),
     ),
   );
@@ -69,12 +152,35 @@ async function zipSource(file: string): Promise<ExportSource> {
     throw new Error(`no export.xml in ${file}`);
   }
   const root = path.posix.dirname(main) === '.' ? '' : `${path.posix.dirname(main)}/`;
-  const stream = (entry: yauzl.Entry): Promise<Readable> =>
-    new Promise((resolve, reject) =>
+  // every entry read counts (a route file named by many workouts is read again each time)
+  let inflated = 0;
+  const allowed = Math.min(
+    ZIP_MAX_INFLATED_BYTES,
+    Math.max(ZIP_RATIO_FLOOR_BYTES, ZIP_MAX_RATIO * zip.fileSize),
+  );
+  const stream = async (entry: yauzl.Entry): Promise<Readable> => {
+    const refused = zipEntryRefusal(entry.fileName, entry.compressedSize, entry.uncompressedSize);
+    if (refused) throw refused;
+    inflated += entry.uncompressedSize;
+    if (inflated > allowed) {
+      throw new ExportZipRefused(
+        'zip_ratio',
+        `the export's files would inflate to more than ${mib(allowed)} in all (${ZIP_MAX_RATIO} times the zip's ${mib(zip.fileSize)})`,
+      );
+    }
+    const raw = await new Promise<Readable>((resolve, reject) =>
       zip.openReadStream(entry, (err, s) =>
         err || !s ? reject(err ?? new Error('unreadable entry')) : resolve(s),
       ),
     );
+    // the same bytes, with yauzl's size error told as what it is
+    const out = new PassThrough();
+    raw.on('error', (err) => out.destroy(streamRefusal(err, entry)));
+    out.on('close', () => {
+      if (!raw.readableEnded) raw.destroy();
+    });
+    return raw.pipe(out);
+  };
   return {
     xml: () => stream(entries.get(main)!),
     open: async (relative) => {

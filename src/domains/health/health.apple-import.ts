@@ -1,15 +1,32 @@
 /**
- * Imports an Apple Health export for one person: streams it through the parser and stores each
- * batch with the same service functions as the REST import (so the same dedupe applies: importing
- * an export twice, or an export overlapping what the phone already sent, stores nothing twice),
- * and the whole export in the health archive (issue 16): every record, workouts with their
- * statistics, events and routes (GPX files of the export), and the ECG recordings.
+ * Imports an Apple Health export for one person: stores each batch the parser reads with the same
+ * service functions as the REST import (so the same dedupe applies: importing an export twice, or
+ * an export overlapping what the phone already sent, stores nothing twice), and the whole export in
+ * the health archive (issue 16): every record, workouts with their statistics, events and routes
+ * (GPX files of the export), and the ECG recordings.
+ *
+ * NOTE: the export is an untrusted file (the phone uploads it, issue 30): it is read only by the
+ * job health.apple-read.job.ts in a worker thread of the file-job pool, within a time and a memory
+ * budget (issue 45). This module never parses it; it stores what the job sends through a
+ * MessagePort, one message at a time, and acknowledges each once stored (the job's backpressure).
+ * When storing fails it closes the port, which ends the job; when the job fails, runs out of time
+ * or memory, the import fails with the reason.
  */
-import { parseAppleHealth } from './health.apple-parser.ts';
+import { MessageChannel } from 'node:worker_threads';
+import { FileJobError, fileJobModule, runFileJob } from '../../platform/file-workers.ts';
+import type { FileJobKind } from '../../platform/file-workers.ts';
 import type { AppleHealthBatch, ParseProgress } from './health.apple-parser.ts';
-import { archiveWorkoutId, storeEcgRecording, storeRoutePoints } from './health.apple-archive.ts';
-import { openExportSource, parseEcgCsv, parseGpx } from './health.apple-files.ts';
-import type { ExportSource } from './health.apple-files.ts';
+import {
+  ArchiveRecordColumns,
+  archiveWorkoutId,
+  storeEcgRecording,
+  storeRoutePoints,
+} from './health.apple-archive.ts';
+import type {
+  AppleReadInput,
+  AppleReadMessage,
+  AppleReadSummary,
+} from './health.apple-read.job.ts';
 import { AppleImportStore } from './health.apple-store.ts';
 import type { ImportDb } from './health.apple-store.ts';
 import { MAX_IMPORT_SAMPLES } from './health.service.ts';
@@ -28,6 +45,8 @@ export interface ImportAppleHealthFileOptions {
   onProgressCounts?: (progress: ParseProgress & { stored: number }) => void;
   /** records between progress reports (default 50,000) */
   progressEvery?: number;
+  /** the reading job's budget, for tests (defaults: APPLE_IMPORT_TIMEOUT_MS, APPLE_IMPORT_HEAP_MB) */
+  limits?: { timeoutMs?: number; maxHeapMb?: number };
 }
 
 export interface ArchiveImportCounts {
@@ -60,6 +79,37 @@ const add = (a: ImportResult, b: ImportResult): ImportResult => ({
 /** Route points of one GPX file get seq numbers from (file index + 1) x this (inline ones from 0). */
 const ROUTE_FILE_SEQ = 10_000_000;
 
+/**
+ * The reading job's wall-clock budget, from its start to its last message stored (storing
+ * included: the job waits for each store). The largest export measured, 500 MB of export.xml
+ * (1.66 million records), imports in about a minute on PostgreSQL and 2 minutes on the embedded
+ * database (docs/benchmarks.md), so 30 minutes holds an export of several GB.
+ */
+export const APPLE_IMPORT_TIMEOUT_MS = 30 * 60_000;
+/**
+ * The reading job's V8 heap, MB. The job holds the batch it fills and the one being stored (at
+ * most MAX_IMPORT_SAMPLES elements each): a 100 MB export.xml (250,000 records) parsed with a heap
+ * of 24 MB; 128 leaves five times that for exports with larger elements, and caps what a hostile
+ * one (a 100 MB attribute) costs before its thread is ended.
+ */
+export const APPLE_IMPORT_HEAP_MB = 128;
+
+const READ_JOB = fileJobModule(import.meta.url, './health.apple-read.job');
+
+/** The reading job's kind: a heap limit of its own is a pool of its own (a pool has one limit). */
+function readJobKind(limits: ImportAppleHealthFileOptions['limits']): FileJobKind {
+  const maxHeapMb = limits?.maxHeapMb ?? APPLE_IMPORT_HEAP_MB;
+  return {
+    name:
+      maxHeapMb === APPLE_IMPORT_HEAP_MB
+        ? 'apple-health-export'
+        : `apple-health-export-${maxHeapMb}mb`,
+    module: READ_JOB,
+    timeoutMs: limits?.timeoutMs ?? APPLE_IMPORT_TIMEOUT_MS,
+    maxHeapMb,
+  };
+}
+
 /** A GPX file a workout names, read once the export.xml is done. */
 interface RouteFileRef {
   workoutId: string;
@@ -68,15 +118,17 @@ interface RouteFileRef {
   index: number;
 }
 
-/** One import under way: where it reads and stores, and what it has stored so far. */
+/** One import under way: where it stores, and what it has stored so far. */
 interface ImportRun {
   db: ImportDb;
   userId: number;
-  source: ExportSource;
   store: AppleImportStore;
   totals: Pick<AppleHealthImportSummary, 'metrics' | 'sleep' | 'workouts'>;
   archive: ArchiveImportCounts;
+  /** the route files the workouts named, in the order the job reads them (its `ref`s) */
   routeFiles: RouteFileRef[];
+  /** Date.now() at the start, for the progress lines */
+  started: number;
 }
 
 /** Rows stored new so far (the figure the progress reports give). */
@@ -94,6 +146,8 @@ function storedSoFar(run: ImportRun): number {
 /** Stores one parsed batch (samples, archive records, workouts) and notes its workouts' route files. */
 async function storeBatch(run: ImportRun, batch: AppleHealthBatch): Promise<void> {
   const { store, totals, archive } = run;
+  // a class does not survive the thread boundary: its columns do
+  batch.archive.records = Object.assign(new ArchiveRecordColumns(), batch.archive.records);
   // NOTE: metrics and intervals one after the other: both take the account's sync clock,
   // which stays locked until each transaction commits, so in parallel one would only wait.
   const synced = async () => {
@@ -124,51 +178,131 @@ function reportProgress(
   run: ImportRun,
   options: ImportAppleHealthFileOptions,
   p: ParseProgress,
-  started: number,
 ): void {
   options.onProgressCounts?.({ ...p, stored: storedSoFar(run) });
   options.onProgress?.(
-    `read ${p.seen} records (${p.mapped} imported types, ${p.ignored} other; ${p.archived} archived) in ${((Date.now() - started) / 1000).toFixed(1)}s; ` +
+    `read ${p.seen} records (${p.mapped} imported types, ${p.ignored} other; ${p.archived} archived) in ${((Date.now() - run.started) / 1000).toFixed(1)}s; ` +
       `stored ${storedSoFar(run)}`,
   );
 }
 
-/** Stores the route points of the GPX files the workouts named, counting the files not found. */
-async function storeRouteFiles(run: ImportRun): Promise<void> {
-  const { source, store, userId, archive } = run;
-  for (const ref of run.routeFiles) {
-    const input = await source.open(ref.file);
-    if (!input) {
-      archive.missingRouteFiles += 1;
-      continue;
-    }
-    let seq = (ref.index + 1) * ROUTE_FILE_SEQ;
-    await parseGpx(input, async (points) => {
-      archive.routePoints += await storeRoutePoints(
-        store.execute,
-        userId,
-        ref.workoutId,
-        seq,
-        points,
-      );
-      seq += points.length;
-    });
+/** Stores some route points of a GPX file (the job sends a file's points in batches). */
+async function storeRoute(
+  run: ImportRun,
+  message: Extract<AppleReadMessage, { type: 'route' }>,
+): Promise<void> {
+  const ref = run.routeFiles[message.ref];
+  if (ref?.file !== message.file) {
+    throw new Error(`the reading job sent route file ${message.ref} out of order`);
+  }
+  run.archive.routePoints += await storeRoutePoints(
+    run.store.execute,
+    run.userId,
+    ref.workoutId,
+    (ref.index + 1) * ROUTE_FILE_SEQ + message.from,
+    message.points,
+  );
+}
+
+/** Stores what one message of the reading job carries. */
+async function storeMessage(
+  run: ImportRun,
+  options: ImportAppleHealthFileOptions,
+  message: AppleReadMessage,
+): Promise<void> {
+  switch (message.type) {
+    case 'batch':
+      return storeBatch(run, message.batch);
+    case 'progress':
+      return reportProgress(run, options, message.progress);
+    case 'route':
+      return storeRoute(run, message);
+    case 'route-missing':
+      run.archive.missingRouteFiles += 1;
+      return;
+    case 'ecg':
+      if (!message.recording) run.archive.unreadableEcgFiles += 1;
+      else run.archive.ecg += await storeEcgRecording(run.db, run.userId, message.recording);
+      return;
+    case 'end':
+      return;
   }
 }
 
-/** Stores the export's ECG recordings, counting the files that are not; answers how many were read. */
-async function storeEcgFiles(run: ImportRun): Promise<number> {
-  const { source, archive } = run;
-  const ecgFiles = source
-    .list('electrocardiograms')
-    .filter((f) => f.toLowerCase().endsWith('.csv'));
-  for (const file of ecgFiles) {
-    const input = await source.open(file);
-    const recording = input ? await parseEcgCsv(input, file) : null;
-    if (!recording) archive.unreadableEcgFiles += 1;
-    else archive.ecg += await storeEcgRecording(run.db, run.userId, recording);
+const budget = (ms: number): string =>
+  ms >= 60_000 ? `${Math.round(ms / 60_000)} minutes` : `${ms} ms`;
+
+/** The pool's reason in the importer's words (an archive import shows it to the person). */
+function readFailure(err: unknown, kind: FileJobKind): unknown {
+  if (!(err instanceof FileJobError)) return err;
+  switch (err.code) {
+    case 'timeout':
+      return new FileJobError(
+        'timeout',
+        `reading the export took longer than ${budget(kind.timeoutMs)}`,
+      );
+    case 'memory':
+      return new FileJobError(
+        'memory',
+        `reading the export needed more than ${kind.maxHeapMb} MB of memory`,
+      );
+    case 'busy':
+      return new FileJobError('busy', 'too many exports are being read at once; try again later');
+    default:
+      return err;
   }
-  return ecgFiles.length;
+}
+
+/**
+ * Runs the reading job on the export and stores what it sends, one message at a time, in order,
+ * each acknowledged once stored. Answers the job's summary.
+ */
+async function readAndStore(
+  run: ImportRun,
+  options: ImportAppleHealthFileOptions,
+): Promise<AppleReadSummary> {
+  const kind = readJobKind(options.limits);
+  const { port1, port2 } = new MessageChannel();
+  // a holder, not variables: the compiler does not follow assignments made in the handler
+  const state: { failure: { error: unknown } | null; ended: boolean } = {
+    failure: null,
+    ended: false,
+  };
+  let storing = Promise.resolve();
+  port1.on('message', (message: AppleReadMessage) => {
+    storing = storing.then(async () => {
+      if (state.failure || state.ended) return;
+      try {
+        await storeMessage(run, options, message);
+        if (message.type !== 'progress') port1.postMessage('stored');
+      } catch (error) {
+        state.failure = { error };
+        // NOTE: closing the port ends the job (health.apple-read.job.ts): nothing reads on
+        port1.close();
+      }
+    });
+  });
+  const input: AppleReadInput = {
+    file: options.file,
+    batchSize: Math.min(options.batchSize ?? MAX_IMPORT_SAMPLES, MAX_IMPORT_SAMPLES),
+    progressEvery: options.progressEvery,
+    port: port2,
+  };
+  let summary: AppleReadSummary | null = null;
+  let jobError: unknown = null;
+  try {
+    summary = await runFileJob<AppleReadInput, AppleReadSummary>(kind, input, [port2]);
+  } catch (err) {
+    jobError = err;
+  }
+  state.ended = true;
+  port1.close();
+  // a store under way finishes before the caller closes the store
+  await storing;
+  // storing failed first: the job's own end (it saw the port close) is only the echo of that
+  if (state.failure) throw state.failure.error;
+  if (!summary) throw readFailure(jobError, kind);
+  return summary;
 }
 
 /** Imports the export at `file` for `userId`; answers what was read and stored. */
@@ -177,15 +311,10 @@ export async function importAppleHealthFile(
   options: ImportAppleHealthFileOptions,
 ): Promise<AppleHealthImportSummary> {
   const { userId } = options;
-  const source = await openExportSource(options.file);
-  const store = await AppleImportStore.open(db, userId).catch((e: unknown) => {
-    source.close();
-    throw e;
-  });
+  const store = await AppleImportStore.open(db, userId);
   const run: ImportRun = {
     db,
     userId,
-    source,
     store,
     totals: {
       metrics: { inserted: 0, skipped: 0 },
@@ -201,23 +330,14 @@ export async function importAppleHealthFile(
       unreadableEcgFiles: 0,
     },
     routeFiles: [],
+    started: Date.now(),
   };
-  const started = Date.now();
   try {
-    const parsed = await parseAppleHealth(await source.xml(), {
-      batchSize: Math.min(options.batchSize ?? MAX_IMPORT_SAMPLES, MAX_IMPORT_SAMPLES),
-      progressEvery: options.progressEvery,
-      onBatch: (batch) => storeBatch(run, batch),
-      onProgress: (p) => reportProgress(run, options, p, started),
-    });
-    await storeRouteFiles(run);
-    if (run.routeFiles.length > 0)
-      options.onProgress?.(`read ${run.routeFiles.length} workout route files`);
-    const ecgFiles = await storeEcgFiles(run);
+    const { routeFiles, ecgFiles, ...parsed } = await readAndStore(run, options);
+    if (routeFiles > 0) options.onProgress?.(`read ${routeFiles} workout route files`);
     if (ecgFiles > 0) options.onProgress?.(`read ${ecgFiles} ECG files`);
     return { ...parsed, ...run.totals, archive: run.archive };
   } finally {
-    source.close();
     await store.close();
   }
 }

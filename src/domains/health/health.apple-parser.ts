@@ -3,8 +3,9 @@
  * `apple_health_export/export.xml`). It maps HealthKit type identifiers to our metric types, sleep
  * stages and workouts, and hands them on in batches so that a multi-gigabyte export never sits in
  * memory: the next chunk of XML is read only after the batch handler has finished (backpressure).
- * It never writes anything itself; scripts/import-apple-health.ts feeds the batches to the same
- * service functions the REST import uses.
+ * It never writes anything itself. It parses an untrusted file, so it runs only in the import's
+ * worker thread (health.apple-read.job.ts, issue 45), whose batches health.apple-import.ts stores
+ * with the same service functions the REST import uses.
  */
 import type { Readable } from 'node:stream';
 import { setImmediate as nextTurn } from 'node:timers/promises';
@@ -476,9 +477,9 @@ export async function parseAppleHealth(
   });
   parser.on('closetag', (tag) => reading.close(tag.name));
 
-  // NOTE: the store of a batch makes several round trips, each answered only when the event loop
-  // is free: while one is in flight the parser writes at most WRITE_SLICE characters at a time and
-  // lets the answers in between (a 64 kB read chunk held them about 5 ms each).
+  // NOTE: while a batch is being stored, the parser writes at most WRITE_SLICE characters at a time
+  // and looks at the event loop in between, so the store's answer (in the reading job, the
+  // importer's acknowledgement or its closing of the port) is not kept waiting behind a 64 kB chunk.
   // NOTE: one batch is stored while the next is parsed (at most two in memory): the wait for the
   // previous store is the backpressure.
   let storing: Promise<void> | null = null;

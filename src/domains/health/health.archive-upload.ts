@@ -24,6 +24,7 @@ import { appError, validationError } from '../../base/errors.ts';
 import { Prisma } from '../../generated/prisma/client.ts';
 import type { HealthArchiveImport } from '../../generated/prisma/client.ts';
 import type { AuthedContext } from '../../graphql/context.ts';
+import { spendLimit } from '../../platform/limits.ts';
 import type { LimitRule } from '../../platform/limits.ts';
 import { readableOf } from '../../platform/streamed-file.ts';
 import type { StreamedFile } from '../../platform/streamed-file.ts';
@@ -42,16 +43,15 @@ export const ARCHIVE_IMPORT_STALE_MS = 2 * 60_000;
 export const ARCHIVE_IMPORT_STALE_CHECK_MS = 60_000;
 /** A partial upload untouched for this long belongs to a process that died: it is removed. */
 export const ARCHIVE_UPLOAD_STALE_MS = 6 * 3_600_000;
-/** Uploads one person may start per UTC day (each may be gigabytes). */
-export const ARCHIVE_UPLOADS_PER_DAY = 20;
 /** Imports a list answers (newest first). */
 export const ARCHIVE_IMPORT_LIST = { default: 20, max: 50 };
 
-const UPLOAD_RULE: LimitRule = {
+/** Uploads one person may start per UTC day (each may be gigabytes): ARCHIVE_IMPORTS_PER_DAY. */
+const uploadRule = (ctx: AuthedContext): LimitRule => ({
   name: 'health:archive-uploads',
-  points: ARCHIVE_UPLOADS_PER_DAY,
+  points: ctx.config.ARCHIVE_IMPORTS_PER_DAY,
   seconds: 'utc-day',
-};
+});
 
 /** What to do when an upload is not an export. */
 const EXPORT_HOWTO =
@@ -255,14 +255,12 @@ export async function importHealthArchive(
     });
     if (earlier) return viewOf(earlier);
   }
-  const decision = await ctx.limits.take(UPLOAD_RULE, String(userId));
-  if (!decision.allowed) {
-    throw appError(
-      'RATE_LIMITED',
-      `At most ${ARCHIVE_UPLOADS_PER_DAY} health archive uploads a day; try again tomorrow`,
-      { detail: { code: 'rate_limited' }, retryAfter: decision.retryAfterSeconds },
-    );
-  }
+  await spendLimit(
+    ctx.limits,
+    uploadRule(ctx),
+    String(userId),
+    `At most ${ctx.config.ARCHIVE_IMPORTS_PER_DAY} health archive uploads a day; try again tomorrow`,
+  );
   const { DATA_DIR: dataDir, HEALTH_ARCHIVE_MAX_BYTES: maxBytes } = ctx.config;
   const spooled = await spool(dataDir, maxBytes, options.file);
   try {

@@ -7,12 +7,14 @@
  * checks the draft and saves it with blood_report_create; OCR values are marked for confirmation.
  *
  * Hostile files get a 4xx: over the size 413, not base64 or not a PDF/JPEG/PNG 422, unreadable or
- * text-less 422, too slow 422 (try a clearer photo or the PDF); a full reading queue is a 503 with
- * Retry-After (a busy server, not the file's fault).
+ * text-less 422, too slow 422 (try a clearer photo or the PDF), over a bound of its content 422
+ * naming the bound (pages, megapixels, text drawn, bytes decompressed, memory: issue 45); a full
+ * reading queue is a 503 with Retry-After (a busy server, not the file's fault).
  */
 import { appError, validationError } from '../../base/errors.ts';
 import type { AuthedContext } from '../../graphql/context.ts';
 import { LabDocumentError, readLabDocument } from './labs.document.ts';
+import { chargeLabParse } from './labs.limits.ts';
 import { rangeOf } from './labs.reports.ts';
 import type { RangeView } from './labs.reports.ts';
 import { parseLabText } from './labs.text.ts';
@@ -62,13 +64,14 @@ function decoded(file: string): Buffer {
   return bytes;
 }
 
+/**
+ * Words for the codes whose reader messages are not shown. `too_large` and `timeout` are shown as
+ * the reader words them (issue 45): which bound the file passed (pages, megapixels, text drawn,
+ * bytes decompressed, memory, time) and what to send instead.
+ */
 const DOCUMENT_WORDS: Record<string, string> = {
   unsupported_type: 'The file is not a PDF, JPEG or PNG.',
-  too_large:
-    'The file is too large to read: at most 20 pages of PDF, or a photo of at most 25 megapixels (one page a photo).',
   unreadable: 'The file could not be read (damaged, encrypted or cut short).',
-  timeout:
-    'Reading the report took too long: send the PDF, or a clearer photo of one page at a time.',
   no_text: 'No text was found in the report: send a sharper photo, or the PDF from the lab.',
 };
 
@@ -90,9 +93,10 @@ function refused(err: LabDocumentError): Error {
 
 /** Reads a report file into a draft of markers; saves nothing. */
 export async function parseBloodReport(
-  _ctx: AuthedContext,
+  ctx: AuthedContext,
   options: { file: string },
 ): Promise<LabDraftView> {
+  await chargeLabParse(ctx);
   const bytes = decoded(options.file);
   let read;
   try {

@@ -12,30 +12,54 @@
  * pdf.js normalises text (NFKC): a micro sign is answered as the Greek mu ("μmol/L"), a ligature
  * as its letters.
  *
- * Limits: at most `maxPages` pages and `maxChars` characters of text, and a time budget checked
- * between pages (pdf.js runs in this thread: its serverless build has no worker, so a page being
- * parsed is not interrupted, only the next one refused). A PDF without a text layer (a scan)
- * answers no lines; reading its page images by OCR is not done here.
+ * Where it runs (issue 45): in a file-job worker thread (labs.pdf.job.ts, run by labs.document.ts
+ * through src/platform/file-workers.ts), never on the thread that answers requests. pdf.js's
+ * serverless build has no worker of its own and does not stop inside a page, so the thread's
+ * wall-clock budget and heap limit are what end a file that never finishes; the bounds below make
+ * a hostile file end sooner, with its reason.
+ *
+ * Limits that describe a real lab report: at most `maxPages` pages (20); checked on the raw bytes
+ * before pdf.js sees them (labs.pdf-scan.ts), its streams decode to at most 64 MB (and at most 100
+ * times the file above 16 MB), because what pdf.js decodes lives outside the V8 heap, its form
+ * XObjects are drawn at most 10,000 times and at most 16 MB of content is read (forms counted
+ * each time drawn), so a form that draws a form that draws text (10^8 text runs in 2.6 KB) is
+ * refused before pdf.js draws one; at most `maxItems` text items (50,000) and `maxChars`
+ * characters (200,000) across the pages, counted as pdf.js streams each page's items (the stream
+ * is cancelled mid-page past either); and a time budget checked as items arrive. A PDF without a
+ * text layer (a scan) answers no lines; reading its page images by OCR is not done here.
  *
  * It must never throw anything but a `PdfReadError` for a bad file (a password, a broken or
- * truncated file, too many pages or characters, too slow), never write the bytes anywhere, never
- * fetch anything (no font or CMap is loaded over a network), and never detach the caller's buffer.
+ * truncated file, too many pages, items, characters or decoded bytes, too slow), never write the
+ * bytes anywhere, never fetch anything (no font or CMap is loaded over a network), and never
+ * detach the caller's buffer.
  */
 import { getDocumentProxy } from 'unpdf';
+import { DEFAULT_STREAM_LIMITS, scanPdfStreams } from './labs.pdf-scan.ts';
+import type { PdfStreamLimits, PdfStreamScan } from './labs.pdf-scan.ts';
 import type { TextLine } from './labs.types.ts';
 
 /** What a PDF read may cost. */
 export interface PdfLimits {
   /** the most pages read; a longer file is refused (default 20) */
   maxPages: number;
-  /** the most characters of text across pages; more is refused (default 200,000) */
+  /** the most characters of text across pages, checked as items arrive (default 200,000) */
   maxChars: number;
-  /** the time budget in ms, checked between pages (default 15,000) */
+  /** the most text items pdf.js may draw across pages (default 50,000) */
+  maxItems: number;
+  /** what the file's streams may decode to (labs.pdf-scan.ts) */
+  streams: PdfStreamLimits;
+  /** the time budget in ms, checked as items arrive (default 15,000) */
   timeoutMs: number;
 }
 
 /** The limits used when none are given. */
-export const DEFAULT_PDF_LIMITS: PdfLimits = { maxPages: 20, maxChars: 200_000, timeoutMs: 15_000 };
+export const DEFAULT_PDF_LIMITS: PdfLimits = {
+  maxPages: 20,
+  maxChars: 200_000,
+  maxItems: 50_000,
+  streams: DEFAULT_STREAM_LIMITS,
+  timeoutMs: 15_000,
+};
 
 /** Why a PDF was not read. */
 export type PdfReadErrorCode =
@@ -43,6 +67,8 @@ export type PdfReadErrorCode =
   | 'unreadable'
   | 'too_many_pages'
   | 'too_much_text'
+  | 'too_much_content'
+  | 'too_much_data'
   | 'timeout';
 
 /** A PDF this reader refuses; `message` says what was wrong in words for the person. */
@@ -99,8 +125,9 @@ export async function pdfLines(
 }
 
 /**
- * The text of a PDF as lines, with its page count (see `pdfLines`). The bytes are copied before
- * pdf.js sees them, so the caller's buffer stays usable.
+ * The text of a PDF as lines, with its page count (see `pdfLines`). The streams are bounded first
+ * (before pdf.js sees the file); the bytes are copied before pdf.js sees them, so the caller's
+ * buffer stays usable.
  */
 export async function readPdf(
   bytes: Uint8Array,
@@ -108,8 +135,13 @@ export async function readPdf(
 ): Promise<PdfText> {
   const lim = { ...DEFAULT_PDF_LIMITS, ...limits };
   const deadline = Date.now() + lim.timeoutMs;
+  try {
+    checkStreams(bytes, lim.streams);
+  } catch (err) {
+    throw asPdfError(err);
+  }
   const opening = openPdf(bytes);
-  const pdf = await withDeadline(opening, deadline).catch((err: unknown) => {
+  const pdf = await withDeadline(opening, deadline, lim.timeoutMs).catch((err: unknown) => {
     // opened after the deadline: closed when it arrives
     void opening.then((late) => late.destroy()).catch(() => undefined);
     throw asPdfError(err);
@@ -122,20 +154,12 @@ export async function readPdf(
       );
     }
     const lines: TextLine[] = [];
-    let chars = 0;
+    const drawn: Drawn = { items: 0, chars: 0 };
     for (let page = 1; page <= pdf.numPages; page++) {
       if (Date.now() > deadline) throw timeoutError(lim.timeoutMs);
-      const pageLines = await withDeadline(readPage(pdf, page), deadline);
-      for (const line of pageLines) {
-        chars += line.text.length;
-        lines.push(line);
-      }
-      if (chars > lim.maxChars) {
-        throw new PdfReadError(
-          'too_much_text',
-          `The PDF holds more than ${lim.maxChars} characters of text; a lab report holds far less.`,
-        );
-      }
+      const reading = readPage(pdf, page, drawn, lim, deadline);
+      const pageLines = await withDeadline(reading, deadline, lim.timeoutMs);
+      lines.push(...pageLines);
     }
     return { lines, pages: pdf.numPages };
   } catch (err) {
@@ -159,21 +183,116 @@ async function openPdf(bytes: Uint8Array): Promise<PdfDocument> {
   }
 }
 
+/** The decompressed-size bound (labs.pdf-scan.ts) as a `PdfReadError`. */
+function checkStreams(bytes: Uint8Array, limits: PdfStreamLimits): void {
+  const scan = scanPdfStreams(bytes, limits);
+  const mb = (n: number): string => `${Math.round(n / 1048576)} MB`;
+  switch (scan.refusal) {
+    case null:
+      return;
+    case 'too_much_data':
+      throw new PdfReadError(
+        'too_much_data',
+        `The PDF's contents decompress to more than ${mb(scan.budget)}; a lab report's decompress to a few MB. Send the report as the lab issued it, or a photo of each page.`,
+      );
+    case 'too_much_content':
+      throw new PdfReadError(
+        'too_much_content',
+        `The PDF draws more text than a lab report holds (${drawn(scan, { ...DEFAULT_STREAM_LIMITS, ...limits })}). Send the report as the lab issued it, or a photo of each page.`,
+      );
+    case 'password':
+      throw passwordError();
+    default:
+      throw new PdfReadError(
+        'unreadable',
+        `The PDF could not be read: it is compressed or encrypted in a way not read here (${scan.detail}).`,
+      );
+  }
+}
+
+/** Why the scan found the drawing too large, in words. */
+function drawn(scan: PdfStreamScan, limits: PdfStreamLimits): string {
+  if (scan.formDraws === Infinity) return 'its forms draw each other without end';
+  if (scan.formDraws > limits.maxFormDraws) {
+    return `its forms are drawn ${scan.formDraws.toLocaleString('en')} times`;
+  }
+  return `${Math.round(scan.contentBytes / 1048576)} MB of drawing instructions`;
+}
+
+/** Text drawn so far in the document. */
+interface Drawn {
+  items: number;
+  chars: number;
+}
+
 /** One page's lines. */
-async function readPage(pdf: PdfDocument, page: number): Promise<TextLine[]> {
+async function readPage(
+  pdf: PdfDocument,
+  page: number,
+  drawn: Drawn,
+  lim: PdfLimits,
+  deadline: number,
+): Promise<TextLine[]> {
   const proxy = await pdf.getPage(page);
   try {
-    const content = await proxy.getTextContent();
     const placed: Placed[] = [];
-    for (const item of content.items) {
-      if (!('str' in item)) continue;
-      const p = place(item as PdfItem);
+    for (const item of await pageItems(proxy, drawn, lim, deadline)) {
+      const p = place(item);
       if (p) placed.push(p);
     }
     return rowsOf(placed).map((row) => ({ text: joinRow(row), page, confidence: null }));
   } finally {
     proxy.cleanup();
   }
+}
+
+type PdfPage = Awaited<ReturnType<PdfDocument['getPage']>>;
+
+/**
+ * A page's text items as pdf.js streams them, counted into `drawn` as they arrive: past the
+ * document's item or character cap, or its deadline, the stream is cancelled (pdf.js stops
+ * evaluating the page) and the file refused.
+ */
+async function pageItems(
+  proxy: PdfPage,
+  drawn: Drawn,
+  lim: PdfLimits,
+  deadline: number,
+): Promise<PdfItem[]> {
+  const reader = (proxy.streamTextContent() as ReadableStream<{ items: object[] }>).getReader();
+  const items: PdfItem[] = [];
+  for (;;) {
+    const { value, done } = await reader.read();
+    if (done) return items;
+    for (const item of value.items) {
+      if (!('str' in item)) continue;
+      items.push(item as PdfItem);
+      drawn.items += 1;
+      drawn.chars += (item as PdfItem).str.length;
+    }
+    const refusal = overLimits(drawn, lim, deadline);
+    if (refusal) {
+      await reader.cancel(refusal).catch(() => undefined);
+      throw refusal;
+    }
+  }
+}
+
+/** The refusal for text drawn past the caps or the deadline, or null. */
+function overLimits(drawn: Drawn, lim: PdfLimits, deadline: number): PdfReadError | null {
+  if (drawn.items > lim.maxItems) {
+    return new PdfReadError(
+      'too_much_content',
+      `The PDF draws more text than a lab report holds (over ${lim.maxItems.toLocaleString('en')} pieces of text). Send the report as the lab issued it, or a photo of each page.`,
+    );
+  }
+  if (drawn.chars > lim.maxChars) {
+    return new PdfReadError(
+      'too_much_text',
+      `The PDF holds more than ${lim.maxChars.toLocaleString('en')} characters of text; a lab report holds far less.`,
+    );
+  }
+  return Date.now() > deadline ? timeoutError(lim.timeoutMs) : null;
 }
 
 /** A fragment's position, or null for blank or rotated text (a vertical margin note, a watermark). */
@@ -228,11 +347,11 @@ function averageCharWidth(item: Placed): number {
   return Math.min(Math.max(mean, 0.3 * item.size), 0.7 * item.size);
 }
 
-/** Rejects with a timeout once `deadline` passes. */
-async function withDeadline<T>(work: Promise<T>, deadline: number): Promise<T> {
+/** Rejects with a timeout of `ms` once `deadline` passes. */
+async function withDeadline<T>(work: Promise<T>, deadline: number, ms: number): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   const late = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(timeoutError(0)), Math.max(0, deadline - Date.now()));
+    timer = setTimeout(() => reject(timeoutError(ms)), Math.max(0, deadline - Date.now()));
   });
   try {
     return await Promise.race([work, late]);
@@ -244,7 +363,14 @@ async function withDeadline<T>(work: Promise<T>, deadline: number): Promise<T> {
 function timeoutError(ms: number): PdfReadError {
   return new PdfReadError(
     'timeout',
-    ms ? `Reading the PDF took longer than ${ms} ms.` : 'Reading the PDF took too long.',
+    `Reading the PDF took longer than ${ms / 1000} s (a lab report takes well under one), so it was stopped. Send the report as the lab issued it, or a photo of each page.`,
+  );
+}
+
+function passwordError(): PdfReadError {
+  return new PdfReadError(
+    'encrypted',
+    'The PDF is protected by a password; save it without one and upload it again.',
   );
 }
 
@@ -252,12 +378,7 @@ function timeoutError(ms: number): PdfReadError {
 function asPdfError(err: unknown): PdfReadError {
   if (err instanceof PdfReadError) return err;
   const name = err instanceof Error ? err.name : '';
-  if (name === 'PasswordException') {
-    return new PdfReadError(
-      'encrypted',
-      'The PDF is protected by a password; save it without one and upload it again.',
-    );
-  }
+  if (name === 'PasswordException') return passwordError();
   return new PdfReadError(
     'unreadable',
     'The PDF could not be read: the file is damaged or not a PDF.',

@@ -21,6 +21,8 @@ import {
   MEAL_PHOTO_FOLDER,
   mediaUrl,
   PHOTO_TYPES,
+  photoMaxBytes,
+  photoTooLarge,
 } from '../../platform/photos.ts';
 import type { UploadedFile } from '../../platform/photos.ts';
 import { advanceSyncClock } from '../../platform/sync-clock.ts';
@@ -37,8 +39,6 @@ export const MEAL_ITEMS_MAX = 100;
 export const DAILY_RANGE_MAX_DAYS = 366;
 /** Recent meals look back this many days. */
 export const RECENT_MEALS_DAYS = 90;
-/** Largest meal photo, bytes (below the multipart read limit, UPLOAD_MAX_BYTES). */
-export const MEAL_PHOTO_MAX_BYTES = 8 * 1024 * 1024;
 
 const DAY_MS = 86_400_000;
 
@@ -420,8 +420,8 @@ export async function deleteAllMeals(ctx: AuthedContext): Promise<{ deleted: num
 
 /** The photo checked (size first, then the type from its bytes) and stored under a new key. */
 async function storePhoto(ctx: AuthedContext, file: UploadedFile): Promise<string> {
-  if (file.size > MEAL_PHOTO_MAX_BYTES)
-    throw appError('PAYLOAD_TOO_LARGE', `The photo is larger than ${MEAL_PHOTO_MAX_BYTES} bytes`);
+  const max = photoMaxBytes('meal', ctx.config);
+  if (file.size > max) throw photoTooLarge(max);
   const data = new Uint8Array(await file.arrayBuffer());
   const type = await checkedImageType(data, file.type, 'file');
   const key = newStorageKey(MEAL_PHOTO_FOLDER, PHOTO_TYPES[type]);

@@ -16,6 +16,8 @@ import {
   checkedImageType,
   mediaUrl,
   PHOTO_TYPES,
+  photoMaxBytes,
+  photoTooLarge,
   PROFILE_PHOTO_FOLDER,
 } from '../../platform/photos.ts';
 import type { UploadedFile } from '../../platform/photos.ts';
@@ -92,9 +94,8 @@ export async function setProfilePhoto(
   options: SetProfilePhotoOptions,
   query: { select?: Prisma.UserSelect; include?: Prisma.UserInclude } = {},
 ) {
-  const max = ctx.config.PROFILE_PHOTO_MAX_BYTES;
-  if (options.file.size > max)
-    throw appError('PAYLOAD_TOO_LARGE', `The photo is larger than ${max} bytes`);
+  const max = photoMaxBytes('profile', ctx.config);
+  if (options.file.size > max) throw photoTooLarge(max);
   const data = new Uint8Array(await options.file.arrayBuffer());
   const type = await checkedImageType(data, options.file.type, options.argument);
   const key = newStorageKey(PROFILE_PHOTO_FOLDER, PHOTO_TYPES[type]);
