@@ -71,7 +71,7 @@ async function storeAndReport(
   if (!opened) throw new Error('the genome was not stored');
   const report = {
     overview: reportOverview(opened.calls, opened.view),
-    medicines: medicinesReport(opened.calls),
+    medicines: medicinesReport(opened.calls, opened.view),
     hla: hlaReport(opened.calls),
   };
   return JSON.stringify(report).length;

@@ -5,6 +5,11 @@
  * not read. Constructed Y calls for R1b and E1b1a give those clades; a woman has no Y data; a
  * conflicting call is answered as a conflict. A generated genome's MT markers are read through
  * the store.
+ *
+ * Issue 46: a line is called only when the file supports its path from the root (MT: 3 confirmed
+ * branches, Y: 2 clades, at most 2 untested levels apart); otherwise the deepest supported node
+ * (partial) or not determined, with the reason. A 50-position file with one of I3d1's own
+ * positions and nothing above it is no longer called I3d1.
  */
 import { readFileSync } from 'node:fs';
 import { Readable } from 'node:stream';
@@ -208,8 +213,120 @@ describe('mtHaplogroup', () => {
     const observations = mtObservations(index.markers('MT'));
     expect(observations.length).toBeGreaterThan(0);
     const result = mtHaplogroup(observations);
-    expect(result.status).toBe('called');
+    // a dozen random MT calls place no maternal line
+    expect(result.status).toBe('not_determined');
+    expect(result.deepestSupported).toBeNull();
     expect(result.positionsTested + result.callsIgnored).toBe(observations.length);
+  });
+});
+
+/** The rCRS positions of the mutations on the branch directly above a haplogroup. */
+function branchPositions(haplogroup: string): number[] {
+  const mutations = mtLineage(haplogroup)?.at(-1)?.mutations ?? [];
+  return mutations.filter((m) => !m.includes('.')).map((m) => Number(/\d+/.exec(m)![0]));
+}
+
+describe('mtHaplogroup support (issue 46)', () => {
+  const I3D1_PATH = lineagePositions('I3d1');
+  /** 49 positions off the lineage of I3d1 (none defines a branch above it), evenly spread. */
+  const OFF_PATH = Array.from({ length: 60 }, (_, k) => 310 + k * 270)
+    .filter((p) => !I3D1_PATH.includes(p))
+    .slice(0, 49);
+
+  it('issue 46: does not call I3d1 from one tested position with no branch above it tested', () => {
+    // a 50-position file: 382T (one of I3d1's own mutations) and 49 positions off its lineage
+    const result = mtHaplogroup(readings('I3d1', [382, ...OFF_PATH]));
+    expect(result.positionsTested).toBe(50);
+    expect(result.best?.haplogroup).toBe('I3d1');
+    expect(result.status).toBe('not_determined');
+    expect(result.deepestSupported).toBeNull();
+    expect(result.support).toMatchObject({
+      levels: 0,
+      required: 3,
+      testedPositions: 1,
+      confirmedLevels: ['I3d1'],
+      contradictedLevels: [],
+    });
+    expect(result.support.missingLevels).toEqual(
+      expect.arrayContaining(['L3', 'N', 'N1', 'I', 'I3', 'I3d']),
+    );
+    expect(result.support.missingLevels).toHaveLength(result.support.pathLevels - 1);
+    expect(result.reason).toContain('50 mitochondrial positions');
+    expect(result.reason).toContain('I3d');
+    expect(result.notes[0]).toContain('do not place the maternal line');
+  });
+
+  it('calls I3d1 when its tested positions confirm the branches from the root down', () => {
+    const result = mtHaplogroup(readings('I3d1', [...I3D1_PATH, ...OFF_PATH]));
+    expect(result.status).toBe('called');
+    expect(result.best?.haplogroup).toBe('I3d1');
+    expect(result.best?.quality).toBe(1);
+    expect(result.deepestSupported).toBe('I3d1');
+    expect(result.reason).toBeNull();
+    expect(result.support.missingLevels).toEqual([]);
+    expect(result.support.contradictedLevels).toEqual([]);
+    expect(result.support.levels).toBe(result.support.pathLevels);
+    // N's 10398A, reversed on N1a1's branch, is read there: neither branch is contradicted
+    expect(result.path.find((s) => s.haplogroup === 'N')?.absent).toBe(0);
+    // two untested branches in a row (I2'3 and I3) are bridged
+    const bridged = [...branchPositions("I2'3"), ...branchPositions('I3')];
+    const gap = mtHaplogroup(
+      readings(
+        'I3d1',
+        I3D1_PATH.filter((p) => !bridged.includes(p)),
+      ),
+    );
+    expect(gap.status).toBe('called');
+    expect(gap.deepestSupported).toBe('I3d1');
+    expect(gap.support.missingLevels).toEqual(["I2'3", 'I3']);
+  });
+
+  it('answers the deepest supported branch when the branches above the best fit were not tested', () => {
+    // typed down to N1, then nothing until I3d1's own positions: eight untested branches between
+    const below = ['N1a', "N1a1'2", 'N1a1', 'N1a1b', 'I', "I2'3", 'I3', 'I3d'];
+    const belowN1 = below.flatMap(branchPositions);
+    const upToN1 = lineagePositions('N1').filter((p) => !belowN1.includes(p));
+    const result = mtHaplogroup(readings('I3d1', [...upToN1, ...branchPositions('I3d1')]));
+    expect(result.best?.haplogroup).toBe('I3d1');
+    expect(result.status).toBe('partial');
+    expect(result.deepestSupported).toBe('N1');
+    expect(result.support.missingLevels).toEqual(below);
+    expect(result.support.levels).toBe(result.support.confirmedLevels.length - 1);
+    expect(result.reason).toContain('Supported down to N1, not to I3d1');
+    expect(result.reason).toContain("(N1a, N1a1'2, N1a1, N1a1b, I, I2'3, I3 and I3d)");
+    expect(result.notes[0]).toContain('support only N1');
+  });
+
+  it('stops above a branch whose tested position reads against it', () => {
+    // I3's only mutation (239C) reads ancestral: I3d and I3d1 below it are two levels, not three
+    const result = mtHaplogroup(
+      readings('I3d1', I3D1_PATH).map((o) => (o.position === 239 ? { ...o, allele: 'T' } : o)),
+    );
+    expect(result.best?.haplogroup).toBe('I3d1');
+    expect(result.best!.quality).toBeGreaterThan(0.9);
+    expect(result.status).toBe('partial');
+    expect(result.deepestSupported).toBe("I2'3");
+    expect(result.support.contradictedLevels).toEqual(['I3']);
+    expect(result.reason).toContain('1 read against it (I3)');
+  });
+
+  it('does not count a hotspot reading as support', () => {
+    // 152C and 16129A (recurring 60+ times in PhyloTree) and 382T: still one level, not three
+    const result = mtHaplogroup(readings('I3d1', [152, 16129, 382, ...OFF_PATH.slice(2)]));
+    expect(result.status).toBe('not_determined');
+    expect(result.support.confirmedLevels).toEqual(['I3d1']);
+    expect(result.path.find((s) => s.haplogroup === 'I')?.tested).toBe(0);
+  });
+
+  it('answers not determined for a handful of random calls', () => {
+    const result = mtHaplogroup([
+      { position: 4000, allele: 'T' },
+      { position: 9000, allele: 'C' },
+      { position: 12000, allele: 'T' },
+    ]);
+    expect(result.status).toBe('not_determined');
+    expect(result.deepestSupported).toBeNull();
+    expect(result.reason).toContain('3 mitochondrial positions');
   });
 });
 
@@ -291,10 +408,48 @@ describe('yHaplogroup', () => {
     ]);
   });
 
+  it('issue 46: does not call R-M269 from its one SNP with nothing above it read', () => {
+    const result = yHaplogroup(lookup({ rs9786153: 'C' }), 'male');
+    expect(result.status).toBe('not_determined');
+    expect(result.clade).toBeNull();
+    expect(result.bestFit).toBe('R-M269');
+    expect(result.support).toMatchObject({ levels: 0, required: 2, testedPositions: 1 });
+    expect(result.support.missingLevels).toEqual(['CT', 'CF', 'F', 'K', 'P', 'R', 'R1', 'R1b']);
+    expect(result.reason).toContain('1 backbone SNP');
+  });
+
+  it('answers the deepest supported clade when the SNPs above the best fit were not read', () => {
+    const calls = { rs2032595: 'T', rs4141886: 'A', rs2032652: 'T', rs9786153: 'C' };
+    const result = yHaplogroup(lookup(calls), 'male');
+    expect(result.status).toBe('partial');
+    expect(result.clade).toBe('F');
+    expect(result.bestFit).toBe('R-M269');
+    expect(result.path).toEqual(['BT', 'CT', 'CF', 'F']);
+    expect(result.age?.yfull).toBe('F');
+    expect(result.support.missingLevels).toEqual(['K', 'P', 'R', 'R1', 'R1b']);
+    expect(result.reason).toContain('K, P, R, R1 and R1b');
+    const full = yHaplogroup(lookup(R1B_CALLS), 'male');
+    expect(full.status).toBe('called');
+    expect(full.bestFit).toBe('R-M269');
+    expect(full.support).toMatchObject({ levels: 9, missingLevels: [], contradictedLevels: [] });
+    expect(full.reason).toBeNull();
+  });
+
+  it('calls B from M60 only when M168 reads ancestral beside it', () => {
+    const b = yHaplogroup(lookup({ rs2032623: 'I', rs2032595: 'C' }), 'male');
+    expect(b.status).toBe('called');
+    expect(b.clade).toBe('B');
+    expect(b.support.confirmedLevels).toEqual(['BT', 'B']);
+    const alone = yHaplogroup(lookup({ rs2032623: 'I' }), 'male');
+    expect(alone.status).toBe('not_determined');
+    expect(alone.clade).toBeNull();
+  });
+
   it('places a man outside CT in A when B reads ancestral too', () => {
     const result = yHaplogroup(lookup({ rs2032595: 'C', rs2032623: 'D' }), null);
     expect(result.clade).toBe('A');
     expect(result.notes.join(' ')).toContain('outside CT');
+    expect(result.support).toMatchObject({ levels: 2, confirmedLevels: ['B', 'CT'] });
     const unsure = yHaplogroup(lookup({ rs2032595: 'C' }), 'male');
     expect(unsure.status).toBe('not_determined');
     expect(unsure.clade).toBeNull();

@@ -82,9 +82,13 @@ function genotypesIn(value: unknown): number {
 const sc = (r: any): any => r.structuredContent;
 
 /** A report read over `client` once its job is done (the worker runs in this process). */
-async function madeOver(client: Awaited<ReturnType<typeof mcpClient>>, tool: string): Promise<any> {
+async function madeOver(
+  client: Awaited<ReturnType<typeof mcpClient>>,
+  tool: string,
+  args: Record<string, unknown> = {},
+): Promise<any> {
   for (let i = 0; i < 300; i++) {
-    const body = sc(await callTool(client, tool, {}));
+    const body = sc(await callTool(client, tool, args));
     if (body.report?.status === 'done') return body;
     await new Promise((r) => setTimeout(r, 50));
   }
@@ -145,7 +149,7 @@ describe('DNA tools over OAuth', () => {
     expect(deep.report.maternal.best.missing).toEqual([]);
     expect(deep.report.maternal.best.extra).toEqual([]);
     expect(deep.report.paternal.conflicts.every((c: any) => c.call === null)).toBe(true);
-    const medicines = await madeOver(client, 'dna_medicines_read');
+    const medicines = await madeOver(client, 'dna_medicines_read', { detail: true });
     const cyp2c19 = medicines.genes.find((g: any) => g.gene === 'CYP2C19');
     expect(cyp2c19.phenotype).toBe('Intermediate Metabolizer');
     expect(cyp2c19.sites.every((site: any) => site.call === null && site.genotype === null)).toBe(

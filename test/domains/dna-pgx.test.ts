@@ -14,6 +14,7 @@ import {
   definitionRsids,
   medicinesReport,
   type GeneReport,
+  type GenomeFacts,
 } from '../../src/domains/dna/dna.pgx.ts';
 import type { CallLookup } from '../../src/domains/dna/dna.types.ts';
 
@@ -67,13 +68,24 @@ const REFERENCE: Record<string, string> = {
   rs3918290: 'CC',
   rs55886062: 'AA',
   rs67376798: 'TT',
+  rs75017182: 'GG',
+  rs56038477: 'CC',
   rs776746: 'TT',
+  rs2231142: 'GG',
+  rs887829: 'CC',
+  rs4148323: 'GG',
+  rs2108622: 'CC',
 };
+
+/** A 23andMe GRCh37 file (strand known) of a person whose sex is not told. */
+const FACTS: GenomeFacts = { vendor: '23andme', build: 'GRCh37', sex: null };
 
 const gene = (r: GeneReport[], g: string): GeneReport => r.find((x) => x.gene === g)!;
 const report = (over: Record<string, string>): GeneReport[] =>
-  medicinesReport(lookup({ ...REFERENCE, ...over }));
-const dips = (r: GeneReport): string[] => r.diplotypes.map((d) => d.diplotype);
+  medicinesReport(lookup({ ...REFERENCE, ...over }), FACTS);
+/** The diplotypes that set the phenotype (not those assumed absent). */
+const dips = (r: GeneReport): string[] =>
+  r.diplotypes.filter((d) => !d.assumed).map((d) => d.diplotype);
 
 describe('medicinesReport', () => {
   it.each([
@@ -131,12 +143,18 @@ describe('medicinesReport', () => {
   it('lists missing sites and the alleles it could not test', () => {
     const calls = { ...REFERENCE, rs4986893: '--' };
     delete (calls as Record<string, string | undefined>).rs28399504;
-    const r = gene(medicinesReport(lookup(calls)), 'CYP2C19');
+    const r = gene(medicinesReport(lookup(calls), FACTS), 'CYP2C19');
     expect(r.missing).toEqual(expect.arrayContaining(['rs4986893', 'rs28399504']));
     expect(r.tested).toContain('rs4244285');
     expect(r.sites.find((s) => s.rsid === 'rs4986893')!.status).toBe('no-call');
     expect(r.sites.find((s) => s.rsid === 'rs28399504')!.status).toBe('absent');
-    expect(r.untestedAlleles).toEqual(expect.arrayContaining(['*3', '*4']));
+    // *4 fits the sites read but needs rs28399504 (absent): listed as PharmCAT lists it, assumed
+    // absent; *5 needs only sites not read: untested; *3's key site is a no-call: *3 stays possible
+    expect(r.diplotypes.find((d) => d.diplotype === '*1/*4')?.assumed).toBe(true);
+    expect(r.untestedAlleles).toEqual(expect.arrayContaining(['*5']));
+    expect(r.untestedAlleles).not.toContain('*4');
+    expect(r.untestedAlleles).not.toContain('*3');
+    expect(dips(r)).toEqual(expect.arrayContaining(['*1/*1', '*1/*3', '*3/*3']));
     expect(r.notes.join(' ')).toMatch(/untested sites could change it/);
   });
 
@@ -146,22 +164,25 @@ describe('medicinesReport', () => {
     expect(r.notes.join(' ')).toMatch(/reverse strand/);
   });
 
-  it('answers CYP2D6, G6PD and HLA as not determinable with the reason', () => {
+  it('answers CYP2D6 and HLA as not determinable with the reason', () => {
     const r = report({});
-    for (const g of ['CYP2D6', 'G6PD', 'HLA']) {
+    for (const g of ['CYP2D6', 'HLA']) {
       expect(gene(r, g).determinable).toBe(false);
+      expect(gene(r, g).status).toBe('not-determinable');
       expect(gene(r, g).reason).toMatch(/not determinable from array data/i);
     }
     expect(r.map((g) => g.gene)).toEqual([
       'CYP2C19',
       'CYP2C9',
       'SLCO1B1',
+      'ABCG2',
       'TPMT',
       'NUDT15',
       'DPYD',
       'CYP3A5',
-      'CYP2D6',
+      'UGT1A1',
       'G6PD',
+      'CYP2D6',
       'HLA',
     ]);
   });
@@ -178,10 +199,148 @@ describe('medicinesReport', () => {
   });
 });
 
+describe('issue 46: the rules a warning depends on', () => {
+  it('keeps a DPYD *2A/*2A Poor Metabolizer Poor when one HapB3 copy is added', () => {
+    const r = gene(report({ rs3918290: 'TT', rs75017182: 'GC', rs56038477: 'CT' }), 'DPYD');
+    expect(r.status).toBe('determined');
+    expect(r.phenotype).toBe('Poor Metabolizer');
+    expect(r.diplotypes[0].activityScore).toBe('0.0');
+    expect(dips(r)).toEqual(['c.1905+1G>A (*2A)/c.1905+1G>A (*2A)']);
+    expect(r.finding).toMatch(/presuming different variants sit on different copies/);
+  });
+
+  it('calls *2A, c.2846A>T and HapB3 all heterozygous a DPYD Poor Metabolizer (two lowest)', () => {
+    const r = gene(
+      report({ rs3918290: 'CT', rs67376798: 'AT', rs75017182: 'GC', rs56038477: 'CT' }),
+      'DPYD',
+    );
+    expect(r.phenotype).toBe('Poor Metabolizer');
+    expect(r.diplotypes[0].activityScore).toBe('0.5');
+    expect(r.diplotypes[0].alleles).toContain('c.1905+1G>A (*2A)');
+    expect(r.notes.join(' ')).toMatch(/3 variant copies.*two lowest activity values/);
+  });
+
+  it('does not call CYP2C19 *1/*1 when rs4244285 is a no-call: not determined, naming it', () => {
+    // rs12769205 (also on *2) is absent from many arrays: then rs4244285 alone decides *2
+    const calls: Record<string, string> = { ...REFERENCE, rs4244285: '--' };
+    delete calls.rs12769205;
+    const r = gene(medicinesReport(lookup(calls), FACTS), 'CYP2C19');
+    expect(r.status).toBe('not-determined');
+    expect(r.phenotype).toBeNull();
+    expect(r.keySitesNotRead).toEqual(['rs4244285']);
+    expect(r.reason).toMatch(/rs4244285 \(\*2.*\): a no-call in the file/);
+    expect(r.phenotypes).toEqual(
+      expect.arrayContaining(['Normal Metabolizer', 'Poor Metabolizer']),
+    );
+  });
+
+  it('does not call CYP3A5 normal when rs776746 is not in the file: not determined, naming it', () => {
+    // the *6 site read, *3's not: the earlier rules answered *1/*1 Normal Metabolizer
+    const calls: Record<string, string> = { ...REFERENCE, rs10264272: 'CC' };
+    delete calls.rs776746;
+    const r = gene(medicinesReport(lookup(calls), FACTS), 'CYP3A5');
+    expect(r.status).toBe('not-determined');
+    expect(r.phenotype).toBeNull();
+    expect(r.reason).toMatch(/rs776746 \(\*3.*\): not in the file/);
+    expect(r.phenotypes).toEqual(expect.arrayContaining(['Poor Metabolizer']));
+    expect(r.finding).toMatch(/^CYP3A5: Not determined/);
+  });
+
+  it('keeps a phenotype a missing key site cannot change, and says so', () => {
+    const r = gene(report({ rs4244285: 'AA', rs12769205: 'GG', rs12248560: '--' }), 'CYP2C19');
+    expect(r.phenotype).toBe('Poor Metabolizer');
+    expect(r.keySitesNotRead).toEqual(['rs12248560']);
+    expect(r.notes.join(' ')).toMatch(/would not change this phenotype/);
+  });
+
+  it("never lists a diplotype's own alleles among its untested alleles", () => {
+    const cases: Record<string, string>[] = [
+      { rs4149056: 'CT' },
+      { rs4244285: 'AG' },
+      { rs1057910: 'AC' },
+    ];
+    for (const over of cases) {
+      for (const g of report(over)) {
+        const own = new Set(g.diplotypes.flatMap((d) => d.alleles));
+        expect(g.untestedAlleles.filter((a) => own.has(a))).toEqual([]);
+      }
+    }
+  });
+
+  it('reads UGT1A1 *80 as a likelihood, naming the TA repeat no array reads', () => {
+    const one = gene(report({ rs887829: 'CT' }), 'UGT1A1');
+    expect(one.status).toBe('not-determined');
+    expect(one.keySitesNotRead).toEqual(['rs3064744']);
+    expect(one.finding).toMatch(
+      /One \*80 copy.*Intermediate Metabolizer is likely.*TA-repeat test/,
+    );
+    expect(one.drugs).toEqual(['atazanavir']);
+    const two = gene(report({ rs887829: 'TT' }), 'UGT1A1');
+    expect(two.finding).toMatch(/Poor Metabolizer is likely/);
+    const star6 = gene(report({ rs4148323: 'AA' }), 'UGT1A1');
+    expect(star6.phenotypes).toEqual(['Poor Metabolizer']);
+    expect(star6.status).toBe('determined');
+  });
+
+  it('calls ABCG2 rs2231142 and CYP4F2*3 with their CPIC drugs', () => {
+    const r = report({ rs2231142: 'GT', rs2108622: 'CT' });
+    expect(gene(r, 'ABCG2').phenotype).toBe('Decreased Function');
+    expect(gene(r, 'ABCG2').drugs).toEqual(['rosuvastatin']);
+    expect(gene(r, 'CYP2C9').cyp4f2).toMatchObject({
+      rsid: 'rs2108622',
+      phenotype: '*1/*3 (one copy of the *3 variant)',
+    });
+    expect(gene(r, 'CYP2C9').drugs).toContain('warfarin');
+  });
+
+  it('reports a G6PD deficiency variant by sex, and never concludes a normal G6PD', () => {
+    const male = gene(
+      medicinesReport(lookup({ ...REFERENCE, rs1050828: 'T', rs1050829: 'C' }), {
+        ...FACTS,
+        sex: 'male',
+      }),
+      'G6PD',
+    );
+    expect(male.phenotype).toBe('Deficient');
+    expect(male.diplotypes[0].diplotype).toBe('A- 202A_376G (hemizygous)');
+    const female = gene(
+      medicinesReport(lookup({ ...REFERENCE, rs5030868: 'AG' }), { ...FACTS, sex: 'female' }),
+      'G6PD',
+    );
+    expect(female.phenotype).toBe('Variable');
+    expect(female.finding).toMatch(/Mediterranean.*one X.*Variable.*enzyme activity test/);
+    const none = gene(
+      medicinesReport(lookup({ ...REFERENCE, rs1050828: 'CC', rs5030868: 'GG' }), FACTS),
+      'G6PD',
+    );
+    expect(none.phenotype).toBeNull();
+    expect(none.status).toBe('not-determined');
+    expect(none.reason).toMatch(/normal G6PD result cannot be concluded from an array/);
+    expect(gene(report({}), 'G6PD').drugs).toContain('rasburicase');
+  });
+
+  it("reads an A/T site only when the file's vendor fixes the strand", () => {
+    const over = { ...REFERENCE, rs67376798: 'AT' };
+    const known = gene(medicinesReport(lookup(over), FACTS), 'DPYD');
+    expect(known.phenotype).toBe('Intermediate Metabolizer');
+    const myheritage = { vendor: 'myheritage', build: 'GRCh37', sex: null } as const;
+    const unknown = gene(medicinesReport(lookup(over), myheritage), 'DPYD');
+    expect(unknown.sites.find((s) => s.rsid === 'rs67376798')!.status).toBe('strand-unknown');
+    // rs75017182 (HapB3, G/C) is strand-ambiguous too
+    expect(unknown.keySitesNotRead).toEqual(['rs67376798', 'rs75017182']);
+    expect(unknown.status).toBe('not-determined');
+    expect(unknown.reason).toMatch(/rs67376798.*A\/T or C\/G site/);
+  });
+});
+
 describe('shipped tables', () => {
   it('hold every rsID the code and these tests name', () => {
     const known = new Set([...definitionRsids().values()].flatMap((s) => [...s]));
-    const sources = ['src/domains/dna/dna.pgx.ts', 'test/domains/dna-pgx.test.ts'];
+    const sources = [
+      'src/domains/dna/dna.pgx.ts',
+      'src/domains/dna/dna.pgx.rules.ts',
+      'test/domains/dna-pgx.test.ts',
+    ];
     const named = sources.flatMap((f) => readFileSync(fromRoot(f), 'utf8').match(/rs\d+/g) ?? []);
     const hla = new Set(HLA_TAG_RSIDS);
     const unknown = [...new Set(named)].filter((r) => !known.has(r) && !hla.has(r));
@@ -206,7 +365,8 @@ describe('PharmCAT example reports', () => {
     ['pharmcat.example.vcf', { ...common, CYP2C19: ['*38/*38', 'Normal Metabolizer'] }],
     ['pharmcat.example2.vcf', { ...common, CYP2C19: ['*2/*2', 'Poor Metabolizer'] }],
   ] as const)('agrees with PharmCAT on %s', (file, expected) => {
-    const r = medicinesReport(vcfLookup(path.join(fromRoot('test/fixtures/dna'), file)));
+    const calls = vcfLookup(path.join(fromRoot('test/fixtures/dna'), file));
+    const r = medicinesReport(calls, { vendor: 'vcf', build: 'GRCh38', sex: null });
     const got = Object.fromEntries(
       Object.keys(expected).map((g) => [g, [dips(gene(r, g)).join(' | '), gene(r, g).phenotype]]),
     );

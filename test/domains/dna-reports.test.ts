@@ -9,6 +9,7 @@ import { Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/base/logger.ts';
 import { storeGenome } from '../../src/domains/dna/dna.genome.ts';
+import { decryptGenome, encryptGenome, genomeKey } from '../../src/domains/dna/dna.store.ts';
 import { DNA_REPORT_JOBS } from '../../src/domains/dna/dna.worker.ts';
 import type { DnaWorkerDeps } from '../../src/domains/dna/dna.worker.ts';
 import { checkStaleJobs } from '../../src/platform/resumable-jobs.ts';
@@ -48,7 +49,8 @@ const errorOf = (r: any): any => (r.isError ? sc(r).error : undefined);
 /** Reads a report until it is done or failed (the worker runs in this process). */
 async function finished(p: Person, tool: string, reportId: string): Promise<any> {
   for (let i = 0; i < 300; i++) {
-    const view = sc(await callTool(p.client, tool, { report_id: reportId }));
+    const detail = tool === 'dna_medicines_read' ? { detail: true } : {};
+    const view = sc(await callTool(p.client, tool, { report_id: reportId, ...detail }));
     if (view.report.status === 'done' || view.report.status === 'failed') return view;
     await new Promise((r) => setTimeout(r, 50));
   }
@@ -93,9 +95,64 @@ describe('the medicines report', () => {
 
     // the newest is read without an id, and REST answers the same
     expect(sc(await callTool(p.client, 'dna_medicines_read', {})).report.id).toBe(started.id);
-    const res = await rest(app, 'GET', '/api/v1/dna/medicines', { token: p.token });
+    const res = await rest(app, 'GET', '/api/v1/dna/medicines?detail=true', { token: p.token });
     expect(res.status).toBe(200);
     expect(geneOf(res.body, 'CYP2C19').phenotype).toBe('Intermediate Metabolizer');
+  });
+
+  it('answers a summary under 10,000 characters by default, narrowed by gene or drug', async () => {
+    const p = await person();
+    await upload(p);
+    const started = sc(await start(p, 'dna_medicines_start'));
+    await finished(p, 'dna_medicines_read', started.id);
+    const summary = await callTool(p.client, 'dna_medicines_read', {});
+    const text = JSON.stringify(sc(summary));
+    expect(text.length).toBeLessThan(10_000);
+    expect(sc(summary).genes).toBeNull();
+    const lines = sc(summary).summary;
+    expect(lines.map((g: any) => g.gene)).toEqual(
+      expect.arrayContaining(['CYP2C19', 'DPYD', 'G6PD']),
+    );
+    const cyp2c19 = lines.find((g: any) => g.gene === 'CYP2C19');
+    expect(cyp2c19).toMatchObject({ status: 'determined', phenotype: 'Intermediate Metabolizer' });
+    expect(cyp2c19.finding).toMatch(/^CYP2C19 \*2\/\*17: Intermediate Metabolizer/);
+
+    const dpyd = sc(await callTool(p.client, 'dna_medicines_read', { gene: 'dpyd', detail: true }));
+    expect(dpyd.summary.map((g: any) => g.gene)).toEqual(['DPYD']);
+    expect(dpyd.genes.map((g: any) => g.gene)).toEqual(['DPYD']);
+    const warfarin = sc(await callTool(p.client, 'dna_medicines_read', { drug: 'Warfarin' }));
+    expect(warfarin.summary.map((g: any) => g.gene)).toEqual(['CYP2C9']);
+    const vkorc1 = sc(await callTool(p.client, 'dna_medicines_read', { gene: 'VKORC1' }));
+    expect(vkorc1.summary.map((g: any) => g.gene)).toEqual(['CYP2C9']);
+
+    const unknown = errorOf(await callTool(p.client, 'dna_medicines_read', { gene: 'ABC1' }));
+    expect(unknown.message).toMatch(/gene: .*use one of CYP2C19, .*DPYD/);
+    const drug = errorOf(await callTool(p.client, 'dna_medicines_read', { drug: 'aspirin' }));
+    expect(drug.message).toMatch(/drug: no gene .* "aspirin".*drugs named: .*warfarin/);
+    const rest422 = await rest(app, 'GET', '/api/v1/dna/medicines?gene=ABC1', { token: p.token });
+    expect(rest422.status).toBe(422);
+  });
+
+  it('makes a report again when it was made by earlier rules, and does not show the old one', async () => {
+    const p = await person();
+    await upload(p);
+    const first = sc(await start(p, 'dna_medicines_start'));
+    await finished(p, 'dna_medicines_read', first.id);
+    // a report as issue 34's rules stored it: no rules version
+    const row = await db.dnaReport.findUniqueOrThrow({ where: { id: first.id } });
+    const key = genomeKey(app.deps.config);
+    const old = JSON.parse(decryptGenome(Buffer.from(row.sealed!), key).toString('utf8'));
+    delete old.rules;
+    const sealed = new Uint8Array(encryptGenome(Buffer.from(JSON.stringify(old)), key));
+    await db.dnaReport.update({ where: { id: first.id }, data: { sealed } });
+
+    const read = sc(await callTool(p.client, 'dna_medicines_read', {}));
+    expect(read.summary).toBeNull();
+    expect(read.next).toMatch(/earlier rules: start it again with dna_medicines_start/);
+    const again = sc(await start(p, 'dna_medicines_start'));
+    expect(again.id).not.toBe(first.id);
+    const view = await finished(p, 'dna_medicines_read', again.id);
+    expect(view.summary.length).toBeGreaterThan(5);
   });
 
   it('answers the same report on a second start, and a new upload deletes it', async () => {

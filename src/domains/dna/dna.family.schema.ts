@@ -30,7 +30,8 @@ import type { DnaShares, SharedFindings } from './dna.shared.ts';
 import type { AncestryProportion } from './dna.ancestry.ts';
 
 export const Proportion = builder.objectRef<AncestryProportion>('DnaAncestryProportion').implement({
-  description: 'One continental group’s share with its 95% bootstrap interval',
+  description:
+    'One continental group’s share with its interval (the five hold the true shares together 95% of the time)',
   fields: (t) => ({
     superpopulation: t.exposeString('superpopulation', {
       description: 'AFR, AMR, EAS, EUR or SAS (1000 Genomes)',

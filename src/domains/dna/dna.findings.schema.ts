@@ -30,6 +30,7 @@ import type {
 import { MarkerRefusal, Proportion } from './dna.family.schema.ts';
 import type {
   AgeEstimate,
+  LineSupport,
   MtCandidate,
   MtHaplogroupResult,
   MtPathStep,
@@ -77,7 +78,9 @@ const Ancestry = builder.objectRef<AncestryAnswer>('DnaAncestryAnswer').implemen
     }),
     resamples: t.int({
       nullable: true,
-      description: 'bootstrap resamples behind the intervals',
+      description:
+        'bootstrap resamples behind the intervals: 0 since issue 46 (profile-likelihood ' +
+        'intervals), 200 in older reports',
       resolve: (a) => estimated(a)?.interval.resamples ?? null,
     }),
     note: t.exposeString('note', { description: 'what was estimated and how to read it' }),
@@ -141,18 +144,62 @@ const MtStep = builder.objectRef<MtPathStep>('DnaMtPathStep').implement({
   fields: (t) => ({
     haplogroup: t.exposeString('haplogroup'),
     mutations: t.exposeStringList('mutations'),
-    tested: t.exposeInt('tested'),
-    present: t.exposeInt('present'),
-    absent: t.exposeInt('absent'),
+    tested: t.exposeInt('tested', {
+      description:
+        'readings that count for support: tested, not at a hotspot, not reversed further down the path',
+    }),
+    present: t.exposeInt('present', { description: 'of those, reading derived' }),
+    absent: t.exposeInt('absent', { description: 'of those, not reading derived' }),
+  }),
+});
+
+const Support = builder.objectRef<LineSupport>('DnaLineSupport').implement({
+  description:
+    'How far the file supports a line: the levels (mtDNA branches, Y backbone clades with an SNP) from the root to the best fit',
+  fields: (t) => ({
+    levels: t.exposeInt('levels', {
+      description: 'confirmed levels in the run that supports the answer (0: nothing supported)',
+    }),
+    required: t.exposeInt('required', {
+      description: 'confirmed levels a node needs in one run, counting its own (MT 3, Y 2)',
+    }),
+    pathLevels: t.exposeInt('pathLevels', { description: 'levels from the root to the best fit' }),
+    testedPositions: t.exposeInt('testedPositions', {
+      description: 'readings at those levels (MT positions, Y SNPs)',
+    }),
+    confirmedLevels: t.exposeStringList('confirmedLevels', {
+      description:
+        'levels reading mostly derived (Y: BT when the other side of the root split reads ancestral)',
+    }),
+    missingLevels: t.exposeStringList('missingLevels', { description: 'levels with no reading' }),
+    contradictedLevels: t.exposeStringList('contradictedLevels', {
+      description: 'levels reading mostly not derived',
+    }),
   }),
 });
 
 const Maternal = builder.objectRef<MtHaplogroupResult>('DnaMaternalLine').implement({
   description: 'The maternal line (mtDNA, PhyloTree 17)',
   fields: (t) => ({
-    status: t.exposeString('status', { description: 'called or no_mt_data' }),
-    best: t.field({ type: MtCandidateOut, nullable: true, resolve: (m) => m.best }),
-    deepestSupported: t.exposeString('deepestSupported', { nullable: true }),
+    status: t.exposeString('status', {
+      description:
+        'called (best is supported), partial (only deepestSupported, above it), not_determined or no_mt_data',
+    }),
+    best: t.field({
+      type: MtCandidateOut,
+      nullable: true,
+      description: 'the best fit by score; the answer only when called',
+      resolve: (m) => m.best,
+    }),
+    deepestSupported: t.exposeString('deepestSupported', {
+      nullable: true,
+      description: 'the answer: the deepest node on the best fit’s path the file supports',
+    }),
+    support: t.field({ type: Support, resolve: (m) => m.support }),
+    reason: t.exposeString('reason', {
+      nullable: true,
+      description: 'why the best fit is not called (null when called)',
+    }),
     path: t.field({ type: [MtStep], resolve: (m) => m.path }),
     runnersUp: t.field({ type: [MtCandidateOut], resolve: (m) => m.runnersUp }),
     positionsTested: t.exposeInt('positionsTested'),
@@ -196,8 +243,23 @@ const YReading = builder.objectRef<YReadingView>('DnaYReading').implement({
 const Paternal = builder.objectRef<DeepTimeView['paternal']>('DnaPaternalLine').implement({
   description: 'The paternal line (Y backbone, YFull ages)',
   fields: (t) => ({
-    status: t.exposeString('status', { description: 'called, no_y_data or not_determined' }),
-    clade: t.exposeString('clade', { nullable: true }),
+    status: t.exposeString('status', {
+      description:
+        'called (bestFit is supported), partial (only clade, above it), not_determined or no_y_data',
+    }),
+    clade: t.exposeString('clade', {
+      nullable: true,
+      description: 'the answer: the deepest backbone clade the calls support',
+    }),
+    bestFit: t.exposeString('bestFit', {
+      nullable: true,
+      description: 'the clade the derived calls point to',
+    }),
+    support: t.field({ type: Support, resolve: (p) => p.support }),
+    reason: t.exposeString('reason', {
+      nullable: true,
+      description: 'why the best fit is not called (null when called or without Y data)',
+    }),
     path: t.exposeStringList('path'),
     derivedSupport: t.exposeInt('derivedSupport'),
     ancestralOnPath: t.exposeInt('ancestralOnPath'),

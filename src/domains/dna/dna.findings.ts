@@ -26,6 +26,7 @@ import { openGenome } from './dna.genome.ts';
 import type { GenomeView } from './dna.genome.ts';
 import { deepTimeReport, mtObservations } from './dna.haplogroups.ts';
 import type { DeepTimeReport, YHaplogroupResult, YSnpReading } from './dna.haplogroups.ts';
+import { PGX_RULES_VERSION } from './dna.pgx.ts';
 import { NO_GENOME } from './dna.reads.ts';
 import { columnsOf } from './dna.relatives.markers.ts';
 import { paintChromosomes, runsOfHomozygosity } from './dna.relatives.ts';
@@ -438,12 +439,16 @@ async function ancestryLine({ ctx, userId }: StoryInput): Promise<Line> {
 function maternalLine({ deep }: StoryInput): Line {
   const m = deep?.maternal;
   if (!m?.best) return none('No mitochondrial markers in the file to place the maternal line.');
-  return line(`My maternal line (mother to mother) belongs to haplogroup ${m.best.haplogroup}.`);
+  // issue 46: only the branch the file supports is named, never an uncorroborated best fit
+  if (!m.deepestSupported) {
+    return none('The mitochondrial markers in the file are too few to place the maternal line.');
+  }
+  return line(`My maternal line (mother to mother) belongs to haplogroup ${m.deepestSupported}.`);
 }
 
 function paternalLine({ deep }: StoryInput): Line {
   const p = deep?.paternal;
-  if (!p || p.status !== 'called' || !p.clade) {
+  if (!p?.clade) {
     return none(
       p?.status === 'no_y_data'
         ? 'No Y data in the file (women have no Y chromosome; a father or brother can test it).'
@@ -470,6 +475,10 @@ function parentsRelatedLine({ calls }: StoryInput): Line {
 async function medicinesLine({ ctx, userId }: StoryInput): Promise<Line> {
   const done = await latestResult<MedicinesResult>(ctx, userId, 'medicines');
   if (!done) return none('No medicines report yet: start one with dna_medicines_start.');
+  if (done.rules !== PGX_RULES_VERSION)
+    return none(
+      'The medicines report was made with earlier rules: start it again with dna_medicines_start.',
+    );
   const found = done.genes.filter((g) => g.determinable && g.phenotype);
   if (found.length === 0) return none('No gene with a single phenotype in the report.');
   const genes = found.map((g) => `${g.gene} ${g.phenotype}`).join('; ');

@@ -14,8 +14,18 @@
  * Y: the deepest backbone clade with a derived call, taking the path from the root that the calls
  * support best; ancestral calls on that path and derived calls off it are answered as conflicts.
  *
+ * Support (issue 46): the best fit is only named when the file corroborates it. The path from the
+ * root to it is read level by level (an mtDNA branch, a Y backbone clade with an SNP); a level is
+ * confirmed when most of its tested positions read derived, contradicted when they do not, and
+ * untested when none was read. A node is supported when its level is confirmed and, counting it,
+ * at least `required` levels (MT 3, Y 2) are confirmed in one run above it, no two of them more
+ * than two untested levels apart and no contradicted level between them. The answer is "called"
+ * when the best fit itself is supported (MT: and its quality is above 0.8, Haplogrep's "low"),
+ * "partial" when only a node above it is (that node is the answer), else "not_determined", each
+ * with the levels that were confirmed, untested and contradicted.
+ *
  * It must never present a haplogroup as ethnicity or as a health finding, never name a branch
- * deeper than the tested positions reach, and never answer a Y line for a woman.
+ * deeper than the tested positions support, and never answer a Y line for a woman.
  */
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
@@ -57,7 +67,12 @@ export interface MtPathStep {
   haplogroup: string;
   /** the mutations on the branch above it ("A769G"; "-315.1C" an insertion, "C8281d" a deletion) */
   mutations: string[];
-  /** of those, at positions the file tested */
+  /**
+   * of those, the readings that count for support: at positions the file tested, leaving out
+   * PhyloTree's hotspots (positions whose variant recurs 60 or more times in the tree, Haplogrep
+   * weight below 3: 146, 150, 152, 195, 16129, 16189, 16311, 16362) and mutations at a position
+   * the path mutates again further down (read at that later branch)
+   */
   tested: number;
   /** tested and carried */
   present: number;
@@ -65,13 +80,44 @@ export interface MtPathStep {
   absent: number;
 }
 
+/**
+ * How far the file supports a line: the levels on the path from the root to the best fit (an
+ * mtDNA branch, or a Y backbone clade with an SNP the arrays read) and what the file read there.
+ */
+export interface LineSupport {
+  /** confirmed levels in the run that supports the answer (0 when nothing is supported) */
+  levels: number;
+  /** confirmed levels a node needs in one run, counting its own (MT 3, Y 2) */
+  required: number;
+  /** levels on the path from the root to the best fit */
+  pathLevels: number;
+  /** readings at those levels' defining positions (MT) or SNPs (Y) */
+  testedPositions: number;
+  /**
+   * levels whose readings are mostly derived (Y: "BT" when the other side of the root split, B or
+   * CT, reads ancestral; for A, B and CT both reading ancestral)
+   */
+  confirmedLevels: string[];
+  /** levels with no reading */
+  missingLevels: string[];
+  /** levels whose readings are mostly not derived */
+  contradictedLevels: string[];
+}
+
 /** The maternal line. */
 export interface MtHaplogroupResult {
-  status: 'called' | 'no_mt_data';
-  /** the best-scoring haplogroup (ties: the more general one) */
+  /**
+   * called: the best fit is supported; partial: only `deepestSupported`, above it, is;
+   * not_determined: no node is (see reason); no_mt_data: no readable MT call
+   */
+  status: 'called' | 'partial' | 'not_determined' | 'no_mt_data';
+  /** the best-scoring haplogroup (ties: the more general one); the answer only when called */
   best: MtCandidate | null;
-  /** the deepest branch on the best haplogroup's path whose tested mutations are all carried */
+  /** the answer: the deepest node on the best fit's path that the file supports, or null */
   deepestSupported: string | null;
+  support: LineSupport;
+  /** why the best fit is not called (null when called) */
+  reason: string | null;
   path: MtPathStep[];
   /** the next best haplogroups */
   runnersUp: MtCandidate[];
@@ -114,9 +160,18 @@ export interface YSnpReading {
 
 /** The paternal line. */
 export interface YHaplogroupResult {
-  status: 'called' | 'no_y_data' | 'not_determined';
-  /** the deepest backbone clade the calls support, or null */
+  /**
+   * called: the best fit is supported; partial: only `clade`, above it, is; not_determined: no
+   * clade is (see reason); no_y_data: a woman, or no call at the backbone SNPs
+   */
+  status: 'called' | 'partial' | 'no_y_data' | 'not_determined';
+  /** the answer: the deepest backbone clade the calls support, or null */
   clade: string | null;
+  /** the clade the derived calls point to (deeper than `clade` when partial), or null */
+  bestFit: string | null;
+  support: LineSupport;
+  /** why the best fit is not called (null when called or without Y data) */
+  reason: string | null;
   /** backbone clades from the root to it */
   path: string[];
   /** derived calls on that path */
@@ -165,6 +220,8 @@ interface MtMutation {
 
 interface MtTree {
   rcrs: string;
+  /** positions with a variant of Haplogrep weight below MIN_SUPPORT_WEIGHT: no support there */
+  hotspots: Set<number>;
   names: string[];
   parent: Int32Array;
   depth: Int32Array;
@@ -182,6 +239,12 @@ const RUNNERS_UP = 5;
 const MAX_LISTED = 50;
 /** Scores closer than this are ties. */
 const EPSILON = 1e-9;
+/**
+ * Haplogrep weight below which a variant neither confirms nor contradicts a branch: it recurs 60
+ * or more times in PhyloTree 17 (152C, 16311C, 146C, 195C, 16189C, 16362C, 16129A, 150T), so a
+ * reading there says little about which branch a person is on (it still counts in the score).
+ */
+const MIN_SUPPORT_WEIGHT = 3;
 
 /** A mutation as written by scripts/dna-mtdna-data.ts ("G3010A", "C8281d", "-315.1C"). */
 function parseMutation(text: string): MtMutation {
@@ -215,8 +278,12 @@ function loadMtTree(): MtTree {
     depth[i] = p < 0 ? 0 : depth[p] + 1;
     edges.push(muts ? muts.split(' ').map(parseMutation) : []);
   });
+  const hotspots = Object.entries(file.weights)
+    .filter(([, w]) => w < MIN_SUPPORT_WEIGHT)
+    .map(([variant]) => Number.parseInt(variant, 10));
   mtTree = {
     rcrs: file.rcrs,
+    hotspots: new Set(hotspots),
     names: file.nodes.map(([name]) => name),
     parent,
     depth,
@@ -234,6 +301,114 @@ const rcrsBase = (tree: MtTree, position: number): string => tree.rcrs[position 
 /** Haplogrep's weight of a variant ("3010A"); 0 for one PhyloTree does not list. */
 const weightOf = (tree: MtTree, position: number, allele: string): number =>
   tree.weights.get(`${position}${allele}`) ?? 0;
+
+// ---------------------------------------------------------------------------------------------
+// support along a path (issue 46)
+
+/** Confirmed branches an mtDNA haplogroup needs in one run, counting its own. */
+const MT_REQUIRED = 3;
+/** Confirmed backbone clades a Y clade needs in one run, counting its own. */
+const Y_REQUIRED = 2;
+/** Untested levels a run of confirmed levels may bridge between two of them. */
+const MAX_GAP = 2;
+/** Haplogrep marks a fit of quality 0.8 or below as low (red): such a fit is not called. */
+const MIN_QUALITY = 0.8;
+
+/** One level on a path from the root: its readings, and how many agree with the path. */
+interface SupportLevel {
+  name: string;
+  tested: number;
+  agree: number;
+}
+
+type LevelState = 'confirmed' | 'contradicted' | 'untested';
+
+/** Confirmed when most readings agree, contradicted when most (or half) do not. */
+const levelState = (l: SupportLevel): LevelState =>
+  l.tested === 0 ? 'untested' : l.agree > l.tested - l.agree ? 'confirmed' : 'contradicted';
+
+/**
+ * The deepest supported level (its index, or -1) and the confirmed levels of its run. A run starts
+ * at a confirmed level and goes on through confirmed levels at most MAX_GAP untested levels
+ * apart; a contradicted level or a longer gap ends it, and the next confirmed level starts anew.
+ */
+function walkSupport(levels: SupportLevel[], required: number): { deepest: number; run: number } {
+  let run = 0;
+  let gap = 0;
+  let deepest = -1;
+  let deepestRun = 0;
+  levels.forEach((level, k) => {
+    const state = levelState(level);
+    if (state === 'contradicted') {
+      run = 0;
+    } else if (state === 'untested') {
+      gap++;
+    } else {
+      run = run > 0 && gap <= MAX_GAP ? run + 1 : 1;
+      gap = 0;
+      if (run >= required) [deepest, deepestRun] = [k, run];
+    }
+  });
+  return { deepest, run: deepestRun };
+}
+
+/** The support of the answer over the levels of the best fit's path. */
+function supportOf(levels: SupportLevel[], walk: { run: number }, required: number): LineSupport {
+  const named = (state: LevelState): string[] =>
+    levels.filter((l) => levelState(l) === state).map((l) => l.name);
+  return {
+    levels: walk.run,
+    required,
+    pathLevels: levels.length,
+    testedPositions: levels.reduce((n, l) => n + l.tested, 0),
+    confirmedLevels: named('confirmed'),
+    missingLevels: named('untested'),
+    contradictedLevels: named('contradicted'),
+  };
+}
+
+/** A list in words: "A, B and C". */
+function listed(names: string[]): string {
+  return names.length < 2 ? names.join('') : `${names.slice(0, -1).join(', ')} and ${names.at(-1)}`;
+}
+
+/**
+ * Why a best fit is not called, in words: what a named node needs, and what was confirmed,
+ * untested and contradicted on the best fit's path.
+ */
+function supportReason(o: {
+  best: string;
+  answer: string | null;
+  support: LineSupport;
+  /** what a level is: ["branch", "branches"] (MT) or ["backbone clade", "backbone clades"] (Y) */
+  level: [string, string];
+  /** "50 mitochondrial positions" */
+  tested: string;
+  /** said when the best fit is supported but fits poorly */
+  lowQuality?: string;
+}): string {
+  const { support: s } = o;
+  const [one, many] = o.level;
+  const count = (n: number): string => `${n} ${n === 1 ? one : many}`;
+  const needs = `a named ${one} needs it and at least ${count(s.required - 1)} above it reading derived, at most ${MAX_GAP} untested ${many} apart, none reading against them in between`;
+  const head =
+    o.answer === null
+      ? `Not determined: no ${one} on the path to ${o.best} has that support (${needs}).`
+      : o.answer === o.best
+        ? `${o.best} is supported, but ${o.lowQuality}`
+        : `Supported down to ${o.answer}, not to ${o.best}: ${needs}.`;
+  const confirmed = s.confirmedLevels.length;
+  const facts = [
+    `${count(confirmed)} of the ${s.pathLevels} from the root to ${o.best} read derived${confirmed > 0 ? ` (${listed(s.confirmedLevels)})` : ''}`,
+  ];
+  if (s.missingLevels.length > 0) {
+    facts.push(`${s.missingLevels.length} had no tested position (${listed(s.missingLevels)})`);
+  }
+  if (s.contradictedLevels.length > 0) {
+    facts.push(`${s.contradictedLevels.length} read against it (${listed(s.contradictedLevels)})`);
+  }
+  return `${head} ${listed(facts)}; the file tested ${o.tested}.`;
+}
 
 // ---------------------------------------------------------------------------------------------
 // mtDNA: reading the observations
@@ -418,22 +593,43 @@ function candidate(tree: MtTree, sample: MtSample, node: number, quality: number
   };
 }
 
-/** The evidence on each branch from the root to a node. */
-function pathSteps(tree: MtTree, sample: MtSample, node: number): MtPathStep[] {
-  return pathTo(tree, node)
-    .slice(1)
-    .map((i) => {
-      let tested = 0;
-      let present = 0;
-      for (const m of tree.edges[i]) {
-        const seen = m.position === null ? undefined : sample.alleles.get(m.position);
-        if (seen === undefined) continue;
-        tested++;
-        if (seen === m.to) present++;
-      }
-      const mutations = tree.edges[i].map((m) => m.text);
-      return { haplogroup: tree.names[i], mutations, tested, present, absent: tested - present };
-    });
+/**
+ * The evidence on each branch from the root to a node, and the branches that are levels (they
+ * have a mutation that counts for support, whether or not the file tested it). A mutation at a
+ * position the path mutates again further down is read at the later branch only: the tree's own
+ * back-mutations neither confirm nor contradict the branch above. Hotspots do not count.
+ */
+function pathEvidence(
+  tree: MtTree,
+  sample: MtSample,
+  node: number,
+): { steps: MtPathStep[]; levels: SupportLevel[] } {
+  const nodes = pathTo(tree, node).slice(1);
+  const lastAt = new Map<number, number>();
+  nodes.forEach((i, k) => {
+    for (const m of tree.edges[i]) if (m.position !== null) lastAt.set(m.position, k);
+  });
+  const steps: MtPathStep[] = [];
+  const levels: SupportLevel[] = [];
+  nodes.forEach((i, k) => {
+    let kept = 0;
+    let tested = 0;
+    let present = 0;
+    for (const m of tree.edges[i]) {
+      if (m.position === null || lastAt.get(m.position) !== k) continue;
+      if (tree.hotspots.has(m.position)) continue;
+      kept++;
+      const seen = sample.alleles.get(m.position);
+      if (seen === undefined) continue;
+      tested++;
+      if (seen === m.to) present++;
+    }
+    const haplogroup = tree.names[i];
+    const mutations = tree.edges[i].map((m) => m.text);
+    steps.push({ haplogroup, mutations, tested, present, absent: tested - present });
+    if (kept > 0) levels.push({ name: haplogroup, tested, agree: present });
+  });
+  return { steps, levels };
 }
 
 /** Scored nodes, best first: higher quality, then the more general (shallower) node, then name. */
@@ -477,7 +673,10 @@ export function mtExpectedVariants(haplogroup: string): MtObservation[] | null {
     .sort((a, b) => a.position - b.position);
 }
 
-/** The maternal haplogroup of a file's MT readings, scored over PhyloTree Build 17. */
+/**
+ * The maternal haplogroup of a file's MT readings, scored over PhyloTree Build 17, and named only
+ * as deep as the readings support its path from the root (issue 46: see the header).
+ */
 export function mtHaplogroup(observations: readonly MtObservation[]): MtHaplogroupResult {
   const tree = loadMtTree();
   const sample = readSample(tree, observations);
@@ -493,6 +692,8 @@ export function mtHaplogroup(observations: readonly MtObservation[]): MtHaplogro
       status: 'no_mt_data',
       best: null,
       deepestSupported: null,
+      support: supportOf([], { run: 0 }, MT_REQUIRED),
+      reason: null,
       path: [],
       runnersUp: [],
       notes: [MT_NOTES.noData],
@@ -501,15 +702,45 @@ export function mtHaplogroup(observations: readonly MtObservation[]): MtHaplogro
   const scores = scoreNodes(tree, sample);
   const order = ranked(tree, scores);
   const best = candidate(tree, sample, order[0], scores[order[0]]);
-  const path = pathSteps(tree, sample, order[0]);
-  const supported = path.filter((s) => s.present > 0 && s.absent === 0).at(-1);
-  const deepestSupported = supported?.haplogroup ?? tree.names[0];
+  const { steps: path, levels } = pathEvidence(tree, sample, order[0]);
+  const walk = walkSupport(levels, MT_REQUIRED);
+  const support = supportOf(levels, walk, MT_REQUIRED);
+  const deepestSupported = walk.deepest < 0 ? null : levels[walk.deepest].name;
+  const lowQuality = best.quality <= MIN_QUALITY;
+  const status =
+    deepestSupported === null
+      ? 'not_determined'
+      : deepestSupported === best.haplogroup && !lowQuality
+        ? 'called'
+        : 'partial';
+  const positions = `${sample.alleles.size} mitochondrial position${sample.alleles.size === 1 ? '' : 's'}`;
+  const reason =
+    status === 'called'
+      ? null
+      : supportReason({
+          best: best.haplogroup,
+          answer: deepestSupported,
+          support,
+          level: ['branch', 'branches'],
+          tested: positions,
+          lowQuality: `its quality ${best.quality} is ${MIN_QUALITY} or below, which Haplogrep marks as low.`,
+        });
   const runnersUp = order
     .slice(1, 1 + RUNNERS_UP)
     .map((i) => candidate(tree, sample, i, scores[i]));
   const ties = order.filter((i) => Math.abs(scores[i] - scores[order[0]]) <= EPSILON).length - 1;
-  const notes = mtNotes(best, deepestSupported, sample.alleles.size, ties);
-  return { ...base, status: 'called', best, deepestSupported, path, runnersUp, notes };
+  const notes = mtNotes({ best, deepestSupported, reason, tested: sample.alleles.size, ties });
+  return {
+    ...base,
+    status,
+    best,
+    deepestSupported,
+    support,
+    reason,
+    path,
+    runnersUp,
+    notes,
+  };
 }
 
 const MT_NOTES = {
@@ -524,19 +755,31 @@ const MT_NOTES = {
   noAges: 'PhyloTree gives no ages, so none are given for the maternal line.',
 };
 
-/** Plain words for the maternal answer. */
-function mtNotes(best: MtCandidate, deepest: string, tested: number, ties: number): string[] {
-  const notes = [
-    `The file tested ${tested} of the 16,569 mitochondrial positions. The best fit is ${best.haplogroup} (quality ${best.quality.toFixed(2)} of 1), and the deepest branch its tested positions confirm is ${deepest}.`,
-    MT_NOTES.arrays,
-    MT_NOTES.untested,
-  ];
+/** Plain words for the maternal answer: the first says what is named and why. */
+function mtNotes(o: {
+  best: MtCandidate;
+  deepestSupported: string | null;
+  reason: string | null;
+  tested: number;
+  ties: number;
+}): string[] {
+  const { best, ties } = o;
+  const fit = `The file tested ${o.tested} of the 16,569 mitochondrial positions. The best fit is ${best.haplogroup} (quality ${best.quality.toFixed(2)} of 1)`;
+  const first =
+    o.reason === null
+      ? `${fit}, and its tested positions confirm the branches down to it.`
+      : o.deepestSupported === null
+        ? `${fit}, but the tested positions do not place the maternal line. ${o.reason}`
+        : o.deepestSupported === best.haplogroup
+          ? `${fit}, a poor fit. ${o.reason}`
+          : `${fit}, but the tested positions support only ${o.deepestSupported}. ${o.reason}`;
+  const notes = [first, MT_NOTES.arrays, MT_NOTES.untested];
   if (ties > 0) {
     notes.push(
       `${ties} other branch${ties === 1 ? '' : 'es'} fit${ties === 1 ? 's' : ''} the tested positions just as well (the same mutation arose more than once in the tree); the more general one is named.`,
     );
   }
-  if (best.quality < 0.8) notes.push(MT_NOTES.lowQuality);
+  if (best.quality <= MIN_QUALITY) notes.push(MT_NOTES.lowQuality);
   notes.push(MT_NOTES.noAges);
   return notes;
 }
@@ -694,6 +937,32 @@ function bestClade(
   return scored.sort(compareY)[0] ?? null;
 }
 
+/**
+ * The levels of a backbone path: each clade with an SNP the arrays read (clades without one can
+ * be neither tested nor missing), and BT when the other side of the root split (B for CT's men,
+ * CT for B's) was read: there an ancestral reading agrees with the path.
+ */
+function yLevels(
+  y: YBackbone,
+  path: string[],
+  counts: Map<string, { derived: number; ancestral: number }>,
+): SupportLevel[] {
+  const levels: SupportLevel[] = [];
+  const readable = (c: string): boolean =>
+    (y.clades.get(c)?.snps ?? []).some((snp) => snp.rsid && snp.derived && snp.ancestral);
+  for (const [k, clade] of path.entries()) {
+    if (clade === 'BT' && (path[k + 1] === 'B' || path[k + 1] === 'CT')) {
+      const other = counts.get(path[k + 1] === 'B' ? 'CT' : 'B');
+      const tested = other ? other.derived + other.ancestral : 0;
+      if (other && tested > 0) levels.push({ name: 'BT', tested, agree: other.ancestral });
+    } else if (readable(clade)) {
+      const t = counts.get(clade) ?? { derived: 0, ancestral: 0 };
+      levels.push({ name: clade, tested: t.derived + t.ancestral, agree: t.derived });
+    }
+  }
+  return levels;
+}
+
 /** YFull's ages of a clade, with the source line. */
 function yAge(y: YBackbone, clade: string): YCladeAge | null {
   const a = y.ages.ages[clade];
@@ -733,10 +1002,12 @@ function yNotes(
   support: number,
   conflicts: number,
   age: YCladeAge | null,
+  reason: string | null,
 ): string[] {
   const notes = [
     `${support} backbone SNP${support === 1 ? '' : 's'} on the path to ${clade} read derived.`,
   ];
+  if (reason) notes.push(reason);
   if (conflicts > 0) {
     notes.push(
       `${conflicts} reading${conflicts === 1 ? '' : 's'} disagree${conflicts === 1 ? 's' : ''} with this answer (listed under conflicts): array calls on the Y are occasionally wrong, and more disagreement means less confidence.`,
@@ -759,6 +1030,9 @@ function yNone(
   return {
     status,
     clade: null,
+    bestFit: null,
+    support: supportOf([], { run: 0 }, Y_REQUIRED),
+    reason: null,
     path: [],
     derivedSupport: 0,
     ancestralOnPath: 0,
@@ -779,16 +1053,27 @@ function yWithoutDerived(y: YBackbone, readings: YSnpReading[]): YHaplogroupResu
     return yNone('not_determined', [Y_NOTES.outsideCT, Y_NOTES.backbone], readings);
   }
   const age = yAge(y, 'A');
+  // both sides of the root split read ancestral: two levels, as many as a clade needs
+  const counts = tally(readings);
+  const levels = ['B', 'CT'].map((name) => {
+    const t = counts.get(name) ?? { derived: 0, ancestral: 0 };
+    return { name, tested: t.derived + t.ancestral, agree: t.ancestral };
+  });
   return {
     ...yNone('called', [Y_NOTES.outsideCT, Y_NOTES.backbone], readings),
     clade: 'A',
+    bestFit: 'A',
+    support: supportOf(levels, { run: levels.length }, Y_REQUIRED),
     path: ['A'],
     notIn: ['B', 'CT'],
     age,
   };
 }
 
-/** The paternal major clade from the backbone SNPs; "no Y data" for a woman or without Y calls. */
+/**
+ * The paternal major clade from the backbone SNPs, named only as deep as the calls support its
+ * path (issue 46); "no Y data" for a woman or without Y calls.
+ */
 export function yHaplogroup(calls: CallLookup, sex: 'female' | 'male' | null): YHaplogroupResult {
   if (sex === 'female') return yNone('no_y_data', [Y_NOTES.female]);
   const y = loadY();
@@ -804,19 +1089,45 @@ export function yHaplogroup(calls: CallLookup, sex: 'female' | 'male' | null): Y
       (onPath.has(r.clade) && r.state === 'ancestral') ||
       (!onPath.has(r.clade) && r.state === 'derived'),
   );
-  const notIn = (y.children.get(best.clade) ?? []).filter((c) => {
+  const levels = yLevels(y, best.path, counts);
+  const walk = walkSupport(levels, Y_REQUIRED);
+  const support = supportOf(levels, walk, Y_REQUIRED);
+  const clade = walk.deepest < 0 ? null : levels[walk.deepest].name;
+  const status = clade === null ? 'not_determined' : clade === best.clade ? 'called' : 'partial';
+  const reason =
+    status === 'called'
+      ? null
+      : supportReason({
+          best: best.clade,
+          answer: clade,
+          support,
+          level: ['backbone clade', 'backbone clades'],
+          tested: `${readings.length} backbone SNP${readings.length === 1 ? '' : 's'}`,
+        });
+  if (clade === null) {
+    const notes = [reason!, Y_NOTES.backbone];
+    if (sex === null) notes.unshift(Y_NOTES.sexUnknown);
+    return { ...yNone(status, notes, readings), bestFit: best.clade, support, reason, conflicts };
+  }
+  const path = yPath(y, clade);
+  const sum = (k: 'derived' | 'ancestral'): number =>
+    path.reduce((n, c) => n + (counts.get(c)?.[k] ?? 0), 0);
+  const notIn = (y.children.get(clade) ?? []).filter((c) => {
     const t = counts.get(c);
     return t !== undefined && t.ancestral > 0 && t.derived === 0;
   });
-  const age = yAge(y, best.clade);
-  const notes = yNotes(best.clade, best.derived, conflicts.length, age);
+  const age = yAge(y, clade);
+  const notes = yNotes(clade, sum('derived'), conflicts.length, age, reason);
   if (sex === null) notes.unshift(Y_NOTES.sexUnknown);
   return {
-    status: 'called',
-    clade: best.clade,
-    path: best.path,
-    derivedSupport: best.derived,
-    ancestralOnPath: best.ancestral,
+    status,
+    clade,
+    bestFit: best.clade,
+    support,
+    reason,
+    path,
+    derivedSupport: sum('derived'),
+    ancestralOnPath: sum('ancestral'),
     snpsTested: readings.length,
     notIn,
     conflicts,

@@ -6,16 +6,20 @@
  *
  * The file is read and validated with zod once, on first use; a broken file fails loudly rather
  * than answering half a card. Calls are compared on the forward strand of GRCh37 as consumer files
- * report them; A/T and C/G sites are flagged because their strand cannot be checked from letters.
+ * report them. An A/T or C/G site reads the same on both strands, so it is read only from a file
+ * whose strand is known for its vendor and build (dna.strand.ts); from any other file its card
+ * shows the call, says why there is no finding and names the clinical test that answers it.
  *
- * It must never turn a call into a diagnosis or a dose, never present an uncurated rsID as
- * meaningful for health, and never show a carried rare variant without "needs clinical
- * confirmation" (array calls of very rare variants are often false: Weedon et al., BMJ 2021).
+ * It must never turn a call into a diagnosis or a dose (a reading says what a genotype may mean
+ * and which test answers it: issue 46), never present an uncurated rsID as meaningful for health,
+ * and never show a carried rare variant without "needs clinical confirmation" (array calls of
+ * very rare variants are often false: Weedon et al., BMJ 2021).
  */
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import { fromRoot } from '../../base/paths.ts';
 import { validationError } from '../../base/errors.ts';
+import { strandKnown, VENDOR_NAMES } from './dna.strand.ts';
 import type { Call, CallLookup, GenomeSummary } from './dna.types.ts';
 
 /** At most this many rsIDs are answered per lookup (the caller answers 422 beyond). */
@@ -51,26 +55,37 @@ export const VARIANT_CATEGORIES = [
 ] as const;
 export type VariantCategory = (typeof VARIANT_CATEGORIES)[number];
 
-const VariantCardSchema = z.object({
-  rsid: z.string().regex(/^rs\d+$/),
-  gene: z.string().min(2),
-  name: z.string().min(3),
-  category: z.enum(VARIANT_CATEGORIES),
-  kind: z.enum(['snv', 'indel']),
-  /** the allele not described (forward strand, GRCh37); I/D for indels */
-  otherAllele: base,
-  /** the risk or effect allele the summary is about (forward strand, GRCh37); I/D for indels */
-  effectAllele: base,
-  strandAmbiguous: z.boolean(),
-  rare: z.boolean(),
-  needsClinicalConfirmation: z.boolean(),
-  summary: z.string().min(20),
-  /** per genotype (letters sorted alphabetically; one letter on haploid X), a short reading */
-  genotypes: z.record(z.string().regex(/^[ACGTDI]{1,2}$/), z.string().min(3)),
-  arrayNote: z.string().optional(),
-  sources,
-  checked,
-});
+const VariantCardSchema = z
+  .object({
+    rsid: z.string().regex(/^rs\d+$/),
+    gene: z.string().min(2),
+    name: z.string().min(3),
+    category: z.enum(VARIANT_CATEGORIES),
+    kind: z.enum(['snv', 'indel']),
+    /** the allele not described (forward strand, GRCh37); I/D for indels */
+    otherAllele: base,
+    /** the risk or effect allele the summary is about (forward strand, GRCh37); I/D for indels */
+    effectAllele: base,
+    strandAmbiguous: z.boolean(),
+    rare: z.boolean(),
+    needsClinicalConfirmation: z.boolean(),
+    summary: z.string().min(20),
+    /** per genotype (letters sorted alphabetically; one letter on haploid X), a short reading */
+    genotypes: z.record(z.string().regex(/^[ACGTDI]{1,2}$/), z.string().min(3)),
+    arrayNote: z.string().optional(),
+    /**
+     * the clinical test that answers what the site may mean, as a clause ("a haemoglobin test
+     * (HPLC or electrophoresis) answers it"); required on strand-ambiguous cards, whose reading
+     * from a file of unknown strand names it in place of a finding
+     */
+    clinicalTest: z.string().min(10).optional(),
+    sources,
+    checked,
+  })
+  .refine((v) => !v.strandAmbiguous || v.clinicalTest !== undefined, {
+    message: 'a strand-ambiguous card names its clinicalTest',
+    path: ['clinicalTest'],
+  });
 
 const HaplotypeCardSchema = z.object({
   id: z.string(),
@@ -145,7 +160,10 @@ export function genotypeKey(call: Call): string {
 
 /** How a person's call reads against one card. */
 export interface CallReading {
-  /** the card's text for this genotype, or null when the call cannot be read against the card */
+  /**
+   * the card's text for this genotype; at an A/T or C/G site of a file of unknown strand, why no
+   * finding is given and which test answers it; null when the call cannot be read against the card
+   */
   interpretation: string | null;
   /** copies of the effect allele (0..2; 0..1 on haploid calls), or null when not read */
   effectAlleleCopies: number | null;
@@ -153,8 +171,28 @@ export interface CallReading {
   note: string;
 }
 
-/** Reads a call against a card on the forward strand; letters outside the card's alleles are not read. */
-export function readCall(card: VariantCard, call: Call): CallReading {
+/** The file a call comes from: its vendor and build tell whether its strand is known. */
+export type CallSource = Pick<GenomeSummary, 'vendor' | 'build'>;
+
+/** "A/T" or "C/G": a strand-ambiguous card's two letters. */
+const letterPair = (card: VariantCard): string =>
+  [card.otherAllele, card.effectAllele].sort().join('/');
+
+/** "MyHeritage files"; "23andMe files on GRCh38" when its strand is known on the other build. */
+function filesOf(source: CallSource): string {
+  const name = VENDOR_NAMES[source.vendor];
+  const knownElsewhere = strandKnown(
+    source.vendor,
+    source.build === 'GRCh37' ? 'GRCh38' : 'GRCh37',
+  );
+  return knownElsewhere ? `${name} files on ${source.build}` : `${name} files`;
+}
+
+/**
+ * Reads a call against a card on the forward strand; letters outside the card's alleles are not
+ * read, nor is an A/T or C/G site from a file whose strand is not known for its vendor and build.
+ */
+export function readCall(card: VariantCard, call: Call, source: CallSource): CallReading {
   const letters = [...call.toUpperCase()];
   const allowed = new Set([card.otherAllele, card.effectAllele]);
   if (letters.length < 1 || letters.length > 2 || letters.some((l) => !allowed.has(l))) {
@@ -164,10 +202,22 @@ export function readCall(card: VariantCard, call: Call): CallReading {
         : `the call "${call}" does not match the curated alleles ${card.otherAllele}/${card.effectAllele} (another strand, build or vendor coding): not read`;
     return { interpretation: null, effectAlleleCopies: null, note };
   }
+  if (card.strandAmbiguous && !strandKnown(source.vendor, source.build)) {
+    // NOTE: the complement of an A/T or C/G call is the same pair of letters: reading it from a
+    // file of unknown strand could turn a carrier into a non-carrier and back
+    const test = card.clinicalTest ?? 'a clinical test answers it';
+    return {
+      interpretation:
+        `${letterPair(card)} site: the file's strand cannot be checked for ${filesOf(source)}, ` +
+        `so no finding is given from this call; ${test}.`,
+      effectAlleleCopies: null,
+      note: `not read: ${letterPair(card)} site, and the strand of ${filesOf(source)} is not known`,
+    };
+  }
   const interpretation = card.genotypes[genotypeKey(call)] ?? null;
   const copies = letters.filter((l) => l === card.effectAllele).length;
   const note = card.strandAmbiguous
-    ? 'A/T or C/G site: the strand of the file cannot be checked from the letters; read with care'
+    ? `${letterPair(card)} site: read as the forward-strand letters that ${filesOf(source)} report`
     : '';
   return {
     interpretation,
@@ -195,9 +245,14 @@ export interface VariantLookupResult {
 
 /**
  * The person's calls at up to MAX_LOOKUP_RSIDS named rsIDs (duplicates answered once), each with
- * its curated card and reading. Throws VALIDATION_FAILED (422) beyond the limit.
+ * its curated card and reading (`source`: the file's vendor and build, which tell whether its
+ * A/T and C/G sites can be read). Throws VALIDATION_FAILED (422) beyond the limit.
  */
-export function lookupVariants(calls: CallLookup, rsids: string[]): VariantLookupResult[] {
+export function lookupVariants(
+  calls: CallLookup,
+  rsids: string[],
+  source: CallSource,
+): VariantLookupResult[] {
   const wanted = [...new Set(rsids.map((r) => r.trim().toLowerCase()))];
   if (wanted.length > MAX_LOOKUP_RSIDS) {
     throw validationError([
@@ -209,10 +264,15 @@ export function lookupVariants(calls: CallLookup, rsids: string[]): VariantLooku
     ]);
   }
   const { byRsid } = load();
-  return wanted.map((rsid) => lookupOne(calls, rsid, byRsid.get(rsid) ?? null));
+  return wanted.map((rsid) => lookupOne(calls, source, rsid, byRsid.get(rsid) ?? null));
 }
 
-function lookupOne(calls: CallLookup, rsid: string, card: VariantCard | null): VariantLookupResult {
+function lookupOne(
+  calls: CallLookup,
+  source: CallSource,
+  rsid: string,
+  card: VariantCard | null,
+): VariantLookupResult {
   const call = calls.call(rsid);
   const status = call !== null ? 'called' : calls.has(rsid) ? 'no_call' : 'not_in_file';
   const result: VariantLookupResult = {
@@ -231,7 +291,7 @@ function lookupOne(calls: CallLookup, rsid: string, card: VariantCard | null): V
     return result;
   }
   if (call === null) return result;
-  const reading = readCall(card, call);
+  const reading = readCall(card, call, source);
   result.interpretation = reading.interpretation;
   result.effectAlleleCopies = reading.effectAlleleCopies;
   result.note = reading.note;
@@ -369,7 +429,10 @@ export interface ReportOverview {
   byCategory: Record<VariantCategory, CategoryCount>;
   /** carried variants whose cards need clinical confirmation, with their readings */
   needsClinicalConfirmation: VariantLookupResult[];
-  /** calls that could not be read against their card (other strand or vendor coding) */
+  /**
+   * calls that could not be read against their card (other strand or vendor coding, or an A/T or
+   * C/G site of a file whose strand is unknown)
+   */
   unreadable: VariantLookupResult[];
   apoe: ApoeResult;
   /** what arrays cannot tell and why */
@@ -380,9 +443,10 @@ export interface ReportOverview {
 
 /**
  * What was found among the curated variants (counts by category, carried rare ones flagged for
- * confirmation), the APOE type, and what cannot be determined from an array file and why.
+ * confirmation), the APOE type, and what cannot be determined from an array file and why. The
+ * summary's vendor and build tell whether the A/T and C/G sites can be read.
  */
-export function reportOverview(calls: CallLookup, summary?: GenomeSummary): ReportOverview {
+export function reportOverview(calls: CallLookup, summary: GenomeSummary): ReportOverview {
   const k = knowledge();
   const byCategory = Object.fromEntries(
     VARIANT_CATEGORIES.map((c) => [c, { curated: 0, called: 0, carrying: 0 }]),
@@ -392,7 +456,7 @@ export function reportOverview(calls: CallLookup, summary?: GenomeSummary): Repo
   let inFile = 0;
   let called = 0;
   for (const card of k.variants) {
-    const r = lookupOne(calls, card.rsid, card);
+    const r = lookupOne(calls, summary, card.rsid, card);
     const count = byCategory[card.category];
     count.curated++;
     if (r.status !== 'not_in_file') inFile++;
@@ -417,7 +481,7 @@ export function reportOverview(calls: CallLookup, summary?: GenomeSummary): Repo
   };
 }
 
-function overviewNotes(calls: CallLookup, summary?: GenomeSummary): string[] {
+function overviewNotes(calls: CallLookup, summary: GenomeSummary): string[] {
   const notes = [
     'Sites not in the file or without a call are unknown, not normal.',
     'An association is not a cause: most people carrying a risk allele never develop the condition.',
@@ -427,12 +491,19 @@ function overviewNotes(calls: CallLookup, summary?: GenomeSummary): string[] {
       'The file is on GRCh38; the cards are curated for GRCh37 forward-strand letters, which agree at almost all of these sites.',
     );
   }
-  if (summary && summary.callRate < 0.95) {
+  if (!strandKnown(summary.vendor, summary.build)) {
+    const ambiguous = knowledge().variants.filter((v) => v.strandAmbiguous).length;
+    notes.push(
+      `The strand of ${filesOf(summary)} is not documented, so the ${ambiguous} A/T and C/G ` +
+        'sites among the cards give no finding from this file.',
+    );
+  }
+  if (summary.callRate < 0.95) {
     notes.push(
       `Only ${Math.round(summary.callRate * 100)} % of markers have a call: many sites may be missing.`,
     );
   }
-  if (summary && summary.sex === null) {
+  if (summary.sex === null) {
     notes.push(
       'Sex could not be inferred, so X-chromosome readings (G6PD) are given for both one and two X copies as reported.',
     );

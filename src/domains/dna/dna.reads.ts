@@ -75,7 +75,9 @@ async function sitesOf(
   rsids: string[],
 ): Promise<{ calls: CallLookup | null; sites: SiteView[] }> {
   const opened = await openGenome(genomeDeps(ctx), userId);
-  if (opened) return { calls: opened.calls, sites: lookupVariants(opened.calls, rsids) };
+  // the stored summary's vendor and build tell whether the file's A/T and C/G sites can be read
+  if (opened)
+    return { calls: opened.calls, sites: lookupVariants(opened.calls, rsids, opened.view) };
   const cards = new Map(variantCards().map((c) => [c.rsid, c]));
   const wanted = [...new Set(rsids.map((r) => r.trim().toLowerCase()))];
   return { calls: null, sites: wanted.map((rsid) => unread(rsid, cards.get(rsid) ?? null)) };

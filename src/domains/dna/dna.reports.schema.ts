@@ -5,9 +5,17 @@
 import { z } from 'zod';
 import { builder } from '../../graphql/builder.ts';
 import type { HlaTagReport } from './dna.hla.ts';
-import type { DiplotypeCandidate, GeneReport, PgxSite, Vkorc1Report } from './dna.pgx.ts';
+import type {
+  DiplotypeCandidate,
+  GeneReport,
+  KeySite,
+  PgxSite,
+  Vkorc1Report,
+  WarfarinSite,
+} from './dna.pgx.ts';
+import { summarise, type GeneSummary } from './dna.pgx.summary.ts';
 import { dnaHla, dnaMedicines, startDnaHla, startDnaMedicines } from './dna.reports.ts';
-import type { DnaReportJobView, DnaReportRead, HlaResult, MedicinesResult } from './dna.reports.ts';
+import type { DnaReportJobView, DnaReportRead, HlaResult, MedicinesRead } from './dna.reports.ts';
 
 export const ReportJob = builder.objectRef<DnaReportJobView>('DnaReportJob').implement({
   description: 'A medicines, HLA or ancestry report made in the background from the stored genome',
@@ -38,7 +46,9 @@ const Site = builder.objectRef<PgxSite>('DnaPgxSite').implement({
       description: 'the call as two forward-strand bases used for matching',
     }),
     status: t.exposeString('status', {
-      description: 'tested, no-call, absent, not-testable (no rsID) or unexpected (bases off)',
+      description:
+        'tested, no-call, absent, not-testable (no rsID, or not a single base), unexpected ' +
+        "(bases off) or strand-unknown (an A/T or C/G site the file's vendor does not fix)",
     }),
     strandAmbiguous: t.exposeBoolean('strandAmbiguous', {
       description: 'an A/T or C/G site: the strand of the call cannot be checked',
@@ -59,6 +69,12 @@ const Diplotype = builder.objectRef<DiplotypeCandidate>('DnaDiplotype').implemen
     }),
     phenotype: t.exposeString('phenotype', { nullable: true }),
     activityScore: t.exposeString('activityScore', { nullable: true }),
+    assumed: t.boolean({
+      description:
+        'true: needs a variant at a site not read, so listed but assumed absent (it does not set ' +
+        'the phenotype)',
+      resolve: (d) => d.assumed ?? false,
+    }),
   }),
 });
 
@@ -72,22 +88,52 @@ const Vkorc1 = builder.objectRef<Vkorc1Report>('DnaVkorc1').implement({
   }),
 });
 
+const WarfarinSiteRef = builder.objectRef<WarfarinSite>('DnaWarfarinSite').implement({
+  description: 'A single site read with CYP2C9 for warfarin (CYP4F2*3, rs2108622)',
+  fields: (t) => ({
+    rsid: t.exposeString('rsid'),
+    call: t.exposeString('call', { nullable: true }),
+    genotype: t.exposeString('genotype', { nullable: true }),
+    phenotype: t.exposeString('phenotype', { nullable: true, description: 'the diplotype read' }),
+  }),
+});
+
+const KeySiteRef = builder.objectRef<KeySite>('DnaPgxKeySite').implement({
+  description: "A site whose absence changes a gene's phenotype for many people, and its state",
+  fields: (t) => ({
+    rsid: t.exposeString('rsid'),
+    alleles: t.exposeString('alleles', { description: 'the named alleles it defines' }),
+    status: t.exposeString('status', { description: 'as a site status; only tested is read' }),
+  }),
+});
+
 const Gene = builder.objectRef<GeneReport>('DnaPgxGene').implement({
   description: "One gene's medicines answer: diplotypes, phenotype, sites tested and missing",
   fields: (t) => ({
     gene: t.exposeString('gene'),
-    determinable: t.exposeBoolean('determinable', {
-      description: 'false for genes array data cannot type (CYP2D6, G6PD, HLA); see reason',
+    status: t.exposeString('status', {
+      description: 'determined, not-determined (see reason) or not-determinable (CYP2D6, HLA)',
     }),
-    reason: t.exposeString('reason', { nullable: true }),
+    determinable: t.exposeBoolean('determinable', {
+      description: 'false for genes array data cannot type (CYP2D6, HLA) or with no site tested',
+    }),
+    reason: t.exposeString('reason', {
+      nullable: true,
+      description: 'why the phenotype is not determined, naming the sites',
+    }),
+    finding: t.exposeString('finding', { description: 'the answer in one sentence' }),
     sites: t.field({ type: [Site], resolve: (g) => g.sites }),
     tested: t.exposeStringList('tested', { description: 'rsIDs of the sites tested' }),
     missing: t.exposeStringList('missing', { description: 'sites not tested (rsID or chr:pos)' }),
+    keySites: t.field({ type: [KeySiteRef], resolve: (g) => g.keySites }),
+    keySitesNotRead: t.exposeStringList('keySitesNotRead', {
+      description: 'key sites not read: each can change the phenotype',
+    }),
     diplotypes: t.field({ type: [Diplotype], resolve: (g) => g.diplotypes }),
     phenotypes: t.exposeStringList('phenotypes', {
       description: 'the distinct phenotypes of the candidates; more than one: cannot be told apart',
     }),
-    phenotype: t.exposeString('phenotype', { nullable: true, description: 'when exactly one' }),
+    phenotype: t.exposeString('phenotype', { nullable: true, description: 'when determined' }),
     untestedAlleles: t.exposeStringList('untestedAlleles', {
       description: 'named alleles needing a site not tested (assumed absent)',
     }),
@@ -95,6 +141,22 @@ const Gene = builder.objectRef<GeneReport>('DnaPgxGene').implement({
     drugs: t.exposeStringList('drugs', { description: 'drugs with a CPIC guideline' }),
     advice: t.exposeString('advice'),
     vkorc1: t.field({ type: Vkorc1, nullable: true, resolve: (g) => g.vkorc1 ?? null }),
+    cyp4f2: t.field({ type: WarfarinSiteRef, nullable: true, resolve: (g) => g.cyp4f2 ?? null }),
+  }),
+});
+
+const GeneSummaryRef = builder.objectRef<GeneSummary>('DnaPgxGeneSummary').implement({
+  description: "One gene's medicines answer in a line",
+  fields: (t) => ({
+    gene: t.exposeString('gene'),
+    status: t.exposeString('status', {
+      description: 'determined, not-determined or not-determinable',
+    }),
+    phenotype: t.exposeString('phenotype', { nullable: true }),
+    diplotype: t.exposeString('diplotype', { nullable: true, description: 'when exactly one' }),
+    finding: t.exposeString('finding'),
+    keySitesNotRead: t.exposeStringList('keySitesNotRead'),
+    drugs: t.exposeStringList('drugs', { description: 'drugs with a CPIC guideline' }),
   }),
 });
 
@@ -123,11 +185,22 @@ const readFields = {
   next: 'what to do next',
 };
 
-const Medicines = builder.objectRef<DnaReportRead<MedicinesResult>>('DnaMedicines').implement({
+const Medicines = builder.objectRef<MedicinesRead>('DnaMedicines').implement({
   description: 'The medicines report: its job, and when done one answer per gene; never a dose',
   fields: (t) => ({
     report: t.field({ type: ReportJob, nullable: true, resolve: (r) => r.report }),
-    genes: t.field({ type: [Gene], nullable: true, resolve: (r) => r.result?.genes ?? null }),
+    summary: t.field({
+      type: [GeneSummaryRef],
+      nullable: true,
+      description: 'one line per gene (after the filters)',
+      resolve: (r) => (r.result ? summarise(r.result.genes) : null),
+    }),
+    genes: t.field({
+      type: [Gene],
+      nullable: true,
+      description: "each gene's full answer (sites, candidates, notes); null when detail is false",
+      resolve: (r) => (r.detail ? (r.result?.genes ?? null) : null),
+    }),
     genotypesShown: t.exposeBoolean('genotypesShown', { description: readFields.genotypesShown }),
     next: t.exposeString('next', { description: readFields.next }),
   }),
@@ -153,6 +226,19 @@ builder.queryFields((t) => ({
       reportId: t.arg.string({
         description: 'a report id from dna_medicines_start; omit for the newest',
         validate: reportId,
+      }),
+      gene: t.arg.string({
+        description: 'only this gene (CYP2C19, DPYD, ...; VKORC1 and CYP4F2 read with CYP2C9)',
+        validate: z.string().trim().min(1).max(16),
+      }),
+      drug: t.arg.string({
+        description: 'only genes with a CPIC guideline for this drug (clopidogrel, warfarin, ...)',
+        validate: z.string().trim().min(1).max(40),
+      }),
+      detail: t.arg.boolean({
+        description:
+          "true: each gene's sites, candidate diplotypes and notes too (genes); false or omitted: " +
+          'the one-line summary per gene only',
       }),
     },
     resolve: (_root, args, ctx) => dnaMedicines(ctx, args),

@@ -15,7 +15,8 @@ import type { AuthedContext } from '../../graphql/context.ts';
 import { dnaOwnerOf, isOAuth } from './dna.access.ts';
 import type { AncestryAnswer } from './dna.ancestry.ts';
 import type { HlaTagReport } from './dna.hla.ts';
-import type { GeneReport } from './dna.pgx.ts';
+import { PGX_RULES_VERSION, type GeneReport } from './dna.pgx.ts';
+import { filterGenes, type GeneFilter } from './dna.pgx.summary.ts';
 import { decryptGenome, genomeKey } from './dna.store.ts';
 
 /** The reports a job makes. */
@@ -67,7 +68,12 @@ export interface DnaReportRead<R> {
 /** What the medicines job stores. */
 export interface MedicinesResult {
   genes: GeneReport[];
+  /** the rules' version it was made with (absent: issue 34's first rules) */
+  rules?: number;
 }
+
+/** A medicines read: `detail` false leaves each gene's sites and candidates out (the summary). */
+export type MedicinesRead = DnaReportRead<MedicinesResult> & { detail: boolean };
 
 /** What the HLA job stores. */
 export interface HlaResult {
@@ -92,6 +98,15 @@ const NO_GENOME =
   'No genome is stored: upload a raw DNA file first (23andMe, AncestryDNA, MyHeritage, FTDNA, ' +
   'LivingDNA or VCF; POST /api/v1/dna/upload from the app).';
 
+/**
+ * Whether a report on record answers with today's rules: a medicines report made by earlier rules
+ * (issue 46 changed them) is made again rather than answered.
+ */
+function isCurrent(ctx: AuthedContext, row: DnaReport): boolean {
+  if (row.kind !== 'medicines' || row.status !== 'done') return true;
+  return resultOf<MedicinesResult>(ctx, row)?.rules === PGX_RULES_VERSION;
+}
+
 /** Starts a report of `kind` for the caller's genome, or answers the one already queued or done. */
 async function startReport(ctx: AuthedContext, kind: DnaReportKind): Promise<DnaReportJobView> {
   const userId = dnaOwnerOf(ctx);
@@ -101,7 +116,7 @@ async function startReport(ctx: AuthedContext, kind: DnaReportKind): Promise<Dna
     where: { userId, kind, status: { in: ['queued', 'running', 'done'] } },
     orderBy: { createdAt: 'desc' },
   });
-  if (current) return viewOf(current);
+  if (current && isCurrent(ctx, current)) return viewOf(current);
   const row = await ctx.prisma.dnaReport.create({ data: { userId, kind } });
   await ctx.jobs.send(DNA_REPORT_QUEUE, { id: row.id });
   const old = await ctx.prisma.dnaReport.findMany({
@@ -127,12 +142,14 @@ export const startDnaAncestry = (ctx: AuthedContext): Promise<DnaReportJobView> 
   startReport(ctx, 'ancestry');
 
 /** The next step for a report in `status` (or none yet), in words an assistant can follow. */
-function nextStep(kind: DnaReportKind, row: DnaReport | null): string {
+function nextStep(ctx: AuthedContext, kind: DnaReportKind, row: DnaReport | null): string {
   if (!row) return `No ${kind} report yet: start one with ${START_TOOL[kind]}.`;
   if (row.status === 'queued' || row.status === 'running')
     return `The report is being made (usually seconds): call ${READ_TOOL[kind]} again shortly.`;
   if (row.status === 'failed')
     return `${row.error ?? 'It failed.'} Start again with ${START_TOOL[kind]}.`;
+  if (!isCurrent(ctx, row))
+    return `This report was made with earlier rules: start it again with ${START_TOOL[kind]}.`;
   return 'Done. It reads the genome stored now; a new upload replaces it (start again then).';
 }
 
@@ -166,17 +183,19 @@ async function readReport<R>(
     report: row ? viewOf(row) : null,
     result: result && oauth ? findingsOnly(result) : result,
     genotypesShown: !oauth,
-    next: nextStep(kind, row),
+    next: nextStep(ctx, kind, row),
   };
 }
 
 /** A medicines result without the person's calls at each site (findings only). */
 function medicinesFindings(result: MedicinesResult): MedicinesResult {
   return {
+    ...result,
     genes: result.genes.map((g) => ({
       ...g,
       sites: g.sites.map((s) => ({ ...s, call: null, genotype: null })),
       ...(g.vkorc1 ? { vkorc1: { ...g.vkorc1, call: null, genotype: null } } : {}),
+      ...(g.cyp4f2 ? { cyp4f2: { ...g.cyp4f2, call: null, genotype: null } } : {}),
     })),
   };
 }
@@ -186,12 +205,20 @@ const hlaFindings = (result: HlaResult): HlaResult => ({
   tags: result.tags.map((t) => ({ ...t, call: null })),
 });
 
-/** The caller's medicines report (newest, or `id`), with its status and the next step. */
-export function dnaMedicines(
+/**
+ * The caller's medicines report (newest, or `id`), with its status and the next step; `gene` and
+ * `drug` narrow it to the genes they name (a 422 listing the names when none matches).
+ */
+export async function dnaMedicines(
   ctx: AuthedContext,
-  options: { reportId?: string | null },
-): Promise<DnaReportRead<MedicinesResult>> {
-  return readReport(ctx, 'medicines', options.reportId, medicinesFindings);
+  options: { reportId?: string | null; detail?: boolean | null } & GeneFilter,
+): Promise<MedicinesRead> {
+  const read = await readReport(ctx, 'medicines', options.reportId, medicinesFindings);
+  const detail = options.detail ?? false;
+  // a report made by earlier rules is not shown (its `next` says to start it again)
+  if (read.result?.rules !== PGX_RULES_VERSION) return { ...read, result: null, detail };
+  const genes = filterGenes(read.result.genes, options);
+  return { ...read, result: { ...read.result, genes }, detail };
 }
 
 /** The caller's HLA tag report (newest, or `id`), with its status and the next step. */

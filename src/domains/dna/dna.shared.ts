@@ -50,9 +50,10 @@ export async function sharedFindings(
   if (shares.haplogroups) {
     const genome = await openGenome(genomeDeps(ctx), userId);
     if (genome) {
-      maternal = mtHaplogroup(mtObservations(genome.calls.markers('MT'))).best?.haplogroup ?? null;
+      // issue 46: the supported haplogroup (called or partial), never an uncorroborated best fit
+      maternal = mtHaplogroup(mtObservations(genome.calls.markers('MT'))).deepestSupported;
       const y = yHaplogroup(genome.calls, genome.view.sex);
-      paternal = y.status === 'called' ? y.clade : null;
+      paternal = y.clade;
       if (y.status === 'no_y_data') notes.push('No paternal haplogroup: their file has no Y data.');
     } else notes.push('They share their haplogroups, but have no DNA file.');
   }

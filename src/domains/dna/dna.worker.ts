@@ -19,7 +19,7 @@ import type { ResumableJobSpec } from '../../platform/resumable-jobs.ts';
 import { estimateAncestry } from './dna.ancestry.ts';
 import { openGenome } from './dna.genome.ts';
 import { hlaReport } from './dna.hla.ts';
-import { medicinesReport } from './dna.pgx.ts';
+import { medicinesReport, PGX_RULES_VERSION, type GenomeFacts } from './dna.pgx.ts';
 import {
   DNA_REPORT_MAX_ATTEMPTS,
   DNA_REPORT_QUEUE,
@@ -51,9 +51,14 @@ export const DNA_REPORT_JOBS: ResumableJobSpec<DnaWorkerDeps> = {
 };
 
 /** The report of `kind` over the person's calls. */
-function reportOf(kind: string, calls: CallLookup): MedicinesResult | HlaResult | AncestryResult {
+function reportOf(
+  kind: string,
+  calls: CallLookup,
+  facts: GenomeFacts,
+): MedicinesResult | HlaResult | AncestryResult {
   if (kind === 'ancestry') return { ancestry: estimateAncestry(calls) };
-  return kind === 'hla' ? { tags: hlaReport(calls) } : { genes: medicinesReport(calls) };
+  if (kind === 'hla') return { tags: hlaReport(calls) };
+  return { genes: medicinesReport(calls, facts), rules: PGX_RULES_VERSION };
 }
 
 /** Runs one queued report: claims it, reads the genome, stores the sealed result. */
@@ -76,7 +81,10 @@ export async function runDnaReportJob(
       });
       return;
     }
-    const plain = Buffer.from(JSON.stringify(reportOf(job.kind, genome.calls)), 'utf8');
+    const plain = Buffer.from(
+      JSON.stringify(reportOf(job.kind, genome.calls, genome.view)),
+      'utf8',
+    );
     const sealed = new Uint8Array(encryptGenome(plain, genomeKey(config)));
     await endJob(prisma, DNA_REPORT_JOBS, id, { status: 'done', sealed });
   } catch (err) {
