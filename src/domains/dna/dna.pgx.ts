@@ -321,6 +321,7 @@ function inferPairs(
     !t.alleles[i].defining.some((s) => unknownKeys.has(s));
   // parsimony: the pairs needing the fewest alleles with a variant at a site not read decide;
   // the others are listed as assumed absent
+  if (pairs.length === 0) return { diplotypes: [], notes, phaseAssumed: null };
   const cost = (p: [number, number]): number => Number(unread(p[0])) + Number(unread(p[1]));
   const least = Math.min(...pairs.map(cost));
   const primary = pairs.filter((p) => cost(p) === least);
@@ -423,14 +424,14 @@ function notDeterminedReason(
   if (candidates === 0) {
     return 'No pair of named alleles explains these calls; the phenotype is not determined.';
   }
-  const fit = `the calls fit ${phenotypes.join(' or ')}`;
+  const fit = phenotypes.join(' or ');
   if (unread.length > 0) {
     return (
-      `Not determined: ${unreadWords(unread.map((k) => k.site))}; ${fit} depending on what ` +
-      'is there.'
+      `Not determined: ${unreadWords(unread.map((k) => k.site))}; the calls fit ${fit} ` +
+      'depending on what is there.'
     );
   }
-  return `Not determined: the calls are unphased and ${fit}.`;
+  return `Not determined: the calls are unphased and fit ${fit}.`;
 }
 
 function addGeneNotes(
