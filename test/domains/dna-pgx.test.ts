@@ -259,12 +259,21 @@ describe('issue 46: the rules a warning depends on', () => {
       { rs4244285: 'AG' },
       { rs1057910: 'AC' },
     ];
-    for (const over of cases) {
-      for (const g of report(over)) {
+    // *2/*17 from a file without rs12769205 (also on *2): the earlier rules listed *2 as untested
+    const withoutSecondSite: Record<string, string> = {
+      ...REFERENCE,
+      rs4244285: 'AG',
+      rs12248560: 'CT',
+    };
+    delete withoutSecondSite.rs12769205;
+    const reports = [...cases.map(report), medicinesReport(lookup(withoutSecondSite), FACTS)];
+    for (const r of reports) {
+      for (const g of r) {
         const own = new Set(g.diplotypes.flatMap((d) => d.alleles));
         expect(g.untestedAlleles.filter((a) => own.has(a))).toEqual([]);
       }
     }
+    expect(dips(gene(reports[3], 'CYP2C19'))).toEqual(['*2/*17']);
   });
 
   it('reads UGT1A1 *80 as a likelihood, naming the TA repeat no array reads', () => {
