@@ -210,6 +210,45 @@ describe('a friends challenge from invitation to winner', () => {
   });
 });
 
+describe('no data (issue 47)', () => {
+  it.each([
+    ['goal_percent', 'steps', 12_000, 120],
+    ['total', 'steps', 12_000, 12_000],
+  ] as const)(
+    'scores 0 points under %s: the person who walked wins',
+    async (scoring, metric, v, points) => {
+      const { a, b, c } = await trio();
+      const id = await created(a, { invitees: [b.id, c.id], scoring, metric, days: 1 });
+      for (const p of [b, c])
+        await callTool(p.client, 'challenges_challenge_accept', { challenge_id: id });
+      await startedDaysAgo(id, 2);
+      await seedMetric(app, a.id, metric, v, dayAt(-2, 12));
+      const detail = await read(a, id);
+      expect(standingOf(detail, a.id)).toMatchObject({ points, rank: 1, winner: true });
+      for (const p of [b, c]) {
+        expect(standingOf(detail, p.id)).toMatchObject({ points: 0, rank: 2, winner: false });
+      }
+    },
+  );
+
+  it('scores 0 points for a habit without a check-in', async () => {
+    const { a, b } = await trio();
+    const id = await created(a, {
+      invitees: [b.id],
+      metric: 'habit',
+      habit: 'a walk',
+      start_date: dateOf(0),
+      days: 2,
+    });
+    await callTool(b.client, 'challenges_challenge_accept', { challenge_id: id });
+    await startedDaysAgo(id, 1);
+    await callTool(a.client, 'challenges_challenge_checkin', { challenge_id: id });
+    const detail = await read(a, id);
+    expect(standingOf(detail, a.id)).toMatchObject({ points: 1, rank: 1 });
+    expect(standingOf(detail, b.id)).toMatchObject({ points: 0, rank: 2 });
+  });
+});
+
 describe('the other metrics', () => {
   it("count exercise minutes, asleep minutes and glucose time in range by their domains' rules", async () => {
     const { a, b } = await trio();

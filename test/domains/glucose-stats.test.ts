@@ -53,6 +53,16 @@ describe('glucose statistics (pure)', () => {
     expect(s.hourly).toHaveLength(24);
   });
 
+  it("groups the AGP's hours by the person's local hour (issue 47)", () => {
+    // 07:30 in Los Angeles (PST, UTC-8) is 15:30Z: hour 7, not 15; Kolkata's +05:30 moves the hour too
+    const breakfast = { timestamp: at('2026-01-15T15:30:00Z'), valueMgDl: 180 };
+    const window = [at('2026-01-15T00:00:00Z'), at('2026-01-16T00:00:00Z')] as const;
+    const la = trendStats([breakfast], ...window, 'America/Los_Angeles');
+    expect(la.hourly[7].count).toBe(1);
+    expect(la.hourly[15].count).toBe(0);
+    expect(trendStats([breakfast], ...window, 'Asia/Kolkata').hourly[21].count).toBe(1);
+  });
+
   it('measures coverage against 5-minute readings and groups hours in UTC', () => {
     const start = at('2026-01-01T00:00:00Z');
     const points = Array.from({ length: 6 }, (_, i) => ({

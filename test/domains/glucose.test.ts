@@ -366,7 +366,9 @@ describe('GET /api/glucose/trends', () => {
       mean: 125,
       time_very_low_pct: 50,
       time_high_pct: 50,
-      gmi: 6.3,
+      // six hours are not a GMI (issue 47: at least 14 days with 70 % coverage)
+      gmi: null,
+      gmi_note: 'GMI needs at least 14 days of CGM data; this window is 0.3 days.',
     });
     expect(res.body.hourly).toHaveLength(24);
     const window = await rest(
@@ -376,6 +378,58 @@ describe('GET /api/glucose/trends', () => {
       { token },
     );
     expect(window.body.count).toBe(12);
+  });
+
+  it("answers the AGP by the person's local hour, names the zone, and reads a date as local (issue 47)", async () => {
+    const { user, token } = await seedUser(app);
+    await app.db.prisma.user.update({
+      where: { id: user.id },
+      data: { timezone: 'America/Los_Angeles' },
+    });
+    // 07:00-07:55 in Los Angeles on 2026-01-14 (PST, UTC-8): 15:00-15:55Z
+    const base = Date.parse('2026-01-14T15:00:00Z');
+    await rest(app, 'POST', '/api/glucose/readings/batch', {
+      token,
+      body: readings(12, () => 150).map((r, i) => ({
+        ...r,
+        timestamp: new Date(base + i * 300_000).toISOString(),
+      })),
+    });
+    // the local day 2026-01-14 is 08:00Z on the 14th to 08:00Z on the 15th
+    const res = await rest(
+      app,
+      'GET',
+      '/api/glucose/trends?start_date=2026-01-14&end_date=2026-01-15',
+      { token },
+    );
+    expect(res.status).toBe(200);
+    expect(res.body.timezone).toBe('America/Los_Angeles');
+    expect(res.body.start).toBe('2026-01-14T08:00:00.000Z');
+    expect(res.body.count).toBe(12);
+    expect(res.body.hourly[7]).toMatchObject({ hour: 7, count: 12, p50: 150 });
+    expect(res.body.hourly[15].count).toBe(0);
+  });
+
+  it('answers GMI over 14 days with 70 % coverage, and not below (issue 47)', async () => {
+    const { token } = await seedUser(app);
+    // 14 days of 5-minute readings at 154 mg/dL (GMI 6.99 %), but one day in four missing at first
+    const end = Date.parse('2026-02-15T00:00:00Z');
+    const start = end - 14 * 86_400_000;
+    const all = Array.from({ length: 14 * 288 }, (_, i) => start + i * 300_000);
+    const post = (times: number[]) =>
+      rest(app, 'POST', '/api/glucose/readings/batch', {
+        token,
+        body: times.map((t) => ({ timestamp: new Date(t).toISOString(), value_mg_dl: 154 })),
+      });
+    const sparse = all.filter((t) => Math.floor((t - start) / 86_400_000) % 2 === 0);
+    await post(sparse);
+    const q = `start_date=${new Date(start).toISOString()}&end_date=${new Date(end).toISOString()}`;
+    const half = await rest(app, 'GET', `/api/glucose/trends?${q}`, { token });
+    expect(half.body).toMatchObject({ gmi: null, coverage_pct: 50 });
+    expect(half.body.gmi_note).toMatch(/at least 70 % sensor coverage; this window has 50 %/);
+    await post(all.filter((t) => !sparse.includes(t)));
+    const full = await rest(app, 'GET', `/api/glucose/trends?${q}`, { token });
+    expect(full.body).toMatchObject({ gmi: 6.99, gmi_note: null, coverage_pct: 100 });
   });
 });
 

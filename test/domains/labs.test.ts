@@ -313,6 +313,33 @@ describe('GET /api/v1/labs/fhir', () => {
       expect(o.valueQuantity.system).toBe('http://unitsofmeasure.org');
       expect(dr.result).toContainEqual({ reference: `urn:uuid:${o.id}` });
     }
+    // issue 47: the mass code for mg/dL, the molar code for a value in mmol/L or umol/L
+    const glucoseMass = observations.find((o) => o.valueQuantity.value === 98);
+    expect([glucoseMass.valueQuantity.unit, glucoseMass.code.coding[0].code]).toEqual([
+      'mg/dL',
+      '2345-7',
+    ]);
+    const molar = await create(client, {
+      drawn_on: '2026-03-20',
+      markers: [
+        { marker_id: 'glucose', value: 5.4, unit: 'mmol/L' },
+        { marker_id: 'creatinine', value: 88, unit: 'umol/L' },
+      ],
+    });
+    const again = (await rest(app, 'GET', '/api/v1/labs/fhir', { token: pat })).body as Bundle;
+    expect(() => validateResource(again)).not.toThrow();
+    const coded = (again.entry ?? [])
+      .map((e) => e.resource as any)
+      .filter(
+        (o) => o.resourceType === 'Observation' && molar.results.some((x: any) => x.id === o.id),
+      )
+      .map((o) => [o.valueQuantity.unit, o.code.coding[0].code, o.code.coding[0].display]);
+    expect(coded).toEqual(
+      expect.arrayContaining([
+        ['mmol/L', '14749-6', 'Glucose [Moles/volume] in Serum or Plasma'],
+        ['umol/L', '14682-9', 'Creatinine [Moles/volume] in Serum or Plasma'],
+      ]),
+    );
     // a broken bundle would fail the same validation
     expect(() =>
       validateResource({

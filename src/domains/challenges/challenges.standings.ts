@@ -96,12 +96,18 @@ function daysSql(options: StandingsOptions): Prisma.Sql {
   }
 }
 
-/** A day's points: % of one's own goal capped, the day's amount, or 1 a check-in. */
+/**
+ * A day's points: % of one's own goal capped, the day's amount, or 1 a check-in; a person without
+ * a day of data (the LEFT JOIN's NULL row) scores 0, never LEAST's answer to a NULL (the cap).
+ */
 function pointsSql(scoring: ChallengeScoring): Prisma.Sql {
-  if (scoring === 'goal_percent')
-    return Prisma.sql`least(${DAILY_POINTS_CAP}::float8, floor(100 * d.v / nullif(p.goal, 0)))`;
-  if (scoring === 'total') return Prisma.sql`d.v`;
-  return Prisma.sql`1`;
+  const points =
+    scoring === 'goal_percent'
+      ? Prisma.sql`least(${DAILY_POINTS_CAP}::float8, floor(100 * d.v / nullif(p.goal, 0)))`
+      : scoring === 'total'
+        ? Prisma.sql`d.v`
+        : Prisma.sql`1`;
+  return Prisma.sql`CASE WHEN d.v IS NULL THEN 0 ELSE coalesce(${points}, 0) END`;
 }
 
 /** The whole statement (exported for the benchmark's EXPLAIN and timing). */

@@ -2,6 +2,7 @@
 import { z } from 'zod';
 import { builder } from '../../graphql/builder.ts';
 import { isStorableDate } from '../../platform/input-guards.ts';
+import { dateTimeOfInput } from '../../platform/local-time.ts';
 import {
   cgmSensors,
   createRawSensorDataBatch,
@@ -62,7 +63,8 @@ const GlucoseReadingPage = builder.objectRef<ReadingPageView>('GlucoseReadingPag
 });
 
 const HourlyGlucose = builder.objectRef<HourlyPercentiles>('HourlyGlucose').implement({
-  description: 'Percentiles of one hour of the day (UTC), for an ambulatory glucose profile',
+  description:
+    "Percentiles of one hour of the day (the person's local time), for an ambulatory glucose profile",
   fields: (t) => ({
     hour: t.exposeInt('hour'),
     count: t.exposeInt('count'),
@@ -88,7 +90,12 @@ export const GlucoseTrend = builder.objectRef<TrendView>('GlucoseTrend').impleme
     cv: t.exposeFloat('cv', { nullable: true, description: 'coefficient of variation, percent' }),
     gmi: t.exposeFloat('gmi', {
       nullable: true,
-      description: 'glucose management indicator, percent',
+      description:
+        'glucose management indicator, percent: only over at least 14 days with 70 % coverage',
+    }),
+    gmiNote: t.exposeString('gmiNote', {
+      nullable: true,
+      description: 'why gmi is null, or null',
     }),
     min: t.exposeFloat('min', { nullable: true }),
     max: t.exposeFloat('max', { nullable: true }),
@@ -104,6 +111,9 @@ export const GlucoseTrend = builder.objectRef<TrendView>('GlucoseTrend').impleme
       description: 'percent of readings > 250 mg/dL',
     }),
     hourly: t.expose('hourly', { type: [HourlyGlucose] }),
+    timezone: t.exposeString('timezone', {
+      description: "the person's IANA zone: the hourly percentiles are by its local hour",
+    }),
   }),
 });
 
@@ -302,8 +312,9 @@ builder.queryFields((t) => ({
     resolve: (_root, args, ctx) =>
       glucoseTrends(ctx, {
         sinceHours: args.sinceHours,
-        startDate: toDate(args.startDate),
-        endDate: toDate(args.endDate),
+        // an offset-less date or date-time is the person's local time
+        startDate: args.startDate ? dateTimeOfInput(args.startDate) : null,
+        endDate: args.endDate ? dateTimeOfInput(args.endDate) : null,
       }),
   }),
   cgmSensors: t.withAuth({ scope: 'health:glucose:read' }).field({

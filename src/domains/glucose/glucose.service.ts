@@ -18,7 +18,8 @@ import type { SqlRunner } from '../../platform/sync-clock.ts';
 import { glucoseStored, latestOf } from './glucose.arrivals.ts';
 import { PROCESSING_VERSION, processRaw } from './glucose.processing.ts';
 import type { Calibration, RawSample } from './glucose.processing.ts';
-import { trendStats } from './glucose.stats.ts';
+import { personZone } from '../profile/index.ts';
+import { gmiOfWindow, trendStats } from './glucose.stats.ts';
 import type { StatPoint, TrendStats } from './glucose.stats.ts';
 
 /** Largest batch (readings or raw samples) and largest read. */
@@ -106,6 +107,10 @@ export interface TrendsOptions {
 export interface TrendView extends TrendStats {
   start: Date;
   end: Date;
+  /** the IANA zone of the hourly percentiles' hours */
+  timezone: string;
+  /** why gmi is null (under 14 days or 70 % coverage), else null */
+  gmiNote: string | null;
 }
 
 export interface RebuildView {
@@ -585,8 +590,12 @@ export async function glucoseTrends(
       ],
     });
   }
-  const points = await glucosePoints(ctx, { start, end });
-  return { ...trendStats(points, start, end), start, end };
+  const [points, timezone] = await Promise.all([
+    glucosePoints(ctx, { start, end }),
+    personZone(ctx),
+  ]);
+  const stats = trendStats(points, start, end, timezone);
+  return { ...stats, ...gmiOfWindow(stats, start, end), start, end, timezone };
 }
 
 export interface GlucosePointsOptions {

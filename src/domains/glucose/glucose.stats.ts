@@ -3,6 +3,8 @@
  * docs/glucose.md; every input is in canonical mg/dL.
  */
 
+import { localMinutesOf } from '../../platform/local-dates.ts';
+
 /** Expected interval between CGM readings, minutes (coverage is measured against it). */
 export const CGM_INTERVAL_MINUTES = 5;
 
@@ -13,7 +15,7 @@ export interface StatPoint {
 }
 
 export interface HourlyPercentiles {
-  /** hour of day 0..23 (UTC) */
+  /** hour of day 0..23, the person's local time (the trend's `timezone`) */
   hour: number;
   count: number;
   p5: number | null;
@@ -94,15 +96,23 @@ export function rangeIndex(v: number): number {
   return 4;
 }
 
-/** Every trend figure of the readings of the window [start, end). */
-export function trendStats(points: readonly StatPoint[], start: Date, end: Date): TrendStats {
+/**
+ * Every trend figure of the readings of the window [start, end); the hourly percentiles (the AGP)
+ * by the local hour of `zone` (a reading at 07:30 in Los Angeles is hour 7, not 15).
+ */
+export function trendStats(
+  points: readonly StatPoint[],
+  start: Date,
+  end: Date,
+  zone = 'UTC',
+): TrendStats {
   const values = points.map((p) => p.valueMgDl);
   const n = values.length;
   const ranges = [0, 0, 0, 0, 0];
   const byHour: number[][] = Array.from({ length: 24 }, () => []);
   for (const p of points) {
     ranges[rangeIndex(p.valueMgDl)]++;
-    byHour[p.timestamp.getUTCHours()].push(p.valueMgDl);
+    byHour[Math.floor(localMinutesOf(p.timestamp, zone) / 60)].push(p.valueMgDl);
   }
   const pct = (k: number): number => (n ? round((100 * k) / n, 2) : 0);
   const expected = Math.max(
@@ -140,4 +150,35 @@ export function trendStats(points: readonly StatPoint[], start: Date, end: Date)
       };
     }),
   };
+}
+
+/** GMI's window: at least 14 days (Bergenstal et al. 2018 derived it so) ... */
+export const GMI_MIN_DAYS = 14;
+/** ... with at least 70 % of the expected 5-minute CGM readings present. */
+export const GMI_MIN_COVERAGE_PCT = 70;
+
+/**
+ * The GMI a window may show: null with the reason below 14 days or 70 % sensor coverage, since GMI
+ * estimates a long-term mean (an HbA1c-like figure) and says nothing from a few hours.
+ */
+export function gmiOfWindow(
+  stats: TrendStats,
+  start: Date,
+  end: Date,
+): { gmi: number | null; gmiNote: string | null } {
+  const days = (end.getTime() - start.getTime()) / 86_400_000;
+  if (stats.gmi === null) return { gmi: null, gmiNote: 'No readings in the window.' };
+  if (days < GMI_MIN_DAYS)
+    return {
+      gmi: null,
+      gmiNote: `GMI needs at least ${GMI_MIN_DAYS} days of CGM data; this window is ${round(days)} days.`,
+    };
+  if (stats.coveragePct < GMI_MIN_COVERAGE_PCT)
+    return {
+      gmi: null,
+      gmiNote:
+        `GMI needs at least ${GMI_MIN_COVERAGE_PCT} % sensor coverage; this window has ` +
+        `${stats.coveragePct} %.`,
+    };
+  return { gmi: stats.gmi, gmiNote: null };
 }

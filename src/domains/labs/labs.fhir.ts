@@ -43,13 +43,21 @@ function rangeOf(r: LabResultView): ObservationReferenceRange[] | undefined {
 
 function observationOf(report: LabReportView, r: LabResultView): Observation {
   const def = markerById(r.markerId);
+  // a value in a molar unit carries the molar (substance-concentration) code, not the mass one
+  const unitCode = def?.units.find((u) => u.ucum === r.unit && u.loinc);
   return {
     resourceType: 'Observation',
     id: r.id,
     status: 'final',
     category: labCategory,
     code: {
-      coding: [{ system: LOINC, code: r.loinc, display: def?.loincName ?? r.name }],
+      coding: [
+        {
+          system: LOINC,
+          code: unitCode?.loinc ?? r.loinc,
+          display: unitCode?.loincName ?? def?.loincName ?? r.name,
+        },
+      ],
       text: r.name,
     },
     effectiveDateTime: report.drawnOn,

@@ -24,6 +24,10 @@ export interface MarkerUnit {
   printed: string[];
   /** decimals a converted value is rounded to (HbA1c: 1 in %, 0 in mmol/mol); else 3 significant digits */
   decimals?: number;
+  /** the LOINC code of a value in this unit when not the marker's (molar units: "14749-6") */
+  loinc?: string;
+  /** that code's LOINC long common name */
+  loincName?: string;
 }
 
 /** A range with its origin. */

@@ -57,6 +57,12 @@ const unitSchema = z.strictObject({
   ucum: z.string().min(1),
   printed: z.array(z.string().min(1)),
   decimals: z.number().int().min(0).max(6).optional(),
+  /** the LOINC code of a value in this unit when it is not the marker's (a molar unit, issue 47) */
+  loinc: z
+    .string()
+    .refine(loincCheckDigitOk, 'not a LOINC code with a valid check digit')
+    .optional(),
+  loincName: z.string().min(1).optional(),
 });
 
 const markerSchema = z.strictObject({
