@@ -14,6 +14,7 @@
  * - a domain reaches another domain only through that domain's index.ts (its public surface);
  * - the OAuth MCP host (src/oauth-host) imports no domain but the oauth domain's index.ts, and
  *   not the generated Prisma client (docs/mcp-oauth.md section 2);
+ * - a worker-thread job (*.job.ts) reaches neither the Prisma client nor src/db;
  * - no import cycles.
  */
 /** @type {import('dependency-cruiser').IConfiguration} */
@@ -34,6 +35,14 @@ module.exports = {
       scope: 'folder',
       from: {},
       to: { circular: true },
+    },
+    {
+      name: 'file-job-loads-no-database',
+      severity: 'error',
+      comment:
+        'A worker-thread job (*.job.ts) parses an untrusted file and writes nothing: nothing it reaches may load the Prisma client or the database layer. Move pure helpers out of the file that stores.',
+      from: { path: '[.]job[.]ts$' },
+      to: { path: '^(src/generated/prisma|src/db/)', reachable: true },
     },
     {
       name: 'base-knows-no-domain',

@@ -67,6 +67,12 @@ export interface SyncStoredDeps {
   log: Logger;
 }
 
+/** A rule a record breaks: the column (wire name) it is reported at, and the owner's words. */
+export interface SyncIssue {
+  wire: string;
+  msg: string;
+}
+
 export interface SyncedTable {
   /** wire table name (the WatermelonDB table) */
   table: string;
@@ -87,6 +93,15 @@ export interface SyncedTable {
    * files they held. The push removes those files once it has committed (a failed push removes none).
    */
   onDeleted?: (tx: DbTx, deleted: SyncDeletion) => Promise<string[]>;
+  /**
+   * The rules the table's tools apply that the columns cannot state alone (a unit of the marker,
+   * diastolic below systolic, a kind's own bounds), on the record as it will be stored: wire names,
+   * every column present (null when empty; a NOT NULL text left empty is ''), a created record
+   * completed with its defaults, an updated one merged over the stored row. Answers the issues
+   * (none: the record may be stored); any issue refuses the whole push (422, nothing written).
+   * It must be pure: the owner's own functions over constants, no I/O.
+   */
+  check?: (record: Readonly<Record<string, unknown>>) => SyncIssue[];
   /**
    * What the owner does once a push that created or updated records of the table has committed
    * (glucose: queue the predicted-low check, issue 33). It must only queue work, never fail or

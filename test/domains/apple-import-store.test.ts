@@ -7,14 +7,16 @@
 import { describe, expect, it } from 'vitest';
 import { copyRow, lockReferenced, openCopySession, ReferencedRowGone } from '../../src/db/copy.ts';
 import {
+  prismaExecute,
+  storeArchiveRecords,
+} from '../../src/domains/health/health.apple-archive.ts';
+import {
   ArchiveRecordColumns,
   exportDateText,
   exportDateUtc,
-  prismaExecute,
   pushRecord,
-  storeArchiveRecords,
-} from '../../src/domains/health/health.apple-archive.ts';
-import type { ArchiveRecordIn } from '../../src/domains/health/health.apple-archive.ts';
+} from '../../src/domains/health/health.apple-records.ts';
+import type { ArchiveRecordIn } from '../../src/domains/health/health.apple-records.ts';
 import { AppleImportStore } from '../../src/domains/health/health.apple-store.ts';
 import { importMetricsFor } from '../../src/domains/health/health.service.ts';
 import type { MetricSampleIn } from '../../src/domains/health/health.service.ts';

@@ -7,6 +7,7 @@
 import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { seedPersonalToken, seedUser } from '../factories/users.ts';
+import { CIRCLE_SHARES } from '../../src/domains/community/community.rules.ts';
 import { localDateOf } from '../../src/platform/local-dates.ts';
 import { startTestApp } from '../harness/app.ts';
 import { rest } from '../harness/clients.ts';
@@ -25,18 +26,30 @@ async function person(name: string, timezone = 'UTC', scopes: string[] = ALL) {
 }
 type Person = Awaited<ReturnType<typeof person>>;
 
-/** A circle with these members, the first the owner (the longest-standing). */
+/**
+ * A circle with these members, the first the owner (the longest-standing), each sharing every
+ * summary with it unless `shares` says otherwise (issue 47: points follow what is shared).
+ */
 async function circle(...members: Person[]): Promise<string> {
+  return circleSharing(members, [...CIRCLE_SHARES]);
+}
+async function circleSharing(members: Person[], shares: string[] | Map<Person, string[]>) {
   const id = rand();
   await db.communityCircle.create({
     data: { id, name: `circle ${id}`, inviteCodeHash: randomBytes(16).toString('hex') },
   });
-  for (const [i, m] of members.entries()) await join(id, m, i);
+  for (const [i, m] of members.entries())
+    await join(id, m, i, Array.isArray(shares) ? shares : (shares.get(m) ?? []));
   return id;
 }
-const join = (circleId: string, p: Person, minutes = 10) =>
+const join = (circleId: string, p: Person, minutes = 10, shares: string[] = [...CIRCLE_SHARES]) =>
   db.communityMember.create({
-    data: { circleId, userId: p.id, joinedAt: new Date(Date.UTC(2026, 0, 1, 0, minutes)) },
+    data: {
+      circleId,
+      userId: p.id,
+      shares,
+      joinedAt: new Date(Date.UTC(2026, 0, 1, 0, minutes)),
+    },
   });
 
 /** Three friends: A (UTC), B (Tokyo), C (Los Angeles), sharing one circle owned by A. */
@@ -466,20 +479,30 @@ describe("a circle's challenge", () => {
     expect(errorOf(set)).toBeUndefined();
     const id = sc(set).challenge.id;
     expect(sc(set).challenge.kind).toBe('circle');
-    expect(
-      sc(set)
-        .standings.map((s: any) => s.user_id)
-        .sort(),
-    ).toEqual([a.id, b.id, c.id].sort());
+    // the owner takes part; the others are invited (issue 47) and take part once they accept
+    expect(sc(set).standings.map((s: any) => s.user_id)).toEqual([a.id]);
+    for (const p of [b, c]) {
+      const accepted = await callTool(p.client, 'challenges_challenge_accept', {
+        challenge_id: id,
+      });
+      expect(errorOf(accepted)).toBeUndefined();
+    }
+    expect((await read(a, id)).standings.map((s: any) => s.user_id).sort()).toEqual(
+      [a.id, b.id, c.id].sort(),
+    );
     const second = await callTool(a.client, 'community_challenge_set', args);
     expect(errorOf(second)).toMatchObject({ code: 'CONFLICT', detail: { challenge_id: id } });
-    // C leaves: gone from the standings on the next read; D joins: takes part, goal fixed then
+    // C leaves: gone from the standings on the next read; D joins: invited, takes part on accepting
     await db.communityMember.delete({ where: { circleId_userId: { circleId, userId: c.id } } });
     const d = await person('Dan');
     await join(circleId, d, 50);
     const after = await read(b, id);
-    expect(after.standings.map((s: any) => s.user_id).sort()).toEqual([a.id, b.id, d.id].sort());
-    expect(standingOf(after, d.id).goal_target).toBe(10_000);
+    expect(after.standings.map((s: any) => s.user_id).sort()).toEqual([a.id, b.id].sort());
+    expect((await read(d, id)).challenge.your_status).toBe('invited');
+    await callTool(d.client, 'challenges_challenge_accept', { challenge_id: id });
+    const joined = await read(b, id);
+    expect(joined.standings.map((s: any) => s.user_id).sort()).toEqual([a.id, b.id, d.id].sort());
+    expect(standingOf(joined, d.id).goal_target).toBe(10_000);
     expect(errorOf(await callTool(c.client, 'challenge_read', { challenge_id: id }))?.code).toBe(
       'NOT_FOUND',
     );
@@ -509,7 +532,7 @@ describe("a circle's challenge", () => {
     expect(errorOf(await callTool(a.client, 'community_challenge_set', args))).toBeUndefined();
   });
 
-  it('takes no invitations and no cancel (409)', async () => {
+  it('is declined like an invitation, but never cancelled (409: the owner ends it)', async () => {
     const { a, b, circleId } = await trio();
     const set = await callTool(a.client, 'community_challenge_set', {
       circle_id: circleId,
@@ -518,9 +541,13 @@ describe("a circle's challenge", () => {
       days: 3,
     });
     const id = sc(set).challenge.id;
+    const declined = await callTool(b.client, 'challenges_challenge_decline', { challenge_id: id });
+    expect(sc(declined).challenge.your_status).toBe('declined');
+    expect(standingOf(sc(declined), b.id)).toBeUndefined();
     expect(
-      errorOf(await callTool(b.client, 'challenges_challenge_decline', { challenge_id: id }))?.code,
-    ).toBe('CONFLICT');
+      errorOf(await callTool(a.client, 'challenges_challenge_decline', { challenge_id: id }))
+        ?.detail?.code,
+    ).toBe('already_accepted');
     expect(
       errorOf(await callTool(a.client, 'challenges_challenge_cancel', { challenge_id: id }))?.code,
     ).toBe('CONFLICT');
@@ -599,5 +626,211 @@ describe('a deleted participant', () => {
         winner: false,
       }),
     ]);
+  });
+});
+
+describe('issue 47: who takes part and who sees what', () => {
+  it("enrols nobody in a circle's challenge: a member who has not accepted is not in the standings", async () => {
+    const { a, b, c, circleId } = await trio();
+    const set = await callTool(a.client, 'community_challenge_set', {
+      circle_id: circleId,
+      title: 'In range',
+      metric: 'glucose_time_in_range',
+      days: 2,
+      start_date: dateOf(0),
+    });
+    const id = sc(set).challenge.id;
+    await startedDaysAgo(id, 2);
+    await db.glucoseReading.create({
+      data: { id: rand(), userId: b.id, valueMgDl: 120, timestamp: dayAt(-2, 12), source: 'cgm' },
+    });
+    const detail = await read(a, id);
+    expect(detail.standings.map((s: any) => s.user_id)).toEqual([a.id]);
+    expect(detail.participants.map((p: any) => [p.user_id, p.status])).toEqual([
+      [a.id, 'accepted'],
+      [b.id, 'invited'],
+      [c.id, 'invited'],
+    ]);
+    // the invitation reaches the members, as a friends challenge's does
+    const told = await db.notification.findMany({ where: { userId: { in: [b.id, c.id] } } });
+    expect(told.map((n) => n.title)).toEqual(['Challenge invitation', 'Challenge invitation']);
+    expect((await read(b, id)).challenge.your_status).toBe('invited');
+  });
+
+  it('shows no points of a member who has not shared the metric to another member, but their own to them', async () => {
+    const a = await person('Ana');
+    const b = await person('Bo');
+    // B shares only steps with the circle; the challenge counts glucose time in range
+    const circleId = await circleSharing(
+      [a, b],
+      new Map([
+        [a, [...CIRCLE_SHARES]],
+        [b, ['steps']],
+      ]),
+    );
+    const set = await callTool(a.client, 'community_challenge_set', {
+      circle_id: circleId,
+      title: 'In range',
+      metric: 'glucose_time_in_range',
+      days: 1,
+      start_date: dateOf(0),
+    });
+    const id = sc(set).challenge.id;
+    await callTool(b.client, 'challenges_challenge_accept', { challenge_id: id });
+    await startedDaysAgo(id, 2);
+    for (const [userId, v, h] of [
+      [a.id, 120, 12],
+      [b.id, 120, 12],
+      [b.id, 250, 13],
+    ])
+      await db.glucoseReading.create({
+        data: { id: rand(), userId, valueMgDl: v, timestamp: dayAt(-2, h), source: 'cgm' },
+      });
+    const byA = await read(a, id);
+    // B takes part (named, ranked) but nothing of B's time in range reaches A
+    expect(standingOf(byA, b.id)).toEqual({
+      user_id: b.id,
+      name: 'Bo',
+      former_member: false,
+      shared: false,
+      points: null,
+      figure: null,
+      daily_figures: [],
+      rank: 2,
+      days_counted: 0,
+      typed_days: 0,
+      self_reported: false,
+      goal_target: null,
+      winner: false,
+    });
+    expect(byA.participants.find((p: any) => p.user_id === b.id).goal_target).toBeNull();
+    const viaRest = await rest(app, 'GET', `/api/v1/challenges/${id}`, { token: a.pat });
+    expect(viaRest.body.standings).toEqual(byA.standings);
+    // B sees their own figures, and A's (A shares it)
+    const byB = await read(b, id);
+    expect(standingOf(byB, b.id)).toMatchObject({
+      shared: true,
+      points: 71, // 50 % of the 70 % default goal
+      figure: 50,
+      goal_target: 70,
+      days_counted: 1,
+    });
+    expect(standingOf(byB, a.id)).toMatchObject({ shared: true, points: 142, figure: 100 });
+    // sharing it with the circle shows it at once
+    await db.communityMember.update({
+      where: { circleId_userId: { circleId, userId: b.id } },
+      data: { shares: ['steps', 'glucose_time_in_range'] },
+    });
+    expect(standingOf(await read(a, id), b.id)).toMatchObject({ shared: true, points: 71 });
+  });
+
+  it("withholds a friends challenge's points the same way", async () => {
+    const a = await person('Ana');
+    const b = await person('Bo');
+    await circleSharing(
+      [a, b],
+      new Map([
+        [a, [...CIRCLE_SHARES]],
+        [b, ['sleep_minutes']],
+      ]),
+    );
+    const id = await created(a, { invitees: [b.id], days: 1 });
+    await callTool(b.client, 'challenges_challenge_accept', { challenge_id: id });
+    await startedDaysAgo(id, 2);
+    await seedMetric(app, b.id, 'steps', 9_000, dayAt(-2, 12));
+    expect(standingOf(await read(a, id), b.id)).toMatchObject({
+      shared: false,
+      points: null,
+      rank: 1,
+    });
+    expect(standingOf(await read(b, id), b.id)).toMatchObject({ shared: true, points: 90 });
+  });
+});
+
+describe('issue 47: fair scoring', () => {
+  it('scores a goal of 100 steps against the 3,000-step floor', async () => {
+    const { a, b } = await trio();
+    await db.goal.create({
+      data: { id: rand(), userId: b.id, metric: 'steps', target: 100, period: 'day' },
+    });
+    const id = await created(a, { invitees: [b.id], days: 1 });
+    await callTool(b.client, 'challenges_challenge_accept', { challenge_id: id });
+    await startedDaysAgo(id, 2);
+    await seedMetric(app, b.id, 'steps', 1_500, dayAt(-2, 3));
+    expect(standingOf(await read(a, id), b.id)).toMatchObject({
+      points: 50,
+      goal_target: 3_000,
+    });
+  });
+
+  it('keeps the goal of the start: a goal changed after the start does not change the standings', async () => {
+    const { a, b } = await trio();
+    await db.goal.create({
+      data: { id: rand(), userId: b.id, metric: 'steps', target: 10_000, period: 'day' },
+    });
+    const id = await created(a, { invitees: [b.id], days: 3, start_date: dateOf(0) });
+    await startedDaysAgo(id, 2);
+    await seedMetric(app, b.id, 'steps', 8_000, dayAt(-2, 3));
+    // after the start B lowers the goal, then accepts: the goal read at the invitation stays
+    await db.goal.updateMany({ where: { userId: b.id }, data: { target: 4_000 } });
+    await callTool(b.client, 'challenges_challenge_accept', { challenge_id: id });
+    const before = await read(a, id);
+    expect(standingOf(before, b.id)).toMatchObject({ points: 80, goal_target: 10_000 });
+    await db.goal.updateMany({ where: { userId: b.id }, data: { target: 3_000 } });
+    expect((await read(a, id)).standings).toEqual(before.standings);
+  });
+
+  it('scores 16 hours of sleep against an 8-hour goal as 100 points, not 200, and a night at most 8 h in total', async () => {
+    const { a, b } = await trio();
+    const make = async (scoring: string) => {
+      const id = await created(a, { invitees: [b.id], metric: 'sleep_minutes', scoring, days: 1 });
+      await startedDaysAgo(id, 3);
+      return id;
+    };
+    const [percent, total] = [await make('goal_percent'), await make('total')];
+    // 16 h asleep in the night ending on the morning of today-3
+    await db.sleepSample.create({
+      data: {
+        id: rand(),
+        userId: a.id,
+        stage: 'asleep',
+        startAt: dayAt(-4, 19),
+        endAt: dayAt(-3, 11),
+        source: 'watch',
+      },
+    });
+    const day = { date: dateOf(-3), figure: 960, typed: false };
+    expect(standingOf(await read(a, percent), a.id)).toMatchObject({
+      points: 100,
+      figure: 960,
+      goal_target: 480,
+      daily_figures: [{ ...day, points: 100 }],
+    });
+    expect(standingOf(await read(a, total), a.id)).toMatchObject({
+      points: 480,
+      figure: 960,
+      daily_figures: [{ ...day, points: 480 }],
+    });
+  });
+
+  it("answers each person's own figure and day figures to those allowed to see them", async () => {
+    const { a, b } = await trio();
+    const id = await created(a, { invitees: [b.id], days: 2 });
+    await callTool(b.client, 'challenges_challenge_accept', { challenge_id: id });
+    await startedDaysAgo(id, 3);
+    await seedMetric(app, a.id, 'steps', 15_000, dayAt(-3, 12));
+    await seedMetric(app, a.id, 'steps', 4_000, dayAt(-2, 12), 'manual');
+    const mine = {
+      figure: 19_000,
+      points: 190,
+      daily_figures: [
+        { date: dateOf(-3), figure: 15_000, points: 150, typed: false },
+        { date: dateOf(-2), figure: 4_000, points: 40, typed: true },
+      ],
+    };
+    expect(standingOf(await read(a, id), a.id)).toMatchObject(mine);
+    expect(standingOf(await read(b, id), a.id)).toMatchObject({ shared: true, ...mine });
+    const viaRest = await rest(app, 'GET', `/api/v1/challenges/${id}`, { token: b.pat });
+    expect(standingOf(viaRest.body, a.id)).toMatchObject(mine);
   });
 });

@@ -49,12 +49,20 @@ const DNA_TOOLS = [
   'dna_variants_lookup',
 ];
 
-async function personWithGenome(): Promise<SeededUser> {
+async function personWithGenome(
+  calls: Record<string, string> = {
+    ...DEFAULT_CALLS,
+    rs1800462: 'CG',
+    rs429358: 'CT',
+    rs7412: 'CC',
+  },
+  vendor: 'ancestrydna' | '23andme' = 'ancestrydna',
+): Promise<SeededUser> {
   const me = await seedUser(app);
   const form = new FormData();
-  const calls = { ...DEFAULT_CALLS, rs1800462: 'CG', rs429358: 'CT', rs7412: 'CC' };
-  const bytes = generateGenome({ vendor: 'ancestrydna', calls });
-  form.append('file', new Blob([new Uint8Array(bytes)]), 'AncestryDNA.txt');
+  const bytes = generateGenome({ vendor, calls });
+  const name = vendor === 'ancestrydna' ? 'AncestryDNA.txt' : 'genome_23andMe.txt';
+  form.append('file', new Blob([new Uint8Array(bytes)]), name);
   const res = await app.fetch('/api/v1/dna/upload', {
     method: 'POST',
     body: form,
@@ -174,6 +182,20 @@ describe('DNA tools over OAuth', () => {
     const lookup = answers[Object.keys(answers).find((k) => k.startsWith('dna_variants'))!];
     expect(lookup.n).toBe(chosen.length - 1); // rs2187668 is a no-call
     expect(answers['dna_knowledge_lookup {"query":"metabolizer"}'].n).toBe(0);
+  });
+
+  it('never names a call in the medicines notes over OAuth, a reverse-strand call included', async () => {
+    // rs4244285 (CYP2C19*2, G>A) reported on the reverse strand: CT is the complement of GA
+    const me = await personWithGenome({ ...DEFAULT_CALLS, rs4244285: 'CT' }, '23andme');
+    const { client } = await oauthClient(me.user.id);
+    await callTool(client, 'dna_medicines_start', { idempotency_key: 'oauth-reverse-01' });
+    const body = await madeOver(client, 'dna_medicines_read', { detail: true });
+    const cyp2c19 = body.genes.find((g: any) => g.gene === 'CYP2C19');
+    // the reverse-strand call is read (the *2 copy found) and said, without its letters
+    expect(cyp2c19.phenotype).toBe('Intermediate Metabolizer');
+    expect(cyp2c19.notes).toContain('rs4244285: the call was read on the reverse strand.');
+    expect(genotypesIn(body)).toBe(0);
+    expect(JSON.stringify(body)).not.toMatch(/\b(call|as) [ACGT]{2}\b/);
   });
 
   it('answers 429 for the 501st genotype of a UTC day on one connection, saying when it resets', async () => {

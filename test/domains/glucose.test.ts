@@ -410,6 +410,39 @@ describe('GET /api/glucose/trends', () => {
     expect(res.body.hourly[15].count).toBe(0);
   });
 
+  it('counts CGM readings alone in time in range and the AGP; fingersticks are beside them (issue 47)', async () => {
+    const { token } = await seedUser(app);
+    // an hour of CGM readings at 150 mg/dL (a batch is source cgm) ...
+    await rest(app, 'POST', '/api/glucose/readings/batch', {
+      token,
+      body: readings(12, () => 150).map((r, i) => ({ ...r, timestamp: minutesAgo(5 * i + 1) })),
+    });
+    // ... and two fingersticks typed by hand (one reading is source manual)
+    for (const [value, ago] of [
+      [40, 7],
+      [300, 33],
+    ]) {
+      const res = await rest(app, 'POST', '/api/glucose/readings', {
+        token,
+        body: { timestamp: minutesAgo(ago), value_mg_dl: value },
+      });
+      expect(res.status).toBe(200);
+    }
+    const res = await rest(app, 'GET', '/api/glucose/trends?since_hours=2', { token });
+    expect(res.body).toMatchObject({
+      count: 12,
+      mean: 150,
+      min: 150,
+      max: 150,
+      time_in_range_pct: 100,
+      time_very_low_pct: 0,
+      time_very_high_pct: 0,
+      fingersticks: { count: 2, mean: 170, min: 40, max: 300 },
+    });
+    const hourly = res.body.hourly as { count: number }[];
+    expect(hourly.reduce((n, h) => n + h.count, 0)).toBe(12);
+  });
+
   it('answers GMI over 14 days with 70 % coverage, and not below (issue 47)', async () => {
     const { token } = await seedUser(app);
     // 14 days of 5-minute readings at 154 mg/dL (GMI 6.99 %), but one day in four missing at first

@@ -117,7 +117,6 @@ describe('labs vocabulary', () => {
     expect(withFallback).toEqual(
       [
         'egfr',
-        'glucose',
         'hba1c',
         'hdl_cholesterol',
         'ldl_cholesterol',
@@ -126,7 +125,12 @@ describe('labs vocabulary', () => {
         'triglycerides',
       ].sort(),
     );
-    expect(def('glucose').fallbackRange!.source).toMatch(/ADA/);
+    // issue 47: the ADA glucose range is for fasting plasma glucose, so only the qualifier has it
+    expect(def('glucose').fallbackRange).toBeNull();
+    expect(def('glucose').qualifiers![0]).toMatchObject({
+      id: 'fasting',
+      fallbackRange: { low: 70, high: 99, source: expect.stringMatching(/ADA/) },
+    });
     expect(def('hba1c').fallbackRange!.source).toMatch(/ADA/);
     expect(def('ldl_cholesterol').fallbackRange!.source).toMatch(/NCEP ATP III/);
     expect(def('egfr').fallbackRange!.source).toMatch(/KDIGO/);
@@ -217,6 +221,29 @@ describe('labs vocabulary', () => {
     expect(() => buildVocabulary(json)).toThrow(
       /glucose: "MG\/DL" is a spelling of both mg\/dL and mmol\/L/,
     );
+  });
+
+  it('issue 47: refuses a qualifier that leaves a unit uncoded, codes another unit or reuses a code', () => {
+    const problemsOf = (json: unknown): string[] => {
+      try {
+        buildVocabulary(json);
+        return [];
+      } catch (err) {
+        return (err as VocabularyError).problems;
+      }
+    };
+    const json = shippedJson();
+    const ldl = json.markers.find((m) => m.id === 'ldl_cholesterol')!;
+    const [calculated] = ldl.qualifiers as { codes: { ucum: string; loinc: string }[] }[];
+    calculated.codes[1].ucum = 'umol/L';
+    expect(problemsOf(json)).toEqual([
+      'ldl_cholesterol: qualifier calculated codes mmol/L 0 times',
+      'ldl_cholesterol: qualifier calculated codes umol/L, not a unit of the marker',
+    ]);
+    calculated.codes[1].ucum = 'mmol/L';
+    calculated.codes[0].loinc = '1558-6';
+    // the second marker holding the code is named (glucose comes after LDL in the file)
+    expect(problemsOf(json)).toEqual(['glucose: LOINC 1558-6 is used twice']);
   });
 
   it('reads the shipped file once', () => {
@@ -319,8 +346,9 @@ TSH                  2.1       mIU/L        0.4 - 4.0
       'tsh',
     ]);
     expect(one(parsed, 'glucose')).toMatchObject({
-      loinc: '2345-7',
+      loinc: '1558-6',
       name: 'Glucose',
+      qualifier: 'fasting',
       value: 98,
       unit: 'mg/dL',
       converted: { value: 5.44, unit: 'mmol/L' },
@@ -711,6 +739,40 @@ describe('parseLabText: confidence, confirmation and OCR', () => {
     const parsed = parse('Glucose  98  mg/dL\nLDL Cholesterol  130  mg/dL');
     expect(one(parsed, 'glucose').referenceRange).toBeNull();
     expect(one(parsed, 'ldl_cholesterol').referenceRange).toBeNull();
+  });
+});
+
+describe('parseLabText: what the printed name says of the test (issue 47)', () => {
+  it('codes a fasting glucose, a calculated LDL and an hs-CRP only when the name says so', () => {
+    const parsed = parse(`
+Glucose, fasting 92 mg/dL
+LDL-C (calc.) 130 mg/dL
+hs-CRP 1.2 mg/L
+Glucose 140 mg/dL
+Nüchtern-Glucose 5,1 mmol/l
+LDL Cholesterol (Friedewald) 3.6 mmol/L
+C-Reactive Protein (hs) 1.3 mg/L
+Glucose (non-fasting) 141 mg/dL
+Glucose   98 mg/dL   (glucose 70-99 when fasting)
+Calcium 9.5 mg/dL   LDL 131 mg/dL
+FPG 97 mg/dL
+`);
+    expect(parsed.markers.map((m) => [m.markerId, m.value, m.unit, m.qualifier, m.loinc])).toEqual([
+      ['glucose', 92, 'mg/dL', 'fasting', '1558-6'],
+      ['ldl_cholesterol', 130, 'mg/dL', 'calculated', '13457-7'],
+      ['hs_crp', 1.2, 'mg/L', null, '30522-7'],
+      ['glucose', 140, 'mg/dL', null, '2345-7'],
+      ['glucose', 5.1, 'mmol/L', 'fasting', '14771-0'],
+      ['ldl_cholesterol', 3.6, 'mmol/L', 'calculated', '39469-2'],
+      ['hs_crp', 1.3, 'mg/L', null, '30522-7'],
+      // "non-" negates; a range's note after the value says nothing of the sample
+      ['glucose', 141, 'mg/dL', null, '2345-7'],
+      ['glucose', 98, 'mg/dL', null, '2345-7'],
+      // "calc" is a whole word: calcium beside an LDL does not make it calculated
+      ['calcium', 9.5, 'mg/dL', null, '17861-6'],
+      ['ldl_cholesterol', 131, 'mg/dL', null, '2089-1'],
+      ['glucose', 97, 'mg/dL', 'fasting', '1558-6'],
+    ]);
   });
 });
 

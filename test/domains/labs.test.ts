@@ -12,6 +12,7 @@ import type { Bundle } from '@medplum/fhirtypes';
 import { describe, expect, it } from 'vitest';
 import { seedGlucose } from '../factories/insights.ts';
 import { labReport, reportPdf } from '../fixtures/labs/reports.ts';
+import type { LabReport } from '../fixtures/labs/reports.ts';
 import { scanPage } from '../fixtures/labs/scan.ts';
 import { seedPersonalToken, seedUser } from '../factories/users.ts';
 import { startTestApp } from '../harness/app.ts';
@@ -62,6 +63,46 @@ const MARCH = {
     { marker_id: 'creatinine', value: 1, unit: 'mg/dL', ref_low: 0.6, ref_high: 1.2 },
   ],
 };
+
+/** A one-page text PDF with these lines, one under the other, as base64. */
+async function linesPdf(lines: string[]): Promise<string> {
+  const report: LabReport = {
+    layout: 'inline',
+    pages: [
+      {
+        runs: [
+          { x: 60, y: 60, text: 'Example Lab', size: 14, bold: true },
+          { x: 60, y: 80, text: 'Date Collected: 03/14/2026', size: 10 },
+          ...lines.map((text, i) => ({ x: 60, y: 110 + i * 18, text, size: 10 })),
+        ],
+        rules: [],
+      },
+    ],
+    truth: [],
+    drawnOn: '2026-03-14',
+    lab: 'Example Lab',
+  };
+  return Buffer.from(await reportPdf(report)).toString('base64');
+}
+
+/** A parsed draft's values as blood_report_create takes them (the report's own range only). */
+const draftValues = (draft: any): any[] =>
+  draft.markers.map((m: any) => ({
+    marker_id: m.marker_id,
+    value: m.value,
+    unit: m.unit,
+    qualifier: m.qualifier,
+    ref_low: m.range?.origin === 'report' ? m.range.low : null,
+    ref_high: m.range?.origin === 'report' ? m.range.high : null,
+    ref_text: m.range?.origin === 'report' ? m.range.text : null,
+    flag: m.flag,
+    source_line: m.source.text,
+  }));
+
+const observationsOf = (bundle: Bundle, ids: string[]): any[] =>
+  (bundle.entry ?? [])
+    .map((e) => e.resource as any)
+    .filter((o) => o.resourceType === 'Observation' && ids.includes(o.id));
 
 describe('from a report file to its history', () => {
   it('reads a text PDF into a draft, saves it, reads the history and deletes it', async () => {
@@ -427,5 +468,165 @@ describe('sync', () => {
       },
     });
     expect(push.status).toBe(422);
+  });
+});
+
+describe('issue 47: what the report said of the test', () => {
+  it('codes a parsed fasting glucose, calculated LDL and hs-CRP, and keeps the fasting range to a fasting glucose', async () => {
+    const { client, pat } = await person();
+    const file = await linesPdf([
+      'Glucose, fasting 92 mg/dL',
+      'LDL-C (calc.) 130 mg/dL',
+      'hs-CRP 1.2 mg/L',
+      'Glucose 140 mg/dL',
+    ]);
+    const draft = sc(await callTool(client, 'blood_report_parse_inline', { file }));
+    expect(draft.markers.map((m: any) => [m.marker_id, m.value, m.qualifier, m.loinc])).toEqual([
+      ['glucose', 92, 'fasting', '1558-6'],
+      ['ldl_cholesterol', 130, 'calculated', '13457-7'],
+      ['hs_crp', 1.2, null, '30522-7'],
+      ['glucose', 140, null, '2345-7'],
+    ]);
+    const saved = await create(client, {
+      drawn_on: '2026-03-14',
+      source: draft.source,
+      markers: draftValues(draft),
+    });
+    const byValue = new Map<number, any>(saved.results.map((r: any) => [r.value, r]));
+    expect(byValue.get(92)).toMatchObject({ loinc: '1558-6', qualifier: 'fasting' });
+    expect(byValue.get(92).range).toMatchObject({ origin: 'typical adult range', high: 99 });
+    // a glucose not known to be fasting gets no fasting range, so 140 mg/dL is not "high"
+    expect(byValue.get(140)).toMatchObject({
+      loinc: '2345-7',
+      qualifier: null,
+      range: null,
+      out_of_range: null,
+    });
+
+    const bundle = (await rest(app, 'GET', '/api/v1/labs/fhir', { token: pat })).body as Bundle;
+    expect(() => validateResource(bundle)).not.toThrow();
+    const coded = observationsOf(
+      bundle,
+      saved.results.map((r: any) => r.id),
+    ).map((o) => [o.valueQuantity.value, o.code.coding[0].code, o.code.coding[0].display]);
+    expect(coded).toEqual(
+      expect.arrayContaining([
+        [92, '1558-6', 'Fasting glucose [Mass/volume] in Serum or Plasma'],
+        [130, '13457-7', 'Cholesterol in LDL [Mass/volume] in Serum or Plasma by calculation'],
+        [
+          1.2,
+          '30522-7',
+          'C reactive protein [Mass/volume] in Serum or Plasma by High sensitivity method',
+        ],
+        [140, '2345-7', 'Glucose [Mass/volume] in Serum or Plasma'],
+      ]),
+    );
+    const plain = observationsOf(bundle, [byValue.get(140).id])[0];
+    expect(plain.referenceRange).toBeUndefined();
+    expect(plain.interpretation).toBeUndefined();
+
+    // typed: a fasting glucose of 140 is above the fasting range; a qualifier is the marker's own
+    const typed = await create(client, {
+      drawn_on: '2026-03-20',
+      markers: [{ marker_id: 'glucose', value: 7.8, unit: 'mmol/L', qualifier: 'fasting' }],
+    });
+    expect(typed.results[0]).toMatchObject({
+      loinc: '14771-0',
+      qualifier: 'fasting',
+      out_of_range: 'high',
+    });
+    const history = sc(await callTool(client, 'blood_marker_read', { marker_id: 'glucose' }));
+    expect(history.points.map((p: any) => [p.value, p.loinc, p.qualifier])).toEqual(
+      expect.arrayContaining([
+        [92, '1558-6', 'fasting'],
+        [140, '2345-7', null],
+        [7.8, '14771-0', 'fasting'],
+      ]),
+    );
+    const wrong = await callTool(client, 'blood_report_create', {
+      drawn_on: '2026-03-21',
+      markers: [{ marker_id: 'ldl_cholesterol', value: 130, unit: 'mg/dL', qualifier: 'fasting' }],
+      idempotency_key: key(),
+    });
+    expect(errorOf(wrong).code).toBe('VALIDATION_FAILED');
+    expect(errorOf(wrong).detail).toEqual([
+      {
+        loc: ['markers', 0, 'qualifier'],
+        msg: 'LDL cholesterol has no qualifier "fasting": use calculated, or none.',
+        type: 'value_error',
+      },
+    ]);
+  });
+});
+
+describe('issue 47: a value reads back as the report printed it', () => {
+  it('keeps a parsed 3.6 mmol/L LDL as 3.6 mmol/L in the view, the history, the summary and FHIR', async () => {
+    const { client, pat } = await person();
+    await create(client, {
+      drawn_on: '2026-01-10',
+      markers: [{ marker_id: 'ldl_cholesterol', value: 3.2, unit: 'mmol/L' }],
+    });
+    const draft = sc(
+      await callTool(client, 'blood_report_parse_inline', {
+        file: await linesPdf(['LDL Cholesterol 3.6 mmol/L']),
+      }),
+    );
+    expect(draft.markers[0]).toMatchObject({ value: 3.6, unit: 'mmol/L' });
+    const saved = await create(client, { drawn_on: '2026-03-14', markers: draftValues(draft) });
+    expect(saved.results[0]).toMatchObject({
+      value: 3.6,
+      unit: 'mmol/L',
+      loinc: '22748-8',
+      converted: { value: 139, unit: 'mg/dL' },
+    });
+
+    const history = sc(
+      await callTool(client, 'blood_marker_read', { marker_id: 'ldl_cholesterol' }),
+    );
+    const latest = history.points[1];
+    // before issue 47 `other` was 3.59 mmol/L: 3.6 -> 139 mg/dL (rounded) -> back
+    expect(latest).toMatchObject({
+      value: 3.6,
+      unit: 'mmol/L',
+      primary: { value: 139, unit: 'mg/dL' },
+      other: { value: 3.6, unit: 'mmol/L' },
+      change_in_unit: 0.4,
+    });
+    expect(history.trend).toBe('up');
+    const list = sc(await callTool(client, 'blood_marker_list', {}));
+    expect(list.markers.find((m: any) => m.marker_id === 'ldl_cholesterol').latest).toMatchObject({
+      value: 3.6,
+      other: { value: 3.6, unit: 'mmol/L' },
+    });
+    const report = sc(await callTool(client, 'blood_reports_list', {})).reports[0];
+    expect(report.results[0]).toMatchObject({ value: 3.6, unit: 'mmol/L' });
+    const summary = sc(await callTool(client, 'blood_summary_read', {}));
+    expect(summary.words).toContain(
+      'LDL cholesterol went up by 0.4 mmol/L since the value before (now 3.6 mmol/L).',
+    );
+    const bundle = (await rest(app, 'GET', '/api/v1/labs/fhir', { token: pat })).body as Bundle;
+    const [observation] = observationsOf(bundle, [saved.results[0].id]);
+    expect(observation.valueQuantity).toEqual({
+      value: 3.6,
+      unit: 'mmol/L',
+      system: 'http://unitsofmeasure.org',
+      code: 'mmol/L',
+    });
+  });
+
+  it('says a change of HbA1c in percentage points', async () => {
+    const { client } = await person();
+    await create(client, {
+      drawn_on: '2026-01-10',
+      markers: [{ marker_id: 'hba1c', value: 6.5, unit: '%' }],
+    });
+    await create(client, {
+      drawn_on: '2026-04-10',
+      markers: [{ marker_id: 'hba1c', value: 7.6, unit: '%' }],
+    });
+    const summary = sc(await callTool(client, 'blood_summary_read', {}));
+    expect(summary.words).toContain(
+      'HbA1c went up by 1.1 percentage points since the value before (now 7.6 %).',
+    );
   });
 });

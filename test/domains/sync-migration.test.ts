@@ -34,9 +34,28 @@ function valueOf(col: SyncedColumn): unknown {
   }
 }
 
+/**
+ * Values that the tables' rules across columns need (issue 47: a push obeys the tools' rules), where
+ * a value within each column's own rules is not enough: an expiry after the start, the metric's
+ * unit, a night and a workout that last, a custom metric without dose or duration, a steps target,
+ * a real date, a lab value of its marker.
+ */
+const ACROSS_COLUMNS: Record<string, Record<string, unknown>> = {
+  sensor_sessions: { expires_at: T0 + 14 * 86_400_000 },
+  health_metrics: { unit: 'ms' },
+  workout_samples: { end_at: T0 + 3_600_000 },
+  snore_nights: { ended_at: T0 + 7 * 3_600_000 },
+  log_entries: { dose: null, duration_minutes: null },
+  goals: { target: 8000 },
+  lab_reports: { drawn_on: '2026-03-14' },
+  lab_results: { marker_id: 'glucose', loinc: '2345-7', value: 98, unit: 'mg/dL' },
+};
+
 /** A valid new record of `table`: every column given a value. */
-const recordOf = (table: SyncedTable): Record<string, unknown> =>
-  Object.fromEntries([['id', newId()], ...table.columns.map((c) => [c.wire, valueOf(c)])]);
+const recordOf = (table: SyncedTable): Record<string, unknown> => ({
+  ...Object.fromEntries([['id', newId()], ...table.columns.map((c) => [c.wire, valueOf(c)])]),
+  ...ACROSS_COLUMNS[table.table],
+});
 
 /** A documented pull (WatermelonDB's pullChanges as its docs write it). */
 async function documentedPull(

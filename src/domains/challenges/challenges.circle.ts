@@ -1,7 +1,9 @@
 /**
  * A circle's challenge (community_challenge_set / _end): the circle's owner (its longest-standing
- * member, community's circleOwnerId) sets one and may end it early; every current member takes
- * part. At most one is open (upcoming or running) per circle: a second answers 409.
+ * member, community's circleOwnerId) sets one and may end it early; the owner takes part, every
+ * other current member is invited and takes part once they accept (challenges_challenge_accept,
+ * as in a friends challenge; issue 47). At most one is open (upcoming or running) per circle: a
+ * second answers 409.
  *
  * NOTE: authorisation. A non-member answers 404 (the circle's existence is not told), a member
  * who is not the owner 403. Two concurrent sets of one circle serialise on an advisory lock.
@@ -12,7 +14,7 @@ import type { Db, DbTx } from '../../db/client.ts';
 import type { AuthedContext } from '../../graphql/context.ts';
 import { goalsNow, PARTICIPANTS } from './challenges.members.ts';
 import type { ChallengeDefinition } from './challenges.service.ts';
-import { definitionFor } from './challenges.service.ts';
+import { definitionFor, notifyInvitees } from './challenges.service.ts';
 import type { ChallengeDetailView, ChallengeRow } from './challenges.views.ts';
 import { cardsOf, detailOf, isOpen, statusOf } from './challenges.views.ts';
 
@@ -47,7 +49,10 @@ async function openChallengeOf(db: Db | DbTx, circleId: string): Promise<Challen
   return rows.find((r) => isOpen(statusOf(r, cards))) ?? null;
 }
 
-/** Sets the circle's challenge: every current member takes part, each goal fixed now. */
+/**
+ * Sets the circle's challenge: the owner takes part, the other members are invited (each goal
+ * read now, floored) and told.
+ */
 export async function setCircleChallenge(
   ctx: AuthedContext,
   options: SetCircleChallengeOptions,
@@ -78,9 +83,9 @@ export async function setCircleChallenge(
         participants: {
           create: members.map((userId) => ({
             userId,
-            status: 'accepted',
+            status: userId === me ? 'accepted' : 'invited',
             invitedAt: now,
-            respondedAt: now,
+            respondedAt: userId === me ? now : null,
             goalTarget: goals.get(userId) ?? null,
           })),
         },
@@ -88,6 +93,11 @@ export async function setCircleChallenge(
       include: PARTICIPANTS,
     });
   });
+  await notifyInvitees(
+    ctx,
+    row,
+    row.participants.filter((p) => p.userId !== me).map((p) => p.userId),
+  );
   return detailOf(ctx.prisma, row, me);
 }
 

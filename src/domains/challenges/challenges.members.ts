@@ -1,13 +1,14 @@
 /**
- * Who takes part: the daily goal fixed when a person joins, and a circle challenge's participants
- * kept equal to the circle's current members (community's circleMembers, never its tables).
+ * Who takes part: the daily goal fixed for a person (at least the metric's floor), and a circle
+ * challenge's participants kept equal to the circle's current members (community's
+ * circleMembers, never its tables): each member is invited and takes part once they accept.
  */
 import { circleMembers } from '../community/index.ts';
 import { dailyTargetsOf } from '../goals/index.ts';
 import type { GoalMetric } from '../goals/index.ts';
 import type { Db, DbTx } from '../../db/client.ts';
 import type { ChallengeMetric } from './challenges.rules.ts';
-import { DEFAULT_DAILY_GOALS } from './challenges.rules.ts';
+import { flooredGoal } from './challenges.rules.ts';
 import type { ChallengeRow } from './challenges.views.ts';
 import { cardsOf, isOpen, statusOf } from './challenges.views.ts';
 
@@ -23,7 +24,8 @@ export function findChallenge(db: Db | DbTx, id: string): Promise<ChallengeRow |
 
 /**
  * Each person's daily goal for the metric as it is now (their active daily at_least goal, else the
- * default of README.md); a habit has no goal (1: one check-in).
+ * default of README.md), raised to the metric's floor (issue 47); a habit has no goal (1: one
+ * check-in).
  */
 export async function goalsNow(
   db: Db | DbTx,
@@ -32,13 +34,16 @@ export async function goalsNow(
 ): Promise<Map<number, number>> {
   if (metric === 'habit') return new Map(userIds.map((id) => [id, 1]));
   const set = await dailyTargetsOf(db, userIds, metric as GoalMetric);
-  return new Map(userIds.map((id) => [id, set.get(id) ?? DEFAULT_DAILY_GOALS[metric]]));
+  return new Map(userIds.map((id) => [id, flooredGoal(metric, set.get(id))]));
 }
 
 /**
  * A circle challenge's participants made equal to the circle's current members while it is open:
- * a member who left is removed (gone from the standings), a newcomer joins with their goal fixed
- * now. A finished, ended or cancelled challenge keeps its participants. Answers the row as it is.
+ * a member who left is removed (gone from the standings), a newcomer is invited (their goal read
+ * now, kept if they accept after the start). A finished, ended or cancelled challenge keeps its
+ * participants. Answers the row as it is.
+ *
+ * NOTE: privacy. Nobody is enrolled here: a member takes part only by accepting (issue 47).
  */
 export async function syncCircleParticipants(
   db: Db | DbTx,
@@ -61,9 +66,8 @@ export async function syncCircleParticipants(
       data: added.map((userId) => ({
         challengeId: row.id,
         userId,
-        status: 'accepted',
+        status: 'invited',
         invitedAt: now,
-        respondedAt: now,
         goalTarget: goals.get(userId) ?? null,
       })),
       skipDuplicates: true,

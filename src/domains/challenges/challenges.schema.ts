@@ -32,6 +32,7 @@ import {
   declineChallenge,
 } from './challenges.service.ts';
 import type { FriendView } from './challenges.service.ts';
+import type { DayFigure } from './challenges.standings.ts';
 import type {
   ChallengeDetailView,
   ChallengeView,
@@ -50,7 +51,7 @@ export const ChallengeRef = builder.objectRef<ChallengeView>('Challenge').implem
     unit: t.exposeString('unit', { description: "the unit of the metric's daily figure" }),
     scoring: t.exposeString('scoring', {
       description:
-        'goal_percent (1 point per % of own daily goal, 200 a day at most), total, checkins',
+        'goal_percent (1 point per % of own daily goal, at least its floor; 200 a day at most, sleep 100), total (a night at most 480 min), checkins',
     }),
     habit: t.exposeString('habit', {
       nullable: true,
@@ -87,20 +88,48 @@ const Participant = builder.objectRef<ParticipantView>('ChallengeParticipant').i
     respondedAt: t.expose('respondedAt', { type: 'DateTime', nullable: true }),
     goalTarget: t.exposeFloat('goalTarget', {
       nullable: true,
-      description: 'the daily goal fixed when they joined',
+      description:
+        "the daily goal scored against (at least the metric's floor); null when they do not share the metric with you",
     }),
   }),
 });
 
+const DayFigureRef = builder.objectRef<DayFigure>('ChallengeDayFigure').implement({
+  description: "One of a participant's days: the figure measured and the points it made",
+  fields: (t) => ({
+    date: t.exposeString('date', { description: "the participant's local day, YYYY-MM-DD" }),
+    figure: t.exposeFloat('figure', { description: "the day's figure in the challenge's unit" }),
+    points: t.exposeInt('points'),
+    typed: t.exposeBoolean('typed', { description: 'the figure includes typed values' }),
+  }),
+});
+
 const Standing = builder.objectRef<StandingView>('ChallengeStanding').implement({
-  description: "A participant's points (a former member: a deleted account, without points)",
+  description:
+    "A participant's points and figures (a former member: a deleted account, without points; a participant who does not share the metric with you: shared false, without points or figures)",
   fields: (t) => ({
     userId: t.exposeInt('userId', { nullable: true }),
     name: t.exposeString('name', { nullable: true }),
     formerMember: t.exposeBoolean('formerMember'),
+    shared: t.exposeBoolean('shared', {
+      description:
+        'false: they take part but do not share this metric with you in a circle; points, goal and figures are withheld',
+    }),
     points: t.exposeInt('points', { nullable: true }),
+    figure: t.exposeFloat('figure', {
+      nullable: true,
+      description:
+        "their own figure in the challenge's unit: the days summed (time in range: the mean of days with readings)",
+    }),
+    dailyFigures: t.field({
+      type: [DayFigureRef],
+      description: 'their days with data: figure and points (empty when withheld)',
+      resolve: (s) => s.dailyFigures,
+    }),
     rank: t.exposeInt('rank', { nullable: true, description: '1 for the leaders; ties share' }),
-    daysCounted: t.exposeInt('daysCounted', { description: 'days with data or a check-in' }),
+    daysCounted: t.exposeInt('daysCounted', {
+      description: 'days with data or a check-in (0 when withheld)',
+    }),
     typedDays: t.exposeInt('typedDays', {
       description: 'days whose figure includes typed values (manual or agent entries)',
     }),
@@ -202,7 +231,8 @@ const CreateChallengeInput = builder.inputType('CreateChallengeInput', {
 });
 
 const SetCircleChallengeInput = builder.inputType('SetCircleChallengeInput', {
-  description: "A circle's challenge: every member takes part",
+  description: "A circle's challenge: the owner takes part, every other member is invited",
+
   fields: (t) => ({
     circleId: t.string({ required: true, description: 'the circle (you must own it)' }),
     ...definitionFields(t),
@@ -275,13 +305,14 @@ builder.mutationFields((t) => {
     }),
     acceptChallenge: t.withAuth({ scope: 'community:write' }).field({
       type: ChallengeDetail,
-      description: 'Accepts an invitation (within 48 hours): your daily goal is fixed now',
+      description:
+        'Accepts an invitation (within 48 hours; a circle challenge too): your daily goal is fixed (read now before the start, else the one at the invitation; at least the floor)',
       args: idArgs,
       resolve: (_root, args, ctx) => acceptChallenge(ctx, args),
     }),
     declineChallenge: t.withAuth({ scope: 'community:write' }).field({
       type: ChallengeDetail,
-      description: 'Declines an invitation',
+      description: 'Declines an invitation (a circle challenge too)',
       args: idArgs,
       resolve: (_root, args, ctx) => declineChallenge(ctx, args),
     }),
@@ -311,7 +342,7 @@ builder.mutationFields((t) => {
     setCircleChallenge: t.withAuth({ scope: 'community:write' }).field({
       type: ChallengeDetail,
       description:
-        "The circle's owner sets its challenge; every member takes part (one running at a time)",
+        "The circle's owner sets its challenge and takes part; every other member is invited and takes part once they accept (one running at a time)",
       args: { input: t.arg({ type: SetCircleChallengeInput, required: true }) },
       resolve: (_root, { input }, ctx) =>
         setCircleChallenge(ctx, { ...defOf(input), circleId: input.circleId }),

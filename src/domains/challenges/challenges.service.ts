@@ -1,6 +1,7 @@
 /**
  * Challenges between friends (people who share a circle): create with invitations, accept,
- * decline, cancel, check in (habit), list and read with standings (README.md has the rules).
+ * decline (a circle's challenge too: its members take part only by accepting), cancel, check in
+ * (habit), list and read with standings (README.md has the rules).
  *
  * NOTE: ownership. Every write is by the caller's own id (ctx.principal.userId): a person accepts,
  * declines or checks in only their own participation, and only the creator cancels. A challenge
@@ -11,7 +12,7 @@ import { notifyPerson } from '../notifications/index.ts';
 import { peopleCards, personZone } from '../profile/index.ts';
 import { appError, validationError } from '../../base/errors.ts';
 import type { AuthedContext } from '../../graphql/context.ts';
-import { addDays, localDateOf } from '../../platform/local-dates.ts';
+import { addDays, dayBounds, localDateOf } from '../../platform/local-dates.ts';
 import {
   findChallenge,
   goalsNow,
@@ -135,7 +136,7 @@ async function checkInvitees(ctx: AuthedContext, invitees: number[]): Promise<vo
 }
 
 /** Tells each invitee (inbox and push as their settings allow); a failed send fails nothing. */
-async function notifyInvitees(
+export async function notifyInvitees(
   ctx: AuthedContext,
   row: ChallengeRow,
   invitees: number[],
@@ -152,7 +153,10 @@ async function notifyInvitees(
   }
 }
 
-/** Creates a friends challenge: the caller takes part (goal fixed now), the invitees are invited. */
+/**
+ * Creates a friends challenge: the caller takes part (goal fixed now), the invitees are invited
+ * (each goal read now: it is the one scored if they accept after the start).
+ */
 export async function createChallenge(
   ctx: AuthedContext,
   options: CreateChallengeOptions,
@@ -161,7 +165,8 @@ export async function createChallenge(
   const invitees = [...new Set(options.invitees)];
   await checkInvitees(ctx, invitees);
   const { scoring, startDate } = await definitionFor(ctx, options);
-  const goal = (await goalsNow(ctx.prisma, [me], options.metric)).get(me) ?? null;
+  const goals = await goalsNow(ctx.prisma, [me, ...invitees], options.metric);
+  const goal = goals.get(me) ?? null;
   const now = new Date();
   const row = await ctx.prisma.challenge.create({
     data: {
@@ -175,7 +180,12 @@ export async function createChallenge(
       participants: {
         create: [
           { userId: me, status: 'accepted', invitedAt: now, respondedAt: now, goalTarget: goal },
-          ...invitees.map((userId) => ({ userId, status: 'invited', invitedAt: now })),
+          ...invitees.map((userId) => ({
+            userId,
+            status: 'invited',
+            invitedAt: now,
+            goalTarget: goals.get(userId) ?? null,
+          })),
         ],
       },
     },
@@ -185,26 +195,36 @@ export async function createChallenge(
   return detailOf(ctx.prisma, row, me);
 }
 
-/** The caller's participant row of a friends challenge that is still open; else 409. */
-async function openInvitation(ctx: AuthedContext, challengeId: string) {
+/**
+ * The caller's participant row and the challenge's status; a circle's challenge only where
+ * `circle` allows it (it is accepted and declined like a friends one, never cancelled): else 409.
+ */
+async function openInvitation(ctx: AuthedContext, challengeId: string, circle: boolean) {
   const row = await challengeForCaller(ctx, challengeId);
-  if (row.circleId)
+  if (row.circleId && !circle)
     throw conflict(
-      "A circle's challenge has no invitations: its members take part, leaving the circle leaves it",
+      "A circle's challenge is not cancelled: its owner ends it (community_challenge_end)",
       'circle_challenge',
     );
-  const status = statusOf(row, await cardsOf(ctx.prisma, [row]));
+  const cards = await cardsOf(ctx.prisma, [row]);
+  const status = statusOf(row, cards);
   const mine = row.participants.find((p) => p.userId === ctx.principal.userId)!;
-  return { row, mine, status };
+  const zone = cards.get(mine.userId)?.timezone ?? 'UTC';
+  const startedForMe = new Date() >= dayBounds(row.startDate, zone).start;
+  return { row, mine, status, startedForMe };
 }
 
-/** Accepts the caller's invitation (within 48 hours): their daily goal is fixed now. */
+/**
+ * Accepts the caller's invitation (within 48 hours; a circle's challenge too): before the start
+ * (in the caller's zone) their daily goal is read now; after it, the goal read at the invitation
+ * stays, so a goal changed after the start changes nothing (issue 47).
+ */
 export async function acceptChallenge(
   ctx: AuthedContext,
   options: ChallengeIdOptions,
 ): Promise<ChallengeDetailView> {
   const me = ctx.principal.userId;
-  const { row, mine, status } = await openInvitation(ctx, options.challengeId);
+  const { row, mine, status, startedForMe } = await openInvitation(ctx, options.challengeId, true);
   const now = new Date();
   const mineNow = participantStatus(mine, now);
   if (mineNow === 'accepted') return detailOf(ctx.prisma, row, me);
@@ -213,7 +233,10 @@ export async function acceptChallenge(
   if (mineNow === 'expired')
     throw conflict('The invitation expired (48 hours): ask for a new one', 'invitation_expired');
   if (mineNow === 'declined') throw conflict('You declined this invitation', 'invitation_declined');
-  const goal = (await goalsNow(ctx.prisma, [me], row.metric as ChallengeMetric)).get(me) ?? null;
+  const goal =
+    startedForMe && mine.goalTarget !== null
+      ? mine.goalTarget
+      : ((await goalsNow(ctx.prisma, [me], row.metric as ChallengeMetric)).get(me) ?? null);
   const cutoff = new Date(now.getTime() - 48 * 3_600_000);
   const done = await ctx.prisma.challengeParticipant.updateMany({
     where: { challengeId: row.id, userId: me, status: 'invited', invitedAt: { gt: cutoff } },
@@ -229,12 +252,14 @@ export async function declineChallenge(
   options: ChallengeIdOptions,
 ): Promise<ChallengeDetailView> {
   const me = ctx.principal.userId;
-  const { row, mine } = await openInvitation(ctx, options.challengeId);
+  const { row, mine } = await openInvitation(ctx, options.challengeId, true);
   if (mine.status === 'accepted')
     throw conflict(
-      row.creatorId === me
-        ? 'You created this challenge: challenges_challenge_cancel calls it off'
-        : 'You already accepted this challenge',
+      row.creatorId !== me
+        ? 'You already accepted this challenge'
+        : row.circleId
+          ? "You set this circle's challenge: community_challenge_end ends it"
+          : 'You created this challenge: challenges_challenge_cancel calls it off',
       'already_accepted',
     );
   if (mine.status === 'invited') {
@@ -252,7 +277,7 @@ export async function cancelChallenge(
   options: ChallengeIdOptions,
 ): Promise<ChallengeDetailView> {
   const me = ctx.principal.userId;
-  const { row, status } = await openInvitation(ctx, options.challengeId);
+  const { row, status } = await openInvitation(ctx, options.challengeId, false);
   if (row.creatorId !== me)
     throw appError('FORBIDDEN', 'Only the creator cancels a challenge', {
       detail: { code: 'not_the_creator' },

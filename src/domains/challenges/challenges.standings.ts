@@ -5,8 +5,10 @@
  * glucose: time in range) or the challenge's own check-ins, then points per day, totals, rank and
  * the winner flag.
  *
- * NOTE: privacy. Only the accepted participants the caller passes are read, and only points, day
- * counts and typed-day counts leave this statement (never a day's figure).
+ * NOTE: privacy. Only the accepted participants the caller passes are read. Each row carries the
+ * person's figures (points, day figures): the caller (`detailOf`) withholds them from a viewer the
+ * person does not share the metric with (README.md "Who sees what"), so never answer these rows
+ * as they are.
  */
 import { dailyTimeInRangeSql } from '../glucose/index.ts';
 import { dailyValuesSql } from '../health/index.ts';
@@ -14,9 +16,9 @@ import { Prisma } from '../../generated/prisma/client.ts';
 import type { Db, DbTx } from '../../db/client.ts';
 import { addDays, dayBounds, localTime } from '../../platform/local-dates.ts';
 import type { ChallengeMetric, ChallengeScoring } from './challenges.rules.ts';
-import { DAILY_POINTS_CAP } from './challenges.rules.ts';
+import { DAILY_POINTS_CAP, SLEEP_POINTS_CAP, SLEEP_TOTAL_DAILY_MAX } from './challenges.rules.ts';
 
-/** One accepted participant: their zone and the daily goal fixed when they joined. */
+/** One accepted participant: their zone and the daily goal scored against (floored). */
 export interface StandingsPerson {
   userId: number;
   zone: string;
@@ -38,10 +40,29 @@ export interface StandingsOptions {
   people: StandingsPerson[];
 }
 
+/** One day of a participant: the day's figure (the metric's unit) and the points it made. */
+export interface DayFigure {
+  /** the participant's local day, YYYY-MM-DD */
+  date: string;
+  /** the day's figure as measured (sleep above the cap included), 1 decimal */
+  figure: number;
+  /** the points the day made (rounded) */
+  points: number;
+  /** the figure includes typed values */
+  typed: boolean;
+}
+
 /** One participant's row of the standings. */
 export interface StandingRow {
   userId: number;
   points: number;
+  /**
+   * the person's own figure over the challenge: the day figures summed (steps, kcal, minutes,
+   * check-ins), for time in range their mean; null without a day of data
+   */
+  figure: number | null;
+  /** the days with a figure, in date order */
+  dailyFigures: DayFigure[];
   /** days with a figure (or a check-in) */
   daysCounted: number;
   /** days whose figure includes typed values */
@@ -97,31 +118,46 @@ function daysSql(options: StandingsOptions): Prisma.Sql {
 }
 
 /**
- * A day's points: % of one's own goal capped, the day's amount, or 1 a check-in; a person without
- * a day of data (the LEFT JOIN's NULL row) scores 0, never LEAST's answer to a NULL (the cap).
+ * A day's points: % of one's own goal capped (sleep at 100: the goal itself), the day's amount
+ * (a night at most 8 h), or 1 a check-in; a person without a day of data (the LEFT JOIN's NULL
+ * row) scores 0, never LEAST's answer to a NULL (the cap).
  */
-function pointsSql(scoring: ChallengeScoring): Prisma.Sql {
+function pointsSql(scoring: ChallengeScoring, metric: ChallengeMetric): Prisma.Sql {
+  const sleep = metric === 'sleep_minutes';
+  const cap = sleep ? SLEEP_POINTS_CAP : DAILY_POINTS_CAP;
   const points =
     scoring === 'goal_percent'
-      ? Prisma.sql`least(${DAILY_POINTS_CAP}::float8, floor(100 * d.v / nullif(p.goal, 0)))`
+      ? Prisma.sql`least(${cap}::float8, floor(100 * d.v / nullif(p.goal, 0)))`
       : scoring === 'total'
-        ? Prisma.sql`d.v`
+        ? sleep
+          ? Prisma.sql`least(${SLEEP_TOTAL_DAILY_MAX}::float8, d.v)`
+          : Prisma.sql`d.v`
         : Prisma.sql`1`;
   return Prisma.sql`CASE WHEN d.v IS NULL THEN 0 ELSE coalesce(${points}, 0) END`;
 }
 
+/** The person's figure over the challenge: a percentage is averaged, an amount summed. */
+const figureSql = (metric: ChallengeMetric): Prisma.Sql =>
+  metric === 'glucose_time_in_range' ? Prisma.sql`avg(d.v)` : Prisma.sql`sum(d.v)`;
+
 /** The whole statement (exported for the benchmark's EXPLAIN and timing). */
 export function standingsSql(options: StandingsOptions): Prisma.Sql {
+  const points = pointsSql(options.scoring, options.metric);
   return Prisma.sql`
     WITH people AS (${peopleSql(options)}),
     days AS (${daysSql(options)}),
     totals AS (
-      SELECT p.user_id, round(coalesce(sum(${pointsSql(options.scoring)}), 0))::int AS points,
+      SELECT p.user_id, round(coalesce(sum(${points}), 0))::int AS points,
+             round(${figureSql(options.metric)}::numeric, 1)::float8 AS figure,
+             coalesce(jsonb_agg(jsonb_build_object('date', d.d,
+                 'figure', round(d.v::numeric, 1), 'points', round(${points})::int,
+                 'typed', coalesce(d.typed, false)) ORDER BY d.d)
+               FILTER (WHERE d.d IS NOT NULL), '[]'::jsonb) AS daily_figures,
              count(d.d)::int AS days_counted, (count(*) FILTER (WHERE d.typed))::int AS typed_days
         FROM people p LEFT JOIN days d ON d.user_id = p.user_id
        GROUP BY p.user_id),
     ranked AS (SELECT *, rank() OVER (ORDER BY points DESC)::int AS rank FROM totals)
-    SELECT user_id, points, days_counted, typed_days, rank,
+    SELECT user_id, points, figure, daily_figures, days_counted, typed_days, rank,
            (${options.finished}::boolean AND rank = 1 AND points > 0) AS winner
       FROM ranked ORDER BY rank, user_id`;
 }
@@ -136,6 +172,8 @@ export async function computeStandings(
     {
       user_id: number;
       points: number;
+      figure: number | null;
+      daily_figures: { date: string; figure: number; points: number; typed: boolean }[];
       days_counted: number;
       typed_days: number;
       rank: number;
@@ -145,6 +183,8 @@ export async function computeStandings(
   return rows.map((r) => ({
     userId: r.user_id,
     points: r.points,
+    figure: r.figure,
+    dailyFigures: r.daily_figures.map((f) => ({ ...f, figure: Number(f.figure) })),
     daysCounted: r.days_counted,
     typedDays: r.typed_days,
     rank: r.rank,

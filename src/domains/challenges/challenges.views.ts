@@ -1,15 +1,27 @@
 /**
  * What a challenge looks like to one of its people: its status (from every participant's local
  * days), the caller's place, the participants and the standings (README.md). Plain data only.
+ *
+ * NOTE: privacy (issue 47). A participant's points, goal and figures reach a viewer only when the
+ * participant shares the challenge's metric with a circle the viewer is also in (community's
+ * sharesWithViewer), or the viewer is that participant; a habit's check-ins are made for the
+ * challenge and seen by all its people. Otherwise their row says only that they take part.
  */
+import { sharesWithViewer } from '../community/index.ts';
 import { peopleCards } from '../profile/index.ts';
 import type { PersonCardView } from '../profile/index.ts';
 import type { Db, DbTx } from '../../db/client.ts';
 import type { Challenge, ChallengeParticipant } from '../../generated/prisma/client.ts';
 import { addDays, dayBounds } from '../../platform/local-dates.ts';
 import type { ChallengeMetric, ChallengeScoring } from './challenges.rules.ts';
-import { FORMER_MEMBER_NAME, INVITATION_HOURS, METRIC_UNITS } from './challenges.rules.ts';
+import {
+  flooredGoal,
+  FORMER_MEMBER_NAME,
+  INVITATION_HOURS,
+  METRIC_UNITS,
+} from './challenges.rules.ts';
 import { computeStandings } from './challenges.standings.ts';
+import type { DayFigure } from './challenges.standings.ts';
 
 export type ChallengeStatus = 'upcoming' | 'running' | 'finished' | 'cancelled' | 'ended';
 export type ParticipantStatus = 'invited' | 'expired' | 'accepted' | 'declined';
@@ -48,6 +60,7 @@ export interface ParticipantView {
   status: ParticipantStatus;
   invitedAt: Date;
   respondedAt: Date | null;
+  /** the goal scored against (floored); null when withheld from the viewer */
   goalTarget: number | null;
 }
 
@@ -56,7 +69,13 @@ export interface StandingView {
   userId: number | null;
   name: string | null;
   formerMember: boolean;
+  /** false: the person does not share the metric with the viewer (no points, goal or figures) */
+  shared: boolean;
   points: number | null;
+  /** the person's own figure over the challenge (StandingRow.figure); null when withheld */
+  figure: number | null;
+  /** the person's days (figure and points); empty when withheld */
+  dailyFigures: DayFigure[];
   rank: number | null;
   daysCounted: number;
   typedDays: number;
@@ -154,6 +173,23 @@ export function viewOf(
   };
 }
 
+/**
+ * Whom `me` may see the figures of: themselves, everyone in a habit challenge, and each person who
+ * shares the metric with a circle `me` is in.
+ */
+async function visibleTo(
+  db: Db | DbTx,
+  row: ChallengeRow,
+  me: number,
+): Promise<(userId: number) => boolean> {
+  if (row.metric === 'habit') return () => true;
+  const others = row.participants.map((p) => p.userId).filter((id) => id !== me);
+  const shares = others.length
+    ? await sharesWithViewer(db, me, others)
+    : new Map<number, Set<string>>();
+  return (userId) => userId === me || (shares.get(userId)?.has(row.metric) ?? false);
+}
+
 /** The full view: summary, participants and the standings (one SQL statement). */
 export async function detailOf(
   db: Db | DbTx,
@@ -163,8 +199,9 @@ export async function detailOf(
   const now = new Date();
   const cards = await cardsOf(db, [row]);
   const view = viewOf(row, me, cards, now);
+  const sees = await visibleTo(db, row, me);
   const accepted = row.participants.filter((p) => p.status === 'accepted');
-  const goals = new Map(accepted.map((p) => [p.userId, p.goalTarget]));
+  const goals = new Map(accepted.map((p) => [p.userId, flooredGoal(view.metric, p.goalTarget)]));
   const rows = await computeStandings(db, {
     challengeId: row.id,
     metric: view.metric,
@@ -176,16 +213,30 @@ export async function detailOf(
     people: accepted.map((p) => ({
       userId: p.userId,
       zone: cards.get(p.userId)?.timezone ?? 'UTC',
-      goal: p.goalTarget ?? 1,
+      goal: goals.get(p.userId) ?? 1,
     })),
   });
-  const standings: StandingView[] = rows.map((r) => ({
-    ...r,
-    name: cards.get(r.userId)?.name ?? null,
-    formerMember: false,
-    selfReported: view.selfReported,
-    goalTarget: goals.get(r.userId) ?? null,
-  }));
+  const standings: StandingView[] = rows.map((r) => {
+    const base = {
+      userId: r.userId,
+      name: cards.get(r.userId)?.name ?? null,
+      formerMember: false,
+      selfReported: view.selfReported,
+      rank: r.rank,
+      winner: r.winner,
+    };
+    if (!sees(r.userId)) return { ...base, ...WITHHELD };
+    return {
+      ...base,
+      shared: true,
+      points: r.points,
+      figure: r.figure,
+      dailyFigures: r.dailyFigures,
+      daysCounted: r.daysCounted,
+      typedDays: r.typedDays,
+      goalTarget: goals.get(r.userId) ?? null,
+    };
+  });
   for (let i = 0; i < row.formerMembers; i++) standings.push(formerRow(view.selfReported));
   return {
     ...view,
@@ -195,23 +246,35 @@ export async function detailOf(
       status: participantStatus(p, now),
       invitedAt: p.invitedAt,
       respondedAt: p.respondedAt,
-      goalTarget: p.goalTarget,
+      goalTarget:
+        sees(p.userId) && p.goalTarget !== null ? flooredGoal(view.metric, p.goalTarget) : null,
     })),
     standings,
     formerMembers: row.formerMembers,
   };
 }
 
+/** What a row withheld from the viewer carries: that the person takes part, no figure. */
+const WITHHELD: Pick<
+  StandingView,
+  'shared' | 'points' | 'figure' | 'dailyFigures' | 'daysCounted' | 'typedDays' | 'goalTarget'
+> = {
+  shared: false,
+  points: null,
+  figure: null,
+  dailyFigures: [],
+  daysCounted: 0,
+  typedDays: 0,
+  goalTarget: null,
+};
+
 /** A participant whose account was deleted: shown, without points, never a winner. */
 const formerRow = (selfReported: boolean): StandingView => ({
   userId: null,
   name: FORMER_MEMBER_NAME,
   formerMember: true,
-  points: null,
+  ...WITHHELD,
   rank: null,
-  daysCounted: 0,
-  typedDays: 0,
   selfReported,
-  goalTarget: null,
   winner: false,
 });

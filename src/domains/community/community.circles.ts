@@ -93,7 +93,7 @@ export interface RemoveMemberOptions extends CircleIdOptions {
 }
 
 export interface CircleVisibilityOptions extends CircleIdOptions {
-  /** every summary the circle may see (the whole set; empty: name and challenge standing only) */
+  /** every summary the circle may see (the whole set; empty: name and challenge place) */
   shares: readonly CircleShare[];
 }
 

@@ -69,6 +69,33 @@ export async function shareACircle(db: Db, a: number, b: number): Promise<boolea
   return row !== null;
 }
 
+/**
+ * What each of these people shares with the viewer: the union of the summaries (CIRCLE_SHARES)
+ * each lets a circle see that the viewer is also in (challenges: whose points a viewer sees).
+ * A person with no circle in common, or who shares nothing, is absent. The viewer's own id is not
+ * special here: the caller decides what one sees of oneself.
+ *
+ * NOTE: privacy. This is the only answer to "may the viewer see this person's figure"; it reads
+ * the membership on every call, so narrowing a circle's visibility takes effect at once.
+ */
+export async function sharesWithViewer(
+  db: Db,
+  viewerId: number,
+  userIds: number[],
+): Promise<Map<number, Set<string>>> {
+  const rows = await db.communityMember.findMany({
+    where: { userId: { in: userIds }, circle: { members: { some: { userId: viewerId } } } },
+    select: { userId: true, shares: true },
+  });
+  const out = new Map<number, Set<string>>();
+  for (const r of rows) {
+    const set = out.get(r.userId) ?? new Set<string>();
+    for (const share of r.shares) set.add(share);
+    out.set(r.userId, set);
+  }
+  return out;
+}
+
 /** One circle a person is in. */
 export interface PersonCircleRow {
   circleId: string;

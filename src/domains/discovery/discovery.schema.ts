@@ -141,7 +141,10 @@ export const Hypothesis = builder.objectRef<HypothesisView>('DiscoveryHypothesis
     id: t.exposeString('id'),
     driver: t.exposeString('driver', { description: 'the signal key of the driver' }),
     outcome: t.exposeString('outcome', { description: 'the signal key of the outcome' }),
-    lag: t.exposeInt('lag', { description: 'days from the driver’s day to the outcome’s' }),
+    lag: t.exposeInt('lag', {
+      description:
+        'the outcome’s period after the driver’s: 0 the first that begins after the driver’s ends (a day -> the night after it, a night -> the day after it, a day -> the same day), 1 the next one, ...',
+    }),
     method: t.exposeString('method', { description: 'difference (high vs low days) or slope' }),
     n: t.exposeInt('n', { description: 'paired days' }),
     nHigh: t.exposeInt('nHigh', { description: 'days in the high (or with) group' }),

@@ -1,17 +1,20 @@
 /**
  * Discovery's statistics (issue 33), pure: no I/O, no clock. One driver -> outcome test pairs the
- * driver's day d with the outcome's day d + lag, splits the paired days into high and low driver
- * days (with and without, for a 0/1 driver), and fits the outcome by OLS on the group and the day
- * of week; the group's coefficient, its 95% interval (Student t, residual degrees of freedom) and
- * a two-sided p are the result. A run tests every pair x lag, then Benjamini-Hochberg adjusts the
- * p of every tested pair at once. The rules and why: docs/discovery.md.
+ * driver's day d with the outcome's day d + shift + lag, where the shift (0 or 1) makes the
+ * outcome's period begin after the driver's ends (a day's steps -> the night after it, issue 47),
+ * splits the paired days into high and low driver days (with and without, for a 0/1 driver), and
+ * fits the outcome by OLS on the group and the day of week; the group's coefficient, its 95%
+ * interval and a two-sided p are the result, with a standard error that holds when days are
+ * autocorrelated (equal-weighted cosine, Student t with as many degrees of freedom as cosine terms:
+ * issue 47). A run tests every pair x lag, then Benjamini-Hochberg adjusts the p of every tested
+ * pair at once. The rules and why: docs/discovery.md.
  *
  * Never answers NaN or Infinity: a test that cannot be computed (too few days, no spread, a group
  * that only falls on some days of the week) answers null figures and says why in notEnoughData.
  */
 import tCdf from '@stdlib/stats-base-dists-t-cdf';
 import tQuantile from '@stdlib/stats-base-dists-t-quantile';
-import { addDays, isoWeekday } from '../../platform/local-dates.ts';
+import { addDays, daysBetween, isoWeekday } from '../../platform/local-dates.ts';
 import type { LocalDate } from '../../platform/local-dates.ts';
 import { DISCOVERY_Q, MIN_PAIRED_DAYS, MIN_PER_GROUP } from './discovery.types.ts';
 import type { DailySeries, Lag, PairResult, SignalDomain, SignalInfo } from './discovery.types.ts';
@@ -30,12 +33,54 @@ export interface SignalPair {
   outcome: string;
 }
 
+/** How one pair is tested. */
+export interface TestOptions {
+  /**
+   * true: the standard error of independent days (RSS / (n - p), t with n - p degrees of freedom),
+   * the method before issue 47, which rejects too often on autocorrelated days; kept only as the
+   * baseline of bench/discovery-planted.bench.ts and its test. Default false (cosine HAC).
+   */
+  independentDays?: boolean;
+}
+
 /** What a run tests: every pair at every lag. */
-export interface RunOptions {
+export interface RunOptions extends TestOptions {
   /** driver -> outcome pairs, by signal key (defaultPairs or explorePairs) */
   pairs: SignalPair[];
   /** lags to test each pair at (the default run: 0 and 1; explore: 0..3) */
   lags: Lag[];
+}
+
+/**
+ * Where in its local date a signal's value happens: a night (sleep and sleep factors: the night
+ * ending that morning), a morning (fasting glucose, 05:00-07:00, before the day's meals and
+ * steps), or the day (every other signal: the day's waking hours). In time the periods of a date
+ * come in this order, and the night after the day belongs to the next date.
+ */
+export type SignalPeriod = 'night' | 'morning' | 'day';
+
+const PERIOD_ORDER: Record<SignalPeriod, number> = { night: 0, morning: 1, day: 2 };
+/** Outcomes measured at waking (docs/discovery.md, "Time order"). */
+const MORNING_KEYS = new Set(['glucose_fasting']);
+
+/** The period of a signal (SignalPeriod). */
+export function signalPeriod(info: Pick<SignalInfo, 'key' | 'domain'>): SignalPeriod {
+  if (isNight(info)) return 'night';
+  return MORNING_KEYS.has(info.key) ? 'morning' : 'day';
+}
+
+/**
+ * Days from the driver's date to the outcome's date at lag 0 (issue 47: time runs forward): 1 when
+ * the outcome's period of the same date comes before the driver's (a day -> the night after it,
+ * which ends the next morning; a day -> the next morning's fasting glucose), else 0 (a night -> the
+ * day after it, the same date; two periods of one kind: the same day or the same night, which
+ * daily values cannot order further).
+ */
+export function alignShift(
+  driver: Pick<SignalInfo, 'key' | 'domain'>,
+  outcome: Pick<SignalInfo, 'key' | 'domain'>,
+): 0 | 1 {
+  return PERIOD_ORDER[signalPeriod(outcome)] < PERIOD_ORDER[signalPeriod(driver)] ? 1 : 0;
 }
 
 /**
@@ -63,12 +108,12 @@ const MEMO_MAX = 20_000;
 const laterMemo = new Map<string, LocalDate>();
 const weekdayMemo = new Map<LocalDate, number>();
 
-function later(date: LocalDate, lag: Lag): LocalDate {
-  const key = `${date}+${lag}`;
+function later(date: LocalDate, days: number): LocalDate {
+  const key = `${date}+${days}`;
   let out = laterMemo.get(key);
   if (out === undefined) {
     if (laterMemo.size >= MEMO_MAX) laterMemo.clear();
-    laterMemo.set(key, (out = addDays(date, lag)));
+    laterMemo.set(key, (out = addDays(date, days)));
   }
   return out;
 }
@@ -83,14 +128,16 @@ function weekdayOf(date: LocalDate): number {
 }
 
 /**
- * The paired days of a driver and an outcome at `lag`: driver day d with outcome day d + lag, for
- * every d where both have a finite value, in date order.
+ * The paired days of a driver and an outcome at `lag`: driver day d with outcome day
+ * d + alignShift + lag (so that the outcome's period begins after the driver's ends), for every d
+ * where both have a finite value, in date order.
  */
 export function pairDays(driver: DailySeries, outcome: DailySeries, lag: Lag): PairedDay[] {
   const days: PairedDay[] = [];
+  const shift = alignShift(driver, outcome) + lag;
   for (const driverDate of [...driver.values.keys()].sort()) {
     const x = driver.values.get(driverDate);
-    const outcomeDate = later(driverDate, lag);
+    const outcomeDate = later(driverDate, shift);
     const y = outcome.values.get(outcomeDate);
     if (x === undefined || y === undefined || !Number.isFinite(x) || !Number.isFinite(y)) continue;
     days.push({ driverDate, outcomeDate, x, y });
@@ -122,11 +169,45 @@ export function splitHigh(xs: readonly number[], binary: boolean): boolean[] {
   return xs.map((x) => x > split);
 }
 
-/** The OLS fit of one coefficient: estimate, standard error and residual degrees of freedom. */
+/** The OLS fit of one coefficient: estimate, standard error and the t's degrees of freedom. */
 export interface Coefficient {
   estimate: number;
   se: number;
   df: number;
+}
+
+/**
+ * Cosine terms of the equal-weighted cosine (EWC) long-run variance for a series spanning `span`
+ * days: 0.3 T^(2/3), rounded down, at least 2 (14 and 28 days: 2, 56: 4, 90: 6, 366: 15). The t
+ * of the effect then has as many degrees of freedom (fixed-b: exact for Gaussian days whose
+ * autocorrelation is smooth over the span). Lazarus, Lewis, Stock & Watson (2018) recommend
+ * 0.4 T^(2/3), tuned for a persistence of about 0.7; 0.3 keeps days as streaky as AR(1) 0.9 at
+ * or below 6% at p < 0.05 from 28 days on (docs/discovery.md, issue 47), for some power.
+ */
+export function cosineTerms(span: number): number {
+  return Math.max(2, Math.floor(0.3 * span ** (2 / 3)));
+}
+
+/**
+ * The EWC estimate of Var(sum of v) for values `v` on day positions `positions` (0-based, any gaps
+ * count as 0) over `span` days: (2 / B) x sum over j = 1..B of (sum_t v_t cos(pi j (t + 1/2) / T))^2.
+ * Its expectation is sum of v_t^2 for independent days; with autocorrelated days it includes the
+ * covariances, which the independent-days formula leaves out.
+ */
+export function cosineVariance(
+  v: readonly number[],
+  positions: readonly number[],
+  span: number,
+  terms: number,
+): number {
+  let sum = 0;
+  for (let j = 1; j <= terms; j++) {
+    let c = 0;
+    for (let i = 0; i < v.length; i++)
+      c += v[i] * Math.cos((Math.PI * j * (positions[i] + 0.5)) / span);
+    sum += c * c;
+  }
+  return (2 / terms) * sum;
 }
 
 /** Why an OLS fit could not be made. */
@@ -134,15 +215,19 @@ type FitFailure = 'singular' | 'no_residual_spread';
 
 /**
  * Ordinary least squares of y on the columns of `x` (rows = observations, the first column the
- * intercept): the coefficient of column `column` with its standard error from the residual
- * variance RSS / (n - p). Solved through the normal equations by Gauss-Jordan elimination with
- * partial pivoting (p is at most 8 here, and the columns are 0/1 indicators, so this is well
- * conditioned); a pivot below SINGULAR_TOLERANCE answers 'singular'.
+ * intercept): the coefficient of column `column` with its standard error. Without `positions`,
+ * the standard error of independent days from the residual variance RSS / (n - p), t with n - p
+ * degrees of freedom (the method before issue 47). With `positions` (each row's day, 0-based from
+ * the first, in order), the one that holds when days are autocorrelated (autocorrelationVariance).
+ * Solved through the normal equations by Gauss-Jordan elimination with partial pivoting (p is at
+ * most 8 here, and the columns are 0/1 indicators, so this is well conditioned); a pivot below
+ * SINGULAR_TOLERANCE answers 'singular'.
  */
 export function olsCoefficient(
   x: readonly number[][],
   y: readonly number[],
   column: number,
+  positions?: readonly number[],
 ): Coefficient | FitFailure {
   const n = y.length;
   const p = x[0]?.length ?? 0;
@@ -154,16 +239,87 @@ export function olsCoefficient(
   const mean = y.reduce((s, v) => s + v, 0) / n;
   let rss = 0;
   let tss = 0;
-  x.forEach((row, i) => {
-    const fitted = row.reduce((s, v, j) => s + v * beta[j], 0);
-    rss += (y[i] - fitted) ** 2;
+  const residuals = x.map((row, i) => {
+    const r = y[i] - row.reduce((s, v, j) => s + v * beta[j], 0);
+    rss += r ** 2;
     tss += (y[i] - mean) ** 2;
+    return r;
   });
   if (!(rss > NO_SPREAD * tss) || !(tss > 0)) return 'no_residual_spread';
-  const df = n - p;
-  const se = Math.sqrt((rss / df) * inverse[column][column]);
+  let se: number;
+  let df = n - p;
+  if (positions) {
+    const robust = autocorrelationVariance(x, inverse, column, residuals, positions);
+    if (!robust) return 'no_residual_spread';
+    se = Math.sqrt(robust.variance);
+    df = robust.df;
+  } else se = Math.sqrt((rss / df) * inverse[column][column]);
   if (!Number.isFinite(se) || se <= 0) return 'no_residual_spread';
   return { estimate: beta[column], se, df };
+}
+
+/** AR(1) prewhitening uses at most this coefficient (recolouring by at most 1 / 0.1^2). */
+const PREWHITEN_MAX = 0.9;
+
+/**
+ * The variance of an OLS coefficient that holds when days are autocorrelated (issue 47). The
+ * coefficient is sum_t w_t y_t (w: the column's row of (X'X)^-1 X'), so its error is sum_t v_t
+ * with v_t = w_t x residual_t, and its variance is the long-run variance of v:
+ *
+ *  1. prewhitening by an AR(1) coefficient r, e_t = v_t - r v_(t-1): the larger of v's lag-1
+ *     autocorrelation over consecutive days with Kendall's bias correction (+ (1 + 3r) / n) and
+ *     the decay from lag 1 to lag 2 (gamma_2 / gamma_1: a day's own noise, white, dilutes the
+ *     lag-1 correlation of a streaky series but not its decay), clamped to 0..PREWHITEN_MAX;
+ *  2. the equal-weighted cosine estimate of e's long-run variance (cosineVariance, with
+ *     cosineTerms(span) terms), recoloured by 1 / (1 - r)^2;
+ *  3. a small-sample scaling that makes it exact in expectation for independent days of equal
+ *     variance: divided by kappa = (2 / B) sum_j a_j' M a_j / sum_t w_t^2, a_j = w x cos_j and M
+ *     the residual maker of X (the residuals are shorter than the errors by the fitted columns);
+ *
+ * and the t has B (cosine terms) degrees of freedom, the fixed-b distribution of the EWC t
+ * (Lazarus, Lewis, Stock & Watson 2018). Null when the variance is not positive.
+ */
+export function autocorrelationVariance(
+  x: readonly number[][],
+  inverse: readonly number[][],
+  column: number,
+  residuals: readonly number[],
+  positions: readonly number[],
+): { variance: number; df: number } | null {
+  const n = x.length;
+  const p = x[0].length;
+  const span = positions[n - 1] - positions[0] + 1;
+  const terms = cosineTerms(span);
+  const w = x.map((row) => row.reduce((s, v, k) => s + v * inverse[column][k], 0));
+  const v = w.map((wi, i) => wi * residuals[i]);
+  const byDay = new Map(positions.map((t, i) => [t, v[i]]));
+  let lagged = 0;
+  let lagged2 = 0;
+  let squares = 0;
+  v.forEach((vi, i) => {
+    squares += vi * vi;
+    const next = byDay.get(positions[i] + 1);
+    if (next !== undefined) lagged += vi * next;
+    const next2 = byDay.get(positions[i] + 2);
+    if (next2 !== undefined) lagged2 += vi * next2;
+  });
+  const raw = squares > 0 ? lagged / squares : 0;
+  const first = raw + (1 + 3 * raw) / n;
+  const decay = lagged > 0 && lagged2 > 0 ? lagged2 / lagged : 0;
+  const r = Math.min(PREWHITEN_MAX, Math.max(0, first, decay));
+  const e = v.map((vi, i) => vi - r * (byDay.get(positions[i] - 1) ?? 0));
+  const recoloured = cosineVariance(e, positions, span, terms) / (1 - r) ** 2;
+  let expected = 0;
+  for (let j = 1; j <= terms; j++) {
+    const a = w.map((wi, i) => wi * Math.cos((Math.PI * j * (positions[i] + 0.5)) / span));
+    const xa = Array.from({ length: p }, (_, k) => x.reduce((s, row, i) => s + row[k] * a[i], 0));
+    let fitted = 0;
+    for (let k = 0; k < p; k++) for (let l = 0; l < p; l++) fitted += xa[k] * inverse[k][l] * xa[l];
+    expected += a.reduce((s, ai) => s + ai * ai, 0) - fitted;
+  }
+  const kappa = ((2 / terms) * expected) / w.reduce((s, wi) => s + wi * wi, 0);
+  const variance = recoloured / kappa;
+  return Number.isFinite(variance) && variance > 0 ? { variance, df: terms } : null;
 }
 
 function crossProduct(x: readonly number[][]): number[][] {
@@ -269,7 +425,12 @@ const FIT_FAILURE_WORDS: Record<FitFailure, string> = {
  * adjustRun; fewer than MIN_PAIRED_DAYS paired days or MIN_PER_GROUP days in a group answers null
  * figures with notEnoughData saying what is missing.
  */
-export function testPair(driver: DailySeries, outcome: DailySeries, lag: Lag): PairResult {
+export function testPair(
+  driver: DailySeries,
+  outcome: DailySeries,
+  lag: Lag,
+  options: TestOptions = {},
+): PairResult {
   const days = pairDays(driver, outcome, lag);
   const high = splitHigh(
     days.map((d) => d.x),
@@ -288,7 +449,11 @@ export function testPair(driver: DailySeries, outcome: DailySeries, lag: Lag): P
       counts,
       'the outcome had the same value on every paired day',
     );
-  const fit = olsCoefficient(designRows(days, high), y, 1);
+  const first = days[0].outcomeDate;
+  const positions = options.independentDays
+    ? undefined
+    : days.map((d) => daysBetween(first, d.outcomeDate));
+  const fit = olsCoefficient(designRows(days, high), y, 1, positions);
   if (typeof fit === 'string')
     return untested(driver.key, outcome.key, lag, counts, FIT_FAILURE_WORDS[fit]);
   const half = tQuantile(TWO_SIDED_95, fit.df) * fit.se;
@@ -350,7 +515,7 @@ export function testRun(series: readonly DailySeries[], options: RunOptions): Pa
         const absent = !driver ? pair.driver : pair.outcome;
         const counts = { n: 0, nHigh: 0, nLow: 0 };
         results.push(untested(pair.driver, pair.outcome, lag, counts, `no days of ${absent}`));
-      } else results.push(testPair(driver, outcome, lag));
+      } else results.push(testPair(driver, outcome, lag, options));
     }
   }
   return adjustRun(results);
@@ -394,19 +559,36 @@ export function explorePairs(series: readonly SignalInfo[], focus: string): Sign
 
 // ---- wording ----
 
-const LAG_WORDS: Record<Lag, string> = {
-  0: 'the same day',
-  1: 'the next day',
-  2: 'two days later',
-  3: 'three days later',
+/** Lag k between two periods of one kind: the same day (or night), the next, ... */
+const SAME_PERIOD_WORDS: Record<'day' | 'night' | 'morning', Record<Lag, string>> = {
+  day: { 0: 'the same day', 1: 'the next day', 2: 'two days later', 3: 'three days later' },
+  night: {
+    0: 'the same night',
+    1: 'the next night',
+    2: 'two nights later',
+    3: 'three nights later',
+  },
+  morning: {
+    0: 'the same morning',
+    1: 'the next morning',
+    2: 'two mornings later',
+    3: 'three mornings later',
+  },
 };
-/** A night's signal counts for the day the night ends (docs/discovery.md, "Signals"). */
-const NIGHT_LAG_WORDS: Record<Lag, string> = {
-  0: 'the day after it',
-  1: 'the second day after it',
-  2: 'the third day after it',
-  3: 'the fourth day after it',
-};
+const ORDINAL: Record<Lag, string> = { 0: '', 1: 'second ', 2: 'third ', 3: 'fourth ' };
+
+/**
+ * Which outcome period a result pairs with the driver's, in words (issue 47: the statement names
+ * the night and the day): "the night after the day", "the day after the night", "the second day
+ * after the night", "the morning after the day"; two periods of one kind: "the same day", "the
+ * next day".
+ */
+export function whenWords(driver: SignalInfo, outcome: SignalInfo, lag: Lag): string {
+  const from = signalPeriod(driver);
+  const to = signalPeriod(outcome);
+  if (from === to) return SAME_PERIOD_WORDS[from][lag];
+  return `the ${ORDINAL[lag]}${to} after the ${from}`;
+}
 /** Units of an amount: "more steps", not "higher steps". */
 const AMOUNT_UNITS = new Set(['min', 'steps', 'g', 'kcal', 'ml', 'units', 'doses']);
 
@@ -420,7 +602,7 @@ function isHour(info: SignalInfo): boolean {
   return info.unit === 'hour of day';
 }
 
-function isNight(info: SignalInfo): boolean {
+function isNight(info: Pick<SignalInfo, 'key' | 'domain'>): boolean {
   return info.domain === 'sleep' || info.key.startsWith('log:sleep_factor:');
 }
 
@@ -476,7 +658,7 @@ export function hypothesisText(
   zone?: string,
 ): string {
   const outcome = lowerFirst(outcomeInfo.label);
-  const when = (isNight(driverInfo) ? NIGHT_LAG_WORDS : LAG_WORDS)[result.lag];
+  const when = whenWords(driverInfo, outcomeInfo, result.lag);
   const times =
     zone && (isHour(driverInfo) || isHour(outcomeInfo)) ? ` Times are local (${zone}).` : '';
   const { effect, ciLow, ciHigh } = result;

@@ -43,7 +43,11 @@ export interface DailySeries extends SignalInfo {
   values: Map<LocalDate, number>;
 }
 
-/** Which days are paired: the outcome on the driver's day (0) or `lag` days later. */
+/**
+ * Which periods are paired: 0 the outcome's first period that does not begin before the driver's
+ * ends (a day's steps -> the night after it; a night -> the day after it; a day -> the same day),
+ * `lag` the one `lag` days after that (discovery.stats.ts alignShift, issue 47).
+ */
 export type Lag = 0 | 1 | 2 | 3;
 
 /** One driver -> outcome test. */
@@ -51,7 +55,7 @@ export interface PairResult {
   driver: string;
   outcome: string;
   lag: Lag;
-  /** days with both values (driver day d, outcome day d + lag) */
+  /** days with both values (driver day d, outcome day d + alignShift + lag) */
   n: number;
   /** days in the high (or with) group and in the low (or without) group */
   nHigh: number;

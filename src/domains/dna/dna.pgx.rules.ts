@@ -11,7 +11,7 @@
  * - The single sites read with CYP2C9 for warfarin (VKORC1 -1639, CYP4F2*3).
  */
 import type { CallLookup } from './dna.types.ts';
-import { COMPLEMENT, type GeneTables } from './dna.pgx.tables.ts';
+import type { GeneTables } from './dna.pgx.tables.ts';
 import { describePair, readSites } from './dna.pgx.sites.ts';
 import type {
   DiplotypeCandidate,
@@ -21,8 +21,11 @@ import type {
   WarfarinSite,
 } from './dna.pgx.types.ts';
 
-/** DPYD's answer: the diplotype(s) of the two lowest activity values, and the phase presumed. */
-export interface DpydCall {
+/**
+ * A gene's inferred answer: its candidate diplotypes, notes, and the phase presumed (DPYD's rule of
+ * the two lowest activity values, SLCO1B1's by its one site, the pair tables' for the others).
+ */
+export interface GeneInference {
   diplotypes: DiplotypeCandidate[];
   notes: string[];
   /** the phase presumption in words, when two or more different variants were found */
@@ -68,7 +71,11 @@ function lowestTwo(t: GeneTables, copies: VariantCopy[]): DiplotypeCandidate {
 }
 
 /** DPYD by CPIC's rule (see the file's comment); `unknownKeys` are key sites not read. */
-export function dpydCall(t: GeneTables, genotypes: string[], unknownKeys: Set<number>): DpydCall {
+export function dpydCall(
+  t: GeneTables,
+  genotypes: string[],
+  unknownKeys: Set<number>,
+): GeneInference {
   const copiesAt = genotypes.map((g, s) =>
     g ? [...g].filter((b) => b !== t.sites[s].ref).length : 0,
   );
@@ -115,7 +122,7 @@ export function dpydCall(t: GeneTables, genotypes: string[], unknownKeys: Set<nu
  * SLCO1B1 when no pair of named alleles explains the calls: CPIC's guideline reads rs4149056
  * (c.521T>C, the variant of *5 and *15) alone then, as PharmCAT does: *1/*1, *1/*5 or *5/*5.
  */
-export function slco1b1BySite(t: GeneTables, genotypes: string[]): DpydCall | null {
+export function slco1b1BySite(t: GeneTables, genotypes: string[]): GeneInference | null {
   const index = t.sites.findIndex((s) => s.rsid === 'rs4149056');
   const g = genotypes[index];
   if (!g) return null;
@@ -154,17 +161,6 @@ interface G6pdSite {
   allele: string | null;
 }
 
-/** A G6PD site's call as one or two forward-strand bases (the complement where unambiguous). */
-function readX(t: GeneTables, site: PgxSite, index: number): string[] | null {
-  if (!site.call) return null;
-  const raw = [...site.call.toUpperCase()];
-  if (raw.length < 1 || raw.length > 2 || !raw.every((b) => b in COMPLEMENT)) return null;
-  const allowed = t.sites[index].allowed;
-  if (raw.every((b) => allowed.includes(b))) return raw;
-  const comp = raw.map((b) => COMPLEMENT[b]);
-  return !t.sites[index].strandAmbiguous && comp.every((b) => allowed.includes(b)) ? comp : null;
-}
-
 /** The named allele of a variant base at site `index` (A- needs rs1050829's 376G too). */
 function g6pdAllele(
   t: GeneTables,
@@ -190,13 +186,13 @@ export function g6pdReport(
   text: { drugs: string[]; advice: string },
 ): GeneReport {
   const notes: string[] = [];
-  const sites = readSites(t, calls, true, []);
+  const sites = readSites(t, calls, true, [], true);
   const variantCount = new Map<string, number>();
   const read: G6pdSite[] = [];
   for (const rsid of G6PD_DEFICIENCY_SITES) {
     const index = t.sites.findIndex((s) => s.rsid === rsid);
     const site = sites[index];
-    const bases = index < 0 ? null : readX(t, site, index);
+    const bases = site?.genotype ? [...site.genotype] : null;
     if (!bases) continue;
     const ref = t.sites[index].ref;
     const variantCopies = bases.filter((b) => b !== ref).length;

@@ -7,15 +7,20 @@ import type { Call, CallLookup } from './dna.types.ts';
 import { COMPLEMENT, pairKey, type GeneTables, type SiteDef } from './dna.pgx.tables.ts';
 import type { DiplotypeCandidate, PgxSite, SiteStatus } from './dna.pgx.types.ts';
 
-/** The call as two forward-strand bases, and whether it was read as the complement. */
+/**
+ * The call as two forward-strand bases (or one, on a hemizygous X when `haploid`), and whether it
+ * was read as the complement.
+ */
 export function readGenotype(
   site: SiteDef,
   call: Call | null,
   strandOk: boolean,
+  haploid = false,
 ): { genotype: string | null; status: SiteStatus; flipped: boolean } {
   if (call === null) return { genotype: null, status: 'no-call', flipped: false };
   const bases = call.toUpperCase();
-  if (bases.length !== 2 || ![...bases].every((b) => b in COMPLEMENT)) {
+  const sizeOk = bases.length === 2 || (haploid && bases.length === 1);
+  if (!sizeOk || ![...bases].every((b) => b in COMPLEMENT)) {
     return { genotype: null, status: 'unexpected', flipped: false };
   }
   if (site.strandAmbiguous && !strandOk) {
@@ -31,12 +36,16 @@ export function readGenotype(
   return { genotype: null, status: 'unexpected', flipped: false };
 }
 
-/** Each definition site as read from the file, with notes on strand and unexpected calls. */
+/**
+ * Each definition site as read from the file, with notes on strand and unexpected calls; a one-base
+ * call is read only when `haploid` (G6PD's X sites).
+ */
 export function readSites(
   t: GeneTables,
   calls: CallLookup,
   strandOk: boolean,
   notes: string[],
+  haploid = false,
 ): PgxSite[] {
   return t.sites.map((s) => {
     const base = {
@@ -52,11 +61,12 @@ export function readSites(
     if (!s.snv) return { ...base, status: 'not-testable' as const };
     if (!calls.has(s.rsid!)) return { ...base, status: 'absent' as const };
     const call = calls.call(s.rsid!);
-    const g = readGenotype(s, call, strandOk);
-    if (g.flipped)
-      notes.push(`${s.rsid}: call ${call} read on the reverse strand as ${g.genotype}.`);
+    const g = readGenotype(s, call, strandOk, haploid);
+    // NOTE: a note names the site, never the call's letters: over OAuth the notes are answered
+    // while the calls are not (dna.access.ts), and a note must not carry a genotype around that.
+    if (g.flipped) notes.push(`${s.rsid}: the call was read on the reverse strand.`);
     if (g.status === 'unexpected') {
-      notes.push(`${s.rsid}: call ${call} does not fit the definition's bases; not used.`);
+      notes.push(`${s.rsid}: the call does not fit the definition's bases; not used.`);
     }
     if (g.status === 'strand-unknown') {
       notes.push(

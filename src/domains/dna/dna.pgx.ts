@@ -42,7 +42,7 @@ import {
   g6pdReport,
   slco1b1BySite,
   warfarinSite,
-  type DpydCall,
+  type GeneInference,
 } from './dna.pgx.rules.ts';
 import type {
   DiplotypeCandidate,
@@ -287,9 +287,6 @@ const STATUS_WORDS: Record<SiteStatus, string> = {
 const unreadWords = (keys: KeySite[]): string =>
   keys.map((k) => `${k.rsid} (${k.alleles}): ${STATUS_WORDS[k.status]}`).join('; ');
 
-/** A gene's candidate diplotypes, notes, and the phase presumed (DPYD's rule). */
-type Inference = DpydCall;
-
 /**
  * The candidate diplotypes of a gene read with the pair tables (every gene but DPYD). As PharmCAT
  * matches, an allele is possible when it fits every site read and differs from the default at a
@@ -302,7 +299,7 @@ function inferPairs(
   genotypes: string[],
   typed: number[],
   unknownKeys: Set<number>,
-): Inference {
+): GeneInference {
   const notes: string[] = [];
   const seen = (s: number): boolean => genotypes[s] !== '';
   const pairs = candidatePairs(
@@ -316,13 +313,13 @@ function inferPairs(
       a.defining.some((s) => unknownKeys.has(s)),
   );
   // a key site not read outranks the allele's other unread sites: it stays possible, not assumed
-  const unread = (i: number): boolean =>
+  const notRead = (i: number): boolean =>
     t.alleles[i].defining.some((s) => !seen(s) && !unknownKeys.has(s)) &&
     !t.alleles[i].defining.some((s) => unknownKeys.has(s));
   // parsimony: the pairs needing the fewest alleles with a variant at a site not read decide;
   // the others are listed as assumed absent
   if (pairs.length === 0) return { diplotypes: [], notes, phaseAssumed: null };
-  const cost = (p: [number, number]): number => Number(unread(p[0])) + Number(unread(p[1]));
+  const cost = (p: [number, number]): number => Number(notRead(p[0])) + Number(notRead(p[1]));
   const least = Math.min(...pairs.map(cost));
   const primary = pairs.filter((p) => cost(p) === least);
   const assumed = pairs.filter((p) => cost(p) > least);
@@ -332,7 +329,7 @@ function inferPairs(
   assumed.sort(bySpecificity);
   const inPrimary = new Set(primary.flat());
   const names = (ps: [number, number][], skip = new Set<number>()): string =>
-    [...new Set(ps.flatMap((p) => p.filter((i) => unread(i) && !skip.has(i))))]
+    [...new Set(ps.flatMap((p) => p.filter((i) => notRead(i) && !skip.has(i))))]
       .slice(0, 5)
       .map((i) => t.alleles[i].name)
       .join(', ');

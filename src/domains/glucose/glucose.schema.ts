@@ -25,7 +25,7 @@ import type {
   SensorStatusView,
   TrendView,
 } from './glucose.service.ts';
-import type { HourlyPercentiles } from './glucose.stats.ts';
+import type { FingerstickStats, HourlyPercentiles } from './glucose.stats.ts';
 
 /** Hours a read may look back: 5 years. */
 export const MAX_SINCE_HOURS = 43_800;
@@ -76,12 +76,25 @@ const HourlyGlucose = builder.objectRef<HourlyPercentiles>('HourlyGlucose').impl
   }),
 });
 
+const Fingersticks = builder.objectRef<FingerstickStats>('GlucoseFingersticks').implement({
+  description:
+    'Readings typed by hand (fingersticks) in the window: reported beside the CGM figures, never mixed in',
+  fields: (t) => ({
+    count: t.exposeInt('count'),
+    mean: t.exposeFloat('mean', { nullable: true, description: 'mg/dL' }),
+    min: t.exposeFloat('min', { nullable: true, description: 'mg/dL' }),
+    max: t.exposeFloat('max', { nullable: true, description: 'mg/dL' }),
+  }),
+});
+
 export const GlucoseTrend = builder.objectRef<TrendView>('GlucoseTrend').implement({
   description: 'Glucose statistics of a window (formulas: docs/glucose.md)',
   fields: (t) => ({
     start: t.expose('start', { type: 'DateTime' }),
     end: t.expose('end', { type: 'DateTime' }),
-    count: t.exposeInt('count'),
+    count: t.exposeInt('count', {
+      description: 'CGM readings: every figure below but fingersticks is of them alone',
+    }),
     coveragePct: t.exposeFloat('coveragePct', {
       description: 'percent of expected 5-minute readings present',
     }),
@@ -114,6 +127,7 @@ export const GlucoseTrend = builder.objectRef<TrendView>('GlucoseTrend').impleme
     timezone: t.exposeString('timezone', {
       description: "the person's IANA zone: the hourly percentiles are by its local hour",
     }),
+    fingersticks: t.expose('fingersticks', { type: Fingersticks }),
   }),
 });
 

@@ -614,11 +614,13 @@ export async function glucosePoints(
   options: GlucosePointsOptions,
 ): Promise<StatPoint[]> {
   // NOTE: the person's data: the owner's rows while viewing as a grantee.
-  const rows = await ctx.prisma.$queryRaw<{ timestamp: Date; value_mg_dl: number }[]>`
-    SELECT "timestamp", value_mg_dl FROM glucose_readings
+  const rows = await ctx.prisma.$queryRaw<
+    { timestamp: Date; value_mg_dl: number; manual: boolean }[]
+  >`
+    SELECT "timestamp", value_mg_dl, source = 'manual' AS manual FROM glucose_readings
      WHERE user_id = ${readerUserId(ctx)}::int AND "timestamp" >= ${options.start.toISOString()}::timestamptz
        AND "timestamp" < ${options.end.toISOString()}::timestamptz AND deleted_at IS NULL`;
-  return rows.map((r) => ({ timestamp: r.timestamp, valueMgDl: r.value_mg_dl }));
+  return rows.map((r) => ({ timestamp: r.timestamp, valueMgDl: r.value_mg_dl, manual: r.manual }));
 }
 
 /** A time window [start, end) of readings to read. */

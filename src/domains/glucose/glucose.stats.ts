@@ -12,6 +12,16 @@ export const CGM_INTERVAL_MINUTES = 5;
 export interface StatPoint {
   timestamp: Date;
   valueMgDl: number;
+  /** a reading typed by hand (a fingerstick, source manual): reported apart from the CGM's */
+  manual?: boolean;
+}
+
+/** The fingerstick readings of a window, reported beside the CGM figures and never mixed in. */
+export interface FingerstickStats {
+  count: number;
+  mean: number | null;
+  min: number | null;
+  max: number | null;
 }
 
 export interface HourlyPercentiles {
@@ -26,6 +36,7 @@ export interface HourlyPercentiles {
 }
 
 export interface TrendStats {
+  /** CGM readings (a fingerstick is counted in `fingersticks` only) */
   count: number;
   /** percent of the expected 5-minute readings of the window that are present (0..100) */
   coveragePct: number;
@@ -49,6 +60,7 @@ export interface TrendStats {
   /** percent of readings > 250 */
   timeVeryHighPct: number;
   hourly: HourlyPercentiles[];
+  fingersticks: FingerstickStats;
 }
 
 const round = (v: number, digits = 1): number => {
@@ -96,16 +108,32 @@ export function rangeIndex(v: number): number {
   return 4;
 }
 
+/** Count, mean and extremes of the fingersticks among `points`. */
+function fingerstickStats(points: readonly StatPoint[]): FingerstickStats {
+  const values = points.filter((p) => p.manual).map((p) => p.valueMgDl);
+  const m = mean(values);
+  return {
+    count: values.length,
+    mean: m === null ? null : round(m),
+    min: values.length ? Math.min(...values) : null,
+    max: values.length ? Math.max(...values) : null,
+  };
+}
+
 /**
- * Every trend figure of the readings of the window [start, end); the hourly percentiles (the AGP)
- * by the local hour of `zone` (a reading at 07:30 in Los Angeles is hour 7, not 15).
+ * Every trend figure of the CGM readings of the window [start, end); the hourly percentiles (the
+ * AGP) by the local hour of `zone` (a reading at 07:30 in Los Angeles is hour 7, not 15). Time in
+ * ranges, coverage and the AGP are the CGM's own (the consensus's definitions): fingersticks,
+ * taken when something is wrong, would weigh their moments against a reading every 5 minutes, so
+ * they are counted apart (`fingersticks`).
  */
 export function trendStats(
-  points: readonly StatPoint[],
+  all: readonly StatPoint[],
   start: Date,
   end: Date,
   zone = 'UTC',
 ): TrendStats {
+  const points = all.filter((p) => !p.manual);
   const values = points.map((p) => p.valueMgDl);
   const n = values.length;
   const ranges = [0, 0, 0, 0, 0];
@@ -149,6 +177,7 @@ export function trendStats(
         p95: opt(percentile(s, 95)),
       };
     }),
+    fingersticks: fingerstickStats(all),
   };
 }
 

@@ -1,9 +1,25 @@
 /**
  * The glucose domain's synced tables (readings, raw sensor data, sensors). Declared with
  * defineSyncedTable (src/platform/synced-tables.ts); the sync domain lists them and carries them
- * (src/domains/sync/README.md).
+ * (src/domains/sync/README.md). A push obeys the routes' bounds (issue 47; glucose.schema.ts):
+ * readings 10..1000 mg/dL, raw samples of a sensor 1 or more at -20..60 °C, and a sensor's
+ * calibration slope above 0 (the columns' bounds are inclusive: the slope's is in `check`).
  */
 import { defineSyncedTable } from '../../platform/synced-tables.ts';
+import type { SyncIssue } from '../../platform/synced-tables.ts';
+
+/** The sensor payload route's longest serial number. */
+const SERIAL_MAX = 64;
+
+/** A sensor as the payload route takes it: a positive slope, a serial number of at most 64 characters. */
+function checkSensor(r: Readonly<Record<string, unknown>>): SyncIssue[] {
+  const issues: SyncIssue[] = [];
+  if ((r.calibration_slope as number) <= 0)
+    issues.push({ wire: 'calibration_slope', msg: 'Input should be greater than 0' });
+  if (typeof r.serial_number === 'string' && r.serial_number.length > SERIAL_MAX)
+    issues.push({ wire: 'serial_number', msg: `At most ${SERIAL_MAX} characters` });
+  return issues;
+}
 import { glucosePushed } from './glucose.arrivals.ts';
 
 export const GLUCOSE_SYNCED_TABLES = [
@@ -63,6 +79,7 @@ export const GLUCOSE_SYNCED_TABLES = [
     since: 3,
     readScope: 'health:glucose:read',
     writeScope: 'health:logs:write',
+    check: checkSensor,
     columns: [
       { wire: 'sensor_id', db: 'sensor_id', type: 'int', notNull: true, required: true, min: 1 },
       { wire: 'serial_number', db: 'serial_number', type: 'text' },

@@ -1,7 +1,7 @@
 /** What other domains may use of the glucose domain (readings as points or as bare series, trend statistics, synced tables). */
 export { glucosePoints, glucoseSeries } from './glucose.service.ts';
 export type { GlucoseSeriesPoint, ReadingWindow } from './glucose.service.ts';
-export { trendStats } from './glucose.stats.ts';
+export { GMI_MIN_DAYS, trendStats } from './glucose.stats.ts';
 export type { StatPoint, TrendStats } from './glucose.stats.ts';
 export { glucoseAggregate, glucoseCountsOf, rawSamples, rawSamplesJson } from './glucose.admin.ts';
 export type {

@@ -48,6 +48,22 @@ export function targetMax(metric: GoalMetric, period: GoalPeriod): number {
   return period === 'week' && rule.week === 'sum' ? rule.max * 7 : rule.max;
 }
 
+/**
+ * Why `target` cannot be the goal of a metric for a period, or null: within the metric's bounds (a
+ * weekly target of a summed metric up to 7 x its daily maximum). The tools and a sync push both ask.
+ */
+export function goalTargetIssue(
+  metric: GoalMetric,
+  period: GoalPeriod,
+  target: number,
+): string | null {
+  const rule = GOAL_METRIC_RULES[metric];
+  const max = targetMax(metric, period);
+  return target < rule.min || target > max
+    ? `a ${period === 'day' ? 'daily' : `${period}ly`} ${metric} target is ${rule.min}..${max} ${rule.unit}`
+    : null;
+}
+
 /** Every target bound across metrics and periods (the sync push checks a goal against these). */
 export const GOAL_TARGET_MIN = 1;
 export const GOAL_TARGET_MAX = 700_000;

@@ -12,7 +12,7 @@ import { appError, validationError } from '../../base/errors.ts';
 import type { Db, DbTx } from '../../db/client.ts';
 import type { AuthedContext } from '../../graphql/context.ts';
 import { syncedWrite } from '../../platform/sync-clock.ts';
-import { GOAL_METRIC_RULES, targetMax } from './goals.metrics.ts';
+import { GOAL_METRIC_RULES, goalTargetIssue } from './goals.metrics.ts';
 import type { GoalDirection, GoalMetric, GoalPeriod } from './goals.metrics.ts';
 
 export interface GoalView {
@@ -88,17 +88,8 @@ export async function goals(ctx: AuthedContext): Promise<GoalView[]> {
  * created another) or creates it. Setting the same goal twice leaves one goal with those values.
  */
 export async function setGoal(ctx: AuthedContext, options: SetGoalOptions): Promise<GoalView> {
-  const rule = GOAL_METRIC_RULES[options.metric];
-  const max = targetMax(options.metric, options.period);
-  if (options.target < rule.min || options.target > max) {
-    throw validationError([
-      {
-        loc: ['target'],
-        msg: `a ${options.period}ly ${options.metric} target is ${rule.min}..${max} ${rule.unit}`,
-        type: 'value_error',
-      },
-    ]);
-  }
+  const msg = goalTargetIssue(options.metric, options.period, options.target);
+  if (msg) throw validationError([{ loc: ['target'], msg, type: 'value_error' }]);
   const userId = ctx.principal.userId;
   return syncedWrite(ctx.prisma, userId, async (tx, ts) => {
     const stamp = new Date(ts);

@@ -1,6 +1,8 @@
 /**
  * The goals domain's synced table. Declared with defineSyncedTable (src/platform/synced-
- * tables.ts); the sync domain lists them and carries them (src/domains/sync/README.md).
+ * tables.ts); the sync domain lists them and carries them (src/domains/sync/README.md). A pushed
+ * goal obeys goals_goal_set's rule (issue 47): its target within its metric's bounds for its
+ * period (goalTargetIssue), not only within the bounds of every metric.
  */
 import { defineSyncedTable } from '../../platform/synced-tables.ts';
 import {
@@ -9,7 +11,9 @@ import {
   GOAL_PERIODS,
   GOAL_TARGET_MAX,
   GOAL_TARGET_MIN,
+  goalTargetIssue,
 } from './goals.metrics.ts';
+import type { GoalMetric, GoalPeriod } from './goals.metrics.ts';
 
 export const GOALS_SYNCED_TABLES = [
   // Goals (issue 16): one active goal per metric (the API upserts by metric; README of goals).
@@ -20,6 +24,14 @@ export const GOALS_SYNCED_TABLES = [
     since: 5,
     readScope: 'goals:read',
     writeScope: 'goals:write',
+    check: (r) => {
+      const msg = goalTargetIssue(
+        r.metric as GoalMetric,
+        r.period as GoalPeriod,
+        r.target as number,
+      );
+      return msg ? [{ wire: 'target', msg }] : [];
+    },
     columns: [
       {
         wire: 'metric',

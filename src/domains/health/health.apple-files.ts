@@ -16,7 +16,7 @@ import { PassThrough } from 'node:stream';
 import type { Readable } from 'node:stream';
 import { SaxesParser } from 'saxes';
 import yauzl from 'yauzl';
-import type { EcgRecordingIn, RoutePointIn } from './health.apple-archive.ts';
+import type { EcgRecordingIn, RoutePointIn } from './health.apple-records.ts';
 import { parseHealthDate } from './health.apple-parser.ts';
 
 /** An export: its export.xml and the files beside it. */

@@ -16,12 +16,8 @@ import { MessageChannel } from 'node:worker_threads';
 import { FileJobError, fileJobModule, runFileJob } from '../../platform/file-workers.ts';
 import type { FileJobKind } from '../../platform/file-workers.ts';
 import type { AppleHealthBatch, ParseProgress } from './health.apple-parser.ts';
-import {
-  ArchiveRecordColumns,
-  archiveWorkoutId,
-  storeEcgRecording,
-  storeRoutePoints,
-} from './health.apple-archive.ts';
+import { archiveWorkoutId, storeEcgRecording, storeRoutePoints } from './health.apple-archive.ts';
+import { ArchiveRecordColumns } from './health.apple-records.ts';
 import type {
   AppleReadInput,
   AppleReadMessage,

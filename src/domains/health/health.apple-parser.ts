@@ -10,20 +10,20 @@
 import type { Readable } from 'node:stream';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { SaxesParser } from 'saxes';
-import type { MetricSampleIn, SleepSampleIn, WorkoutSampleIn } from './health.service.ts';
+import type { MetricSampleIn, SleepSampleIn, WorkoutSampleIn } from './health.samples.ts';
 import type { MetricType, SleepStage } from './health.constants.ts';
 import {
   ArchiveRecordColumns,
   exportDateMs,
   exportDateText,
   pushRecord,
-} from './health.apple-archive.ts';
+} from './health.apple-records.ts';
 import type {
   ArchiveKind,
   ArchiveRecordIn,
   ArchiveWorkoutIn,
   RoutePointIn,
-} from './health.apple-archive.ts';
+} from './health.apple-records.ts';
 
 /** Characters of export.xml parsed between two looks at the event loop while a batch is stored. */
 const WRITE_SLICE = 16 * 1024;

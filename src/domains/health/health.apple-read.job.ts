@@ -18,7 +18,7 @@
  */
 import type { Readable } from 'node:stream';
 import type { MessagePort } from 'node:worker_threads';
-import type { EcgRecordingIn, RoutePointIn } from './health.apple-archive.ts';
+import type { EcgRecordingIn, RoutePointIn } from './health.apple-records.ts';
 import { openExportSource, parseEcgCsv, parseGpx } from './health.apple-files.ts';
 import type { ExportSource } from './health.apple-files.ts';
 import { parseAppleHealth } from './health.apple-parser.ts';

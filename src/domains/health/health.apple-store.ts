@@ -21,12 +21,13 @@ import type { CopySession } from '../../db/copy.ts';
 import type { Database } from '../../db/database.ts';
 import { advanceClockStatement } from '../../platform/sync-clock.ts';
 import {
-  exportDateUtc,
   prismaExecute,
   storeArchiveRecords,
   storeArchiveWorkouts,
 } from './health.apple-archive.ts';
-import type { ArchiveRecordColumns, ArchiveWorkoutIn, ExecuteSql } from './health.apple-archive.ts';
+import type { ExecuteSql } from './health.apple-archive.ts';
+import { exportDateUtc } from './health.apple-records.ts';
+import type { ArchiveRecordColumns, ArchiveWorkoutIn } from './health.apple-records.ts';
 import { METRIC_UNITS } from './health.constants.ts';
 import {
   importIntervalsFor,

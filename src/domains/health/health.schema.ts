@@ -19,7 +19,7 @@ import {
   healthWorkouts,
   MAX_IMPORT_SAMPLES,
 } from './health.service.ts';
-import { METRIC_TYPES, SLEEP_STAGES } from './health.constants.ts';
+import { INTERVAL_ISSUE, intervalIssue, METRIC_TYPES, SLEEP_STAGES } from './health.constants.ts';
 
 /** Longest read window, in days (ten years). */
 const MAX_DAYS = 3650;
@@ -31,8 +31,8 @@ export const daysArg = z
 const source = z.string().max(200).nullish();
 const sourceId = z.string().min(1).max(200).nullish();
 const interval = <T extends { startAt: Date; endAt: Date }>(s: z.ZodType<T>): z.ZodType<T> =>
-  s.refine((v) => v.endAt.getTime() >= v.startAt.getTime(), {
-    message: 'end must not be before start',
+  s.refine((v) => intervalIssue(v.startAt.getTime(), v.endAt.getTime()) === null, {
+    message: INTERVAL_ISSUE,
     path: ['endAt'],
   });
 

@@ -12,37 +12,15 @@ import { msValue } from '../../db/sql-time.ts';
 import { markPhoneSynced, syncedWrite } from '../../platform/sync-clock.ts';
 import type { AuthedContext, Context } from '../../graphql/context.ts';
 import { METRIC_UNITS } from './health.constants.ts';
-import type { MetricType, SleepStage } from './health.constants.ts';
+import type { MetricType } from './health.constants.ts';
+import type { MetricSampleIn, SleepSampleIn, WorkoutSampleIn } from './health.samples.ts';
 
 /** The most samples one import request may carry (larger exports are sent in several batches). */
 export const MAX_IMPORT_SAMPLES = 10_000;
 
-export interface MetricSampleIn {
-  metricType: MetricType;
-  value: number;
-  timestamp: Date;
-  /** the app or device that recorded it; absent means "" */
-  source?: string | null;
-}
-
-export interface SleepSampleIn {
-  stage: SleepStage;
-  startAt: Date;
-  endAt: Date;
-  source?: string | null;
-  /** the health store's own sample identifier (HealthKit UUID) */
-  sourceId?: string | null;
-}
-
-export interface WorkoutSampleIn {
-  activityType: string;
-  startAt: Date;
-  endAt: Date;
-  energyKcal?: number | null;
-  distanceM?: number | null;
-  source?: string | null;
-  sourceId?: string | null;
-}
+// NOTE: the sample shapes live in health.samples.ts, which the Apple export's reader (a worker
+// thread that must not load the database) can import alone.
+export type { MetricSampleIn, SleepSampleIn, WorkoutSampleIn } from './health.samples.ts';
 
 export interface ImportMetricsOptions {
   /** the samples of this batch (at most MAX_IMPORT_SAMPLES) */

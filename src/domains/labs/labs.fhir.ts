@@ -17,7 +17,6 @@ import type {
 import type { AuthedContext } from '../../graphql/context.ts';
 import { bloodReports } from './labs.reports.ts';
 import type { LabReportView, LabResultView } from './labs.reports.ts';
-import { markerById } from './labs.vocabulary.ts';
 
 const LOINC = 'http://loinc.org';
 const UCUM = 'http://unitsofmeasure.org';
@@ -42,23 +41,16 @@ function rangeOf(r: LabResultView): ObservationReferenceRange[] | undefined {
 }
 
 function observationOf(report: LabReportView, r: LabResultView): Observation {
-  const def = markerById(r.markerId);
-  // a value in a molar unit carries the molar (substance-concentration) code, not the mass one
-  const unitCode = def?.units.find((u) => u.ucum === r.unit && u.loinc);
+  // the value's own code (issue 47): a molar unit's, a fasting glucose's (1558-6), a calculated
+  // LDL's (13457-7), as labs.reports.ts answers it
   return {
     resourceType: 'Observation',
     id: r.id,
     status: 'final',
     category: labCategory,
     code: {
-      coding: [
-        {
-          system: LOINC,
-          code: unitCode?.loinc ?? r.loinc,
-          display: unitCode?.loincName ?? def?.loincName ?? r.name,
-        },
-      ],
-      text: r.name,
+      coding: [{ system: LOINC, code: r.loinc, display: r.loincName }],
+      text: r.qualifier ? `${r.name} (${r.qualifier})` : r.name,
     },
     effectiveDateTime: report.drawnOn,
     valueQuantity: quantity(r.value, r.unit),

@@ -6,6 +6,10 @@
  *
  * A trend compares the latest value with the one before it in the same unit; a change within 5 %
  * reads "stable". It says what changed, never why.
+ *
+ * A value is answered as the report printed it (issue 47): a value in a unit is that unit's value
+ * exactly, and only the other unit is converted, so 3.6 mmol/L never reads back as 3.59 mmol/L
+ * through a rounded mg/dL.
  */
 import { appError } from '../../base/errors.ts';
 import { readerUserId } from '../../auth/principal.ts';
@@ -14,9 +18,9 @@ import type { AuthedContext } from '../../graphql/context.ts';
 import { personZone } from '../profile/index.ts';
 import { outOfRangeOf, rangeOf } from './labs.reports.ts';
 import type { RangeView } from './labs.reports.ts';
-import type { LabMarkerDef, UnitValue } from './labs.types.ts';
-import { roundForUnit, significantDigits, toPrimary } from './labs.units.ts';
-import { allMarkers, convertToOther, markerById } from './labs.vocabulary.ts';
+import type { LabMarkerDef, MarkerUnit, UnitValue } from './labs.types.ts';
+import { convertValue, roundForUnit, significantDigits } from './labs.units.ts';
+import { allMarkers, codingOf, markerById, qualifierOfCode } from './labs.vocabulary.ts';
 
 /** A relative change below this reads as stable. */
 export const STABLE_CHANGE = 0.05;
@@ -26,9 +30,17 @@ export interface MarkerPoint {
   reportId: string;
   /** YYYY-MM-DD in the person's zone */
   drawnOn: string;
+  /** the LOINC code of the value: its unit's and qualifier's (1558-6 fasting glucose) */
+  loinc: string;
+  /** what the report said of the test ("fasting", "calculated"), or null */
+  qualifier: string | null;
+  /** as the report printed it */
   value: number;
   unit: string;
-  /** the value in the marker's primary unit, and in its other common unit (null: none) */
+  /**
+   * the value in the marker's primary unit, and in its second common unit (null: none): the
+   * printed value itself in the unit it was printed in, converted only into the other
+   */
   primary: UnitValue | null;
   other: UnitValue | null;
   range: RangeView | null;
@@ -36,6 +48,11 @@ export interface MarkerPoint {
   outOfRange: 'high' | 'low' | null;
   /** this value minus the previous one, in the primary unit (null for the first) */
   change: number | null;
+  /**
+   * this value minus the previous one in this value's unit, the previous converted when it was
+   * printed in another (null for the first, or when it cannot be converted)
+   */
+  changeInUnit: number | null;
 }
 
 /** A marker with its latest value. */
@@ -90,32 +107,48 @@ async function valuesOf(ctx: AuthedContext, markerId?: string): Promise<Row[]> {
     );
 }
 
-/** A value in the marker's primary unit, rounded for it (null when it cannot be converted). */
-function primaryOf(def: LabMarkerDef, value: number, unit: string): UnitValue | null {
-  const primary = toPrimary(def, value, unit);
-  if (primary === null) return null;
-  const target = def.units[0];
-  return { value: roundForUnit(target, primary, significantDigits(value)), unit: target.ucum };
+/**
+ * A value in one of the marker's units: the value itself when it was printed in that unit, else
+ * converted from the printed value and rounded for the unit (null: no such unit, or no conversion).
+ */
+function inUnit(
+  def: LabMarkerDef,
+  value: number,
+  unit: string,
+  target: MarkerUnit | undefined,
+): UnitValue | null {
+  if (!target) return null;
+  if (unit === target.ucum) return { value, unit };
+  const converted = convertValue(def, value, unit, target.ucum);
+  if (converted === null) return null;
+  return { value: roundForUnit(target, converted, significantDigits(value)), unit: target.ucum };
 }
 
 function pointsOf(def: LabMarkerDef, rows: Row[]): MarkerPoint[] {
   let previous: number | null = null;
+  let before: Row | null = null;
   return rows.map((r) => {
     const range = rangeOf(def, r);
-    const primary = primaryOf(def, r.value, r.unit);
+    const qualifier = qualifierOfCode(def, r.loinc);
+    const primary = inUnit(def, r.value, r.unit, def.units[0]);
     const change = primary && previous !== null ? round(primary.value - previous) : null;
+    const beforeHere = before ? convertValue(def, before.value, before.unit, r.unit) : null;
     if (primary) previous = primary.value;
+    before = r;
     return {
       reportId: r.reportId,
       drawnOn: r.drawnOn,
+      loinc: codingOf(def, r.unit, qualifier).loinc,
+      qualifier: qualifier?.id ?? null,
       value: r.value,
       unit: r.unit,
       primary,
-      other: primary ? convertToOther(def, primary.value, primary.unit) : null,
+      other: inUnit(def, r.value, r.unit, def.units[1]),
       range,
       flag: r.flag,
       outOfRange: outOfRangeOf(def, r.value, r.unit, range),
       change,
+      changeInUnit: beforeHere === null ? null : round(r.value - beforeHere),
     };
   });
 }

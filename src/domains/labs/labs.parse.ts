@@ -115,6 +115,7 @@ export async function parseBloodReport(
           refHigh: own?.high ?? null,
           refText: own?.text ?? null,
           unit: own?.unit ?? m.unit,
+          loinc: m.loinc,
         })
       : null;
     return { ...m, range };

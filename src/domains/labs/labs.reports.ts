@@ -19,9 +19,17 @@ import type { LabReport, LabResult } from '../../generated/prisma/client.ts';
 import type { AuthedContext } from '../../graphql/context.ts';
 import { syncedWrite } from '../../platform/sync-clock.ts';
 import { personZone } from '../profile/index.ts';
-import type { LabMarkerDef, UnitValue } from './labs.types.ts';
-import { convertValue, toPrimary } from './labs.units.ts';
-import { convertToOther, markerById, unitOf } from './labs.vocabulary.ts';
+import type { LabMarkerDef, MarkerQualifier, UnitValue } from './labs.types.ts';
+import { convertValue } from './labs.units.ts';
+import { plausibilityIssue, unknownUnit } from './labs.value-rules.ts';
+import {
+  codingOf,
+  convertToOther,
+  markerById,
+  qualifierById,
+  qualifierOfCode,
+  unitOf,
+} from './labs.vocabulary.ts';
 
 /** Values a report may hold. */
 export const MAX_REPORT_MARKERS = 100;
@@ -45,8 +53,13 @@ export interface RangeView {
 export interface LabResultView {
   id: string;
   markerId: string;
+  /** the LOINC code of the value as stored: its unit's and qualifier's (1558-6 fasting glucose) */
   loinc: string;
+  /** that code's LOINC long common name */
+  loincName: string;
   name: string;
+  /** what the report said of the test ("fasting", "calculated"), or null */
+  qualifier: string | null;
   category: string;
   value: number;
   unit: string;
@@ -79,6 +92,11 @@ export interface LabValueInput {
   value: number;
   /** the unit as reported (UCUM or a common spelling: "mg/dL", "mmol/L", "%") */
   unit: string;
+  /**
+   * what the report says of the test, as a draft answers it: "fasting" (glucose), "calculated"
+   * (LDL cholesterol); it selects the stored LOINC code, and a fasting range for glucose
+   */
+  qualifier?: string | null;
   /** the report's own range, in `unit` */
   refLow?: number | null;
   refHigh?: number | null;
@@ -111,10 +129,14 @@ export interface UpdateBloodReportOptions {
 const notFound = () =>
   appError('NOT_FOUND', 'No blood report with this id: list yours with blood_reports_list.');
 
-/** A value's range: the report's own, else the marker's labelled fallback (primary unit). */
+/**
+ * A value's range: the report's own, else the labelled fallback (primary unit) of its qualifier
+ * (the fasting range of a fasting glucose), else the marker's. A glucose not known to be fasting
+ * gets no fallback: the guideline's range is for fasting plasma glucose only (issue 47).
+ */
 export function rangeOf(
   def: LabMarkerDef,
-  row: Pick<LabResult, 'refLow' | 'refHigh' | 'refText' | 'unit'>,
+  row: Pick<LabResult, 'refLow' | 'refHigh' | 'refText' | 'unit' | 'loinc'>,
 ): RangeView | null {
   if (row.refLow !== null || row.refHigh !== null) {
     return {
@@ -126,7 +148,7 @@ export function rangeOf(
       source: null,
     };
   }
-  const fallback = def.fallbackRange;
+  const fallback = qualifierOfCode(def, row.loinc)?.fallbackRange ?? def.fallbackRange;
   if (!fallback) return null;
   return {
     low: fallback.low,
@@ -165,7 +187,9 @@ export function resultView(row: LabResult): LabResultView {
       id: row.id,
       markerId: row.markerId,
       loinc: row.loinc,
+      loincName: row.markerId,
       name: row.markerId,
+      qualifier: null,
       category: 'other',
       value: row.value,
       unit: row.unit,
@@ -176,11 +200,17 @@ export function resultView(row: LabResult): LabResultView {
     };
   }
   const range = rangeOf(def, row);
+  // the code again from the stored one's qualifier and the unit: a value stored before issue 47
+  // (or pushed by the phone) in mmol/L with the mass code is answered with the molar one
+  const qualifier = qualifierOfCode(def, row.loinc);
+  const coding = codingOf(def, row.unit, qualifier);
   return {
     id: row.id,
     markerId: row.markerId,
-    loinc: row.loinc,
+    loinc: coding.loinc,
+    loincName: coding.loincName,
     name: def.name,
+    qualifier: qualifier?.id ?? null,
     category: def.category,
     value: row.value,
     unit: row.unit,
@@ -204,10 +234,18 @@ function reportView(report: LabReport, results: LabResult[], zone: string): LabR
   };
 }
 
-/** Checks the values against the vocabulary: known marker, a unit of it, a plausible value. */
-function checkedValues(
-  markers: LabValueInput[],
-): (LabValueInput & { def: LabMarkerDef; ucum: string })[] {
+/** A value checked against the vocabulary, with its marker, UCUM unit and qualifier. */
+type CheckedValue = LabValueInput & {
+  def: LabMarkerDef;
+  ucum: string;
+  qualifierDef: MarkerQualifier | null;
+};
+
+/**
+ * Checks the values against the vocabulary: known marker, a unit of it, a plausible value, a
+ * qualifier of it.
+ */
+function checkedValues(markers: LabValueInput[]): CheckedValue[] {
   const issues: ValidationIssue[] = [];
   const out = markers.flatMap((m, i) => {
     const def = markerById(m.markerId);
@@ -223,21 +261,29 @@ function checkedValues(
     if (!ucum) {
       issues.push({
         loc: ['markers', i, 'unit'],
-        msg: `${def.name} is not reported in "${m.unit}": use ${def.units.map((u) => u.ucum).join(' or ')}.`,
+        msg: unknownUnit(def, m.unit),
         type: 'value_error',
       });
       return [];
     }
-    const primary = toPrimary(def, m.value, ucum);
-    if (primary !== null && (primary < def.plausible.min || primary > def.plausible.max)) {
+    const implausible = plausibilityIssue(def, m.value, ucum);
+    if (implausible) {
+      issues.push({ loc: ['markers', i, 'value'], msg: implausible, type: 'value_error' });
+      return [];
+    }
+    const qualifierDef = qualifierById(def, m.qualifier);
+    if (m.qualifier && !qualifierDef) {
+      const known = (def.qualifiers ?? []).map((q) => q.id);
       issues.push({
-        loc: ['markers', i, 'value'],
-        msg: `${m.value} ${ucum} is not a plausible ${def.name} (${def.plausible.min}-${def.plausible.max} ${def.units[0].ucum}): check the value and its unit.`,
+        loc: ['markers', i, 'qualifier'],
+        msg: known.length
+          ? `${def.name} has no qualifier "${m.qualifier}": use ${known.join(' or ')}, or none.`
+          : `${def.name} takes no qualifier: leave it out.`,
         type: 'value_error',
       });
       return [];
     }
-    return [{ ...m, def, ucum }];
+    return [{ ...m, def, ucum, qualifierDef }];
   });
   if (issues.length) throw validationError(issues);
   return out;
@@ -247,7 +293,7 @@ async function writeResults(
   tx: DbTx,
   userId: number,
   reportId: string,
-  values: ReturnType<typeof checkedValues>,
+  values: CheckedValue[],
   stamp: Date,
 ): Promise<void> {
   await tx.labResult.createMany({
@@ -256,7 +302,8 @@ async function writeResults(
       userId,
       reportId,
       markerId: v.def.id,
-      loinc: v.def.loinc,
+      // the code of the value as printed: its unit's and qualifier's (issue 47)
+      loinc: codingOf(v.def, v.ucum, v.qualifierDef).loinc,
       value: v.value,
       unit: v.ucum,
       refLow: v.refLow ?? null,

@@ -63,8 +63,15 @@ const Result = builder.objectRef<LabResultView>('LabResult').implement({
   fields: (t) => ({
     id: t.exposeString('id'),
     markerId: t.exposeString('markerId'),
-    loinc: t.exposeString('loinc'),
+    loinc: t.exposeString('loinc', {
+      description: 'LOINC code of the value: its unit and qualifier (1558-6 fasting glucose)',
+    }),
     name: t.exposeString('name'),
+    qualifier: t.exposeString('qualifier', {
+      nullable: true,
+      description:
+        'what the report said of the test: fasting (glucose), calculated (LDL cholesterol), or null',
+    }),
     category: t.exposeString('category'),
     value: t.exposeFloat('value'),
     unit: t.exposeString('unit', { description: 'UCUM, as reported' }),
@@ -126,6 +133,11 @@ const Draft = builder.objectRef<DraftMarkerView>('LabDraftMarker').implement({
     markerId: t.exposeString('markerId'),
     loinc: t.exposeString('loinc'),
     name: t.exposeString('name'),
+    qualifier: t.exposeString('qualifier', {
+      nullable: true,
+      description:
+        'what the printed name says of the test (fasting, calculated): save it with the value',
+    }),
     value: t.exposeFloat('value'),
     unit: t.exposeString('unit', { description: 'UCUM, as printed' }),
     converted: t.field({ type: Quantity, nullable: true, resolve: (m) => m.converted }),
@@ -159,7 +171,13 @@ const Point = builder.objectRef<MarkerPoint>('LabMarkerPoint').implement({
   fields: (t) => ({
     reportId: t.exposeString('reportId'),
     drawnOn: t.exposeString('drawnOn'),
-    value: t.exposeFloat('value'),
+    loinc: t.exposeString('loinc', { description: 'LOINC code of the value' }),
+    qualifier: t.exposeString('qualifier', {
+      nullable: true,
+      description:
+        'what the report said of the test: fasting (glucose), calculated (LDL cholesterol), or null',
+    }),
+    value: t.exposeFloat('value', { description: 'as the report printed it' }),
     unit: t.exposeString('unit'),
     primary: t.field({ type: Quantity, nullable: true, resolve: (p) => p.primary }),
     other: t.field({ type: Quantity, nullable: true, resolve: (p) => p.other }),
@@ -169,6 +187,10 @@ const Point = builder.objectRef<MarkerPoint>('LabMarkerPoint').implement({
     change: t.exposeFloat('change', {
       nullable: true,
       description: 'minus the previous value, in the primary unit',
+    }),
+    changeInUnit: t.exposeFloat('changeInUnit', {
+      nullable: true,
+      description: 'minus the previous value, in this value’s unit (% : percentage points)',
     }),
   }),
 });
@@ -194,6 +216,11 @@ const VocabularyMarker = builder.objectRef<LabMarkerDef>('LabVocabularyMarker').
     loinc: t.exposeString('loinc'),
     category: t.exposeString('category'),
     units: t.stringList({ resolve: (m) => m.units.map((u) => u.ucum) }),
+    qualifiers: t.stringList({
+      description:
+        'what a report may say of the test (fasting, calculated): LabValueInput.qualifier',
+      resolve: (m) => (m.qualifiers ?? []).map((q) => q.id),
+    }),
   }),
 });
 
@@ -259,6 +286,10 @@ const LabValueInput = builder.inputType('LabValueInput', {
     markerId: t.string({ required: true, description: 'a marker id of the vocabulary' }),
     value: t.float({ required: true, description: 'the value as reported, in unit' }),
     unit: t.string({ required: true, description: 'as reported, e.g. mg/dL, mmol/L, %' }),
+    qualifier: t.string({
+      description:
+        'what the report says of the test, as the draft answers it: fasting (glucose), calculated (LDL cholesterol)',
+    }),
     refLow: t.float({ description: "the report's own range, in unit" }),
     refHigh: t.float({ description: "the report's own upper limit, in unit" }),
     refText: t.string({ description: 'the range as printed' }),
@@ -269,6 +300,7 @@ const LabValueInput = builder.inputType('LabValueInput', {
     markerId: z.string().trim().min(1).max(60),
     value: z.number().finite().min(-1_000_000).max(1_000_000),
     unit: z.string().trim().min(1).max(30),
+    qualifier: z.string().trim().min(1).max(30).nullish(),
     refLow: z.number().finite().min(-1_000_000).max(1_000_000).nullish(),
     refHigh: z.number().finite().min(-1_000_000).max(1_000_000).nullish(),
     refText: z.string().max(100).nullish(),

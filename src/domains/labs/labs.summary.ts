@@ -5,21 +5,19 @@
  *
  * Plain words, never a diagnosis: an out-of-range value is "above/below the range", a change says
  * what moved, and the gap says what it can reflect and what it cannot tell. A GMI needs at least
- * MIN_GMI_DAYS days' worth of 5-minute readings in the window (the consensus minimum for GMI);
+ * GMI_MIN_DAYS (glucose's, 14) days' worth of 5-minute readings in the window (the consensus minimum for GMI);
  * below it the summary says so instead of giving a number.
  */
 import type { AuthedContext } from '../../graphql/context.ts';
 import { addDays, dayBounds } from '../../platform/local-dates.ts';
 import type { LocalDate } from '../../platform/local-dates.ts';
-import { glucosePoints, trendStats } from '../glucose/index.ts';
+import { GMI_MIN_DAYS, glucosePoints, trendStats } from '../glucose/index.ts';
 import { personZone } from '../profile/index.ts';
 import { markerSummaries } from './labs.markers.ts';
 import type { MarkerSummary } from './labs.markers.ts';
 
 /** Days of CGM before the draw the GMI is read over. */
 export const GMI_WINDOW_DAYS = 90;
-/** Fewest days' worth of readings a GMI is given from (the consensus minimum is 14 days). */
-export const MIN_GMI_DAYS = 14;
 
 /** The HbA1c beside the CGM. */
 export interface GlycationGap {
@@ -56,14 +54,23 @@ function outOfRangeWords(m: MarkerSummary): string {
   const range = l.range
     ? ` (${l.range.origin === 'report' ? 'the report’s range' : `${l.range.origin}, ${l.range.source}`}: ${l.range.text} ${l.range.unit})`
     : '';
-  return `${m.name} ${fmt(l.value)} ${l.unit} on ${l.drawnOn} is ${where} the range${range}.`;
+  // the value as printed, never re-rounded (issue 47)
+  return `${m.name} ${l.value} ${l.unit} on ${l.drawnOn} is ${where} the range${range}.`;
 }
 
+/**
+ * A change in plain words, in the unit the latest value was printed in (as printed: issue 47). A
+ * change of a value in % (HbA1c, haematocrit) is in percentage points: "up by 1.1 %" would read as
+ * a relative change.
+ */
 function changedWords(m: MarkerSummary): string {
   const l = m.latest;
-  const unit = l.primary?.unit ?? l.unit;
-  const change = l.change ?? 0;
-  return `${m.name} went ${m.trend} by ${fmt(Math.abs(change))} ${unit} since the value before (now ${fmt(l.primary?.value ?? l.value)} ${unit}).`;
+  const inUnit = l.changeInUnit !== null;
+  const unit = inUnit ? l.unit : (l.primary?.unit ?? l.unit);
+  const change = Math.abs((inUnit ? l.changeInUnit : l.change) ?? 0);
+  const now = inUnit ? String(l.value) : fmt(l.primary?.value ?? l.value);
+  const by = unit === '%' ? `${fmt(change)} percentage points` : `${fmt(change)} ${unit}`;
+  return `${m.name} went ${m.trend} by ${by} since the value before (now ${now} ${unit}).`;
 }
 
 /** The latest HbA1c in %, when there is one. */
@@ -96,7 +103,7 @@ async function glycationGap(
   const stats = trendStats(points, start, end);
   const days = (stats.count * 5) / (24 * 60);
   const window = { from, to };
-  if (days < MIN_GMI_DAYS || stats.gmi === null) {
+  if (days < GMI_MIN_DAYS || stats.gmi === null) {
     return {
       hba1cPercent: hba1c.percent,
       drawnOn: hba1c.drawnOn,
@@ -105,7 +112,7 @@ async function glycationGap(
       readings: stats.count,
       coveragePct: stats.coveragePct,
       window,
-      words: `Your CGM holds about ${Math.round(days)} days of readings in the ${GMI_WINDOW_DAYS} days before your HbA1c of ${hba1c.drawnOn}; a GMI needs at least ${MIN_GMI_DAYS} days, so the two cannot be compared yet.`,
+      words: `Your CGM holds about ${Math.round(days)} days of readings in the ${GMI_WINDOW_DAYS} days before your HbA1c of ${hba1c.drawnOn}; a GMI needs at least ${GMI_MIN_DAYS} days, so the two cannot be compared yet.`,
     };
   }
   const gap = Math.round((hba1c.percent - stats.gmi) * 10) / 10;

@@ -21,6 +21,7 @@
 import type {
   DraftMarker,
   LabMarkerDef,
+  MarkerQualifier,
   MarkerUnit,
   ParsedLabText,
   ReferenceRange,
@@ -34,7 +35,14 @@ import {
   MAX_UNIT_CHARS,
   SUPERSCRIPTS,
 } from './labs.units.ts';
-import { labVocabulary, scanNames, type NameMatch, type Vocabulary } from './labs.vocabulary.ts';
+import {
+  codingOf,
+  labVocabulary,
+  qualifierInName,
+  scanNames,
+  type NameMatch,
+  type Vocabulary,
+} from './labs.vocabulary.ts';
 
 /** Lines read from one report; a real report has a few hundred at most. */
 export const MAX_LINES = 5000;
@@ -530,6 +538,8 @@ interface RawResult {
   minus: boolean;
   /** words between the name and the value */
   words: number;
+  /** what the printed name says of the test ("Glucose, fasting": fasting), or null */
+  qualifier: MarkerQualifier | null;
   start: number;
   end: number;
 }
@@ -911,6 +921,7 @@ function readResult(
     flag: before.flag,
     minus: false,
     words: before.words,
+    qualifier: null,
     start: group.start,
     end: before.value.end,
   };
@@ -939,12 +950,28 @@ function readLine(line: Line, vocab: Vocabulary): LineReading {
     const stop = groups[g + 1]?.start ?? line.text.length;
     const r = readResult(scan, group, group.def ?? FALLBACK_DEF, stop);
     if (!r) continue;
+    if (!group.def) {
+      pos = r.end;
+      continue; // a name that is not a marker: its text stays unrecognised
+    }
+    // issue 47: only the printed name counts ("Nüchtern-Glucose", "LDL-C (calc.)"), from the
+    // start of its cell to the value; a range's note after the value ("70-99 fasting") does not
+    r.qualifier = qualifierInName(
+      r.def,
+      line.text.slice(cellStart(line.text, group.start, pos), r.valueStart),
+    );
     pos = r.end;
-    if (!group.def) continue; // a name that is not a marker: its text stays unrecognised
     consumed.push([r.start, r.end]);
     if (!results.some((x) => x.def.id === r.def.id)) results.push(r);
   }
   return { results, unrecognised: unrecognisedParts(line.text, consumed) };
+}
+
+/** Where the cell holding a name at `at` starts: after the last column break, not before `from`. */
+function cellStart(text: string, at: number, from: number): number {
+  const before = text.slice(from, at);
+  const brk = /^[^]*(?:\t| {2,})/.exec(before);
+  return from + (brk ? brk[0].length : 0);
 }
 
 /** A stand-in for reading past a name that is not a marker (so its value is not read by the next). */
@@ -1146,8 +1173,9 @@ function draftOf(r: RawResult, line: Line, ctx: DocContext): DraftMarker | null 
   const range = rangeOf(r, reading.unit, ctx.style);
   return {
     markerId: def.id,
-    loinc: def.loinc,
+    loinc: codingOf(def, reading.unit.ucum, r.qualifier).loinc,
     name: def.name,
+    qualifier: r.qualifier?.id ?? null,
     value: reading.value,
     unit: reading.unit.ucum,
     converted: convertToOther(def, reading.value, reading.unit.ucum),
@@ -1221,4 +1249,10 @@ function safeReadLine(line: Line, vocab: Vocabulary): LineReading {
 }
 
 const isDuplicate = (markers: DraftMarker[], d: DraftMarker): boolean =>
-  markers.some((m) => m.markerId === d.markerId && m.value === d.value && m.unit === d.unit);
+  markers.some(
+    (m) =>
+      m.markerId === d.markerId &&
+      m.value === d.value &&
+      m.unit === d.unit &&
+      m.qualifier === d.qualifier,
+  );

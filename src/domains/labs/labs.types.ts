@@ -30,6 +30,38 @@ export interface MarkerUnit {
   loincName?: string;
 }
 
+/** A typical adult range a guideline gives, in the marker's primary unit, with its source. */
+export interface FallbackRange {
+  low: number | null;
+  high: number | null;
+  source: string;
+}
+
+/** A LOINC code with its long common name (LOINC content, unchanged). */
+export interface LoincCoding {
+  loinc: string;
+  loincName: string;
+}
+
+/**
+ * What a report says of how a marker was measured, when that is another LOINC code of the same
+ * marker (issue 47): "fasting" for glucose (1558-6), "calculated" for LDL cholesterol (13457-7).
+ * The value stays the marker's (one history); the code is stored in the value's `loinc`.
+ */
+export interface MarkerQualifier {
+  /** stable id, lower case ("fasting", "calculated") */
+  id: string;
+  /**
+   * words that say it when printed in the result's name (normalised as names are: "nuchtern",
+   * "a jeun"); a word after "non", "not", "nicht" or "no" does not count ("non-fasting")
+   */
+  words: string[];
+  /** the code of a value in each unit of the marker ({ ucum: "mg/dL", loinc: "1558-6", ... }) */
+  codes: (LoincCoding & { ucum: string })[];
+  /** the fallback range that holds only for a value so qualified (glucose: the fasting range) */
+  fallbackRange?: FallbackRange | null;
+}
+
 /** A range with its origin. */
 export interface ReferenceRange {
   low: number | null;
@@ -58,8 +90,12 @@ export interface LabMarkerDef {
   molecularWeight: number | null;
   /** a plausible value range in the primary unit: a value outside it is a misread (OCR "54" for "5.4") */
   plausible: { min: number; max: number };
-  /** a typical adult range in the primary unit, used only when the report prints none, with its source */
-  fallbackRange: { low: number | null; high: number | null; source: string } | null;
+  /**
+   * a typical adult range in the primary unit, used only when the report prints none, with its
+   * source; a qualifier's own range replaces it for a value so qualified (glucose has only the
+   * fasting qualifier's)
+   */
+  fallbackRange: FallbackRange | null;
   /** blood count, lipids, metabolic, liver, kidney, thyroid, iron, vitamins, inflammation, diabetes, hormones */
   category: string;
   /**
@@ -72,6 +108,8 @@ export interface LabMarkerDef {
    * substance), HbA1c's NGSP <-> IFCC master equation, or not at all (eGFR, ratios).
    */
   conversion?: 'ucum' | 'hba1c' | 'none';
+  /** what a report may say of how it was measured, each with its own LOINC codes (issue 47) */
+  qualifiers?: MarkerQualifier[];
 }
 
 /** A value in one unit. */
@@ -85,8 +123,11 @@ export interface UnitValue {
 export interface DraftMarker {
   /** LabMarkerDef.id */
   markerId: string;
+  /** the LOINC code of the value as printed: its unit's and qualifier's (1558-6 fasting glucose) */
   loinc: string;
   name: string;
+  /** what the printed name says of the test ("fasting", "calculated": MarkerQualifier.id), or null */
+  qualifier: string | null;
   /** as printed (decimal comma read), in the printed unit */
   value: number;
   /** UCUM code of the printed unit */

@@ -15,7 +15,7 @@
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import { fromRoot } from '../../base/paths.ts';
-import type { LabMarkerDef } from './labs.types.ts';
+import type { LabMarkerDef, LoincCoding, MarkerQualifier } from './labs.types.ts';
 import { normaliseUnitText } from './labs.units.ts';
 
 // Modules that read stored values convert and check units through the vocabulary's entry points.
@@ -53,21 +53,41 @@ export function loincCheckDigitOk(code: string): boolean {
   return (10 - (sum % 10)) % 10 === Number(m[2]);
 }
 
+const loincCode = z.string().refine(loincCheckDigitOk, 'not a LOINC code with a valid check digit');
+
 const unitSchema = z.strictObject({
   ucum: z.string().min(1),
   printed: z.array(z.string().min(1)),
   decimals: z.number().int().min(0).max(6).optional(),
   /** the LOINC code of a value in this unit when it is not the marker's (a molar unit, issue 47) */
-  loinc: z
-    .string()
-    .refine(loincCheckDigitOk, 'not a LOINC code with a valid check digit')
-    .optional(),
+  loinc: loincCode.optional(),
   loincName: z.string().min(1).optional(),
+});
+
+const fallbackSchema = z
+  .strictObject({
+    low: z.number().nullable(),
+    high: z.number().nullable(),
+    source: z.string().min(1),
+  })
+  .refine((r) => r.low !== null || r.high !== null, 'a fallback range needs a bound')
+  .refine((r) => r.low === null || r.high === null || r.low < r.high, 'low must be below high');
+
+/** What a report may say of how a marker was measured, with its codes (issue 47). */
+const qualifierSchema = z.strictObject({
+  id: z.string().regex(/^[a-z][a-z_]*$/),
+  words: z.array(z.string().min(1)).min(1),
+  codes: z
+    .array(
+      z.strictObject({ ucum: z.string().min(1), loinc: loincCode, loincName: z.string().min(1) }),
+    )
+    .min(1),
+  fallbackRange: fallbackSchema.nullable().optional(),
 });
 
 const markerSchema = z.strictObject({
   id: z.string().regex(/^[a-z][a-z0-9_]*$/),
-  loinc: z.string().refine(loincCheckDigitOk, 'not a LOINC code with a valid check digit'),
+  loinc: loincCode,
   loincName: z.string().min(1),
   name: z.string().min(1),
   category: z.enum(MARKER_CATEGORIES),
@@ -77,17 +97,10 @@ const markerSchema = z.strictObject({
   plausible: z
     .strictObject({ min: z.number(), max: z.number() })
     .refine((p) => p.min < p.max, 'min must be below max'),
-  fallbackRange: z
-    .strictObject({
-      low: z.number().nullable(),
-      high: z.number().nullable(),
-      source: z.string().min(1),
-    })
-    .refine((r) => r.low !== null || r.high !== null, 'a fallback range needs a bound')
-    .refine((r) => r.low === null || r.high === null || r.low < r.high, 'low must be below high')
-    .nullable(),
+  fallbackRange: fallbackSchema.nullable(),
   unitVariants: z.record(z.string(), z.string()).optional(),
   conversion: z.enum(['ucum', 'hba1c', 'none']).optional(),
+  qualifiers: z.array(qualifierSchema).optional(),
 });
 
 const fileSchema = z.strictObject({
@@ -197,7 +210,43 @@ function unitProblems(def: LabMarkerDef, byId: Map<string, LabMarkerDef>): strin
   if (def.conversion === 'hba1c' && !def.units.every((u) => ['%', 'mmol/mol'].includes(u.ucum))) {
     problems.push(`${def.id}: the HbA1c conversion needs units % and mmol/mol`);
   }
+  return [...problems, ...qualifierProblems(def)];
+}
+
+/** Faults in a marker's qualifiers: a repeated id, a word without letters, a unit left uncoded. */
+function qualifierProblems(def: LabMarkerDef): string[] {
+  const problems: string[] = [];
+  const ids = new Set<string>();
+  for (const q of def.qualifiers ?? []) {
+    if (ids.has(q.id)) problems.push(`${def.id}: qualifier ${q.id} is listed twice`);
+    ids.add(q.id);
+    for (const w of q.words) {
+      const phrase = normaliseName(w);
+      if (!/\p{L}/u.test(phrase) || phrase.split(' ').length > MAX_PHRASE_WORDS) {
+        problems.push(`${def.id}: qualifier ${q.id} word "${w}" is not a short phrase`);
+      }
+    }
+    // every unit coded once, so a qualified value always has its code
+    for (const unit of def.units) {
+      const n = q.codes.filter((c) => c.ucum === unit.ucum).length;
+      if (n !== 1) problems.push(`${def.id}: qualifier ${q.id} codes ${unit.ucum} ${n} times`);
+    }
+    for (const c of q.codes) {
+      if (!def.units.some((u) => u.ucum === c.ucum)) {
+        problems.push(`${def.id}: qualifier ${q.id} codes ${c.ucum}, not a unit of the marker`);
+      }
+    }
+  }
   return problems;
+}
+
+/** Every LOINC code a marker answers: its own, its units', its qualifiers'. */
+function codesOf(def: LabMarkerDef): string[] {
+  return [
+    def.loinc,
+    ...def.units.flatMap((u) => (u.loinc ? [u.loinc] : [])),
+    ...(def.qualifiers ?? []).flatMap((q) => q.codes.map((c) => c.loinc)),
+  ];
 }
 
 /** Faults across markers: duplicate ids and LOINC codes, clashing names, bad units. */
@@ -215,9 +264,12 @@ function crossProblems(
   const phrases = new Map<string, string | null>();
   for (const def of markers) {
     if (byId.has(def.id)) problems.push(`duplicate marker id ${def.id}`);
-    if (loincs.has(def.loinc)) problems.push(`${def.id}: LOINC ${def.loinc} is used twice`);
     byId.set(def.id, def);
-    loincs.add(def.loinc);
+    // a stored code names one marker, one unit and one qualifier
+    for (const code of codesOf(def)) {
+      if (loincs.has(code)) problems.push(`${def.id}: LOINC ${code} is used twice`);
+      loincs.add(code);
+    }
   }
   for (const def of markers) {
     for (const s of def.synonyms) indexPhrase(phrases, s, def.id, problems);
@@ -357,4 +409,59 @@ export function findMarker(name: string, vocab: Vocabulary = labVocabulary()): L
       m.phrase.length === best.phrase.length,
   );
   return rivals.length ? null : (vocab.byId.get(best.markerId ?? '') ?? null);
+}
+
+/** A word before a qualifier's word that negates it ("non-fasting", "nicht nüchtern"). */
+const NEGATIONS = new Set(['non', 'not', 'no', 'nicht', 'kein', 'keine']);
+
+/**
+ * The qualifier a result's printed name says ("Glucose, fasting", "Nüchtern-Glucose", "LDL-C
+ * (calc.)", "LDL (Friedewald)"), or null: one of the marker's qualifiers whose word is a whole
+ * word or words of the text, not after a negation ("Glucose (non-fasting)" is null). The caller
+ * passes the name as printed, before the value: a range's note ("70-99 when fasting") is not a
+ * statement about the sample.
+ */
+export function qualifierInName(def: LabMarkerDef, text: string): MarkerQualifier | null {
+  if (!def.qualifiers?.length) return null;
+  const words = nameTokens(text).map((t) => t.word);
+  for (const q of def.qualifiers) {
+    for (const w of q.words) {
+      const phrase = normaliseName(w).split(' ');
+      for (let i = 0; i + phrase.length <= words.length; i++) {
+        const here = phrase.every((p, k) => words[i + k] === p);
+        if (here && !NEGATIONS.has(words[i - 1] ?? '')) return q;
+      }
+    }
+  }
+  return null;
+}
+
+/** The marker's qualifier with this id, or null (no id, or not one of the marker's). */
+export function qualifierById(
+  def: LabMarkerDef,
+  id: string | null | undefined,
+): MarkerQualifier | null {
+  return (id && def.qualifiers?.find((q) => q.id === id)) || null;
+}
+
+/** The qualifier a stored value's LOINC code carries (1558-6 and 14771-0: fasting), or null. */
+export function qualifierOfCode(def: LabMarkerDef, loinc: string): MarkerQualifier | null {
+  return def.qualifiers?.find((q) => q.codes.some((c) => c.loinc === loinc)) ?? null;
+}
+
+/**
+ * The LOINC code of a value of the marker in UCUM `unit`: the qualifier's code for that unit
+ * (fasting glucose in mmol/L: 14771-0), else the unit's own (glucose in mmol/L: 14749-6), else the
+ * marker's (2345-7). It is what a value stores in `loinc` and what FHIR codes it with.
+ */
+export function codingOf(
+  def: LabMarkerDef,
+  unit: string,
+  qualifier: MarkerQualifier | null,
+): LoincCoding {
+  const own = qualifier?.codes.find((c) => c.ucum === unit);
+  if (own) return { loinc: own.loinc, loincName: own.loincName };
+  const u = def.units.find((x) => x.ucum === unit);
+  if (u?.loinc) return { loinc: u.loinc, loincName: u.loincName ?? def.loincName };
+  return { loinc: def.loinc, loincName: def.loincName };
 }

@@ -18,7 +18,7 @@ import { appError, validationError } from '../../base/errors.ts';
 import type { DbTx } from '../../db/client.ts';
 import type { AuthedContext } from '../../graphql/context.ts';
 import { advanceSyncClock } from '../../platform/sync-clock.ts';
-import { FUTURE_MS } from './logs.kinds.ts';
+import { bloodPressureOrderIssue, FUTURE_MS } from './logs.kinds.ts';
 
 /** A reading joins a session when measured at most this long after the session's first reading. */
 export const SESSION_WINDOW_MS = 10 * 60_000;
@@ -243,14 +243,8 @@ export async function bloodPressureBetween(
 }
 
 function checkOrder(systolic: number, diastolic: number): void {
-  if (diastolic >= systolic)
-    throw validationError([
-      {
-        loc: ['input', 'diastolic'],
-        msg: `diastolic (${diastolic}) must be lower than systolic (${systolic})`,
-        type: 'value_error',
-      },
-    ]);
+  const msg = bloodPressureOrderIssue(systolic, diastolic);
+  if (msg) throw validationError([{ loc: ['input', 'diastolic'], msg, type: 'value_error' }]);
 }
 
 const sourceOf = (ctx: AuthedContext): string => (ctx.via === 'mcp' ? 'mcp' : 'manual');

@@ -31,6 +31,20 @@ export const FUTURE_MS = 24 * 3_600_000;
 /** ... and not before this date. */
 export const EARLIEST = new Date('1900-01-01T00:00:00Z');
 
+/** Why a reading or an entry cannot be dated `ms`, or null: from 1900, at most FUTURE_MS ahead. */
+export function loggedAtIssue(ms: number, now: number = Date.now()): string | null {
+  if (ms < EARLIEST.getTime()) return 'must be in 1900 or later';
+  if (ms > now + FUTURE_MS) return 'may be at most 24 hours ahead';
+  return null;
+}
+
+/** Why a reading's diastolic cannot go with its systolic, or null: diastolic below systolic. */
+export function bloodPressureOrderIssue(systolic: number, diastolic: number): string | null {
+  return diastolic >= systolic
+    ? `diastolic (${diastolic}) must be lower than systolic (${systolic})`
+    : null;
+}
+
 export const NAME_MAX = 100;
 export const UNIT_MAX = 20;
 export const DOSE_MAX = 50;

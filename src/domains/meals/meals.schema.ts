@@ -28,8 +28,8 @@ import type {
 /** Bounds of the texts of a meal. */
 export const MEAL_NAME_MAX = 200;
 export const NOTE_MAX = 2000;
-/** The largest amount of one nutrient an item may carry (kcal or g). */
-const NUTRIENT_MAX = 10_000;
+/** The largest amount of one nutrient an item may carry (kcal or g; a sync push too, meals.synced.ts). */
+export const NUTRIENT_MAX = 10_000;
 /** A meal may be dated at most this far ahead (clock skew, a meal planned for tonight). */
 const FUTURE_MS = 86_400_000;
 const RECENT_MAX = 50;

@@ -1,12 +1,80 @@
 /**
  * The meals domain's synced tables: meals, their items, saved meals and favorites. Declared with
  * defineSyncedTable (src/platform/synced-tables.ts); the sync domain lists them and carries them
- * (src/domains/sync/README.md).
+ * (src/domains/sync/README.md). A pushed record obeys the tools' rules (issue 47), checked with
+ * the tools' own schemas (meals.schema.ts): a meal eaten at most 24 h ahead, names that are not
+ * blank, texts within their bounds, an item of more than 0 g, and a free-text item's amounts
+ * within NUTRIENT_MAX (a catalogue item's are computed from its food, as the tools compute them).
+ * Not checked: that a favorite's food exists in the catalogue (a read of the foods domain; the
+ * check is pure).
  */
+import type { z } from 'zod';
 import type { DbTx } from '../../db/client.ts';
 import { defineSyncedTable } from '../../platform/synced-tables.ts';
-import type { SyncDeletion, SyncedColumn } from '../../platform/synced-tables.ts';
+import type { SyncDeletion, SyncedColumn, SyncIssue } from '../../platform/synced-tables.ts';
 import { MAX_ITEM_GRAMS } from './meals.nutrients.ts';
+import { eatenAt, MEAL_NAME_MAX, nonBlank, NOTE_MAX, NUTRIENT_MAX } from './meals.schema.ts';
+
+type Row = Readonly<Record<string, unknown>>;
+
+const NUTRIENTS = ['kcal', 'protein_g', 'carbs_g', 'fat_g', 'fiber_g', 'sugar_g'] as const;
+/** The tools' longest portion text and food id. */
+const PORTION_MAX = 100;
+const FOOD_ID_MAX = 64;
+
+/** The tools' schema of a value, as the first issue's words, or null when it accepts it. */
+function refusal(schema: z.ZodType, value: unknown): string | null {
+  const parsed = schema.safeParse(value);
+  return parsed.success ? null : (parsed.error.issues[0]?.message ?? 'Invalid value');
+}
+
+/** Issues of the given columns of `r` by the tools' schema of each (a null column is not checked). */
+function issuesOf(r: Row, rules: Record<string, (v: unknown) => string | null>): SyncIssue[] {
+  return Object.entries(rules).flatMap(([wire, rule]) => {
+    const msg = r[wire] === null ? null : rule(r[wire]);
+    return msg ? [{ wire, msg }] : [];
+  });
+}
+
+const name = (v: unknown): string | null => refusal(nonBlank(MEAL_NAME_MAX), v);
+const maxChars =
+  (max: number) =>
+  (v: unknown): string | null =>
+    (v as string).length > max ? `At most ${max} characters` : null;
+
+/** A meal: eaten at most 24 h ahead, a name that is not blank, a note within NOTE_MAX. */
+const checkMeal = (r: Row): SyncIssue[] =>
+  issuesOf(r, {
+    eaten_at: (v) => refusal(eatenAt, new Date(v as number)),
+    meal_name: name,
+    note: maxChars(NOTE_MAX),
+  });
+
+/** An item: a name, more than 0 g, a free-text item's amounts within NUTRIENT_MAX. */
+function checkItem(r: Row): SyncIssue[] {
+  const issues = issuesOf(r, {
+    name,
+    grams: (v) => ((v as number) > 0 ? null : 'Input should be greater than 0'),
+    portion: maxChars(PORTION_MAX),
+  });
+  if (r.food_id === null || r.food_id === '')
+    for (const wire of NUTRIENTS)
+      if ((r[wire] as number) > NUTRIENT_MAX)
+        issues.push({ wire, msg: `Input should be less than or equal to ${NUTRIENT_MAX}` });
+  return issues;
+}
+
+/** A saved meal: a name that is not blank, a note within NOTE_MAX. */
+const checkSavedMeal = (r: Row): SyncIssue[] => issuesOf(r, { name, note: maxChars(NOTE_MAX) });
+
+/** A favorite: a food id of 1..64 characters. */
+const checkFavorite = (r: Row): SyncIssue[] =>
+  issuesOf(r, {
+    food_id: (v) =>
+      (v as string).length >= 1 && (v as string).length <= FOOD_ID_MAX
+        ? null
+        : `food_id should be 1..${FOOD_ID_MAX} characters`,
+  });
 
 /** The six amounts a meal (its totals) and a meal item carry, kcal and grams. */
 const NUTRIENT_COLUMNS: readonly SyncedColumn[] = [
@@ -63,6 +131,7 @@ export const MEALS_SYNCED_TABLES = [
     since: 4,
     readScope: 'health:nutrition:read',
     writeScope: 'health:nutrition:write',
+    check: checkMeal,
     columns: [
       { wire: 'meal_name', db: 'meal_name', type: 'text' },
       {
@@ -86,6 +155,7 @@ export const MEALS_SYNCED_TABLES = [
     since: 4,
     readScope: 'health:nutrition:read',
     writeScope: 'health:nutrition:write',
+    check: checkItem,
     columns: [
       { wire: 'meal_id', db: 'meal_id', type: 'text', notNull: true, required: true },
       ...ITEM_COLUMNS,
@@ -101,6 +171,7 @@ export const MEALS_SYNCED_TABLES = [
     since: 6,
     readScope: 'health:nutrition:read',
     writeScope: 'health:nutrition:write',
+    check: checkSavedMeal,
     columns: [
       { wire: 'name', db: 'name', type: 'text', notNull: true, required: true },
       {
@@ -120,6 +191,7 @@ export const MEALS_SYNCED_TABLES = [
     since: 6,
     readScope: 'health:nutrition:read',
     writeScope: 'health:nutrition:write',
+    check: checkItem,
     columns: [
       { wire: 'saved_meal_id', db: 'saved_meal_id', type: 'text', notNull: true, required: true },
       ...ITEM_COLUMNS,
@@ -132,6 +204,7 @@ export const MEALS_SYNCED_TABLES = [
     since: 6,
     readScope: 'health:nutrition:read',
     writeScope: 'health:nutrition:write',
+    check: checkFavorite,
     columns: [
       { wire: 'food_id', db: 'food_id', type: 'text', notNull: true, required: true },
       { wire: 'name', db: 'name', type: 'text', notNull: true, default: '' },

@@ -594,17 +594,23 @@ function pushBodyOf(raw: unknown): PushBody {
   };
 }
 
-/** Where a record of `p` sits in the body (found only when an error needs it). */
-function recordLoc(p: ParsedTable, id: string): (string | number)[] {
+/** Where each record of `p` sits in the body, by id (read once, when an error needs them). */
+function recordLocs(p: ParsedTable): Map<string, (string | number)[]> {
+  const locs = new Map<string, (string | number)[]>();
   for (const list of ['created', 'updated'] as const) {
     const records = p.entry[list];
-    const i = Array.isArray(records)
-      ? records.findIndex((r) => isPlainObject(r) && r.id === id)
-      : -1;
-    if (i >= 0) return [...p.loc, list, i];
+    if (!Array.isArray(records)) continue;
+    records.forEach((r: unknown, i) => {
+      if (isPlainObject(r) && typeof r.id === 'string' && !locs.has(r.id))
+        locs.set(r.id, [...p.loc, list, i]);
+    });
   }
-  return p.loc;
+  return locs;
 }
+
+/** Where a record of `p` sits in the body (found only when an error needs it). */
+const recordLoc = (p: ParsedTable, id: string): (string | number)[] =>
+  recordLocs(p).get(id) ?? p.loc;
 
 /** Records a push entry lists (created, updated, deleted), counted before anything is read further. */
 function countRecords(changes: Record<string, unknown>): number {
@@ -792,11 +798,19 @@ interface Applied {
   files: string[];
 }
 
+/** A stored row a push names: whether it is a tombstone, and its columns when its table has a check. */
+interface Existing {
+  deleted: boolean;
+  /** the row's columns in wire form (as a pull answers them), or null when the table has no check */
+  row: Record<string, unknown> | null;
+}
+
 /**
- * Locks the rows of `ids`, whoever owns them, until commit, and answers which exist and whether
- * each is a tombstone; throws CONFLICT (the whole push fails) for a record of another account or
- * one changed on the server after the client's last pull.
- * NOTE: Unsafe only because the table's name comes from the registry.
+ * Locks the rows of `ids`, whoever owns them, until commit, and answers which exist, whether each
+ * is a tombstone and, for a table with a `check`, its columns in wire form (the stored row an update
+ * is merged over before it is checked); throws CONFLICT (the whole push fails) for a record of
+ * another account or one changed on the server after the client's last pull.
+ * NOTE: Unsafe only because the table's name and columns come from the registry.
  */
 async function lockExisting(
   tx: DbTx,
@@ -804,19 +818,27 @@ async function lockExisting(
   ids: string[],
   userId: number,
   lastPulledAt: number | null,
-): Promise<Map<string, boolean>> {
-  const tombstoned = new Map<string, boolean>(); // existing id -> deleted
+): Promise<Map<string, Existing>> {
+  const existing = new Map<string, Existing>();
   const conflicts: string[] = [];
+  const cols = table.check ? `, ${table.columns.map(selectColumn).join(', ')}` : '';
   for (const chunk of chunksOf(ids)) {
-    const existing = await tx.$queryRawUnsafe<
-      { id: string; user_id: number; changed_ms: number; deleted: boolean }[]
+    const rows = await tx.$queryRawUnsafe<
+      ({ id: string; user_id: number; changed_ms: number; sync_deleted: boolean } & Record<
+        string,
+        unknown
+      >)[]
     >(
-      `SELECT id, user_id, ${msOf('server_updated_at')} AS changed_ms, deleted_at IS NOT NULL AS deleted
+      `SELECT id, user_id, ${msOf('server_updated_at')} AS changed_ms,
+              deleted_at IS NOT NULL AS sync_deleted${cols}
          FROM ${q(table.sqlTable)} WHERE id = ANY($1::text[]) FOR UPDATE`,
       chunk,
     );
-    for (const r of existing) {
-      tombstoned.set(r.id, r.deleted);
+    for (const r of rows) {
+      const row = table.check
+        ? Object.fromEntries(table.columns.map((c) => [c.wire, wireValue(c, r[c.wire])]))
+        : null;
+      existing.set(r.id, { deleted: r.sync_deleted, row });
       if (
         Number(r.user_id) !== userId ||
         lastPulledAt === null ||
@@ -834,7 +856,56 @@ async function lockExisting(
       },
     );
   }
-  return tombstoned;
+  return existing;
+}
+
+/**
+ * A record as it will be stored, in wire form: the pushed columns over `stored` (the stored row of
+ * an update; nothing for a created record, already completed with its defaults), every column
+ * present, a NOT NULL text left empty as '' (what the INSERT or UPDATE stores).
+ */
+function asStored(
+  table: SyncedTable,
+  record: WireRecord,
+  stored: Record<string, unknown> | null,
+): Record<string, unknown> {
+  const out: Record<string, unknown> = { id: record.id };
+  for (const col of table.columns) {
+    const pushed = record[col.wire];
+    const v = pushed !== undefined ? pushed : (stored?.[col.wire] ?? null);
+    out[col.wire] = v === null && col.notNull && col.type === 'text' ? '' : (v ?? null);
+  }
+  return out;
+}
+
+/**
+ * Checks each record the push will store by its table's `check` (the rules its tools apply), on
+ * the record as it will be stored: a created one as completed, an updated one merged over its
+ * stored row. Any issue is a validation error at the record's field (the push writes nothing).
+ */
+function checkRecords(
+  p: ParsedTable,
+  fresh: WireRecord[],
+  changed: WireRecord[],
+  existing: Map<string, Existing>,
+): void {
+  const check = p.table.check;
+  if (!check) return;
+  const found: { id: string; wire: string; msg: string }[] = [];
+  const run = (r: WireRecord, stored: Record<string, unknown> | null): void => {
+    for (const issue of check(asStored(p.table, r, stored))) found.push({ id: r.id, ...issue });
+  };
+  for (const r of fresh) run(r, null);
+  for (const r of changed) run(r, existing.get(r.id)?.row ?? null);
+  if (!found.length) return;
+  const locs = recordLocs(p);
+  throw validationError(
+    found.map((f) => ({
+      loc: [...(locs.get(f.id) ?? p.loc), f.wire],
+      msg: f.msg,
+      type: 'value_error',
+    })),
+  );
 }
 
 /**
@@ -963,7 +1034,8 @@ interface Applied {
 
 /**
  * Writes one table's part of a push inside the transaction, PUSH_CHUNK records per statement;
- * throws CONFLICT when it must not apply (the transaction then writes nothing at all). Records it
+ * throws CONFLICT when it must not apply, and a validation error (422) when a record it would
+ * store breaks its table's `check` (the transaction then writes nothing at all). Records it
  * deletes are handed to the owner's `onDeleted`, in the same transaction. The statements are
  * Unsafe only because their identifiers come from the registry.
  */
@@ -977,11 +1049,12 @@ async function applyTable(
   const { table } = p;
   const ids = [...p.upserts.map((r) => r.id), ...p.deleted];
   if (ids.length === 0) return { written: 0, files: [] };
-  const tombstoned = await lockExisting(tx, table, ids, userId, lastPulledAt);
-  const fresh = p.upserts.filter((r) => !tombstoned.has(r.id));
+  const existing = await lockExisting(tx, table, ids, userId, lastPulledAt);
+  const fresh = p.upserts.filter((r) => !existing.has(r.id));
   for (const r of fresh) completeNew(p, r);
   // a tombstone never comes back: updates of a deleted record are dropped
-  const changed = p.upserts.filter((r) => tombstoned.get(r.id) === false);
+  const changed = p.upserts.filter((r) => existing.get(r.id)?.deleted === false);
+  checkRecords(p, fresh, changed, existing);
   const inserted = await insertRecords(tx, table, fresh, userId, ts);
   const updated = await updateRecords(tx, table, changed, userId, ts);
   const deleted = await deleteRecords(tx, table, p.deleted, userId, ts);

@@ -17,7 +17,7 @@ import { GLUCOSE_SYNCED_TABLES } from '../glucose/index.ts';
 import { GOALS_SYNCED_TABLES } from '../goals/index.ts';
 import { HEALTH_SYNCED_TABLES } from '../health/index.ts';
 import { LABS_SYNCED_TABLES } from '../labs/index.ts';
-import { LOGS_SYNCED_TABLES } from '../logs/index.ts';
+import { loggedAtIssue, LOGS_SYNCED_TABLES } from '../logs/index.ts';
 import { MEALS_SYNCED_TABLES } from '../meals/index.ts';
 import { SNORING_SYNCED_TABLES } from '../snoring/index.ts';
 
@@ -40,6 +40,11 @@ const JOURNAL_ENTRIES = defineSyncedTable({
   // no read route of its own: the pull's entry scope; written like the logs tools (logs_entry_edit)
   readScope: 'health:summary:read',
   writeScope: 'health:logs:write',
+  // no tool writes the journal: it takes the logs tools' time rule (1900 .. 24 h ahead; issue 47)
+  check: (r) => {
+    const msg = r.happened_at === null ? null : loggedAtIssue(r.happened_at as number);
+    return msg ? [{ wire: 'happened_at', msg }] : [];
+  },
   columns: [
     { wire: 'body', db: 'body', type: 'text', notNull: true },
     { wire: 'happened_at', db: 'happened_at', type: 'timestamp_ms' },
