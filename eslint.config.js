@@ -49,6 +49,32 @@ export default tseslint.config(
     },
   },
   {
+    // One clock (issue 48): the server reads the time only through src/base/clock.ts, which a test
+    // can set. A duration is measured with performance.now(), which no setting moves.
+    // Tests read it too, so that a suite run with the clock set agrees with the server.
+    files: [
+      'src/**/*.ts',
+      'rest-facade/**/*.ts',
+      'mcp-facade/**/*.ts',
+      'web-pages/**/*.ts',
+      'test/**/*.ts',
+    ],
+    ignores: ['src/base/clock.ts', 'test/base/clock.test.ts'],
+    rules: {
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector: "NewExpression[callee.name='Date'][arguments.length=0]",
+          message: 'Read the time with clock.now() (src/base/clock.ts), which a test can set.',
+        },
+        {
+          selector: "CallExpression[callee.object.name='Date'][callee.property.name='now']",
+          message: 'Read the time with clock.ms() (src/base/clock.ts), which a test can set.',
+        },
+      ],
+    },
+  },
+  {
     // Tests and benchmarks assert on JSON answers (`res.body.detail[0].loc`): reading an answer's
     // fields from `any` is what they do, and an assertion fails where a field is missing. Every
     // other rule applies to them as to the server's code.

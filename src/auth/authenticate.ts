@@ -33,6 +33,7 @@ import { ALL_SCOPES, isScope } from './scopes.ts';
 import { CREDENTIAL_CACHE_MS } from './credential-cache.ts';
 import type { CredentialCache } from './credential-cache.ts';
 import { grantPermitsViewAs } from './view-as.ts';
+import { clock } from '../base/clock.ts';
 
 export const SESSION_COOKIE = 'hdp_session';
 export const CSRF_HEADER = 'x-csrf-token';
@@ -99,7 +100,7 @@ async function sessionPrincipal(
   token: string,
   via: 'native' | 'web',
 ): Promise<Principal | null> {
-  const now = Date.now();
+  const now = clock.ms();
   const cached = (await deps.credentials.get(token, now))?.principal;
   if (cached) return cached.kind === 'session' && cached.sessionKind === via ? cached : null;
   const claims = await verifyAccessToken(deps.jwtSecret, token);
@@ -160,7 +161,7 @@ async function sessionPrincipal(
 }
 
 async function personalTokenPrincipal(deps: AuthDeps, secret: string): Promise<Principal | null> {
-  const now = Date.now();
+  const now = clock.ms();
   const cached = (await deps.credentials.get(secret, now))?.principal;
   if (cached) return cached.kind === 'personal_token' ? cached : null;
   const token = await deps.prisma.personalToken.findUnique({
@@ -230,7 +231,7 @@ async function oauthPrincipal(
 ): Promise<Principal | null> {
   // NOTE: one statement (token joined to its connection and account, every validity rule in the
   // WHERE), so an OAuth call costs the database what a personal-token call does (docs/benchmarks.md).
-  const now = Date.now();
+  const now = clock.ms();
   const rows = await deps.prisma.$queryRaw<OAuthAccessRow[]>`
     SELECT t.id AS token_id, t.user_id, t.scopes AS token_scopes, c.id AS connection_id,
            c.client_id, c.scopes AS connection_scopes, u.timezone,

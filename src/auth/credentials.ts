@@ -10,6 +10,7 @@
 import { createHash, createHmac, randomBytes, randomInt, timingSafeEqual } from 'node:crypto';
 import { hash, verify } from '@node-rs/argon2';
 import { jwtVerify, SignJWT } from 'jose';
+import { clock } from '../base/clock.ts';
 
 /** Recognisable prefix of personal tokens (secret scanners can match it). */
 export const PERSONAL_TOKEN_PREFIX = 'hdp_pat_';
@@ -51,7 +52,7 @@ export async function signAccessToken(
     .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
     .setSubject(claims.sub)
     .setIssuedAt()
-    .setExpirationTime(Math.floor(Date.now() / 1000) + ttlSeconds)
+    .setExpirationTime(Math.floor(clock.ms() / 1000) + ttlSeconds)
     .sign(secret);
 }
 

@@ -9,6 +9,7 @@
  */
 import type { Principal } from './principal.ts';
 import type { Scope } from './scopes.ts';
+import { clock } from '../base/clock.ts';
 
 export const VIEW_AS_READ_ONLY = "read-only while viewing another person's data";
 
@@ -24,7 +25,7 @@ export interface ViewAsGrant {
 export function grantPermitsViewAs(
   grant: ViewAsGrant | null,
   userId: number,
-  now: number = Date.now(),
+  now: number = clock.ms(),
 ): boolean {
   return (
     !!grant &&

@@ -55,6 +55,11 @@ const EnvSchema = z.object({
     .regex(/^rediss?:\/\//, 'must be a redis:// URL')
     .optional(),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  /**
+   * Sets the server's clock (src/base/clock.ts) to this moment when the app is created; it runs on
+   * from there. For tests and demonstrations only, never in production.
+   */
+  CLOCK_AT: z.iso.datetime({ offset: true, error: 'must be an ISO date-time' }).optional(),
   /** Serve GraphiQL at GET /graphql (assets are inlined; no internet needed) */
   GRAPHIQL: bool.default(true),
   /**

@@ -9,6 +9,7 @@ import path from 'node:path';
 import nodemailer from 'nodemailer';
 import type { Config } from '../base/config.ts';
 import type { Logger } from '../base/logger.ts';
+import { clock } from '../base/clock.ts';
 
 export interface MailMessage {
   to: string;
@@ -56,7 +57,7 @@ export function createMailer(config: Config, log: Logger): Mailer {
       await mkdir(outbox, { recursive: true });
       const file = path.join(
         outbox,
-        `${new Date().toISOString().replace(/[:.]/g, '-')}-${info.messageId.replace(/[^\w.-]/g, '')}.eml`,
+        `${clock.now().toISOString().replace(/[:.]/g, '-')}-${info.messageId.replace(/[^\w.-]/g, '')}.eml`,
       );
       await writeFile(file, info.message as Buffer, { mode: 0o600 });
       log.info(

@@ -14,6 +14,7 @@
 import { createHash } from 'node:crypto';
 import type { Db } from '../db/client.ts';
 import type { Prisma } from '../generated/prisma/client.ts';
+import { clock } from '../base/clock.ts';
 
 export interface IdempotencyKey {
   userId: number;
@@ -90,7 +91,7 @@ export function createIdempotencyStore(
   };
 
   return {
-    async claim(id, fingerprint, now = new Date()) {
+    async claim(id, fingerprint, now = clock.now()) {
       if (await insert(id, fingerprint, now)) return { state: 'claimed' };
       const existing = await prisma.idempotencyRecord.findUnique({
         where: { userId_tool_key: where(id) },

@@ -16,6 +16,7 @@ import type { RateLimiterAbstract } from 'rate-limiter-flexible';
 import type { Config } from '../base/config.ts';
 import type { DbTarget } from '../db/target.ts';
 import { countLimitHit } from './metrics.ts';
+import { clock } from '../base/clock.ts';
 
 /** 'minute', the UTC calendar day, or a fixed window of `seconds` from a key's first call. */
 export type LimitWindow = 'minute' | 'utc-day' | { seconds: number };
@@ -110,7 +111,7 @@ export function createLimiter(options: LimiterOptions): Limiter {
   return {
     limit: options.points,
     window: options.window,
-    async take(key, now = new Date(), points = 1) {
+    async take(key, now = clock.now(), points = 1) {
       try {
         return decision(true, await store.consume(storeKey(key, now), points), now);
       } catch (rejection) {
@@ -119,16 +120,16 @@ export function createLimiter(options: LimiterOptions): Limiter {
         return decision(false, rejection, now);
       }
     },
-    async peek(key, now = new Date()) {
+    async peek(key, now = clock.now()) {
       const res = await store.get(storeKey(key, now));
       const allowed = !res || res.consumedPoints < options.points;
       if (!allowed && options.metric) countLimitHit(options.metric);
       return decision(allowed, res, now);
     },
-    async reset(key, now = new Date()) {
+    async reset(key, now = clock.now()) {
       await store.delete(storeKey(key, now));
     },
-    async refund(key, now = new Date()) {
+    async refund(key, now = clock.now()) {
       await store.reward(storeKey(key, now), 1);
     },
   };

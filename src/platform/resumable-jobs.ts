@@ -23,6 +23,7 @@
 import type { Logger } from '../base/logger.ts';
 import type { Db, DbTx } from '../db/client.ts';
 import type { BackgroundWork, JobQueue } from './jobs.ts';
+import { clock } from '../base/clock.ts';
 
 /** The conditions the lifecycle puts on a job row (Prisma's where shape, the shared columns). */
 export interface JobWhere {
@@ -88,7 +89,7 @@ export interface ResumableJobDeps {
 
 /** Claims a queued job for this worker (queued -> running, attempts + 1); false: not to run here. */
 export async function claimJob(db: Db, spec: ResumableJobSpec, id: string): Promise<boolean> {
-  const now = new Date();
+  const now = clock.now();
   const claimed = await spec.table(db).updateMany({
     where: { id, status: 'queued' },
     data: {
@@ -111,7 +112,7 @@ export async function beatJob(
 ): Promise<void> {
   await spec.table(db).updateMany({
     where: { id, status: 'running' },
-    data: { ...progress, heartbeatAt: new Date() },
+    data: { ...progress, heartbeatAt: clock.now() },
   });
 }
 
@@ -127,7 +128,7 @@ export async function endJob(
 ): Promise<boolean> {
   const ended = await spec.table(db).updateMany({
     where: { id, status: 'running' },
-    data: { ...data, finishedAt: new Date(), heartbeatAt: null },
+    data: { ...data, finishedAt: clock.now(), heartbeatAt: null },
   });
   return ended.count > 0;
 }
@@ -170,7 +171,7 @@ async function takeBackOrphans<D extends ResumableJobDeps>(
         ? {
             status: 'failed',
             error: spec.gaveUp(job.attempts),
-            finishedAt: new Date(),
+            finishedAt: clock.now(),
             heartbeatAt: null,
           }
         : { ...spec.restart, status: 'queued', heartbeatAt: null },
@@ -212,7 +213,7 @@ export async function resumeJobs<D extends ResumableJobDeps>(
 ): Promise<void> {
   const orphaned: JobWhere = deps.singleProcess
     ? {}
-    : { OR: [{ heartbeatAt: null }, staleAt(spec, new Date())] };
+    : { OR: [{ heartbeatAt: null }, staleAt(spec, clock.now())] };
   await takeBackOrphans(deps, spec, orphaned);
   const queued = await spec.table(deps.prisma).findMany({
     where: { status: 'queued' },
@@ -230,7 +231,7 @@ export function registerJobWorker<D extends ResumableJobDeps>(
 ): void {
   deps.jobs.work(spec.queue, (data, signal) => run(String(data.id), signal));
   deps.jobs.every(spec.staleCheckMs, async () => {
-    await checkStaleJobs(deps, spec, new Date());
+    await checkStaleJobs(deps, spec, clock.now());
   });
 }
 

@@ -10,6 +10,7 @@ import compression from 'compression';
 import express from 'express';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import { pinoHttp } from 'pino-http';
+import { clock } from '../base/clock.ts';
 import { buildRegistry, lazyRegistry } from '../../mcp-facade/registry.ts';
 import { createMcpRouter } from '../../mcp-facade/server.ts';
 import { TOOLS } from '../../mcp-facade/tools.ts';
@@ -333,6 +334,7 @@ function mountMcp(
 /** Builds the app once; nothing here is rebuilt per request (schema, operations, registries). */
 export function createApp(options: AppOptions): App {
   const { config, db, log } = options;
+  if (config.CLOCK_AT) clock.set(config.CLOCK_AT);
   const operations = loadOperations(schema);
   const { deps, limitStore, namespace } = createDeps(options);
   const { limits, storage } = deps;

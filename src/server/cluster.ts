@@ -17,6 +17,7 @@ import type { Worker } from 'node:cluster';
 import type { Config } from '../base/config.ts';
 import { openDatabase } from '../db/database.ts';
 import type { Logger } from '../base/logger.ts';
+import { clock } from '../base/clock.ts';
 
 /** A worker that lived less than this died "soon after start": the next fork waits longer. */
 const QUICK_DEATH_MS = 30_000;
@@ -51,7 +52,7 @@ export async function runPrimary(config: Config, log: Logger): Promise<never> {
     slot.timer = null;
     // the catalogue import runs once, in the first worker (another would wait on its locks)
     slot.worker = cluster.fork(index === 0 ? {} : { FOODS_AUTOLOAD: 'off' });
-    slot.startedAt = Date.now();
+    slot.startedAt = clock.ms();
   };
   for (let i = 0; i < config.WEB_CONCURRENCY; i++) {
     slots.push({ worker: null, startedAt: 0, quickDeaths: 0, timer: null });
@@ -69,7 +70,7 @@ export async function runPrimary(config: Config, log: Logger): Promise<never> {
         if (slots.every((s) => !s.worker)) resolve();
         return;
       }
-      slot.quickDeaths = Date.now() - slot.startedAt < QUICK_DEATH_MS ? slot.quickDeaths + 1 : 0;
+      slot.quickDeaths = clock.ms() - slot.startedAt < QUICK_DEATH_MS ? slot.quickDeaths + 1 : 0;
       const wait = backoffMs(slot.quickDeaths);
       log.error({ pid: worker.process.pid, code, signal, restartInMs: wait }, 'worker died');
       slot.timer = setTimeout(() => fork(index), wait);

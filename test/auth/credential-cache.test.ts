@@ -11,6 +11,7 @@ import type { CachedCredential } from '../../src/auth/credential-cache.ts';
 import { seedPersonalToken, seedUser } from '../factories/users.ts';
 import { startTestApp } from '../harness/app.ts';
 import { rest } from '../harness/clients.ts';
+import { clock } from '../../src/base/clock.ts';
 
 const app = await startTestApp();
 const redisUrl = process.env.TEST_REDIS_URL;
@@ -24,7 +25,7 @@ const session = (userId: number): CachedCredential => ({
     scopes: new Set(),
     viewAs: null,
   },
-  expiresAtMs: Date.now() + 3_600_000,
+  expiresAtMs: clock.ms() + 3_600_000,
 });
 
 describe('the credential cache', () => {
@@ -34,7 +35,7 @@ describe('the credential cache', () => {
     // a change that does not announce itself is not seen while the entry lives: proof of the cache
     await app.db.prisma.session.update({
       where: { id: u.sessionId },
-      data: { revokedAt: new Date() },
+      data: { revokedAt: clock.now() },
     });
     expect((await rest(app, 'GET', '/api/auth/me', { token: u.token })).status).toBe(200);
     await app.deps.credentials.revoked(u.user.id);
@@ -77,7 +78,7 @@ describe('the credential cache', () => {
     // not announced: the cached token still counts (proof of the cache), until the epoch moves
     await app.db.prisma.personalToken.update({
       where: { id: listed[0].id },
-      data: { revokedAt: new Date() },
+      data: { revokedAt: clock.now() },
     });
     expect((await read(pat)).status).toBe(200);
     expect((await read(other)).status).toBe(200);
@@ -99,10 +100,10 @@ describe('the credential cache', () => {
     const epoch = await cache.epochOf(7);
     await cache.revoked(7);
     cache.set('token', session(7), epoch);
-    expect(await cache.get('token', Date.now())).toBeNull();
+    expect(await cache.get('token', clock.ms())).toBeNull();
     cache.set('token', session(7), await cache.epochOf(7));
-    expect(await cache.get('token', Date.now())).toMatchObject({ principal: { userId: 7 } });
-    expect(await cache.get('token', Date.now() + 7_200_000)).toBeNull();
+    expect(await cache.get('token', clock.ms())).toMatchObject({ principal: { userId: 7 } });
+    expect(await cache.get('token', clock.ms() + 7_200_000)).toBeNull();
   });
 
   describe.skipIf(!redisUrl)('with Redis (TEST_REDIS_URL)', () => {
@@ -110,13 +111,13 @@ describe('the credential cache', () => {
     afterAll(() => clients.forEach((c) => c.disconnect()));
 
     it("sees another process's revocation at once", async () => {
-      const namespace = `session-cache-test-${process.pid}-${Date.now()}`;
+      const namespace = `session-cache-test-${process.pid}-${clock.ms()}`;
       const [a, b] = clients.map((redis) => createCredentialCache({ redis, namespace }));
       for (const c of clients) await c.ping();
       a.set('token', session(9), await a.epochOf(9));
-      expect(await a.get('token', Date.now())).toMatchObject({ principal: { userId: 9 } });
+      expect(await a.get('token', clock.ms())).toMatchObject({ principal: { userId: 9 } });
       await b.revoked(9);
-      expect(await a.get('token', Date.now())).toBeNull();
+      expect(await a.get('token', clock.ms())).toBeNull();
     });
   });
 });

@@ -3,6 +3,7 @@ import { startTestApp } from '../harness/app.ts';
 import { gql, rest } from '../harness/clients.ts';
 import { seedUser, seedWebSession } from '../factories/users.ts';
 import { signAccessToken } from '../../src/auth/credentials.ts';
+import { clock } from '../../src/base/clock.ts';
 
 const app = await startTestApp();
 
@@ -14,7 +15,7 @@ describe('login sessions', () => {
     // written straight to the database, then announced as every service that changes sessions does
     await app.db.prisma.session.update({
       where: { id: a.sessionId },
-      data: { revokedAt: new Date() },
+      data: { revokedAt: clock.now() },
     });
     await app.deps.credentials.revoked(a.user.id);
     expect((await rest(app, 'GET', '/api/auth/me', { token: a.token })).status).toBe(401);

@@ -13,6 +13,7 @@ import { ROUTES } from '../../rest-facade/routes.ts';
 import { seedPersonalToken, seedUser } from '../factories/users.ts';
 import { startTestApp } from '../harness/app.ts';
 import { rest } from '../harness/clients.ts';
+import { clock } from '../../src/base/clock.ts';
 
 const app = await startTestApp();
 
@@ -207,7 +208,7 @@ describe('real answers match the documented schemas', () => {
       body: {
         name: 'script',
         scopes: ['health:glucose:read'],
-        expires_at: new Date(Date.now() + 86_400_000).toISOString(),
+        expires_at: new Date(clock.ms() + 86_400_000).toISOString(),
       },
     });
     expect(created.status).toBe(201);

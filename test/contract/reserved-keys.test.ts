@@ -22,6 +22,7 @@ import { startTestApp } from '../harness/app.ts';
 import { rest } from '../harness/clients.ts';
 import { mcpPost } from '../harness/mcp.ts';
 import { postForm } from '../harness/oauth-client.ts';
+import { clock } from '../../src/base/clock.ts';
 
 const app = await startTestApp();
 const RESERVED = ['__proto__', 'constructor', 'prototype'];
@@ -195,7 +196,7 @@ describe('REST bodies', () => {
 
     // a list of input objects: each item's reserved keys are ignored too
     const readings = JSON.parse(
-      `[{"timestamp":"${new Date(Date.now() - 60_000).toISOString()}",` +
+      `[{"timestamp":"${new Date(clock.ms() - 60_000).toISOString()}",` +
         '"value_mg_dl":101,"__proto__":{"value_mg_dl":999,"polluted":true},"constructor":1}]',
     );
     const batch = await rest(app, 'POST', '/api/glucose/readings/batch', { token, body: readings });

@@ -14,6 +14,7 @@ import { seedPersonalToken, seedUser, seedWebSession, serviceContext } from '../
 import { startTestApp } from '../harness/app.ts';
 import { gql, rest } from '../harness/clients.ts';
 import { mcpPost, rpc } from '../harness/mcp.ts';
+import { clock } from '../../src/base/clock.ts';
 
 const app = await startTestApp();
 const prisma = app.db.prisma;
@@ -141,7 +142,7 @@ describe('requests of an account racing its deletion (issue 29)', () => {
   it('answer as before the deletion or 401, never 5xx', async () => {
     const me = await seedUser(app);
     const pat = await seedPersonalToken(app, me.user.id, ['health:logs:write', 'profile:read']);
-    const at = (i: number): string => new Date(Date.now() - (i + 1) * 60_000).toISOString();
+    const at = (i: number): string => new Date(clock.ms() - (i + 1) * 60_000).toISOString();
     const others = Array.from({ length: 12 }, (_, i) => {
       const token = i % 2 ? pat : me.token;
       switch (i % 3) {

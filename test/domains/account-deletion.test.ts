@@ -24,6 +24,7 @@ import { PNG } from '../fakes/images.ts';
 import { startTestApp } from '../harness/app.ts';
 import { rest } from '../harness/clients.ts';
 import { callTool, mcpClient, mcpPost, rpc } from '../harness/mcp.ts';
+import { clock } from '../../src/base/clock.ts';
 
 const app = await startTestApp();
 const prisma = app.db.prisma;
@@ -33,7 +34,7 @@ interface Person {
   email: string;
 }
 
-const later = (): Date => new Date(Date.now() + 86_400_000);
+const later = (): Date => new Date(clock.ms() + 86_400_000);
 const rand = (): string => randomBytes(8).toString('hex');
 
 /**
@@ -57,13 +58,13 @@ const SEEDERS: Record<string, (p: Db, me: Person, other: Person) => Promise<unkn
     }),
   'GlucoseReading.userId': (p, me) =>
     p.glucoseReading.create({
-      data: { id: rand(), userId: me.id, timestamp: new Date(), valueMgDl: 100 },
+      data: { id: rand(), userId: me.id, timestamp: clock.now(), valueMgDl: 100 },
     }),
   'GlucoseSensor.userId': (p, me) =>
     p.glucoseSensor.create({ data: { id: rand(), userId: me.id, sensorId: 1 } }),
   'RawSensorData.userId': (p, me) =>
     p.rawSensorData.create({
-      data: { id: rand(), userId: me.id, sensorId: 1, timestamp: new Date(), rawValue: 100 },
+      data: { id: rand(), userId: me.id, sensorId: 1, timestamp: clock.now(), rawValue: 100 },
     }),
   'Consent.userId': (p, me) => p.consent.create({ data: { userId: me.id, kind: 'meal_photo' } }),
   'AiUsage.userId': (p, me) =>
@@ -183,7 +184,7 @@ const SEEDERS: Record<string, (p: Db, me: Person, other: Person) => Promise<unkn
         metricType: 'steps',
         value: 10,
         unit: 'count',
-        timestamp: new Date(),
+        timestamp: clock.now(),
       },
     }),
   'SleepSample.userId': (p, me) =>
@@ -192,8 +193,8 @@ const SEEDERS: Record<string, (p: Db, me: Person, other: Person) => Promise<unkn
         id: rand(),
         userId: me.id,
         stage: 'deep',
-        startAt: new Date(),
-        endAt: new Date(),
+        startAt: clock.now(),
+        endAt: clock.now(),
         source: rand(),
       },
     }),
@@ -203,8 +204,8 @@ const SEEDERS: Record<string, (p: Db, me: Person, other: Person) => Promise<unkn
         id: rand(),
         userId: me.id,
         activityType: 'running',
-        startAt: new Date(),
-        endAt: new Date(),
+        startAt: clock.now(),
+        endAt: clock.now(),
         durationMinutes: 0,
         source: rand(),
       },
@@ -215,8 +216,8 @@ const SEEDERS: Record<string, (p: Db, me: Person, other: Person) => Promise<unkn
         userId: me.id,
         kind: 'quantity',
         type: 'HKQuantityTypeIdentifierStepCount',
-        startAt: new Date(),
-        endAt: new Date(),
+        startAt: clock.now(),
+        endAt: clock.now(),
         sourceName: rand(),
       },
     }),
@@ -226,15 +227,15 @@ const SEEDERS: Record<string, (p: Db, me: Person, other: Person) => Promise<unkn
         id: rand(),
         userId: me.id,
         activityType: 'HKWorkoutActivityTypeRunning',
-        startAt: new Date(),
-        endAt: new Date(),
+        startAt: clock.now(),
+        endAt: clock.now(),
       },
     }),
   'HealthArchiveRoutePoint.userId': (p, me) =>
     p.healthArchiveRoutePoint.create({
       data: {
         seq: 0,
-        at: new Date(),
+        at: clock.now(),
         lat: 51.5,
         lon: -0.12,
         user: { connect: { id: me.id } },
@@ -243,8 +244,8 @@ const SEEDERS: Record<string, (p: Db, me: Person, other: Person) => Promise<unkn
             id: rand(),
             userId: me.id,
             activityType: 'HKWorkoutActivityTypeWalking',
-            startAt: new Date(),
-            endAt: new Date(),
+            startAt: clock.now(),
+            endAt: clock.now(),
           },
         },
       },
@@ -254,7 +255,7 @@ const SEEDERS: Record<string, (p: Db, me: Person, other: Person) => Promise<unkn
       data: {
         id: rand(),
         userId: me.id,
-        recordedAt: new Date(),
+        recordedAt: clock.now(),
         sampleRateHz: 512,
         header: {},
         samples: [1, 2, 3],
@@ -265,13 +266,13 @@ const SEEDERS: Record<string, (p: Db, me: Person, other: Person) => Promise<unkn
     p.deviceToken.create({ data: { id: rand(), userId: me.id, token: rand(), platform: 'ios' } }),
   'SensorSession.userId': (p, me) =>
     p.sensorSession.create({
-      data: { id: rand(), userId: me.id, serialNumber: rand(), startedAt: new Date() },
+      data: { id: rand(), userId: me.id, serialNumber: rand(), startedAt: clock.now() },
     }),
   'Session.userId': (_p, me) =>
     createSession(serviceContext(app), { userId: me.id, kind: 'native' }),
   'JournalEntry.userId': (p, me) =>
     p.journalEntry.create({
-      data: { id: rand(), userId: me.id, body: 'b', serverUpdatedAt: new Date() },
+      data: { id: rand(), userId: me.id, body: 'b', serverUpdatedAt: clock.now() },
     }),
   'SyncState.userId': (p, me) => p.syncState.create({ data: { userId: me.id } }),
   'Food.ownerUserId': (p, me) =>
@@ -284,7 +285,7 @@ const SEEDERS: Record<string, (p: Db, me: Person, other: Person) => Promise<unkn
       },
     }),
   'Meal.userId': (p, me) =>
-    p.meal.create({ data: { id: rand(), userId: me.id, eatenAt: new Date() } }),
+    p.meal.create({ data: { id: rand(), userId: me.id, eatenAt: clock.now() } }),
   'MealItem.userId': (p, me) =>
     p.mealItem.create({
       data: { id: rand(), userId: me.id, mealId: rand(), name: 'rice', grams: 100 },
@@ -301,11 +302,11 @@ const SEEDERS: Record<string, (p: Db, me: Person, other: Person) => Promise<unkn
     }),
   'BloodPressureReading.userId': (p, me) =>
     p.bloodPressureReading.create({
-      data: { id: rand(), userId: me.id, systolic: 120, diastolic: 80, measuredAt: new Date() },
+      data: { id: rand(), userId: me.id, systolic: 120, diastolic: 80, measuredAt: clock.now() },
     }),
   'LogEntry.userId': (p, me) =>
     p.logEntry.create({
-      data: { id: rand(), userId: me.id, kind: 'weight', value: 70, loggedAt: new Date() },
+      data: { id: rand(), userId: me.id, kind: 'weight', value: 70, loggedAt: clock.now() },
     }),
   'MonitorLink.userId': (p, me) =>
     p.monitorLink.create({ data: { userId: me.id, clientId: rand(), secretCiphertext: rand() } }),
@@ -313,7 +314,7 @@ const SEEDERS: Record<string, (p: Db, me: Person, other: Person) => Promise<unkn
     p.monitorDevice.create({ data: { userId: me.id, serialNumber: rand() } }),
   'MonitorReading.userId': (p, me) =>
     p.monitorReading.create({
-      data: { userId: me.id, serialNumber: rand(), recordedAt: new Date(), co2: 600 },
+      data: { userId: me.id, serialNumber: rand(), recordedAt: clock.now(), co2: 600 },
     }),
   'FeedbackReport.userId': (p, me) =>
     p.feedbackReport.create({ data: { userId: me.id, category: 'idea', message: 'more graphs' } }),
@@ -328,20 +329,20 @@ const SEEDERS: Record<string, (p: Db, me: Person, other: Person) => Promise<unkn
         intervention: 'a walk after dinner',
         baselineDays: 7,
         interventionDays: 7,
-        startAt: new Date(),
+        startAt: clock.now(),
       },
     }),
   'DetectedMealDismissal.userId': (p, me) =>
     p.detectedMealDismissal.create({
-      data: { userId: me.id, detectedId: `dm-${Date.now()}`, startedAt: new Date() },
+      data: { userId: me.id, detectedId: `dm-${clock.ms()}`, startedAt: clock.now() },
     }),
   'SnoreNight.userId': (p, me) =>
     p.snoreNight.create({
-      data: { id: rand(), userId: me.id, startedAt: new Date(), endedAt: later() },
+      data: { id: rand(), userId: me.id, startedAt: clock.now(), endedAt: later() },
     }),
   'SnoreAudioClip.userId': async (p, me) => {
     const night = await p.snoreNight.create({
-      data: { id: rand(), userId: me.id, startedAt: new Date(), endedAt: later() },
+      data: { id: rand(), userId: me.id, startedAt: clock.now(), endedAt: later() },
     });
     return p.snoreAudioClip.create({
       data: {
@@ -373,7 +374,7 @@ const SEEDERS: Record<string, (p: Db, me: Person, other: Person) => Promise<unkn
         interval: 'raw',
         metricTypes: [],
         fromAt: new Date(0),
-        toAt: new Date(),
+        toAt: clock.now(),
         expiresAt: later(),
       },
     }),
@@ -394,11 +395,11 @@ const SEEDERS: Record<string, (p: Db, me: Person, other: Person) => Promise<unkn
   // insights come to the person (issue 33): a morning run's claim, a predicted-low episode
   'InsightMorning.userId': (p, me) =>
     p.insightMorning.create({
-      data: { userId: me.id, day: '2026-01-01', claimedAt: new Date(), doneAt: new Date() },
+      data: { userId: me.id, day: '2026-01-01', claimedAt: clock.now(), doneAt: clock.now() },
     }),
   'InsightAlertEpisode.userId': (p, me) =>
     p.insightAlertEpisode.create({
-      data: { userId: me.id, rule: 'predicted_low', startedAt: new Date(), lastAt: new Date() },
+      data: { userId: me.id, rule: 'predicted_low', startedAt: clock.now(), lastAt: clock.now() },
     }),
   // community and challenges (issue 32): a circle shared with `other`, a nudge each way, a mute
   // each way, a challenge with a check-in
@@ -455,7 +456,7 @@ const SEEDERS: Record<string, (p: Db, me: Person, other: Person) => Promise<unkn
   // discovery (issue 33): an observation, a run with one finding
   'DiscoveryObservation.userId': (p, me) =>
     p.discoveryObservation.create({
-      data: { userId: me.id, observedAt: new Date(), label: 'headache', intensity: 3 },
+      data: { userId: me.id, observedAt: clock.now(), label: 'headache', intensity: 3 },
     }),
   'DiscoveryRun.userId': (p, me) =>
     p.discoveryRun.create({

@@ -7,6 +7,7 @@ import { seedUser } from '../factories/users.ts';
 import type { SeededUser } from '../factories/users.ts';
 import { startTestApp } from '../harness/app.ts';
 import { gql, rest } from '../harness/clients.ts';
+import { clock } from '../../src/base/clock.ts';
 
 const app = await startTestApp();
 const prisma = app.db.prisma;
@@ -45,7 +46,7 @@ await prisma.glucoseReading.createMany({
     id: `g:${person.user.id}:${i}`,
     userId: person.user.id,
     sensorId: 1,
-    timestamp: new Date(Date.now() - (i + 1) * 3600_000),
+    timestamp: new Date(clock.ms() - (i + 1) * 3600_000),
     valueMgDl: v,
   })),
 });

@@ -19,6 +19,7 @@ import { gql, rest } from '../harness/clients.ts';
 import type { JsonResponse } from '../harness/clients.ts';
 import { callTool, mcpClient } from '../harness/mcp.ts';
 import { printLedgerAfterAll } from '../harness/ai-ledger.ts';
+import { clock } from '../../src/base/clock.ts';
 
 const fake = await startFakeOpenAI();
 const ai = { OPENAI_API_KEY: 'sk-test', OPENAI_BASE_URL: fake.url };
@@ -352,7 +353,7 @@ describe('POST /api/meals/analyze: consent, cap, budget after the limits', () =>
     expect(refused.body.detail).toMatchObject({
       code: 'rate_limited',
       limit: 10,
-      reset_at: nextUtcMidnight(new Date()).toISOString(),
+      reset_at: nextUtcMidnight(clock.now()).toISOString(),
     });
     expect((await analyze(app, token, photos(1, distinct(100)))).status).toBe(200);
     expect(fake.requests).toHaveLength(10);
@@ -389,7 +390,7 @@ describe('POST /api/meals/analyze: consent, cap, budget after the limits', () =>
     expect(refused[0].body.detail).toEqual({
       code: 'ai_budget_exhausted',
       message: expect.any(String),
-      reset_at: nextUtcMidnight(new Date()).toISOString(),
+      reset_at: nextUtcMidnight(clock.now()).toISOString(),
     });
     const rows = await ledger(poor, user.id);
     expect(rows).toHaveLength(ok.length);
@@ -463,7 +464,7 @@ describe('MCP', () => {
 
   it('uploads a photo to a meal and reads it back in parts; another person reads 404', async () => {
     const { user } = await seedUser(app);
-    const meal = await logMeal(app, user.id, plainMeal('Lunch', new Date().toISOString()));
+    const meal = await logMeal(app, user.id, plainMeal('Lunch', clock.now().toISOString()));
     const client = await mcpClient(
       app,
       await seedPersonalToken(app, user.id, [
@@ -539,7 +540,7 @@ describe('MCP', () => {
 
   it('refuses a file that is not an image at upload (422 at photo)', async () => {
     const { user } = await seedUser(app);
-    const meal = await logMeal(app, user.id, plainMeal('Tea', new Date().toISOString()));
+    const meal = await logMeal(app, user.id, plainMeal('Tea', clock.now().toISOString()));
     const client = await mcpClient(
       app,
       await seedPersonalToken(app, user.id, ['health:nutrition:write', 'media:write']),

@@ -13,6 +13,7 @@ import type { TestApp } from '../harness/app.ts';
 import { gql, rest } from '../harness/clients.ts';
 import { callTool, mcpClient } from '../harness/mcp.ts';
 import { printLedgerAfterAll } from '../harness/ai-ledger.ts';
+import { clock } from '../../src/base/clock.ts';
 
 const fake = await startFakeOpenAI();
 const ai = { OPENAI_API_KEY: 'sk-test', OPENAI_BASE_URL: fake.url };
@@ -351,7 +352,7 @@ describe('daily caps', () => {
     expect(refused.body.detail).toMatchObject({
       code: 'rate_limited',
       limit: 3,
-      reset_at: nextUtcMidnight(new Date()).toISOString(),
+      reset_at: nextUtcMidnight(clock.now()).toISOString(),
     });
     expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
     expect(fake.requests).toHaveLength(3);
@@ -409,7 +410,7 @@ describe('the USD budget (AI_DAILY_BUDGET_USD)', () => {
     expect(refused[0].body.detail).toEqual({
       code: 'ai_budget_exhausted',
       message: expect.any(String),
-      reset_at: nextUtcMidnight(new Date()).toISOString(),
+      reset_at: nextUtcMidnight(clock.now()).toISOString(),
     });
     const rows = await poor.db.prisma.aiUsage.findMany({ where: { userId: user.id } });
     expect(rows).toHaveLength(ok.length);

@@ -7,6 +7,7 @@ import { activityName, parseHealthDate } from '../../src/domains/health/health.a
 import { seedUser } from '../factories/users.ts';
 import { startTestApp } from '../harness/app.ts';
 import { rest } from '../harness/clients.ts';
+import { clock } from '../../src/base/clock.ts';
 
 const app = await startTestApp();
 const fixture = (name: string): string => path.resolve('test/fixtures/apple_health', name);
@@ -84,7 +85,7 @@ describe('the Apple Health importer (issue 4)', () => {
   it('maps HRV, resting heart rate, body mass in lb, respiratory rate, energy in kJ and sleep stages, in batches', async () => {
     const { user, token } = await seedUser(app);
     const at = (h: number): string => {
-      const d = new Date(Date.now() - h * 3_600_000);
+      const d = new Date(clock.ms() - h * 3_600_000);
       return `${d.toISOString().slice(0, 10)} ${d.toISOString().slice(11, 19)} +0000`;
     };
     // hand-written in the export's format (the real fixtures hold none of these types)

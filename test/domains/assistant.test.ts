@@ -15,6 +15,7 @@ import type { TestApp } from '../harness/app.ts';
 import { gql } from '../harness/clients.ts';
 import { callTool, mcpClient, mcpPost, rpc } from '../harness/mcp.ts';
 import { printLedgerAfterAll } from '../harness/ai-ledger.ts';
+import { clock } from '../../src/base/clock.ts';
 
 const fake = await startFakeOpenAI();
 const ai = { OPENAI_API_KEY: 'sk-test', OPENAI_BASE_URL: fake.url };
@@ -24,7 +25,7 @@ afterEach(() => fake.reset());
 
 const CHAT: Scope[] = ['assistant:chat'];
 let keySeq = 0;
-const key = (): string => `idem-key-${Date.now()}-${++keySeq}`;
+const key = (): string => `idem-key-${clock.ms()}-${++keySeq}`;
 
 type Structured = Record<string, any>;
 const sc = (result: { structuredContent?: unknown }): Structured =>

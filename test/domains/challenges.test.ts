@@ -13,6 +13,7 @@ import { startTestApp } from '../harness/app.ts';
 import { rest } from '../harness/clients.ts';
 import { callTool, mcpClient } from '../harness/mcp.ts';
 import { dateOf, dayAt, rand, seedMetric } from './goals.helpers.ts';
+import { clock } from '../../src/base/clock.ts';
 
 const app = await startTestApp();
 const db = app.db.prisma;
@@ -151,7 +152,7 @@ describe('a friends challenge from invitation to winner', () => {
     await callTool(c.client, 'challenges_challenge_accept', { challenge_id: id });
     // the only day is yesterday (UTC): over in UTC, but not in Los Angeles until 07:00/08:00Z today
     await startedDaysAgo(id, 1);
-    const laHasLeftIt = localDateOf(new Date(), 'America/Los_Angeles') === dateOf(0);
+    const laHasLeftIt = localDateOf(clock.now(), 'America/Los_Angeles') === dateOf(0);
     const detail = await read(a, id);
     expect(detail.challenge.status).toBe(laHasLeftIt ? 'finished' : 'running');
     await startedDaysAgo(id, 2);
@@ -332,7 +333,7 @@ describe('invitations', () => {
     expect((await read(b, id)).challenge).toMatchObject({ your_status: 'invited' });
     await db.challengeParticipant.update({
       where: { challengeId_userId: { challengeId: id, userId: b.id } },
-      data: { invitedAt: new Date(Date.now() - 48 * 3_600_000 - 1000) },
+      data: { invitedAt: new Date(clock.ms() - 48 * 3_600_000 - 1000) },
     });
     expect((await read(b, id)).challenge.your_status).toBe('expired');
     const late = await callTool(b.client, 'challenges_challenge_accept', { challenge_id: id });

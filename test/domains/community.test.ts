@@ -15,6 +15,7 @@ import { seedGlucose, seedMeals, seedMetrics } from '../factories/insights.ts';
 import { startTestApp } from '../harness/app.ts';
 import { fromNewIp, gql, rest } from '../harness/clients.ts';
 import { callTool, mcpClient } from '../harness/mcp.ts';
+import { clock } from '../../src/base/clock.ts';
 
 const JOIN_FAILS_ACCOUNT = 3;
 const JOIN_FAILS_IP = 5;
@@ -26,7 +27,7 @@ const prisma = app.db.prisma;
 
 const ALL: Scope[] = ['community:read', 'community:write', 'sharing:write'];
 let seq = 0;
-const key = (): string => `idem-community-${Date.now()}-${++seq}`;
+const key = (): string => `idem-community-${clock.ms()}-${++seq}`;
 
 type Structured = Record<string, any>;
 type ToolResult = { structuredContent?: unknown; isError?: boolean };
@@ -429,7 +430,7 @@ describe('circles', () => {
     const ann = await person('Ann');
     const circle = await create(ann);
     const users = await prisma.user.createManyAndReturn({
-      data: Array.from({ length: 49 }, (_, i) => ({ email: `cap${i}.${Date.now()}@example.com` })),
+      data: Array.from({ length: 49 }, (_, i) => ({ email: `cap${i}.${clock.ms()}@example.com` })),
       select: { id: true },
     });
     await prisma.communityMember.createMany({
@@ -468,7 +469,7 @@ describe('visibility and the member view', () => {
     const { ann, ben, id } = await threeInACircle();
     await prisma.user.update({ where: { id: ben.id }, data: { timezone: 'Europe/Berlin' } });
     // the ten readings (at and the nine minutes before it) must fall on one Berlin day
-    let at = new Date(Date.now() - 5 * 60_000);
+    let at = new Date(clock.ms() - 5 * 60_000);
     if (
       localDateOf(new Date(at.getTime() - 9 * 60_000), 'Europe/Berlin') !==
       localDateOf(at, 'Europe/Berlin')
@@ -739,7 +740,7 @@ describe('privacy (issue 32)', () => {
       'glucose_time_in_range',
     ];
     sc(await setShares(ben, id, every));
-    const now = Date.now();
+    const now = clock.ms();
     await seedGlucose(
       app,
       ben.token,

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { seedPersonalToken, seedUser } from '../factories/users.ts';
 import { startTestApp } from '../harness/app.ts';
 import { rest } from '../harness/clients.ts';
+import { clock } from '../../src/base/clock.ts';
 
 const app = await startTestApp();
 
@@ -9,7 +10,7 @@ describe('POST /api/devices/token (issue 4)', () => {
   it('upserts a push token; registering it from another account moves it there', async () => {
     const me = await seedUser(app);
     const other = await seedUser(app);
-    const body = { token: `apns-${Date.now()}`, platform: 'ios', device_id: 'iphone-1' };
+    const body = { token: `apns-${clock.ms()}`, platform: 'ios', device_id: 'iphone-1' };
     const first = await rest(app, 'POST', '/api/devices/token', { token: me.token, body });
     expect(first.status).toBe(200);
     expect(first.body).toMatchObject({ token: body.token, platform: 'ios', device_id: 'iphone-1' });

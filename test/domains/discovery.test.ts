@@ -18,6 +18,7 @@ import { seededRandom } from '../fixtures/seeded-random.ts';
 import { startTestApp } from '../harness/app.ts';
 import { gql, rest } from '../harness/clients.ts';
 import { callTool, mcpClient } from '../harness/mcp.ts';
+import { clock } from '../../src/base/clock.ts';
 
 const app = await startTestApp();
 const db = app.db.prisma;
@@ -40,7 +41,7 @@ const call = (client: Person['client'], name: string, args: Record<string, unkno
   callTool(
     client,
     name,
-    CREATES.includes(name) ? { idempotency_key: `disc-${Date.now()}-${++seq}`, ...args } : args,
+    CREATES.includes(name) ? { idempotency_key: `disc-${clock.ms()}-${++seq}`, ...args } : args,
   );
 const errorOf = (r: any): any => (r.isError ? sc(r).error : undefined);
 
@@ -55,7 +56,7 @@ const berlinNoon = (date: string): Date => new Date(`${date}T11:00:00Z`);
  */
 async function plant(p: Person, days: number, effect: number, seed = 7): Promise<string[]> {
   const rand = seededRandom(seed); // mulberry32: the same constructed data every run
-  const yesterday = addDays(localDateOf(new Date(), ZONE), -1);
+  const yesterday = addDays(localDateOf(clock.now(), ZONE), -1);
   const dates = Array.from({ length: days }, (_, i) => addDays(yesterday, -(days - 1 - i)));
   const late = dates.map(() => rand() < 0.5);
   const readings: { id: string; t: Date; v: number }[] = [];
@@ -146,7 +147,7 @@ describe('discovery tools and scopes', () => {
 describe('observations', () => {
   it('adds with a normalised label in local time, lists newest first with labels, deletes with confirmation', async () => {
     const p = await person();
-    const yesterday = addDays(localDateOf(new Date(), ZONE), -1);
+    const yesterday = addDays(localDateOf(clock.now(), ZONE), -1);
     const added = sc(
       await call(p.client, 'discovery_observation_add', {
         label: '  Coffee   after 3 PM ',
@@ -197,7 +198,7 @@ describe('observations', () => {
       { label: 'ok', intensity: 0 },
       { label: 'ok', intensity: 6 },
       { label: 'ok', note: 'n'.repeat(281) },
-      { label: 'ok', observed_at: new Date(Date.now() + 86_400_000).toISOString() },
+      { label: 'ok', observed_at: new Date(clock.ms() + 86_400_000).toISOString() },
     ]) {
       expect(errorOf(await call(p.client, 'discovery_observation_add', args)).code).toBe(
         'VALIDATION_FAILED',
@@ -362,17 +363,17 @@ describe('runs left behind', () => {
     const run = (attempts: number, minutesAgo: number) => ({
       userId: p.id,
       kind: 'run',
-      fromDate: addDays(localDateOf(new Date(), ZONE), -20),
-      toDate: addDays(localDateOf(new Date(), ZONE), -1),
+      fromDate: addDays(localDateOf(clock.now(), ZONE), -20),
+      toDate: addDays(localDateOf(clock.now(), ZONE), -1),
       zone: ZONE,
       status: 'running',
       attempts,
-      heartbeatAt: new Date(Date.now() - minutesAgo * 60_000),
+      heartbeatAt: new Date(clock.ms() - minutesAgo * 60_000),
     });
     const orphan = await db.discoveryRun.create({ data: run(1, 10) });
     const givenUp = await db.discoveryRun.create({ data: run(3, 10) });
     const live = await db.discoveryRun.create({ data: run(1, 0.5) });
-    expect(await checkStaleDiscoveryRuns(deps(), new Date())).toBe(1);
+    expect(await checkStaleDiscoveryRuns(deps(), clock.now())).toBe(1);
     const failed = await db.discoveryRun.findUniqueOrThrow({ where: { id: givenUp.id } });
     expect(failed.status).toBe('failed');
     expect(failed.error).toMatch(/discovery_run_start/);

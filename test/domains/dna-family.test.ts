@@ -44,6 +44,7 @@ import { startFakeSmtp } from '../fakes/smtp.ts';
 import { startTestApp } from '../harness/app.ts';
 import { rest } from '../harness/clients.ts';
 import { callTool, mcpClient } from '../harness/mcp.ts';
+import { clock } from '../../src/base/clock.ts';
 
 const smtp = await startFakeSmtp();
 const app = await startTestApp({ SMTP_URL: smtp.url });
@@ -113,7 +114,7 @@ const call = async (p: Person, tool: string, args: Record<string, unknown> = {})
   return sc(result);
 };
 let keys = 0;
-const idempotencyKey = () => `dna-family-${Date.now()}-${++keys}`;
+const idempotencyKey = () => `dna-family-${clock.ms()}-${++keys}`;
 
 const invite = (from: Person, email: string, extra: Record<string, unknown> = {}) =>
   call(from, 'dna_family_invite', { email, confirm: true, ...extra });
@@ -377,7 +378,7 @@ describe('invitations', () => {
 
   it('sends at most the daily number of invitations, removed ones included', async () => {
     const a = await person();
-    const address = (k: number) => `invited-${k}.${Date.now()}@example.com`;
+    const address = (k: number) => `invited-${k}.${clock.ms()}@example.com`;
     const sent: string[] = [];
     for (let k = 0; k < MAX_DNA_INVITATIONS_PER_DAY; k++) {
       sent.push((await invite(a, address(k))).id);
@@ -429,7 +430,7 @@ describe('invitations', () => {
   it('answers an address without an account exactly as one with, and its owner can accept after signing up', async () => {
     const a = await person();
     const known = await person();
-    const unknownEmail = `nobody-yet.${Date.now()}@example.com`;
+    const unknownEmail = `nobody-yet.${clock.ms()}@example.com`;
     const since = smtp.messages.length;
     const toKnown = await invite(a, known.email);
     const toUnknown = await invite(a, unknownEmail);
@@ -899,7 +900,7 @@ describe('deleting and replacing DNA data', () => {
 
   it('ends invitations addressed to the person too, also those sent before they had an account', async () => {
     const inviter = await person();
-    const laterEmail = `signs-up-later.${Date.now()}@example.com`;
+    const laterEmail = `signs-up-later.${clock.ms()}@example.com`;
     const early = await invite(inviter, laterEmail);
     const x = await person({ email: laterEmail, file: smallFile() });
     const claimed = await invite(await person(), x.email);

@@ -17,6 +17,7 @@ import { seedPersonalToken, seedUser } from '../factories/users.ts';
 import type { SeededUser } from '../factories/users.ts';
 import { startTestApp } from '../harness/app.ts';
 import { callTool, mcpClient } from '../harness/mcp.ts';
+import { clock } from '../../src/base/clock.ts';
 
 const app = await startTestApp();
 const oauthHost = { baseUrl: app.mcpUrl };
@@ -210,7 +211,7 @@ describe('DNA tools over OAuth', () => {
     const over = await callTool(client, 'dna_variants_lookup', { rsids: ['rs4244285'] });
     expect(over.isError).toBe(true);
     const error = sc(over).error;
-    const resetAt = nextUtcMidnight(new Date()).toISOString();
+    const resetAt = nextUtcMidnight(clock.now()).toISOString();
     expect(error).toMatchObject({
       code: 'RATE_LIMITED',
       retryable: true,

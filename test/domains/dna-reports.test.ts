@@ -19,6 +19,7 @@ import { seedPersonalToken, seedUser } from '../factories/users.ts';
 import { startTestApp } from '../harness/app.ts';
 import { rest } from '../harness/clients.ts';
 import { callTool, mcpClient } from '../harness/mcp.ts';
+import { clock } from '../../src/base/clock.ts';
 
 const app = await startTestApp();
 const db = app.db.prisma;
@@ -43,7 +44,7 @@ const sc = (r: any): any => r.structuredContent;
 let seq = 0;
 /** Calls a start tool (a write: it takes an idempotency key). */
 const start = (p: Person, tool: string) =>
-  callTool(p.client, tool, { idempotency_key: `dna-report-${Date.now()}-${++seq}` });
+  callTool(p.client, tool, { idempotency_key: `dna-report-${clock.ms()}-${++seq}` });
 const errorOf = (r: any): any => (r.isError ? sc(r).error : undefined);
 
 /** Reads a report until it is done or failed (the worker runs in this process). */
@@ -290,12 +291,12 @@ describe('reports interrupted by a crash', () => {
       kind: 'medicines',
       status: 'running',
       attempts,
-      heartbeatAt: new Date(Date.now() - minutesAgo * 60_000),
+      heartbeatAt: new Date(clock.ms() - minutesAgo * 60_000),
     });
     const orphan = await db.dnaReport.create({ data: running(1, 10) });
     const givenUp = await db.dnaReport.create({ data: running(3, 10) });
     const live = await db.dnaReport.create({ data: running(1, 0.5) });
-    expect(await checkStaleJobs(deps, DNA_REPORT_JOBS, new Date())).toBe(1);
+    expect(await checkStaleJobs(deps, DNA_REPORT_JOBS, clock.now())).toBe(1);
     const failed = await db.dnaReport.findUniqueOrThrow({ where: { id: givenUp.id } });
     expect(failed.status).toBe('failed');
     const read = sc(await callTool(p.client, 'dna_medicines_read', { report_id: givenUp.id }));

@@ -8,12 +8,13 @@ import { startFakeSmtp } from '../fakes/smtp.ts';
 import { startTestApp } from '../harness/app.ts';
 import type { TestApp } from '../harness/app.ts';
 import { cookiesFrom, fromNewIp, gql, rest } from '../harness/clients.ts';
+import { clock } from '../../src/base/clock.ts';
 
 const smtp = await startFakeSmtp();
 const app = await startTestApp({ SMTP_URL: smtp.url });
 
 let seq = 0;
-const newAddress = (): string => `code${++seq}.${Date.now()}@example.com`;
+const newAddress = (): string => `code${++seq}.${clock.ms()}@example.com`;
 
 function start(target: TestApp, email: string, ip: Record<string, string>): Promise<Response> {
   return target.fetch('/api/auth/email/start', {
@@ -67,13 +68,13 @@ describe('POST /api/auth/email/start', () => {
 
   it('stores only a keyed hash of the code, expiring after 10 minutes', async () => {
     const email = newAddress();
-    const before = Date.now();
+    const before = clock.ms();
     const code = await requestCode(email);
     const row = await app.db.prisma.emailCode.findFirstOrThrow({ where: { email } });
     expect(row.codeHash).not.toContain(code);
     expect(row.codeHash).toMatch(/^[\w-]{22}\.[\w-]{43}$/);
     expect(row.expiresAt.getTime()).toBeGreaterThanOrEqual(before + 10 * 60_000 - 1000);
-    expect(row.expiresAt.getTime()).toBeLessThanOrEqual(Date.now() + 10 * 60_000 + 1000);
+    expect(row.expiresAt.getTime()).toBeLessThanOrEqual(clock.ms() + 10 * 60_000 + 1000);
     expect(row).toMatchObject({ usedAt: null, failedAttempts: 0 });
   });
 
@@ -160,7 +161,7 @@ describe('POST /api/auth/email/verify', () => {
     const code = await requestCode(email);
     await app.db.prisma.emailCode.updateMany({
       where: { email },
-      data: { expiresAt: new Date(Date.now() - 1000) },
+      data: { expiresAt: new Date(clock.ms() - 1000) },
     });
     expect((await verify(email, code)).status).toBe(400);
     expect(await app.db.prisma.user.findUnique({ where: { email } })).toBeNull();

@@ -20,6 +20,7 @@ import { hallTrace, seedGlucose } from '../factories/insights.ts';
 import { startTestApp } from '../harness/app.ts';
 import { rest } from '../harness/clients.ts';
 import { callTool, mcpClient } from '../harness/mcp.ts';
+import { clock } from '../../src/base/clock.ts';
 
 const app = await startTestApp();
 const MIN = 60_000;
@@ -33,11 +34,11 @@ async function person(scopes: string[] = SCOPES) {
 }
 
 let keys = 0;
-const key = (): string => `experiment-key-${++keys}-${Date.now()}`;
+const key = (): string => `experiment-key-${++keys}-${clock.ms()}`;
 const out = (r: any): any => r.structuredContent;
 
 /** The start of the intervention: midnight UTC three days ago (its three days are all past). */
-const START = Math.floor(Date.now() / DAY) * DAY - 3 * DAY;
+const START = Math.floor(clock.ms() / DAY) * DAY - 3 * DAY;
 const BLOCK_FROM = Date.UTC(2015, 2, 30);
 const MEAL_HOURS = [8, 13, 19];
 const TYPES = ['breakfast', 'lunch', 'dinner'];
@@ -266,8 +267,8 @@ describe('insights_experiment_start', () => {
       { name: 'n'.repeat(121) },
       { name: '   ' },
       { intervention: 'i'.repeat(1001) },
-      { start_at: new Date(Date.now() - 61 * DAY).toISOString() },
-      { start_at: new Date(Date.now() + 15 * DAY).toISOString() },
+      { start_at: new Date(clock.ms() - 61 * DAY).toISOString() },
+      { start_at: new Date(clock.ms() + 15 * DAY).toISOString() },
       { baseline_days: 1e12 },
     ];
     for (const change of bad) {
@@ -362,26 +363,26 @@ describe('qualifying meals', () => {
         meal_type: 'dinner',
         baseline_days: 3,
         intervention_days: 3,
-        start_at: new Date(Date.now() - DAY).toISOString(),
+        start_at: new Date(clock.ms() - DAY).toISOString(),
       }),
     );
-    await meal(Date.now() - 2 * DAY); // control
-    await meal(Date.now() - 60 * MIN); // intervention
-    await meal(Date.now() - 50 * MIN, 'lunch'); // another type
+    await meal(clock.ms() - 2 * DAY); // control
+    await meal(clock.ms() - 60 * MIN); // intervention
+    await meal(clock.ms() - 50 * MIN, 'lunch'); // another type
     const control = async (action: string) =>
       out(await callTool(p.client, 'insights_experiment_control', { id: e.id, action })).result;
     await control('pause');
     await new Promise((r) => setTimeout(r, 5));
-    await meal(Date.now() - 1); // while paused (the pause began at least 4 ms before)
+    await meal(clock.ms() - 1); // while paused (the pause began at least 4 ms before)
     await new Promise((r) => setTimeout(r, 5));
     expect((await control('pause')).intervention.meals).toBe(1);
     expect((await control('resume')).intervention.meals).toBe(1);
     await new Promise((r) => setTimeout(r, 5));
-    await meal(Date.now() - 1); // after resuming
+    await meal(clock.ms() - 1); // after resuming
     const stopped = await control('stop');
     expect(stopped.control.meals).toBe(1);
     expect(stopped.intervention.meals).toBe(2);
-    await meal(Date.now()); // after the stop
+    await meal(clock.ms()); // after the stop
     await new Promise((r) => setTimeout(r, 5));
     const read = await rest(app, 'GET', `/api/v1/experiments/${e.id}`, { token: p.pat });
     expect(read.body.result.intervention.meals).toBe(2);

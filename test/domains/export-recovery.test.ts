@@ -14,6 +14,7 @@ import type { JobQueue } from '../../src/platform/jobs.ts';
 import { seedPersonalToken, seedUser } from '../factories/users.ts';
 import { startTestApp } from '../harness/app.ts';
 import { rest } from '../harness/clients.ts';
+import { clock } from '../../src/base/clock.ts';
 
 const app = await startTestApp();
 const START = Date.UTC(2026, 0, 1);
@@ -49,15 +50,15 @@ describe('checkStaleExports', () => {
       fromAt: new Date(START),
       toAt: new Date(START + HOUR),
       attempts,
-      heartbeatAt: new Date(Date.now() - minutesAgo * 60_000),
-      expiresAt: new Date(Date.now() + 86_400_000),
+      heartbeatAt: new Date(clock.ms() - minutesAgo * 60_000),
+      expiresAt: new Date(clock.ms() + 86_400_000),
     });
     const orphan = job(1, 10);
     const givenUp = job(3, 10);
     const live = job(1, 0.5);
     await app.db.prisma.exportJob.createMany({ data: [orphan, givenUp, live] });
 
-    expect(await checkStaleExports(deps(), new Date())).toBe(1);
+    expect(await checkStaleExports(deps(), clock.now())).toBe(1);
     for (let i = 0; i < 600; i++) {
       const row = await app.db.prisma.exportJob.findUniqueOrThrow({ where: { id: orphan.id } });
       if (row.status === 'ready') break;
@@ -71,7 +72,7 @@ describe('checkStaleExports', () => {
     const untouched = await app.db.prisma.exportJob.findUniqueOrThrow({ where: { id: live.id } });
     expect(untouched).toMatchObject({ status: 'running', attempts: 1 });
     // a second check finds nothing more to take back
-    expect(await checkStaleExports(deps(), new Date())).toBe(0);
+    expect(await checkStaleExports(deps(), clock.now())).toBe(0);
   });
 
   it('the export worker registers the check on the queue, every EXPORT_STALE_CHECK_MS', async () => {
@@ -96,8 +97,8 @@ describe('checkStaleExports', () => {
         fromAt: new Date(START),
         toAt: new Date(START + HOUR),
         attempts: 1,
-        heartbeatAt: new Date(Date.now() - 3 * 60_000),
-        expiresAt: new Date(Date.now() + 86_400_000),
+        heartbeatAt: new Date(clock.ms() - 3 * 60_000),
+        expiresAt: new Date(clock.ms() + 86_400_000),
       },
     });
     registerExportWorker({ ...deps(), jobs });

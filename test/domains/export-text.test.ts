@@ -19,6 +19,7 @@ import { isoWithOffset } from '../../src/platform/local-time.ts';
 import { seedUser } from '../factories/users.ts';
 import { startTestApp } from '../harness/app.ts';
 import { unzipText } from '../harness/unzip.ts';
+import { clock } from '../../src/base/clock.ts';
 
 const app = await startTestApp();
 
@@ -156,7 +157,7 @@ async function jobExport(
     },
   });
   const progress: number[] = [];
-  const started = Date.now();
+  const started = clock.ms();
   const rows = await writeExport(db, out, {
     scope,
     kinds: ['metrics'],
@@ -180,7 +181,7 @@ async function jobExport(
   } else {
     text = bytes.toString('utf8');
   }
-  return { text, rows, progress, seconds: (Date.now() - started) / 1000 };
+  return { text, rows, progress, seconds: (clock.ms() - started) / 1000 };
 }
 
 interface Sample {

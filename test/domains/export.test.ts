@@ -16,6 +16,7 @@ import type { TestApp } from '../harness/app.ts';
 import { rest } from '../harness/clients.ts';
 import { callTool, mcpClient } from '../harness/mcp.ts';
 import { unzipText } from '../harness/unzip.ts';
+import { clock } from '../../src/base/clock.ts';
 
 const app = await startTestApp();
 
@@ -107,7 +108,7 @@ describe('health_export_start -> status -> download (MCP)', () => {
     expect(link.url).toMatch(
       /^http:\/\/127\.0\.0\.1:\d+\/api\/v1\/export\/files\/[\w-]+\.[\w-]+\.[\w-]+$/,
     );
-    const expires = new Date(link.expires_at).getTime() - Date.now();
+    const expires = new Date(link.expires_at).getTime() - clock.ms();
     expect(expires).toBeGreaterThan(0);
     expect(expires).toBeLessThanOrEqual(600_000);
     const file = await fetchLink(link.url);
@@ -148,7 +149,7 @@ describe('health_export_start -> status -> download (MCP)', () => {
           metricTypes: [],
           fromAt: new Date(START),
           toAt: new Date(START + HOUR),
-          expiresAt: new Date(Date.now() + 86_400_000),
+          expiresAt: new Date(clock.ms() + 86_400_000),
         },
       });
     const running = await held('running');
@@ -253,8 +254,8 @@ describe('/api/v1/export (REST)', () => {
           metricTypes: [],
           fromAt: new Date(START),
           toAt: new Date(START + HOUR),
-          createdAt: new Date(Date.now() - i * 1000),
-          expiresAt: new Date(Date.now() + 86_400_000),
+          createdAt: new Date(clock.ms() - i * 1000),
+          expiresAt: new Date(clock.ms() + 86_400_000),
         },
       });
     }
@@ -325,18 +326,18 @@ describe('who may export', () => {
     });
     await finished(app, p.pat, started.body.id);
     const claims = { jobId: started.body.id, userId: p.user.id };
-    const expired = await signExportLink(app.config.jwtSecret, claims, new Date(Date.now() - 1000));
+    const expired = await signExportLink(app.config.jwtSecret, claims, new Date(clock.ms() - 1000));
     expect((await rest(app, 'GET', `/api/v1/export/files/${expired}`)).status).toBe(404);
     const foreign = await signExportLink(
       new TextEncoder().encode('another-server-secret-0123456789abcdef'),
       claims,
-      new Date(Date.now() + 60_000),
+      new Date(clock.ms() + 60_000),
     );
     expect((await rest(app, 'GET', `/api/v1/export/files/${foreign}`)).status).toBe(404);
     const otherOwner = await signExportLink(
       app.config.jwtSecret,
       { ...claims, userId: p.user.id + 1000 },
-      new Date(Date.now() + 60_000),
+      new Date(clock.ms() + 60_000),
     );
     expect((await rest(app, 'GET', `/api/v1/export/files/${otherOwner}`)).status).toBe(404);
     const good = await rest(app, 'GET', `/api/v1/export/jobs/${started.body.id}/link`, {
@@ -388,7 +389,7 @@ describe('bounds', () => {
 
   it('at most 3 exports queued or running (409), and 20 started a day (429)', async () => {
     const p = await person();
-    const row = (status: string, createdAt = new Date()) => ({
+    const row = (status: string, createdAt = clock.now()) => ({
       id: crypto.randomUUID(),
       userId: p.user.id,
       status,
@@ -398,7 +399,7 @@ describe('bounds', () => {
       fromAt: new Date(START),
       toAt: new Date(START + HOUR),
       createdAt,
-      expiresAt: new Date(Date.now() + 86_400_000),
+      expiresAt: new Date(clock.ms() + 86_400_000),
     });
     // running jobs no worker holds: the worker only claims queued ones
     await app.db.prisma.exportJob.createMany({ data: [1, 2, 3].map(() => row('running')) });
@@ -410,7 +411,7 @@ describe('bounds', () => {
       data: { status: 'ready' },
     });
     await app.db.prisma.exportJob.createMany({
-      data: Array.from({ length: 17 }, (_, i) => row('ready', new Date(Date.now() - i * 60_000))),
+      data: Array.from({ length: 17 }, (_, i) => row('ready', new Date(clock.ms() - i * 60_000))),
     });
     const many = await rest(app, 'POST', '/api/v1/export/jobs', { token: p.pat, body: range(1) });
     expect(many.status).toBe(429);
@@ -418,7 +419,7 @@ describe('bounds', () => {
     // a day later the oldest no longer count
     await app.db.prisma.exportJob.updateMany({
       where: { userId: p.user.id },
-      data: { createdAt: new Date(Date.now() - 25 * HOUR) },
+      data: { createdAt: new Date(clock.ms() - 25 * HOUR) },
     });
     const ok = await rest(app, 'POST', '/api/v1/export/jobs', { token: p.pat, body: range(1) });
     expect(ok.status).toBe(202);
@@ -471,8 +472,8 @@ describe('restarts, expiry and deletion', () => {
       fromAt: new Date(START),
       toAt: new Date(START + 3 * HOUR),
       attempts,
-      heartbeatAt: new Date(Date.now() - 10 * 60_000),
-      expiresAt: new Date(Date.now() + 86_400_000),
+      heartbeatAt: new Date(clock.ms() - 10 * 60_000),
+      expiresAt: new Date(clock.ms() + 86_400_000),
     });
     const resumed = orphan(1);
     const givenUp = orphan(3);
@@ -501,11 +502,11 @@ describe('restarts, expiry and deletion', () => {
     expect(ids.every((id) => existsSync(fileOf(id)))).toBe(true);
     await app.db.prisma.exportJob.update({
       where: { id: ids[0] },
-      data: { expiresAt: new Date(Date.now() - 1000) },
+      data: { expiresAt: new Date(clock.ms() - 1000) },
     });
     await sweepExpiredExports(
       { ...app.deps, log: createLogger('silent'), singleProcess: true },
-      new Date(),
+      clock.now(),
     );
     expect(existsSync(fileOf(ids[0]))).toBe(false);
     expect(await app.db.prisma.exportJob.count({ where: { id: ids[0] } })).toBe(0);

@@ -4,6 +4,7 @@ import { seedPersonalToken, seedUser } from '../factories/users.ts';
 import { startTestApp } from '../harness/app.ts';
 import { rest } from '../harness/clients.ts';
 import { callTool, mcpClient } from '../harness/mcp.ts';
+import { clock } from '../../src/base/clock.ts';
 
 // The shipped catalogue (data/catalogue), imported once per run into a template (global-setup.ts).
 const app = await startTestApp({}, { catalogue: true });
@@ -18,7 +19,7 @@ const MAHCO_SAUCE = '1107191'; // FDC Branded, gtin_upc 877448001674 (UPC-A)
 const SKYR = 'off:00000000000026772226'; // Open Food Facts, EAN-8 26772226 written with 20 digits
 
 const ids = (rows: { fdc_id: string }[]) => rows.map((r) => r.fdc_id);
-const daysAgo = (d: number) => new Date(Date.now() - d * 86_400_000);
+const daysAgo = (d: number) => new Date(clock.ms() - d * 86_400_000);
 
 describe('GET /api/foods/search', () => {
   it.each([

@@ -6,10 +6,11 @@ import { describe, expect, it } from 'vitest';
 import { seedUser } from '../factories/users.ts';
 import { startTestApp } from '../harness/app.ts';
 import { rest } from '../harness/clients.ts';
+import { clock } from '../../src/base/clock.ts';
 
 const app = await startTestApp();
 
-const readings = (n: number, sensorId: number, end = Date.now()) =>
+const readings = (n: number, sensorId: number, end = clock.ms()) =>
   Array.from({ length: n }, (_, i) => ({
     sensor_id: sensorId,
     timestamp: new Date(end - (n - i) * 300_000).toISOString(),
@@ -48,7 +49,7 @@ describe('glucose batches in chunks (issue 4)', () => {
 
   it('stores a raw batch of many slices whole, and only the missing samples when it is posted again', async () => {
     const { token } = await seedUser(app);
-    const end = Date.now();
+    const end = clock.ms();
     const raw = Array.from({ length: 345 }, (_, i) => ({
       sensor_id: 4,
       timestamp: new Date(end - (345 - i) * 60_000).toISOString(),

@@ -12,6 +12,7 @@ import { seedPersonalToken, seedUser } from '../factories/users.ts';
 import type { SeededUser } from '../factories/users.ts';
 import { startTestApp } from '../harness/app.ts';
 import { rest } from '../harness/clients.ts';
+import { clock } from '../../src/base/clock.ts';
 
 const app = await startTestApp();
 const db = app.db;
@@ -93,7 +94,7 @@ describe('the glucose buckets', () => {
       [60, 3, 3],
     ]);
 
-    const phoneId = `gb${Date.now()}`;
+    const phoneId = `gb${clock.ms()}`;
     const row = { id: phoneId, sensor_id: 2, timestamp: at(70).getTime(), source: 'cgm' };
     await push(u, { created: [{ ...row, value_mg_dl: 300 }], updated: [], deleted: [] });
     await expectInStep(id);

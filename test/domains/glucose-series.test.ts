@@ -9,10 +9,11 @@ import type { AuthedContext } from '../../src/graphql/context.ts';
 import { seedUser } from '../factories/users.ts';
 import { seedGlucose } from '../factories/insights.ts';
 import { startTestApp } from '../harness/app.ts';
+import { clock } from '../../src/base/clock.ts';
 
 const app = await startTestApp();
 const MIN = 60_000;
-const T0 = Math.floor((Date.now() - 86_400_000) / MIN) * MIN;
+const T0 = Math.floor((clock.ms() - 86_400_000) / MIN) * MIN;
 
 /** The service's context as far as glucoseSeries reads it: the database and whose data. */
 const ctxOf = (userId: number) =>
@@ -44,7 +45,7 @@ describe('glucoseSeries', () => {
     );
     await app.db.prisma.glucoseReading.updateMany({
       where: { userId: me.user.id, timestamp: new Date(T0 + 50 * MIN) },
-      data: { deletedAt: new Date() },
+      data: { deletedAt: clock.now() },
     });
     const series = await glucoseSeries(ctxOf(me.user.id), [
       { start: new Date(T0 + 60 * MIN), end: new Date(T0 + 200 * MIN) },

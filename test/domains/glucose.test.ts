@@ -4,10 +4,11 @@ import { seedPersonalToken, seedUser } from '../factories/users.ts';
 import { startTestApp } from '../harness/app.ts';
 import { rest } from '../harness/clients.ts';
 import { callTool, mcpClient } from '../harness/mcp.ts';
+import { clock } from '../../src/base/clock.ts';
 
 const app = await startTestApp();
 
-const minutesAgo = (m: number): string => new Date(Date.now() - m * 60_000).toISOString();
+const minutesAgo = (m: number): string => new Date(clock.ms() - m * 60_000).toISOString();
 /** n readings 5 minutes apart ending now, sensor 1 */
 const readings = (n: number, value = (i: number) => 100 + (i % 50)) =>
   Array.from({ length: n }, (_, i) => ({
@@ -152,7 +153,7 @@ describe('glucose readings', () => {
 
   it('accepts a 50,000-reading batch (over the global 1 MB body limit) and refuses 50,001 with 422', async () => {
     const { token } = await seedUser(app);
-    const base = Date.now() - 50_000 * 300_000;
+    const base = clock.ms() - 50_000 * 300_000;
     const big = Array.from({ length: 50_000 }, (_, i) => ({
       sensor_id: 3,
       timestamp: new Date(base + i * 300_000).toISOString(),
@@ -318,7 +319,7 @@ describe('raw sensor data and processing', () => {
     });
     expect(zero.status).toBe(422);
     // raw/batch follows the other raw routes: sensor 0 (manual readings) has no raw data
-    const sample = { timestamp: new Date().toISOString(), raw_value: 1200 };
+    const sample = { timestamp: clock.now().toISOString(), raw_value: 1200 };
     const rawZero = await rest(app, 'POST', '/api/glucose/raw/batch', {
       token,
       body: [

@@ -9,6 +9,7 @@ import { seedPersonalToken, seedUser } from '../factories/users.ts';
 import { startTestApp } from '../harness/app.ts';
 import { callTool, mcpClient } from '../harness/mcp.ts';
 import { createLocal, localRows, Phone, watermelon } from './sync-watermelon.helpers.ts';
+import { clock } from '../../src/base/clock.ts';
 
 const app = await startTestApp();
 const { Model, appSchema, tableSchema } = watermelon;
@@ -70,7 +71,7 @@ describe('goals and snoring nights with the WatermelonDB client', () => {
     expect(set.isError).toBeFalsy();
     // 23:00 UTC yesterday: a night is dated by its end plus six hours, so this one is today's
     // (an end after 18:00 would be dated tomorrow, past the list's default range)
-    const ended = Math.floor(Date.now() / 86_400_000) * 86_400_000 - 3_600_000;
+    const ended = Math.floor(clock.ms() / 86_400_000) * 86_400_000 - 3_600_000;
     const nightId = await createLocal(
       phone,
       'snore_nights',

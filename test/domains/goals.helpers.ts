@@ -4,13 +4,14 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { TestApp } from '../harness/app.ts';
+import { clock } from '../../src/base/clock.ts';
 
 export const rand = (): string => randomBytes(8).toString('hex');
 const DAY = 86_400_000;
 
 /** Midnight UTC of today + `days` (negative: before), plus `hours`. */
 export function dayAt(days: number, hours = 0): Date {
-  const now = new Date();
+  const now = clock.now();
   return new Date(
     Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate()) +
       days * DAY +

@@ -9,6 +9,7 @@ import { startTestApp } from '../harness/app.ts';
 import { rest } from '../harness/clients.ts';
 import { callTool, mcpClient } from '../harness/mcp.ts';
 import { dateOf, dayAt, seedGlucose, seedMetric, seedSleep } from './goals.helpers.ts';
+import { clock } from '../../src/base/clock.ts';
 
 const app = await startTestApp();
 
@@ -211,7 +212,7 @@ describe('hydration goals', () => {
   const TOKYO_MS = 9 * 3_600_000; // Asia/Tokyo is UTC+9 all year
   /** The instant of local Tokyo time `hours` into today + `days` (Tokyo's today, not UTC's). */
   const tokyo = (days: number, hours: number): Date => {
-    const local = new Date(Date.now() + TOKYO_MS);
+    const local = new Date(clock.ms() + TOKYO_MS);
     const midnight = Date.UTC(local.getUTCFullYear(), local.getUTCMonth(), local.getUTCDate());
     return new Date(midnight - TOKYO_MS + days * 86_400_000 + hours * 3_600_000);
   };

@@ -27,6 +27,7 @@ import type { TestApp } from '../harness/app.ts';
 import { rest } from '../harness/clients.ts';
 import { callTool, mcpClient } from '../harness/mcp.ts';
 import { rawRequest } from '../harness/raw-http.ts';
+import { clock } from '../../src/base/clock.ts';
 
 /** Its own DATA_DIR, so the folder of uploads holds only this file's uploads. */
 const dataDir = mkdtempSync(path.join(tmpdir(), 'hdp-archive-upload-'));
@@ -445,9 +446,9 @@ describe('archive imports in the background', () => {
     const me = await seedUser(app);
     const id = await placed(me.user.id, {
       status: 'running',
-      heartbeatAt: new Date(Date.now() - 3_600_000),
+      heartbeatAt: new Date(clock.ms() - 3_600_000),
     });
-    expect(await checkStaleArchiveImports(deps, new Date())).toBe(1);
+    expect(await checkStaleArchiveImports(deps, clock.now())).toBe(1);
     const done = await settled(me.token, id);
     expect(done).toMatchObject({ status: 'ready', attempts: 2 });
     expect(done.counts.archive_workouts).toBe(1);

@@ -14,6 +14,7 @@ import { seedPersonalToken, seedUser } from '../factories/users.ts';
 import type { SeededUser } from '../factories/users.ts';
 import { startTestApp } from '../harness/app.ts';
 import { rest } from '../harness/clients.ts';
+import { clock } from '../../src/base/clock.ts';
 
 const app = await startTestApp();
 const db = app.db;
@@ -99,7 +100,7 @@ describe('the steps and energy buckets', () => {
     ).toBe(150);
 
     // a phone's push: a new sample, then a changed value, then a tombstone
-    const phoneId = `hb${Date.now()}`;
+    const phoneId = `hb${clock.ms()}`;
     const row = { id: phoneId, metric_type: 'steps', value: 40, unit: 'count', source: 'Ring' };
     await push(u, { created: [{ ...row, timestamp: T0 + 20 * 60_000 }], updated: [], deleted: [] });
     await expectInStep(id);

@@ -3,10 +3,11 @@ import { seedActiveGrant, switchViewAs } from '../factories/sharing.ts';
 import { seedPersonalToken, seedUser } from '../factories/users.ts';
 import { startTestApp } from '../harness/app.ts';
 import { rest } from '../harness/clients.ts';
+import { clock } from '../../src/base/clock.ts';
 
 const app = await startTestApp();
 
-const NOW = Date.now();
+const NOW = clock.ms();
 const ago = (hours: number): string => new Date(NOW - hours * 3_600_000).toISOString();
 
 function metrics(n: number, offsetHours = 0, source = 'Apple Watch'): object[] {

@@ -13,6 +13,7 @@ import { startTestApp } from '../harness/app.ts';
 import { gql, rest } from '../harness/clients.ts';
 import type { JsonResponse } from '../harness/clients.ts';
 import { callTool, mcpClient } from '../harness/mcp.ts';
+import { clock } from '../../src/base/clock.ts';
 
 const app = await startTestApp({
   DNA_UPLOADS_PER_DAY: '2',
@@ -131,7 +132,7 @@ describe('discovery run starts (DISCOVERY_RUNS_PER_DAY)', () => {
     const client = await mcpClient(app, pat);
     let seq = 0;
     const start = () =>
-      callTool(client, 'discovery_run_start', { idempotency_key: `limit-${Date.now()}-${++seq}` });
+      callTool(client, 'discovery_run_start', { idempotency_key: `limit-${clock.ms()}-${++seq}` });
     const perDay = app.config.DISCOVERY_RUNS_PER_DAY;
     expect(perDay).toBe(20);
     for (let i = 0; i < perDay; i++) {
@@ -140,7 +141,7 @@ describe('discovery run starts (DISCOVERY_RUNS_PER_DAY)', () => {
       // the run ends (as the worker would end it) so that the next start is no 409
       await app.db.prisma.discoveryRun.updateMany({
         where: { id: (started.structuredContent as any).id, status: { in: ['queued', 'running'] } },
-        data: { status: 'done', finishedAt: new Date() },
+        data: { status: 'done', finishedAt: clock.now() },
       });
     }
     // every start pruned the older runs: a count of the rows kept would allow ten more

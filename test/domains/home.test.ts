@@ -8,6 +8,7 @@ import { startTestApp } from '../harness/app.ts';
 import { rest } from '../harness/clients.ts';
 import { callTool, mcpClient } from '../harness/mcp.ts';
 import { dateOf, dayAt, rand, seedGlucose, seedMetric, seedSleep } from './goals.helpers.ts';
+import { clock } from '../../src/base/clock.ts';
 
 const app = await startTestApp();
 
@@ -76,8 +77,8 @@ describe('get_home_next_actions', () => {
 
   it('puts a goal behind first once the phone synced and a weight is recent', async () => {
     const p = await person();
-    await synced(p.user.id, new Date());
-    await seedMetric(app, p.user.id, 'body_weight', 70, new Date(Date.now() - 2 * 86_400_000));
+    await synced(p.user.id, clock.now());
+    await seedMetric(app, p.user.id, 'body_weight', 70, new Date(clock.ms() - 2 * 86_400_000));
     await setGoal(p.token, 'sleep_minutes', { target: 480 });
     await setGoal(p.token, 'exercise_minutes', { target: 30 });
     await seedSleep(app, p.user.id, 'asleep', dayAt(-1, 23), dayAt(0, 5));
@@ -93,8 +94,8 @@ describe('get_home_next_actions', () => {
 
   it('names a stale sync and a stale weight with their age', async () => {
     const p = await person();
-    await synced(p.user.id, new Date(Date.now() - 30 * 3_600_000));
-    await seedMetric(app, p.user.id, 'body_weight', 70, new Date(Date.now() - 9.5 * 86_400_000));
+    await synced(p.user.id, new Date(clock.ms() - 30 * 3_600_000));
+    await seedMetric(app, p.user.id, 'body_weight', 70, new Date(clock.ms() - 9.5 * 86_400_000));
     const res = await rest(app, 'GET', '/api/v1/home/next-actions', { token: p.token });
     expect(res.body.actions[0]).toMatchObject({
       kind: 'sync_phone',

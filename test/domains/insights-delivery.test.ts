@@ -22,6 +22,7 @@ import { startFakePushGateway } from '../fakes/push.ts';
 import type { TestApp } from '../harness/app.ts';
 import { startTestApp } from '../harness/app.ts';
 import { gql, rest } from '../harness/clients.ts';
+import { clock } from '../../src/base/clock.ts';
 
 const DELIVERY = { INSIGHTS_DELIVERY: 'on', INSIGHTS_MORNING_CHECK_MS: '3600000' };
 const gateway = await startFakePushGateway();
@@ -43,7 +44,7 @@ const depsOf = (a: TestApp): InsightsWorkDeps => ({
 
 /** A fixed-offset zone whose local hour is `hour` now (Etc/GMT-5 is UTC+5). */
 function zoneAt(hour: number): string {
-  let offset = hour - new Date().getUTCHours();
+  let offset = hour - clock.now().getUTCHours();
   if (offset > 14) offset -= 24;
   if (offset < -12) offset += 24;
   return offset === 0 ? 'Etc/GMT' : `Etc/GMT${offset > 0 ? '-' : '+'}${Math.abs(offset)}`;
@@ -56,7 +57,7 @@ function hhmm(zone: string, minutes: number): string {
     hour: '2-digit',
     minute: '2-digit',
     hourCycle: 'h23',
-  }).format(new Date(Date.now() + minutes * 60_000));
+  }).format(new Date(clock.ms() + minutes * 60_000));
 }
 
 let seq = 0;
@@ -72,7 +73,7 @@ async function person(a: TestApp, hour: number): Promise<Person> {
   const p = await seedUser(a);
   const zone = zoneAt(hour);
   await a.db.prisma.user.update({ where: { id: p.user.id }, data: { timezone: zone } });
-  const phone = `ios-${++seq}-${Date.now()}`;
+  const phone = `ios-${++seq}-${clock.ms()}`;
   const res = await rest(a, 'POST', '/api/devices/token', {
     token: p.token,
     body: { token: phone, platform: 'ios' },
@@ -83,8 +84,8 @@ async function person(a: TestApp, hour: number): Promise<Person> {
     sleep: [
       {
         stage: 'asleep',
-        start_at: new Date(Date.now() - 7 * h).toISOString(),
-        end_at: new Date(Date.now() - 2 * h).toISOString(),
+        start_at: new Date(clock.ms() - 7 * h).toISOString(),
+        end_at: new Date(clock.ms() - 2 * h).toISOString(),
       },
     ],
   });
@@ -172,11 +173,11 @@ describe('the morning run', () => {
   it('takes back a claim a crashed process left (stale), not one still running', async () => {
     const crashed = await person(app, 15);
     const running = await person(app, 15);
-    const day = new Intl.DateTimeFormat('en-CA', { timeZone: crashed.zone }).format(new Date());
+    const day = new Intl.DateTimeFormat('en-CA', { timeZone: crashed.zone }).format(clock.now());
     await prisma.insightMorning.createMany({
       data: [
-        { userId: crashed.user.id, day, claimedAt: new Date(Date.now() - 11 * 60_000) },
-        { userId: running.user.id, day, claimedAt: new Date(Date.now() - 60_000) },
+        { userId: crashed.user.id, day, claimedAt: new Date(clock.ms() - 11 * 60_000) },
+        { userId: running.user.id, day, claimedAt: new Date(clock.ms() - 60_000) },
       ],
     });
     await runMorningCheck(depsOf(app), {});
@@ -217,8 +218,8 @@ describe('the morning run', () => {
       sleep: [
         {
           stage: 'asleep',
-          start_at: new Date(Date.now() - 10 * h).toISOString(),
-          end_at: new Date(Date.now() - 2 * h).toISOString(),
+          start_at: new Date(clock.ms() - 10 * h).toISOString(),
+          end_at: new Date(clock.ms() - 2 * h).toISOString(),
         },
       ],
     });
@@ -234,7 +235,7 @@ describe('the morning run', () => {
 describe('predicted lows on new glucose', () => {
   it('a batch upload of a fall pushes the predicted low once (glucose), its next readings push nothing more', async () => {
     const p = await person(app, 3);
-    await seedGlucose(app, p.token, fall(Date.now() - 60_000));
+    await seedGlucose(app, p.token, fall(clock.ms() - 60_000));
     // the worker's push settles the item's status (failed until a push service accepts it)
     await vi.waitFor(
       async () => expect(await inbox(app, p.user.id)).toMatchObject([{ pushStatus: 'sent' }]),
@@ -266,17 +267,17 @@ describe('predicted lows on new glucose', () => {
   it('two checks of a new fall at once push once; a fall after the episode gap pushes again', async () => {
     const p = await person(app, 3);
     const h = 3_600_000;
-    const earlier = Date.now() - 2 * h;
+    const earlier = clock.ms() - 2 * h;
     // stored straight in the table, so that only these checks run (no job is queued)
     await prisma.glucoseReading.createMany({
-      data: [...fall(earlier - 60_000), ...fall(Date.now() - 60_000)].map((r, i) => ({
+      data: [...fall(earlier - 60_000), ...fall(clock.ms() - 60_000)].map((r, i) => ({
         id: `fall-${p.user.id}-${i}`,
         userId: p.user.id,
         sensorId: 1,
         timestamp: r.timestamp,
         valueMgDl: r.valueMgDl,
         source: 'cgm',
-        serverUpdatedAt: new Date(),
+        serverUpdatedAt: clock.now(),
       })),
     });
     const first = await Promise.all([
@@ -293,7 +294,7 @@ describe('predicted lows on new glucose', () => {
   it('a sync push of glucose_readings queues the check too', async () => {
     const p = await person(app, 3);
     await pushTable(app, p.token, 'glucose_readings', {
-      created: fall(Date.now() - 60_000).map((r, i) => ({
+      created: fall(clock.ms() - 60_000).map((r, i) => ({
         id: `sync-fall-${p.user.id}-${i}`,
         sensor_id: 2,
         timestamp: r.timestamp.getTime(),
@@ -314,7 +315,7 @@ describe('predicted lows on new glucose', () => {
     const p = await person(app, 3);
     const res = await checkPredictedLow(depsOf(app), { userId: p.user.id });
     expect(res).toMatchObject({ fired: false, newEpisode: false });
-    await seedGlucose(app, p.token, fall(Date.now() - 3 * 3_600_000));
+    await seedGlucose(app, p.token, fall(clock.ms() - 3 * 3_600_000));
     expect(await checkPredictedLow(depsOf(app), { userId: p.user.id })).toMatchObject({
       fired: false,
     });

@@ -10,11 +10,12 @@ import { seedPersonalToken, seedUser } from '../factories/users.ts';
 import { startTestApp } from '../harness/app.ts';
 import { rest } from '../harness/clients.ts';
 import { callTool, mcpClient } from '../harness/mcp.ts';
+import { clock } from '../../src/base/clock.ts';
 
 const app = await startTestApp();
 const DAY = 86_400_000;
 const dateOf = (ms: number) => new Date(ms).toISOString().slice(0, 10);
-const todayMs = Date.parse(`${dateOf(Date.now())}T00:00:00Z`);
+const todayMs = Date.parse(`${dateOf(clock.ms())}T00:00:00Z`);
 /** The Monday (UTC) of the last complete week. */
 const lastMonday = (() => {
   const d = todayMs - 7 * DAY;

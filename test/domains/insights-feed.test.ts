@@ -11,9 +11,10 @@ import { seedPersonalToken, seedUser } from '../factories/users.ts';
 import { startTestApp } from '../harness/app.ts';
 import { gql, rest } from '../harness/clients.ts';
 import { callTool, mcpClient } from '../harness/mcp.ts';
+import { clock } from '../../src/base/clock.ts';
 
 const app = await startTestApp();
-const today = () => new Date().toISOString().slice(0, 10);
+const today = () => clock.now().toISOString().slice(0, 10);
 
 async function person(scopes: string[] = ['insights:read', 'insights:write']) {
   const u = await seedUser(app);
@@ -24,7 +25,7 @@ async function person(scopes: string[] = ['insights:read', 'insights:write']) {
 /** The Hall 2018 fall of 2015-03-30 (140 -> 86 mg/dL in 25 minutes, 6 readings), moved to end a minute ago. */
 function fallingNow(): { timestamp: Date; valueMgDl: number }[] {
   const end = Date.parse('2015-03-30T18:53:23Z');
-  const shift = Date.now() - 60_000 - end;
+  const shift = clock.ms() - 60_000 - end;
   return hallTrace()
     .filter((p) => p.timestamp.getTime() > end - 30 * 60_000 && p.timestamp.getTime() <= end)
     .map((p) => ({ timestamp: new Date(p.timestamp.getTime() + shift), valueMgDl: p.valueMgDl }));
@@ -364,7 +365,7 @@ describe('insights_seen_mark', () => {
     const twice = await callTool(p.client, 'insights_seen_mark', { ids: [rows[0].id] });
     expect(sc(twice)).toEqual({ marked: 0 });
     const upTo = await callTool(p.client, 'insights_seen_mark', {
-      up_to: new Date().toISOString(),
+      up_to: clock.now().toISOString(),
     });
     expect(sc(upTo)).toEqual({ marked: 1 }); // rows[1]; rows[2] dismissed, rows[3] answered
     const after = await app.db.prisma.insight.findMany({
@@ -385,7 +386,7 @@ describe('insights_seen_mark', () => {
     const [row] = await seedInsights(p.user.id, 1);
     for (const args of [
       {},
-      { ids: [row.id], up_to: new Date().toISOString() },
+      { ids: [row.id], up_to: clock.now().toISOString() },
       { ids: [] },
       { ids: Array.from({ length: 101 }, (_, i) => i + 1) },
       { ids: [0] },

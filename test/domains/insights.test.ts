@@ -14,13 +14,14 @@ import type { SeededUser } from '../factories/users.ts';
 import { startTestApp } from '../harness/app.ts';
 import { rest } from '../harness/clients.ts';
 import { callTool, mcpClient } from '../harness/mcp.ts';
+import { clock } from '../../src/base/clock.ts';
 
 const app = await startTestApp();
 
 const DAY_MS = 86_400_000;
 /** A UTC date n days before today. */
 const utcDate = (daysAgo: number): string =>
-  new Date(Date.now() - daysAgo * DAY_MS).toISOString().slice(0, 10);
+  new Date(clock.ms() - daysAgo * DAY_MS).toISOString().slice(0, 10);
 const iso = (date: string, time: string): string => `${date}T${time}Z`;
 
 /** A complete UTC day of data: 288 readings at 120, 8 h asleep, 10,000 steps, 30 min workout, a balanced day of meals, HRV at baseline. */
@@ -53,7 +54,7 @@ async function seedFullDay(person: SeededUser, date: string): Promise<void> {
   await seedMeals(app, person.user.id, [
     { eatenAt: new Date(iso(date, '12:00:00')), kcal: 2000, proteinG: 100, fiberG: 28, sugarG: 50 },
     // deleted meals do not count
-    { eatenAt: new Date(iso(date, '13:00:00')), kcal: 2000, sugarG: 500, deletedAt: new Date() },
+    { eatenAt: new Date(iso(date, '13:00:00')), kcal: 2000, sugarG: 500, deletedAt: clock.now() },
   ]);
 }
 
@@ -141,7 +142,7 @@ describe('GET /api/insights/score', () => {
       (await rest(app, 'PATCH', '/api/auth/me', { token: person.token, body: { timezone: zone } }))
         .status,
     ).toBe(200);
-    const today = new Intl.DateTimeFormat('en-CA', { timeZone: zone }).format(new Date());
+    const today = new Intl.DateTimeFormat('en-CA', { timeZone: zone }).format(clock.now());
     const res = await rest(app, 'GET', '/api/insights/score', { token: person.token });
     expect(res.body).toMatchObject({ date: today, timezone: zone });
     const date = '2026-01-10';
@@ -195,7 +196,7 @@ describe('GET /api/insights/score', () => {
 function fallingNow(): { timestamp: Date; valueMgDl: number }[] {
   const trace = hallTrace();
   const end = Date.parse('2015-03-30T18:53:23Z');
-  const shift = Date.now() - 60_000 - end;
+  const shift = clock.ms() - 60_000 - end;
   return trace
     .filter((p) => p.timestamp.getTime() > end - 30 * 60_000 && p.timestamp.getTime() <= end)
     .map((p) => ({ timestamp: new Date(p.timestamp.getTime() + shift), valueMgDl: p.valueMgDl }));
@@ -218,7 +219,7 @@ describe('GET /api/insights/predictive-alerts and /api/insights/cards', () => {
         readings_used: 6,
       }),
     ]);
-    expect(Date.parse(res.body.generated_at)).toBeGreaterThan(Date.now() - 60_000);
+    expect(Date.parse(res.body.generated_at)).toBeGreaterThan(clock.ms() - 60_000);
     const cards = await rest(app, 'GET', '/api/insights/cards', { token });
     expect(cards.status).toBe(200);
     expect(cards.body[0]).toMatchObject({
@@ -232,7 +233,7 @@ describe('GET /api/insights/predictive-alerts and /api/insights/cards', () => {
   it('shows a score card for each score of today', async () => {
     const person = await seedUser(app);
     await seedMeals(app, person.user.id, [
-      { eatenAt: new Date(), kcal: 600, proteinG: 30, fiberG: 9, sugarG: 15 },
+      { eatenAt: clock.now(), kcal: 600, proteinG: 30, fiberG: 9, sugarG: 15 },
     ]);
     const cards = await rest(app, 'GET', '/api/insights/cards', { token: person.token });
     expect(cards.body).toEqual([
@@ -261,7 +262,7 @@ describe('GET /api/insights/suggestions', () => {
       suggestions: [],
     });
     const today = utcDate(0);
-    const end = new Date(Math.min(Date.now(), Date.parse(iso(today, '06:00:00'))));
+    const end = new Date(Math.min(clock.ms(), Date.parse(iso(today, '06:00:00'))));
     await seedIntervals(app, person.token, {
       sleep: [
         {

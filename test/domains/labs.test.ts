@@ -18,6 +18,7 @@ import { seedPersonalToken, seedUser } from '../factories/users.ts';
 import { startTestApp } from '../harness/app.ts';
 import { rest } from '../harness/clients.ts';
 import { callTool, mcpClient } from '../harness/mcp.ts';
+import { clock } from '../../src/base/clock.ts';
 
 const app = await startTestApp();
 const LABS = ['health:labs:read', 'health:labs:write'] as const;
@@ -34,7 +35,7 @@ async function person(scopes: readonly string[] = LABS) {
 const sc = (r: any): any => r.structuredContent;
 const errorOf = (r: any): any => (r.isError ? sc(r).error : undefined);
 let keys = 0;
-const key = () => `labs-test-${++keys}-${Date.now()}`;
+const key = () => `labs-test-${++keys}-${clock.ms()}`;
 
 type Client = Awaited<ReturnType<typeof mcpClient>>;
 
@@ -464,7 +465,7 @@ describe('sync', () => {
             deleted: [],
           },
         },
-        last_pulled_at: Date.now(),
+        last_pulled_at: clock.ms(),
       },
     });
     expect(push.status).toBe(422);

@@ -6,6 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { seedUser } from '../factories/users.ts';
 import { startTestApp } from '../harness/app.ts';
 import { fromNewIp, rest } from '../harness/clients.ts';
+import { clock } from '../../src/base/clock.ts';
 
 const app = await startTestApp();
 
@@ -72,7 +73,7 @@ describe('login throttle', () => {
   it('answers the throttle with the same bytes whether or not the address has an account', async () => {
     const { user } = await seedUser(app);
     const ip = fromNewIp();
-    const unknown = `nobody.${Date.now()}@example.com`;
+    const unknown = `nobody.${clock.ms()}@example.com`;
     for (const email of [user.email, unknown]) {
       for (let i = 0; i < 10; i++) await attempt('/api/auth/login', email, 'wrong password', ip);
     }
@@ -135,7 +136,7 @@ describe('POST /api/admin/auth/login', () => {
     const member = await seedUser(app);
     const cases = [
       { email: admin.user.email, password: 'wrong password' },
-      { email: `nobody.${Date.now()}@example.com`, password: 'wrong password' },
+      { email: `nobody.${clock.ms()}@example.com`, password: 'wrong password' },
       { email: member.user.email, password: member.password },
     ];
     const answers = await Promise.all(

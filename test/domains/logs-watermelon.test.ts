@@ -9,6 +9,7 @@ import { seedPersonalToken, seedUser } from '../factories/users.ts';
 import { startTestApp } from '../harness/app.ts';
 import { callTool, mcpClient } from '../harness/mcp.ts';
 import { createLocal, localRows, Phone, watermelon } from './sync-watermelon.helpers.ts';
+import { clock } from '../../src/base/clock.ts';
 
 const app = await startTestApp();
 const { Model, appSchema, tableSchema } = watermelon;
@@ -71,7 +72,7 @@ describe('blood pressure and logs with the WatermelonDB client', () => {
     const phone = new Phone(app, u.token, logsPhone);
 
     // the phone logs offline, then syncs: the agent reads it
-    const measuredAt = Date.now() - 60_000;
+    const measuredAt = clock.ms() - 60_000;
     const phoneReading = await createLocal(phone, 'blood_pressure_readings', {
       systolic: 122,
       diastolic: 81,
@@ -82,7 +83,7 @@ describe('blood pressure and logs with the WatermelonDB client', () => {
     await createLocal(phone, 'log_entries', {
       kind: 'sun_session',
       duration_minutes: 20,
-      logged_at: Date.now() - 120_000,
+      logged_at: clock.ms() - 120_000,
       source: 'phone',
     });
     await phone.sync();

@@ -14,6 +14,7 @@ import { hallTrace, seedGlucose, seedMeals } from '../factories/insights.ts';
 import { startTestApp } from '../harness/app.ts';
 import { rest } from '../harness/clients.ts';
 import { callTool, mcpClient } from '../harness/mcp.ts';
+import { clock } from '../../src/base/clock.ts';
 
 const app = await startTestApp();
 const MIN = 60_000;
@@ -22,10 +23,10 @@ const DAY = 86_400_000;
 /** The last stretch of the Hall 2018 subject's wear, shifted to end an hour ago. */
 function recentTrace() {
   const trace = hallTrace();
-  const shift = Date.now() - 3_600_000 - trace[trace.length - 1].timestamp.getTime();
+  const shift = clock.ms() - 3_600_000 - trace[trace.length - 1].timestamp.getTime();
   return trace
     .map((x) => ({ timestamp: new Date(x.timestamp.getTime() + shift), valueMgDl: x.valueMgDl }))
-    .filter((x) => x.timestamp.getTime() > Date.now() - 7 * DAY);
+    .filter((x) => x.timestamp.getTime() > clock.ms() - 7 * DAY);
 }
 
 async function person(scopes: string[] = ['health:glucose:read', 'health:nutrition:write']) {
@@ -54,7 +55,7 @@ describe('meal_detected_list', () => {
     const p = await personWithTrace();
     expect(p.rises.length).toBeGreaterThan(3);
     const listed = await list(p.pat);
-    const inRange = p.rises.filter((r) => r.startedAt >= Date.now() - 7 * DAY);
+    const inRange = p.rises.filter((r) => r.startedAt >= clock.ms() - 7 * DAY);
     expect(listed.map((d) => d.id)).toEqual(inRange.map((r) => r.id));
     expect(new Set(listed.map((d) => d.id)).size).toBe(listed.length);
     expect(Date.parse(listed[0].estimated_at)).toBe(inRange[0].startedAt);

@@ -11,6 +11,7 @@ import { seedPersonalToken, seedUser } from '../factories/users.ts';
 import { startTestApp } from '../harness/app.ts';
 import { callTool, mcpClient } from '../harness/mcp.ts';
 import { createLocal, localRows, Phone, watermelon } from './sync-watermelon.helpers.ts';
+import { clock } from '../../src/base/clock.ts';
 
 const app = await startTestApp();
 const { Model, appSchema, tableSchema } = watermelon;
@@ -69,7 +70,7 @@ beforeAll(async () => {
 });
 
 let n = 0;
-const key = (): string => `wm-${Date.now()}-${n++}`;
+const key = (): string => `wm-${clock.ms()}-${n++}`;
 
 async function ok(client: Client, name: string, args: Record<string, unknown> = {}): Promise<any> {
   const r = await callTool(client, name, args);

@@ -11,6 +11,7 @@ import { seedPersonalToken, seedUser } from '../factories/users.ts';
 import { startTestApp } from '../harness/app.ts';
 import { gql, rest } from '../harness/clients.ts';
 import { callTool, mcpClient } from '../harness/mcp.ts';
+import { clock } from '../../src/base/clock.ts';
 
 const app = await startTestApp();
 
@@ -22,7 +23,7 @@ beforeAll(async () => {
 });
 
 let n = 0;
-const key = (): string => `key-${Date.now()}-${n++}`;
+const key = (): string => `key-${clock.ms()}-${n++}`;
 
 async function person(scopes: Scope[] = RW): Promise<{
   id: number;
@@ -156,7 +157,7 @@ describe('favorite foods', () => {
             deleted: [],
           },
         },
-        last_pulled_at: Date.now(),
+        last_pulled_at: clock.ms(),
       },
     });
     expect(res.status).toBe(409);
@@ -412,7 +413,7 @@ describe('logging a saved meal and copying a meal', () => {
     expect(retry.id).toBe(meal.id);
     expect((await listMeals(app, me.token)).map((m) => m.id)).toEqual([meal.id]);
     // a second log (a new key) is a second meal, default now, with a meal_type of its own
-    const before = Date.now();
+    const before = clock.ms();
     const lunch = await ok(me.mcp, 'nutrition_saved_meal_log', {
       saved_meal_id: saved.id,
       meal_type: 'lunch',
@@ -427,7 +428,7 @@ describe('logging a saved meal and copying a meal', () => {
     ).toBe('VALIDATION_FAILED');
     const future = await fails(me.mcp, 'nutrition_saved_meal_log', {
       saved_meal_id: saved.id,
-      eaten_at: new Date(Date.now() + 3 * 86_400_000).toISOString(),
+      eaten_at: new Date(clock.ms() + 3 * 86_400_000).toISOString(),
       idempotency_key: key(),
     });
     expect(future.code).toBe('VALIDATION_FAILED');
@@ -490,7 +491,7 @@ describe('logging a saved meal and copying a meal', () => {
   it('refuses to copy a meal without items (a photo meal not yet itemised)', async () => {
     const me = await person();
     const empty = await app.db.prisma.meal.create({
-      data: { id: crypto.randomUUID(), userId: me.id, eatenAt: new Date(), source: 'photo' },
+      data: { id: crypto.randomUUID(), userId: me.id, eatenAt: clock.now(), source: 'photo' },
     });
     const err = await fails(me.mcp, 'nutrition_meal_copy', {
       meal_id: empty.id,

@@ -12,6 +12,7 @@ import { seedUser } from '../factories/users.ts';
 import type { SeededUser } from '../factories/users.ts';
 import { startTestApp } from '../harness/app.ts';
 import { rest } from '../harness/clients.ts';
+import { clock } from '../../src/base/clock.ts';
 
 const app = await startTestApp();
 
@@ -289,7 +290,7 @@ describe('a meal deleted through sync', () => {
     ];
     expect((await app.fetch(goneUrl)).status).toBe(200);
     expect(
-      (await push(u, { meals: { ...none, deleted: [gone.meal.id] } }, Date.now())).status,
+      (await push(u, { meals: { ...none, deleted: [gone.meal.id] } }, clock.ms())).status,
     ).toBe(200);
     expect((await app.fetch(goneUrl)).status).toBe(404);
     for (const url of [keptUrl, othersUrl]) expect((await app.fetch(url)).status).toBe(200);

@@ -28,6 +28,7 @@ import { startTestApp } from '../harness/app.ts';
 import { rest } from '../harness/clients.ts';
 import { callTool, mcpClient } from '../harness/mcp.ts';
 import { multipartStart, rawRequest } from '../harness/raw-http.ts';
+import { clock } from '../../src/base/clock.ts';
 
 const app = await startTestApp();
 const prisma = app.db.prisma;
@@ -36,7 +37,7 @@ beforeAll(async () => {
   for (const food of [BANANA, RICE, APPLE, OAT_MILK]) await seedFood(app, food);
 });
 
-const hoursAgo = (h: number): string => new Date(Date.now() - h * 3_600_000).toISOString();
+const hoursAgo = (h: number): string => new Date(clock.ms() - h * 3_600_000).toISOString();
 const r2 = (n: number): number => Math.round(n * 100) / 100;
 const fileOf = (url: string): string =>
   path.join(app.config.DATA_DIR, 'uploads', url.replace(/^.*\/media\//, ''));
@@ -266,7 +267,7 @@ describe('logging a meal (nutrition_meal_log) and GET /api/meals', () => {
     [
       'eaten_at more than 24 h ahead',
       {
-        eaten_at: new Date(Date.now() + 25 * 3_600_000).toISOString(),
+        eaten_at: new Date(clock.ms() + 25 * 3_600_000).toISOString(),
         items: [{ name: 'x', grams: 5 }],
       },
       ['eaten_at'],
@@ -297,7 +298,7 @@ describe('logging a meal (nutrition_meal_log) and GET /api/meals', () => {
     const body = {
       meal_name: 'n'.repeat(200),
       note: 'n'.repeat(2000),
-      eaten_at: new Date(Date.now() + 23 * 3_600_000).toISOString(),
+      eaten_at: new Date(clock.ms() + 23 * 3_600_000).toISOString(),
       items: [
         { name: 'i'.repeat(200), grams: 5000, kcal: 10_000 },
         ...Array.from({ length: 99 }, () => ({ name: 'x', grams: 0.1 })),
@@ -314,7 +315,7 @@ describe('GET /api/meals', () => {
   async function seedMeals(
     userId: number,
     n: number,
-    base = Date.now() - 3_600_000,
+    base = clock.ms() - 3_600_000,
   ): Promise<void> {
     await prisma.meal.createMany({
       data: Array.from({ length: n }, (_, i) => ({
@@ -369,7 +370,7 @@ describe('GET /api/meals', () => {
         data: ids.map((id, i) => ({
           id,
           userId: user.id,
-          eatenAt: new Date(Date.now() - i * 60_000),
+          eatenAt: new Date(clock.ms() - i * 60_000),
         })),
       });
       await prisma.mealItem.createMany({
@@ -914,8 +915,8 @@ describe('MCP nutrition tools', () => {
     const missing = await callTool(client, 'nutrition_meal_read', { meal_id: randomUUID() });
     expect((missing.structuredContent as any).error.code).toBe('NOT_FOUND');
     const day = await callTool(client, 'nutrition_daily_read', {
-      start_ms: Date.now() - 86_400_000,
-      end_ms: Date.now() + 1000,
+      start_ms: clock.ms() - 86_400_000,
+      end_ms: clock.ms() + 1000,
     });
     expect((day.structuredContent as any).meal_count).toBe(1);
     const other = await mcpClient(app, await seedPersonalToken(app, user.id, ['profile:read']));
@@ -937,7 +938,7 @@ describe('MCP nutrition tools', () => {
         id: randomUUID(),
         userId: user.id,
         mealName: 'Old stew',
-        eatenAt: new Date(Date.now() - 91 * 86_400_000),
+        eatenAt: new Date(clock.ms() - 91 * 86_400_000),
       },
     });
     await logMeal(app, user.id, { items: [{ name: 'x', grams: 1 }] }); // no name: not a meal to repeat

@@ -10,6 +10,7 @@ import { startFakeMonitorCloud } from '../fakes/monitor-cloud.ts';
 import { startTestApp } from '../harness/app.ts';
 import { gql, rest } from '../harness/clients.ts';
 import { callTool, mcpClient } from '../harness/mcp.ts';
+import { clock } from '../../src/base/clock.ts';
 
 const SECRET = 'monitor-webhook-secret-0123456789';
 const cloud = await startFakeMonitorCloud();
@@ -21,7 +22,7 @@ const app = await startTestApp({
 
 let seq = 0;
 const unique = (what: string) => `${what}-${process.pid}-${++seq}`;
-const nowS = () => Math.floor(Date.now() / 1000);
+const nowS = () => Math.floor(clock.ms() / 1000);
 const sign = (body: string, secret = SECRET) =>
   `sha256=${createHmac('sha256', secret).update(body).digest('hex')}`;
 

@@ -10,6 +10,7 @@ import { seedUser } from '../factories/users.ts';
 import { startFakePushGateway } from '../fakes/push.ts';
 import { startTestApp } from '../harness/app.ts';
 import { gql, rest } from '../harness/clients.ts';
+import { clock } from '../../src/base/clock.ts';
 
 const gateway = await startFakePushGateway();
 const ADMIN_SENDS = 3;
@@ -26,7 +27,7 @@ const LIST = '/api/admin/notifications';
 /** A person with an iOS phone registered through POST /api/devices/token. */
 async function personWithPhone() {
   const seeded = await seedUser(app);
-  const device = `ios-admin-${++seq}-${Date.now()}`;
+  const device = `ios-admin-${++seq}-${clock.ms()}`;
   const res = await rest(app, 'POST', '/api/devices/token', {
     token: seeded.token,
     body: { token: device, platform: 'ios' },
@@ -45,7 +46,7 @@ const message = (userId: number, extra: Record<string, unknown> = {}) => ({
 
 /** "HH:MM" of now + minutes in UTC. */
 const utc = (minutes: number): string =>
-  new Date(Date.now() + minutes * 60_000).toISOString().slice(11, 16);
+  new Date(clock.ms() + minutes * 60_000).toISOString().slice(11, 16);
 
 describe('POST /api/admin/notifications/send', () => {
   it('sends to one person: an inbox item, a push, and an audit entry', async () => {

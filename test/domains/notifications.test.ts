@@ -15,6 +15,7 @@ import { startFakePushGateway } from '../fakes/push.ts';
 import { startTestApp, testConfig } from '../harness/app.ts';
 import { rest } from '../harness/clients.ts';
 import { callTool, mcpClient } from '../harness/mcp.ts';
+import { clock } from '../../src/base/clock.ts';
 
 const gateway = await startFakePushGateway();
 const TEST_SENDS = 4;
@@ -28,7 +29,7 @@ const prisma = app.db.prisma;
 
 const RW: Scope[] = ['notifications:read', 'notifications:write'];
 let seq = 0;
-const key = (): string => `idem-notify-${Date.now()}-${++seq}`;
+const key = (): string => `idem-notify-${clock.ms()}-${++seq}`;
 
 type Structured = Record<string, any>;
 const sc = (result: { structuredContent?: unknown; isError?: boolean }): Structured => {
@@ -52,7 +53,7 @@ async function person(scopes: Scope[] = RW) {
 
 /** Registers a phone's push token through POST /api/devices/token; answers the token. */
 async function phone(loginToken: string, platform: 'ios' | 'android'): Promise<string> {
-  const token = `${platform}-${++seq}-${Date.now()}`;
+  const token = `${platform}-${++seq}-${clock.ms()}`;
   const res = await rest(app, 'POST', '/api/devices/token', {
     token: loginToken,
     body: { token, platform },
@@ -68,7 +69,7 @@ function hhmm(zone: string, minutes: number): string {
     hour: '2-digit',
     minute: '2-digit',
     hourCycle: 'h23',
-  }).format(new Date(Date.now() + minutes * 60_000));
+  }).format(new Date(clock.ms() + minutes * 60_000));
 }
 
 describe('the notifications tools', () => {
@@ -225,8 +226,8 @@ describe('reminders', () => {
     expect(added).toMatchObject({ label: 'Evening walk', local_time: '19:45', enabled: true });
     expect(added.days).toEqual([1, 2, 3, 4, 5, 7]);
     const next = new Date(added.next_at);
-    expect(next.getTime()).toBeGreaterThan(Date.now());
-    expect(next.getTime()).toBeLessThanOrEqual(Date.now() + 2 * 86_400_000);
+    expect(next.getTime()).toBeGreaterThan(clock.ms());
+    expect(next.getTime()).toBeLessThanOrEqual(clock.ms() + 2 * 86_400_000);
     const weekday = new Intl.DateTimeFormat('en-US', {
       timeZone: 'America/New_York',
       weekday: 'short',
@@ -263,7 +264,7 @@ describe('reminders', () => {
       days: [1, 2, 3, 4, 5, 6, 7],
       timeZone: 'Europe/Berlin',
       enabled: true,
-      createdAt: new Date(),
+      createdAt: clock.now(),
     };
     // Saturday 28 March 2026 noon UTC; Berlin moves to UTC+2 on Sunday 29 March at 02:00
     const saturday = new Date('2026-03-28T12:00:00Z');
@@ -291,7 +292,7 @@ describe('reminders', () => {
     const next = new Date(added.next_at);
     expect(next.getUTCDay()).toBe(3);
     expect(next.toISOString().slice(11, 16)).toBe('08:00');
-    expect(next.getTime() - Date.now()).toBeLessThanOrEqual(7 * 86_400_000);
+    expect(next.getTime() - clock.ms()).toBeLessThanOrEqual(7 * 86_400_000);
   });
 
   it("answers 404 for another person's reminder and leaves it alone", async () => {
@@ -357,7 +358,7 @@ describe('reminders', () => {
 
 describe('the inbox', () => {
   async function seedItems(userId: number, n: number) {
-    const base = Date.now() - 60_000 * n;
+    const base = clock.ms() - 60_000 * n;
     for (let i = 0; i < n; i++)
       await prisma.notification.create({
         data: {

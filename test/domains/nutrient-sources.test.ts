@@ -17,6 +17,7 @@ import { logMeal } from '../factories/meals.ts';
 import { seedUser } from '../factories/users.ts';
 import { startTestApp } from '../harness/app.ts';
 import { rest } from '../harness/clients.ts';
+import { clock } from '../../src/base/clock.ts';
 
 const app = await startTestApp({}, { catalogue: true });
 
@@ -97,7 +98,7 @@ async function logItem(item: Record<string, unknown>): Promise<any> {
   const { user } = await seedUser(app);
   const meal = await logMeal(app, user.id, {
     meal_name: 'issue 11',
-    eaten_at: new Date().toISOString(),
+    eaten_at: clock.now().toISOString(),
     items: [item],
   });
   return meal.items[0];

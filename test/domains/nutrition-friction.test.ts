@@ -14,13 +14,14 @@ import { seedPersonalToken, seedUser } from '../factories/users.ts';
 import { startTestApp } from '../harness/app.ts';
 import { rest } from '../harness/clients.ts';
 import { callTool, mcpClient } from '../harness/mcp.ts';
+import { clock } from '../../src/base/clock.ts';
 
 const app = await startTestApp();
 const prisma = app.db.prisma;
 const MIN = 60_000;
 const DAY = 86_400_000;
 /** Today at 00:00 UTC: meal times are built from it, on the minute. */
-const TODAY = Math.floor(Date.now() / DAY) * DAY;
+const TODAY = Math.floor(clock.ms() / DAY) * DAY;
 
 async function person(scopes: Scope[], timezone?: string) {
   const u = await seedUser(app);
@@ -218,7 +219,7 @@ describe('nutrition_meal_update takes its fields flat, like nutrition_meal_log (
   it('sets the fields sent, clears those sent as null, keeps the others, and replaces items', async () => {
     const p = await person(write);
     const meal = await logMeal(app, p.user.id, {
-      ...plainMeal('Oats', new Date(Date.now() - 2 * 3_600_000).toISOString(), 300),
+      ...plainMeal('Oats', new Date(clock.ms() - 2 * 3_600_000).toISOString(), 300),
       meal_type: 'breakfast',
       note: 'before the run',
     });
@@ -248,7 +249,7 @@ describe('nutrition_meal_update takes its fields flat, like nutrition_meal_log (
 
   it("refuses the old nested input, a bad field and another person's meal with a 4xx", async () => {
     const p = await person(write);
-    const meal = await logMeal(app, p.user.id, plainMeal('Oats', new Date().toISOString()));
+    const meal = await logMeal(app, p.user.id, plainMeal('Oats', clock.now().toISOString()));
     const nested = await callTool(p.client, 'nutrition_meal_update', {
       meal_id: meal.id,
       input: { meal_type: 'snack' },
@@ -270,7 +271,7 @@ describe('nutrition_meal_update takes its fields flat, like nutrition_meal_log (
     });
     const future = await callTool(p.client, 'nutrition_meal_update', {
       meal_id: meal.id,
-      eaten_at: new Date(Date.now() + 3 * DAY).toISOString(),
+      eaten_at: new Date(clock.ms() + 3 * DAY).toISOString(),
     });
     expect(content(future).error.detail[0].loc).toEqual(['eaten_at']);
     const badItem = await callTool(p.client, 'nutrition_meal_update', {
@@ -294,7 +295,7 @@ describe('nutrition_meal_update takes its fields flat, like nutrition_meal_log (
 
   it('keeps PATCH /api/meals/{meal_id} on its documented MealLogUpdate body', async () => {
     const p = await person(write);
-    const meal = await logMeal(app, p.user.id, plainMeal('Oats', new Date().toISOString()));
+    const meal = await logMeal(app, p.user.id, plainMeal('Oats', clock.now().toISOString()));
     const res = await rest(app, 'PATCH', `/api/meals/${meal.id}`, {
       token: p.token,
       body: { meal_type: 'dinner', note: 'late' },

@@ -17,13 +17,14 @@ import { seedPersonalToken, seedUser } from '../factories/users.ts';
 import { startTestApp } from '../harness/app.ts';
 import { rest } from '../harness/clients.ts';
 import { callTool, mcpClient } from '../harness/mcp.ts';
+import { clock } from '../../src/base/clock.ts';
 
 const app = await startTestApp();
 await seedFood(app, BANANA);
 await seedFood(app, RICE);
 const MIN = 60_000;
 const DAY = 86_400_000;
-const TODAY = Math.floor(Date.now() / DAY) * DAY;
+const TODAY = Math.floor(clock.ms() / DAY) * DAY;
 const FROM = TODAY - 3 * DAY;
 const BLOCK_FROM = Date.UTC(2015, 2, 30);
 

@@ -12,11 +12,12 @@ import { hallTrace, seedGlucose, seedMeals } from '../factories/insights.ts';
 import { startTestApp } from '../harness/app.ts';
 import { rest } from '../harness/clients.ts';
 import { callTool, mcpClient } from '../harness/mcp.ts';
+import { clock } from '../../src/base/clock.ts';
 
 const app = await startTestApp();
 const MIN = 60_000;
 /** A meal time two days ago, on the minute. */
-const MEAL = Math.floor((Date.now() - 2 * 86_400_000) / MIN) * MIN;
+const MEAL = Math.floor((clock.ms() - 2 * 86_400_000) / MIN) * MIN;
 
 /** A triangle: flat at 100, up to 160 at 45 min, back to 100 at 90 min, flat after. */
 const triangle = (m: number): number =>
@@ -104,7 +105,7 @@ describe('meal_glucose_response_read: one meal', () => {
     const owner = await person();
     await seedMeals(app, owner.user.id, [
       { eatenAt: new Date(MEAL) },
-      { eatenAt: new Date(MEAL - 3_600_000), deletedAt: new Date() },
+      { eatenAt: new Date(MEAL - 3_600_000), deletedAt: clock.now() },
     ]);
     const [theirs, deleted] = await mealIds(owner.user.id);
     const other = await person();
@@ -142,18 +143,18 @@ describe('meal_glucose_response_read: a range', () => {
     const p = await person();
     // the Hall 2018 subject's trace shifted to end an hour ago
     const trace = hallTrace();
-    const shift = Date.now() - 3_600_000 - trace[trace.length - 1].timestamp.getTime();
+    const shift = clock.ms() - 3_600_000 - trace[trace.length - 1].timestamp.getTime();
     // its last stretch of wear (the file holds two, a year apart)
     const points = trace
       .map((x) => ({ timestamp: new Date(x.timestamp.getTime() + shift), valueMgDl: x.valueMgDl }))
-      .filter((x) => x.timestamp.getTime() > Date.now() - 20 * 86_400_000);
+      .filter((x) => x.timestamp.getTime() > clock.ms() - 20 * 86_400_000);
     expect(points.length).toBeGreaterThan(1000);
     await seedGlucose(app, p.token, points);
     const start = points[0].timestamp.getTime();
     const step =
       Math.floor((points[points.length - 1].timestamp.getTime() - start) / 6 / MIN) * MIN;
     const times = [1, 2, 3, 4, 5].map((k) => start + k * step);
-    expect(times[4]).toBeLessThan(Date.now() - 5 * 3_600_000);
+    expect(times[4]).toBeLessThan(clock.ms() - 5 * 3_600_000);
     await seedMeals(
       app,
       p.user.id,

@@ -9,6 +9,7 @@ import { startFakeSmtp } from '../fakes/smtp.ts';
 import { startTestApp } from '../harness/app.ts';
 import { offlinePage, useChromium } from '../harness/browser.ts';
 import { fromNewIp, gql, rest } from '../harness/clients.ts';
+import { clock } from '../../src/base/clock.ts';
 
 const smtp = await startFakeSmtp();
 const TEAM = 'privacy-team@example.org';
@@ -23,7 +24,7 @@ const app = await startTestApp({
 const chromium = useChromium();
 
 let seq = 0;
-const newAddress = (what: string) => `${what}.${++seq}.${Date.now()}@example.com`;
+const newAddress = (what: string) => `${what}.${++seq}.${clock.ms()}@example.com`;
 
 const post = (path: string, body: unknown, headers: Record<string, string> = fromNewIp()) =>
   app.fetch(path, {
@@ -315,7 +316,7 @@ describe('POST /api/waitlist/join and /api/waitlist/confirm', () => {
     const { token } = await join(email);
     await app.db.prisma.waitlistEntry.updateMany({
       where: { email },
-      data: { tokenExpiresAt: new Date(Date.now() - 1000) },
+      data: { tokenExpiresAt: new Date(clock.ms() - 1000) },
     });
     const res = await rest(app, 'POST', '/api/waitlist/confirm', {
       body: { token },

@@ -14,6 +14,7 @@ import type { SignedEvent } from '../fakes/stripe.ts';
 import { startTestApp } from '../harness/app.ts';
 import { fromNewIp, rest } from '../harness/clients.ts';
 import { callTool, mcpClient, rpc } from '../harness/mcp.ts';
+import { clock } from '../../src/base/clock.ts';
 
 const stripe = await startFakeStripe();
 const smtp = await startFakeSmtp();
@@ -31,7 +32,7 @@ const impatient = await startTestApp(
   { database: app.db },
 );
 const prisma = app.db.prisma;
-const now = (): number => Math.floor(Date.now() / 1000);
+const now = (): number => Math.floor(clock.ms() / 1000);
 
 const post = (path: string, options: { token?: string; body?: unknown } = {}) =>
   rest(app, 'POST', path, { ...options, headers: fromNewIp() });
@@ -512,7 +513,7 @@ describe('intents for the payment sheet', () => {
 describe('MCP orders family', () => {
   const ALL = ['orders:read', 'orders:pay', 'orders:write'] as const;
   let keySeq = 0;
-  const key = () => `order-key-${Date.now()}-${++keySeq}`;
+  const key = () => `order-key-${clock.ms()}-${++keySeq}`;
   const result = (r: { structuredContent?: unknown }) => r.structuredContent as any;
 
   async function client(person: SeededUser, scopes: readonly string[] = ALL) {
@@ -733,7 +734,7 @@ describe('MCP orders family', () => {
 
 describe('issue 45: a Stripe that answers null, or never answers', () => {
   let keySeq = 0;
-  const key = () => `null-key-${Date.now()}-${++keySeq}`;
+  const key = () => `null-key-${clock.ms()}-${++keySeq}`;
   const payer = async (on: typeof app, person: SeededUser) =>
     mcpClient(on, await seedPersonalToken(on, person.user.id, ['orders:pay', 'orders:write']));
   const order = async (c: Awaited<ReturnType<typeof mcpClient>>) =>

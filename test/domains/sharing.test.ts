@@ -13,6 +13,7 @@ import { seedActiveGrant, seedInvitation } from '../factories/sharing.ts';
 import { seedPersonalToken, seedUser } from '../factories/users.ts';
 import { startTestApp } from '../harness/app.ts';
 import { rest } from '../harness/clients.ts';
+import { clock } from '../../src/base/clock.ts';
 
 const DATA_DIR = `/tmp/hdp-test/sharing-${process.pid}-${Math.random().toString(36).slice(2, 8)}`;
 const app = await startTestApp({ DATA_DIR });
@@ -39,7 +40,7 @@ describe('POST /api/auth/share', () => {
   it('creates a pending, read-only grant for 30 days and emails the invitee, who keeps their account', async () => {
     const owner = await seedUser(app, { name: 'Olga Owner' });
     const invitee = await seedUser(app);
-    const before = Date.now();
+    const before = clock.ms();
     const res = await rest(app, 'POST', '/api/auth/share', {
       token: owner.token,
       body: { email: invitee.user.email.toUpperCase() },
@@ -95,7 +96,7 @@ describe('POST /api/auth/share', () => {
   it('invites an address without an account the same way (the answer does not tell them apart)', async () => {
     const owner = await seedUser(app);
     const known = await seedUser(app);
-    const email = `nobody-yet.${Date.now()}@example.com`;
+    const email = `nobody-yet.${clock.ms()}@example.com`;
     const a = await rest(app, 'POST', '/api/auth/share', { token: owner.token, body: { email } });
     const b = await rest(app, 'POST', '/api/auth/share', {
       token: owner.token,
@@ -163,7 +164,7 @@ describe('POST /api/auth/share', () => {
 
     await app.db.prisma.accessGrant.update({
       where: { id: second.body.id },
-      data: { expiresAt: new Date(Date.now() - 1000) },
+      data: { expiresAt: new Date(clock.ms() - 1000) },
     });
     expect(
       (
@@ -177,7 +178,7 @@ describe('POST /api/auth/share', () => {
 
   it('creates one grant when the same invitation arrives several times at once', async () => {
     const owner = await seedUser(app);
-    const email = `race.${Date.now()}@example.com`;
+    const email = `race.${clock.ms()}@example.com`;
     const answers = await Promise.all(
       Array.from({ length: 5 }, () =>
         rest(app, 'POST', '/api/auth/share', { token: owner.token, body: { email } }),
@@ -189,7 +190,7 @@ describe('POST /api/auth/share', () => {
 
   it(`answers 429 with Retry-After after ${MAX_INVITATIONS_PER_DAY} invitations in 24 hours`, async () => {
     const owner = await seedUser(app);
-    const old = new Date(Date.now() - 23 * 3_600_000);
+    const old = new Date(clock.ms() - 23 * 3_600_000);
     await app.db.prisma.accessGrant.createMany({
       data: Array.from({ length: MAX_INVITATIONS_PER_DAY }, (_, i) => ({
         ownerId: owner.user.id,
@@ -250,10 +251,10 @@ describe('GET /api/auth/grants', () => {
     const bobToAnn = await seedInvitation(app, bob, ann.user.email);
     const annToCat = await seedInvitation(app, ann, cat.user.email);
     await rest(app, 'POST', `/api/auth/grants/${annToCat}/revoke`, { token: ann.token });
-    const annToDan = await seedInvitation(app, ann, `dan.${Date.now()}@example.com`);
+    const annToDan = await seedInvitation(app, ann, `dan.${clock.ms()}@example.com`);
     await app.db.prisma.accessGrant.update({
       where: { id: annToDan },
-      data: { expiresAt: new Date(Date.now() - 1000) },
+      data: { expiresAt: new Date(clock.ms() - 1000) },
     });
 
     const list = await rest(app, 'GET', '/api/auth/grants', { token: ann.token });
@@ -282,7 +283,7 @@ describe('GET /api/auth/grants', () => {
 
   it('shows an invitation to an address that registers later, as grantee', async () => {
     const owner = await seedUser(app);
-    const email = `later.${Date.now()}@example.com`;
+    const email = `later.${clock.ms()}@example.com`;
     const id = await seedInvitation(app, owner, email);
     const later = await seedUser(app, { email });
     const list = await rest(app, 'GET', '/api/auth/grants', { token: later.token });
@@ -310,7 +311,7 @@ describe('POST /api/auth/grants/{grant_id}/accept', () => {
     const ok = await rest(app, 'POST', `/api/auth/grants/${id}/accept`, { token: invitee.token });
     expect(ok.status).toBe(200);
     expect(ok.body).toMatchObject({ id, role: 'grantee', status: 'active' });
-    expect(Date.parse(ok.body.accepted_at)).toBeGreaterThan(Date.now() - 60_000);
+    expect(Date.parse(ok.body.accepted_at)).toBeGreaterThan(clock.ms() - 60_000);
 
     const twice = await rest(app, 'POST', `/api/auth/grants/${id}/accept`, {
       token: invitee.token,
@@ -321,7 +322,7 @@ describe('POST /api/auth/grants/{grant_id}/accept', () => {
 
   it('lets an address invited before it had an account accept, naming the new account as grantee', async () => {
     const owner = await seedUser(app);
-    const email = `joiner.${Date.now()}@example.com`;
+    const email = `joiner.${clock.ms()}@example.com`;
     const id = await seedInvitation(app, owner, email);
     const joiner = await seedUser(app, { email });
     const ok = await rest(app, 'POST', `/api/auth/grants/${id}/accept`, { token: joiner.token });
@@ -335,7 +336,7 @@ describe('POST /api/auth/grants/{grant_id}/accept', () => {
     const id = await seedInvitation(app, owner, invitee.user.email);
     await app.db.prisma.accessGrant.update({
       where: { id },
-      data: { expiresAt: new Date(Date.now() - 1000) },
+      data: { expiresAt: new Date(clock.ms() - 1000) },
     });
     const expired = await rest(app, 'POST', `/api/auth/grants/${id}/accept`, {
       token: invitee.token,
@@ -385,7 +386,7 @@ describe('POST /api/auth/grants/{grant_id}/revoke', () => {
     });
     expect(ended.body).toMatchObject({ role: 'grantee', status: 'revoked' });
 
-    const email = `decliner.${Date.now()}@example.com`;
+    const email = `decliner.${clock.ms()}@example.com`;
     const pending = await seedInvitation(app, owner, email);
     const decliner = await seedUser(app, { email });
     const declined = await rest(app, 'POST', `/api/auth/grants/${pending}/revoke`, {
@@ -407,7 +408,7 @@ describe('POST /api/v1/grants/{grant_id}/renew', () => {
     const id = await seedActiveGrant(app, owner, grantee);
     await app.db.prisma.accessGrant.update({
       where: { id },
-      data: { expiresAt: new Date(Date.now() + DAY_MS) },
+      data: { expiresAt: new Date(clock.ms() + DAY_MS) },
     });
 
     expect(
@@ -419,13 +420,13 @@ describe('POST /api/v1/grants/{grant_id}/renew', () => {
     expect(byGrantee.status).toBe(403);
     expect(byGrantee.body).toEqual({ detail: 'Only the owner can renew a grant' });
 
-    const before = Date.now();
+    const before = clock.ms();
     const renewed = await rest(app, 'POST', `/api/v1/grants/${id}/renew`, { token: owner.token });
     expect(renewed.status).toBe(200);
     expect(renewed.body.status).toBe('active');
     const end = Date.parse(renewed.body.expires_at);
     expect(end).toBeGreaterThanOrEqual(before + GRANT_LIFETIME_DAYS * DAY_MS - 1000);
-    expect(end).toBeLessThanOrEqual(Date.now() + GRANT_LIFETIME_DAYS * DAY_MS);
+    expect(end).toBeLessThanOrEqual(clock.ms() + GRANT_LIFETIME_DAYS * DAY_MS);
     // from now, not from the old end: renewing twice does not stack
     const twice = await rest(app, 'POST', `/api/v1/grants/${id}/renew`, { token: owner.token });
     expect(Date.parse(twice.body.expires_at) - end).toBeLessThan(60_000);
@@ -433,13 +434,13 @@ describe('POST /api/v1/grants/{grant_id}/renew', () => {
 
   it('renews a pending invitation; answers 409 once the grant is expired or revoked', async () => {
     const owner = await seedUser(app);
-    const pending = await seedInvitation(app, owner, `renew.${Date.now()}@example.com`);
+    const pending = await seedInvitation(app, owner, `renew.${clock.ms()}@example.com`);
     const ok = await rest(app, 'POST', `/api/v1/grants/${pending}/renew`, { token: owner.token });
     expect(ok.body.status).toBe('pending');
 
     await app.db.prisma.accessGrant.update({
       where: { id: pending },
-      data: { expiresAt: new Date(Date.now() - 1000) },
+      data: { expiresAt: new Date(clock.ms() - 1000) },
     });
     const expired = await rest(app, 'POST', `/api/v1/grants/${pending}/renew`, {
       token: owner.token,
@@ -447,7 +448,7 @@ describe('POST /api/v1/grants/{grant_id}/renew', () => {
     expect(expired.status).toBe(409);
     expect(expired.body.detail).toEqual({ code: 'grant_not_live', status: 'expired' });
 
-    const revokedId = await seedInvitation(app, owner, `renew2.${Date.now()}@example.com`);
+    const revokedId = await seedInvitation(app, owner, `renew2.${clock.ms()}@example.com`);
     await rest(app, 'POST', `/api/auth/grants/${revokedId}/revoke`, { token: owner.token });
     expect(
       (await rest(app, 'POST', `/api/v1/grants/${revokedId}/renew`, { token: owner.token })).body

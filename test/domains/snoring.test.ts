@@ -10,6 +10,7 @@ import { startTestApp } from '../harness/app.ts';
 import { rest } from '../harness/clients.ts';
 import { callTool, mcpClient } from '../harness/mcp.ts';
 import { dateOf, dayAt, rand } from './goals.helpers.ts';
+import { clock } from '../../src/base/clock.ts';
 
 const app = await startTestApp();
 const READ = ['health:sleep:read'] as const;
@@ -271,7 +272,7 @@ describe('a night deleted through sync', () => {
       token: u.token,
       body: {
         changes: { snore_nights: { created: [], updated: [], deleted: ids } },
-        last_pulled_at: Date.now(),
+        last_pulled_at: clock.ms(),
       },
     });
     expect(res.status, JSON.stringify(res.body)).toBe(200);
@@ -307,7 +308,7 @@ describe('a night deleted through sync', () => {
     const u = await seedUser(app);
     const [night] = await pushNights(u, [1]);
     const clip = await (await upload(u.token, night, wav(2000))).json();
-    const journal = { id: rand(), body: 'slept badly', happened_at: Date.now() };
+    const journal = { id: rand(), body: 'slept badly', happened_at: clock.ms() };
     const push = (changes: object, lastPulledAt: number | null) =>
       rest(app, 'POST', '/api/sync/push', {
         token: u.token,
@@ -317,11 +318,11 @@ describe('a night deleted through sync', () => {
     expect((await push({ journal_entries: { ...none, created: [journal] } }, null)).status).toBe(
       200,
     );
-    const pulledAt = Date.now();
+    const pulledAt = clock.ms();
     // another device changes the journal entry after this phone's last pull
     await new Promise((r) => setTimeout(r, 5));
     const later = { journal_entries: { ...none, updated: [{ ...journal, body: 'slept well' }] } };
-    expect((await push(later, Date.now())).status).toBe(200);
+    expect((await push(later, clock.ms())).status).toBe(200);
 
     const res = await push(
       {

@@ -17,6 +17,7 @@ import { seedPersonalToken, seedUser } from '../factories/users.ts';
 import { startTestApp } from '../harness/app.ts';
 import { rest } from '../harness/clients.ts';
 import { callTool, mcpClient } from '../harness/mcp.ts';
+import { clock } from '../../src/base/clock.ts';
 
 const app = await startTestApp();
 let seq = 0;
@@ -88,7 +89,7 @@ describe('score formulas', () => {
   const reading = (systolic: number, diastolic: number) => ({
     systolic,
     diastolic,
-    measuredAt: new Date(),
+    measuredAt: clock.now(),
   });
   it('scores blood pressure against the 2017 ACC/AHA thresholds', () => {
     expect(bloodPressureScore('2026-11-20', [reading(118, 78)]).score).toBe(100);
@@ -104,7 +105,7 @@ describe('score formulas', () => {
 
   it('scores the day’s sun minutes: full from 15 to 60, 0 at none and at 180', () => {
     const sessions = (...minutes: number[]) =>
-      minutes.map((durationMinutes) => ({ loggedAt: new Date(), durationMinutes }));
+      minutes.map((durationMinutes) => ({ loggedAt: clock.now(), durationMinutes }));
     expect(sunScore('2026-11-20', sessions(5)).score).toBe(33);
     expect(sunScore('2026-11-20', sessions(10, 5)).score).toBe(100);
     expect(sunScore('2026-11-20', sessions(60)).score).toBe(100);

@@ -11,6 +11,7 @@ import { seedPersonalToken, seedUser } from '../factories/users.ts';
 import type { SeededUser } from '../factories/users.ts';
 import { startTestApp } from '../harness/app.ts';
 import { gql, rest } from '../harness/clients.ts';
+import { clock } from '../../src/base/clock.ts';
 
 const app = await startTestApp();
 
@@ -167,7 +168,7 @@ describe('GET /api/sync/pull with a personal token (issue 10)', () => {
     const token = await seedPersonalToken(app, u.user.id, ['health:summary:read']);
     // a hand-made cursor (opaque, but only base64url JSON) that continues at glucose_readings
     const cursor = {
-      s: Date.now() + 60_000,
+      s: clock.ms() + 60_000,
       t: null,
       v: null,
       iv: 1,

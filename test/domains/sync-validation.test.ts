@@ -11,6 +11,7 @@ import { seedUser } from '../factories/users.ts';
 import type { SeededUser } from '../factories/users.ts';
 import { startTestApp } from '../harness/app.ts';
 import { rest } from '../harness/clients.ts';
+import { clock } from '../../src/base/clock.ts';
 
 const app = await startTestApp();
 
@@ -119,7 +120,7 @@ const REFUSED: [table: string, bad: Rec, field: string, rule: string][] = [
   ['health_metrics', { unit: 'furlongs' }, 'unit', 'in count'],
   ['sleep_samples', { end_at: T0 - 60_000 }, 'end_at', 'end must not be before start'],
   ['workout_samples', { duration_minutes: 90 }, 'duration_minutes', 'longer than the workout'],
-  ['meals', { eaten_at: Date.now() + 3 * DAY }, 'eaten_at', '24 hours ahead'],
+  ['meals', { eaten_at: clock.ms() + 3 * DAY }, 'eaten_at', '24 hours ahead'],
   ['meal_items', { grams: 0 }, 'grams', 'greater than 0'],
   ['saved_meals', { name: '   ' }, 'name', 'blank'],
   ['saved_meal_items', { kcal: 20_000 }, 'kcal', 'less than or equal to 10000'],

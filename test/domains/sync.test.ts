@@ -12,6 +12,7 @@ import type { SeededUser } from '../factories/users.ts';
 import { startTestApp } from '../harness/app.ts';
 import { journal, journalEntries, recordIds } from '../factories/sync.ts';
 import { rest } from '../harness/clients.ts';
+import { clock } from '../../src/base/clock.ts';
 
 const app = await startTestApp({
   DATA_DIR: `/tmp/hdp-test/sync-${process.pid}-${Math.random().toString(36).slice(2, 8)}`,
@@ -94,7 +95,7 @@ describe('GET /api/sync/pull', () => {
     expect(p1.body).toMatchObject({ has_more: true, timestamp: null });
     expect(p1.body.changes.journal_entries.created).toHaveLength(PULL_PAGE_SIZE);
     const late = entry();
-    const t0 = Date.now();
+    const t0 = clock.ms();
     const pushed = await push(u, journal({ created: [late] }), t0);
     expect(pushed.status).toBe(200);
     const p2 = await pull(u, `cursor=${p1.body.next_cursor}`);
@@ -201,7 +202,7 @@ describe('POST /api/sync/push', () => {
   it('stores records as the caller, stamps the server change time and records phone_last_sync_at', async () => {
     const u = await seedUser(app);
     const a = entry({ user_id: 999_999 });
-    const before = Date.now();
+    const before = clock.ms();
     const res = await push(u, journal({ created: [a] }), null);
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ ok: true, identity_version: 1, accepted: 1 });
@@ -259,10 +260,10 @@ describe('POST /api/sync/push', () => {
     const res = await push(
       u,
       journal({ created: [{ ...a, body: 'mine now?' }] }),
-      Date.now() + 60_000,
+      clock.ms() + 60_000,
     );
     expect(res.status).toBe(409);
-    const del = await push(u, journal({ deleted: [a.id] }), Date.now() + 60_000);
+    const del = await push(u, journal({ deleted: [a.id] }), clock.ms() + 60_000);
     expect(del.status).toBe(409);
     const row = await app.db.prisma.journalEntry.findUniqueOrThrow({ where: { id: a.id } });
     expect(row).toMatchObject({ userId: other.user.id, body: 'slept well', deletedAt: null });

@@ -3,6 +3,7 @@ import { sha256 } from '../../src/auth/credentials.ts';
 import { startTestApp } from '../harness/app.ts';
 import { rest } from '../harness/clients.ts';
 import { seedPersonalToken, seedUser, seedWebSession } from '../factories/users.ts';
+import { clock } from '../../src/base/clock.ts';
 
 const app = await startTestApp();
 
@@ -139,7 +140,7 @@ describe('personal tokens (/api/v1/tokens)', () => {
     const pat = await seedPersonalToken(app, user.id, ['profile:read']);
     await app.db.prisma.personalToken.updateMany({
       where: { tokenHash: sha256(pat) },
-      data: { expiresAt: new Date(Date.now() - 1000) },
+      data: { expiresAt: new Date(clock.ms() - 1000) },
     });
     expect((await rest(app, 'GET', '/api/auth/me', { token: pat })).status).toBe(401);
   });

@@ -12,6 +12,7 @@ import type { SeededUser } from '../factories/users.ts';
 import { startTestApp } from '../harness/app.ts';
 import { gql, rest } from '../harness/clients.ts';
 import { callTool, mcpClient, startMcpHost } from '../harness/mcp.ts';
+import { clock } from '../../src/base/clock.ts';
 
 // No shipped MCP tool reads another person's data yet (get_profile is always the caller's own):
 // a test host adds one on viewedProfile, with the real facade, call path and authentication.
@@ -235,9 +236,9 @@ describe('writes while viewing as', () => {
     const client = await mcpClient(app, pat);
     expect((await callTool(client, 'sharing_grant_list')).isError).toBeFalsy();
     const invite = await callTool(client, 'sharing_grant_invite', {
-      email: `friend.${Date.now()}@example.com`,
+      email: `friend.${clock.ms()}@example.com`,
       confirm: true,
-      idempotency_key: `invite-${Date.now()}`,
+      idempotency_key: `invite-${clock.ms()}`,
     });
     expect(invite.isError).toBeFalsy();
     // the invitation shares the caller's own data, never the owner's
@@ -286,7 +287,7 @@ describe("the next request after the grant ends reads the grantee's own data, on
     const scene = await viewingScene();
     await app.db.prisma.accessGrant.update({
       where: { id: scene.grantId },
-      data: { expiresAt: new Date(Date.now() - 1000) },
+      data: { expiresAt: new Date(clock.ms() - 1000) },
     });
     await expectBackToOwnData(scene);
     expect(
@@ -370,7 +371,7 @@ describe('switching (POST /api/v1/view-as, sharing_view_as_switch)', () => {
     const active = await seedActiveGrant(app, owner, grantee);
     await app.db.prisma.accessGrant.update({
       where: { id: active },
-      data: { expiresAt: new Date(Date.now() - 1000) },
+      data: { expiresAt: new Date(clock.ms() - 1000) },
     });
     expect(
       (

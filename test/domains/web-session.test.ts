@@ -6,6 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { seedPersonalToken, seedUser, seedWebSession } from '../factories/users.ts';
 import { startTestApp } from '../harness/app.ts';
 import { cookiesFrom, fromNewIp, gql, rest } from '../harness/clients.ts';
+import { clock } from '../../src/base/clock.ts';
 
 const app = await startTestApp();
 
@@ -128,7 +129,7 @@ describe('POST /api/auth/web/logout', () => {
     const web = await seedWebSession(app, user.id);
     await app.db.prisma.session.update({
       where: { id: web.sessionId },
-      data: { revokedAt: new Date() },
+      data: { revokedAt: clock.now() },
     });
     const stale = await rest(app, 'POST', '/api/auth/web/logout', {
       headers: { cookie: web.cookie },

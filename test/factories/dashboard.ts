@@ -11,6 +11,7 @@ import type { TestApp } from '../harness/app.ts';
 import { gql } from '../harness/clients.ts';
 import { seedUser } from './users.ts';
 import type { SeededUser } from './users.ts';
+import { clock } from '../../src/base/clock.ts';
 
 const MINUTE = 60_000;
 const range = (n: number): number[] => Array.from({ length: n }, (_, i) => i);
@@ -25,7 +26,7 @@ export async function seedDashboardPerson(app: TestApp, n: number): Promise<Seed
   const person = await seedUser(app);
   const userId = person.user.id;
   const p = app.db.prisma;
-  const now = Date.now();
+  const now = clock.ms();
   const at = (i: number) => new Date(now - (i + 1) * 5 * MINUTE);
 
   const foods = range(n).map((i) => `dash-${userId}-${i}`);

@@ -4,6 +4,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { TestApp } from '../harness/app.ts';
+import { clock } from '../../src/base/clock.ts';
 
 export interface SeedLogOptions {
   /** when the meal was eaten (default: now) */
@@ -20,7 +21,7 @@ export async function seedFoodLog(
   foodId: string,
   options: SeedLogOptions = {},
 ): Promise<string> {
-  const eatenAt = options.eatenAt ?? new Date();
+  const eatenAt = options.eatenAt ?? clock.now();
   const mealId = randomUUID();
   await app.db.prisma.meal.create({
     data: { id: mealId, userId, eatenAt, mealName: 'test meal', source: 'manual' },

@@ -9,6 +9,7 @@ import { expect } from 'vitest';
 import type { StatPoint } from '../../src/domains/glucose/glucose.stats.ts';
 import type { TestApp } from '../harness/app.ts';
 import { rest } from '../harness/clients.ts';
+import { clock } from '../../src/base/clock.ts';
 
 /** The 1,846 readings of Hall 2018 subject 1636-69-001 (CC BY 4.0), local times read as UTC. */
 export function hallTrace(): StatPoint[] {
@@ -96,7 +97,7 @@ export async function pushTable(
     token,
     body: {
       changes: { [table]: { created: [], updated: [], deleted: [], ...changes } },
-      last_pulled_at: Date.now(),
+      last_pulled_at: clock.ms(),
     },
   });
   expect(res.status, JSON.stringify(res.body)).toBe(200);
@@ -105,7 +106,7 @@ export async function pushTable(
 /** The instant yesterday's local day began in Asia/Kolkata (UTC+05:30 all year, no DST). */
 export function kolkataYesterdayStart(): number {
   const IST = 5.5 * 3_600_000;
-  const local = new Date(Date.now() + IST);
+  const local = new Date(clock.ms() + IST);
   const today = Date.UTC(local.getUTCFullYear(), local.getUTCMonth(), local.getUTCDate()) - IST;
   return today - 86_400_000;
 }

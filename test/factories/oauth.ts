@@ -6,6 +6,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { newOAuthAccessToken, sha256 } from '../../src/auth/credentials.ts';
 import type { Scope } from '../../src/auth/scopes.ts';
 import type { TestApp } from '../harness/app.ts';
+import { clock } from '../../src/base/clock.ts';
 
 export interface SeedOAuthConnectionOptions {
   /** the resource the tokens are for (default `<app.mcpUrl>/mcp`) */
@@ -41,7 +42,7 @@ export async function seedOAuthConnection(
 ): Promise<SeededOAuthConnection> {
   const prisma = app.db.prisma;
   const resource = opts.resource ?? `${app.mcpUrl}/mcp`;
-  const now = Date.now();
+  const now = clock.ms();
   const connection = opts.connectionId
     ? await prisma.oAuthConnection.findUniqueOrThrow({ where: { id: opts.connectionId } })
     : await prisma.oAuthConnection.create({

@@ -13,6 +13,7 @@ import { createContextAs } from '../../src/graphql/context.ts';
 import type { AuthedContext, Context } from '../../src/graphql/context.ts';
 import { createLogger } from '../../src/base/logger.ts';
 import type { TestApp } from '../harness/app.ts';
+import { clock } from '../../src/base/clock.ts';
 
 let seq = 0;
 
@@ -54,7 +55,7 @@ export interface SeedUserOptions {
 /** A registered user signed in on a phone. */
 export async function seedUser(app: TestApp, options: SeedUserOptions = {}): Promise<SeededUser> {
   const ctx = serviceContext(app);
-  const email = options.email ?? `user${++seq}.${Date.now()}@example.com`;
+  const email = options.email ?? `user${++seq}.${clock.ms()}@example.com`;
   const password = options.password ?? 'correct horse battery';
   const user = await register(ctx, { email, password, name: options.name ?? 'Test User' });
   if (options.isAdmin)

@@ -10,6 +10,7 @@ import type { AddressInfo } from 'node:net';
 import { exportJWK, generateKeyPair, SignJWT } from 'jose';
 import type { CryptoKey, JWTPayload } from 'jose';
 import { afterAll } from 'vitest';
+import { clock } from '../../src/base/clock.ts';
 
 export interface SignOptions {
   /** key id in the header (default the published key's) */
@@ -88,7 +89,7 @@ export async function startFakeIdp(): Promise<FakeIdp> {
       new SignJWT(claims)
         .setProtectedHeader({ alg: options.alg ?? 'RS256', kid: options.kid ?? jwk.kid })
         .setIssuedAt()
-        .setExpirationTime(Math.floor(Date.now() / 1000) + (options.expiresIn ?? 600))
+        .setExpirationTime(Math.floor(clock.ms() / 1000) + (options.expiresIn ?? 600))
         .sign(options.key ?? privateKey),
   });
 }

@@ -9,6 +9,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { randomUUID } from 'node:crypto';
 import { startHttpFake } from './http-fake.ts';
+import { clock } from '../../src/base/clock.ts';
 
 /** One push the fake received. */
 export interface FakePush {
@@ -81,7 +82,7 @@ export async function startFakePushGateway(): Promise<FakePushGateway> {
       }
       if (deadTokens.has(token))
         return apns
-          ? json(410, { reason: 'Unregistered', timestamp: Date.now() })
+          ? json(410, { reason: 'Unregistered', timestamp: clock.ms() })
           : json(404, {
               error: {
                 code: 404,

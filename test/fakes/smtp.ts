@@ -8,6 +8,7 @@ import type { AddressInfo } from 'node:net';
 import { simpleParser } from 'mailparser';
 import { SMTPServer } from 'smtp-server';
 import { afterAll } from 'vitest';
+import { clock } from '../../src/base/clock.ts';
 
 export interface ReceivedMail {
   /** envelope recipients, lower-case */
@@ -64,10 +65,10 @@ export async function startFakeSmtp(): Promise<FakeSmtp> {
       const since = options.since ?? 0;
       const find = (): ReceivedMail | undefined =>
         messages.slice(since).find((m) => m.to.includes(address.toLowerCase()));
-      const deadline = Date.now() + (options.timeoutMs ?? 5_000);
+      const deadline = clock.ms() + (options.timeoutMs ?? 5_000);
       for (let found = find(); ; found = find()) {
         if (found) return found;
-        const left = deadline - Date.now();
+        const left = deadline - clock.ms();
         if (left <= 0)
           throw new Error(`no email to ${address} within ${options.timeoutMs ?? 5_000} ms`);
         await new Promise<void>((resolve) => {

@@ -15,6 +15,7 @@ import { randomBytes } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import Stripe from 'stripe';
 import { startHttpFake } from './http-fake.ts';
+import { clock } from '../../src/base/clock.ts';
 
 export const FAKE_STRIPE_KEY = 'sk_test_fake';
 export const FAKE_WEBHOOK_SECRET = 'whsec_fake_secret';
@@ -105,7 +106,7 @@ async function readBody(req: IncomingMessage): Promise<string> {
   return Buffer.concat(chunks).toString('utf8');
 }
 
-const now = (): number => Math.floor(Date.now() / 1000);
+const now = (): number => Math.floor(clock.ms() / 1000);
 
 /** Starts the fake; closed after the test file. `prices` are the plans' price ids it knows. */
 export async function startFakeStripe(): Promise<FakeStripe> {

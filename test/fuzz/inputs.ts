@@ -5,6 +5,7 @@
  * Nothing here names a route or a tool: everything is driven by the schemas it is given.
  */
 import fc from 'fast-check';
+import { clock } from '../../src/base/clock.ts';
 
 /** JSON text written verbatim into a body (what JSON.stringify cannot write: -0, 1e400, 20,000 levels). */
 export class RawJson {
@@ -304,7 +305,7 @@ export function typesOf(s: JsonSchema): string[] {
 }
 
 /** Midnight UTC today: dates near "now", the same for every run of one day. */
-const TODAY = Math.floor(Date.now() / 86_400_000) * 86_400_000;
+const TODAY = Math.floor(clock.ms() / 86_400_000) * 86_400_000;
 const DAY = 86_400_000;
 
 const isoDate = fc.oneof(

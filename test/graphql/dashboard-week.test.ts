@@ -16,6 +16,7 @@ import { openTestDatabase, startTestApp } from '../harness/app.ts';
 import { gql, rest } from '../harness/clients.ts';
 import { mcpPost, rpc } from '../harness/mcp.ts';
 import { countingDatabase } from '../harness/sql-count.ts';
+import { clock } from '../../src/base/clock.ts';
 
 const { database, counter } = countingDatabase(await openTestDatabase());
 afterAll(() => database.close()); // registered first, so it runs after the app has closed
@@ -43,7 +44,7 @@ const WEEK = `query Week($from: DateTime!, $to: DateTime!, $readings: Int!, $mea
 async function seedWeek() {
   const person = await seedUser(app);
   const userId = person.user.id;
-  const from = new Date(Math.floor((Date.now() - 8 * DAY) / (60 * MINUTE)) * 60 * MINUTE);
+  const from = new Date(Math.floor((clock.ms() - 8 * DAY) / (60 * MINUTE)) * 60 * MINUTE);
   const to = new Date(from.getTime() + 7 * DAY);
   const inWeek = Array.from({ length: 2016 }, (_, i) => new Date(from.getTime() + i * 5 * MINUTE));
   // one reading just before the window and one at its (exclusive) end: neither is in the week
@@ -413,7 +414,7 @@ describe('graphql_request_db_statements on /metrics (issue 30, item 9)', () => {
     const { statements } = await counted(
       'mutation ($r: [GlucoseReadingInput!]!) { createGlucoseReadingsBatch(readings: $r) }',
       {
-        r: [{ timestamp: new Date(Date.now() - DAY).toISOString(), valueMgDl: 101, source: 'cgm' }],
+        r: [{ timestamp: new Date(clock.ms() - DAY).toISOString(), valueMgDl: 101, source: 'cgm' }],
       },
     );
     const afterMutation = await statementSamples('mutation');
@@ -456,7 +457,7 @@ describe('graphql_request_db_statements for the REST and MCP doors', () => {
     const write = await expectObserved('rest', 'mutation', () =>
       rest(app, 'POST', '/api/glucose/readings', {
         token,
-        body: { value_mg_dl: 104, timestamp: new Date().toISOString(), source: 'manual' },
+        body: { value_mg_dl: 104, timestamp: clock.now().toISOString(), source: 'manual' },
       }),
     );
     expect(write).toBeGreaterThan(0);

@@ -9,6 +9,7 @@ import { seedPersonalToken, seedUser } from '../factories/users.ts';
 import { startTestApp } from '../harness/app.ts';
 import { gql, rest } from '../harness/clients.ts';
 import { callTool, mcpClient } from '../harness/mcp.ts';
+import { clock } from '../../src/base/clock.ts';
 
 const app = await startTestApp();
 const prisma = app.db.prisma;
@@ -21,7 +22,7 @@ async function personIn(zone: string | null) {
 }
 
 /** Yesterday's local date in Berlin (a day well in the past, never in the future). */
-const yesterday = new Date(Date.now() - 86_400_000).toISOString().slice(0, 10);
+const yesterday = new Date(clock.ms() - 86_400_000).toISOString().slice(0, 10);
 
 describe('reading wall-clock time in a zone', () => {
   it.each([

@@ -9,6 +9,7 @@ import { createModelClient } from '../../src/integrations/openai.ts';
 import { FAKE_IMAGE_TOKENS, MALFORMED_CONTENT, startFakeOpenAI } from '../fakes/openai.ts';
 import { JPEG } from '../fakes/images.ts';
 import { testConfig } from '../harness/app.ts';
+import { clock } from '../../src/base/clock.ts';
 
 const fake = await startFakeOpenAI();
 const config = testConfig({
@@ -141,12 +142,12 @@ describe('createModelClient', () => {
 
   it('surfaces an answer slower than OPENAI_TIMEOUT_MS as the SDK timeout error', async () => {
     fake.delay(2000);
-    const started = Date.now();
+    const started = clock.ms();
     const error: unknown = await client.chat.completions
       .create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }] })
       .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(APIConnectionTimeoutError);
-    expect(Date.now() - started).toBeLessThan(1500);
+    expect(clock.ms() - started).toBeLessThan(1500);
     expect(fake.requests).toHaveLength(1);
   });
 });

@@ -8,6 +8,7 @@ import type { Scope } from '../../src/auth/scopes.ts';
 import { seedPersonalToken, seedUser } from '../factories/users.ts';
 import { startTestApp } from '../harness/app.ts';
 import { callTool, mcpClient } from '../harness/mcp.ts';
+import { clock } from '../../src/base/clock.ts';
 
 const app = await startTestApp();
 const SHARING: Scope[] = ['sharing:read', 'sharing:write'];
@@ -75,7 +76,7 @@ describe('access-grants tools', () => {
 
   it('refuses to invite without confirm: true, and creates one grant per idempotency key', async () => {
     const { client, user } = await agentFor();
-    const email = `mcp-friend.${Date.now()}@example.com`;
+    const email = `mcp-friend.${clock.ms()}@example.com`;
     const unconfirmed = await callTool(client, 'sharing_grant_invite', {
       email,
       idempotency_key: 'invite-key-1',
@@ -117,7 +118,7 @@ describe('access-grants tools', () => {
     const invite = await callTool(owner.client, 'sharing_grant_invite', {
       email: grantee.user.email,
       confirm: true,
-      idempotency_key: `round-trip-${Date.now()}`,
+      idempotency_key: `round-trip-${clock.ms()}`,
     });
     const grantId = (invite.structuredContent as any).id as number;
 

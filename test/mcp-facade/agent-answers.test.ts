@@ -18,6 +18,7 @@ import type { SeededUser } from '../factories/users.ts';
 import { startTestApp } from '../harness/app.ts';
 import { rest } from '../harness/clients.ts';
 import { callTool, mcpClient, startMcpHost } from '../harness/mcp.ts';
+import { clock } from '../../src/base/clock.ts';
 
 // a row on an operation whose field takes login sessions only (a personal token can never call it)
 const LOGIN_ONLY: McpTool = {
@@ -31,7 +32,7 @@ const app = await startTestApp();
 const host = await startMcpHost(app, [...TOOLS, LOGIN_ONLY]);
 const errorOf = (result: { structuredContent?: unknown }): any =>
   (result.structuredContent as any).error;
-const minutesAgo = (m: number): string => new Date(Date.now() - m * 60_000).toISOString();
+const minutesAgo = (m: number): string => new Date(clock.ms() - m * 60_000).toISOString();
 
 async function listed(scopes: Scope[], target: { baseUrl: string } = app): Promise<string[]> {
   const { user } = await seedUser(app);
@@ -174,7 +175,7 @@ describe('whose data (item 13)', () => {
         ((await callTool(client, 'get_glucose_readings')).structuredContent as any).meta,
         what,
       ).toEqual({ phone_last_sync_at: null });
-      const before = Date.now();
+      const before = clock.ms();
       const res = await rest(app, 'POST', route, { token, body });
       expect(res.status, `${what}: ${JSON.stringify(res.body)}`).toBe(200);
       const meta = ((await callTool(client, 'get_glucose_readings')).structuredContent as any).meta;

@@ -9,6 +9,7 @@ import { seedGlucose, seedIntervals } from '../factories/insights.ts';
 import { seedPersonalToken, seedUser } from '../factories/users.ts';
 import { startTestApp } from '../harness/app.ts';
 import { callTool, mcpClient } from '../harness/mcp.ts';
+import { clock } from '../../src/base/clock.ts';
 
 const app = await startTestApp();
 const MIN = 60_000;
@@ -17,7 +18,7 @@ const ZONE = 'Europe/Berlin';
 /** The Berlin date `days` days ago. */
 function berlinDate(days: number): string {
   return new Intl.DateTimeFormat('en-CA', { timeZone: ZONE }).format(
-    new Date(Date.now() - days * 86_400_000),
+    new Date(clock.ms() - days * 86_400_000),
   );
 }
 

@@ -15,12 +15,13 @@ import { seedPersonalToken, seedUser } from '../factories/users.ts';
 import { startTestApp } from '../harness/app.ts';
 import { rest } from '../harness/clients.ts';
 import { callTool, mcpClient } from '../harness/mcp.ts';
+import { clock } from '../../src/base/clock.ts';
 
 // every tool, then every page of 90 days: more calls than the per-token limits allow a minute
 const app = await startTestApp({ MCP_CALLS_PER_MINUTE: '10000', MCP_CALLS_PER_DAY: '100000' });
 const DAY = 86_400_000;
 const DAYS = 90;
-const now = Date.now();
+const now = clock.ms();
 const start = now - DAYS * DAY;
 
 const person = await seedUser(app, { name: 'Ann Volume' });

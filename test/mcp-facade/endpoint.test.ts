@@ -13,6 +13,7 @@ import type { TestApp } from '../harness/app.ts';
 import type { JsonResponse } from '../harness/clients.ts';
 import { mcpPost, rpc } from '../harness/mcp.ts';
 import { MCP_PATH } from '../../mcp-facade/server.ts';
+import { clock } from '../../src/base/clock.ts';
 
 const app = await startTestApp();
 
@@ -275,12 +276,12 @@ describe('401 answers', () => {
     const revoked = await tokenFor(['profile:read']);
     await app.db.prisma.personalToken.updateMany({
       where: { userId: revoked.userId },
-      data: { revokedAt: new Date() },
+      data: { revokedAt: clock.now() },
     });
     const expired = await tokenFor(['profile:read']);
     await app.db.prisma.personalToken.updateMany({
       where: { userId: expired.userId },
-      data: { expiresAt: new Date(Date.now() - 1000) },
+      data: { expiresAt: new Date(clock.ms() - 1000) },
     });
     const cases: Record<string, string> = {
       unknown: 'hdp_pat_not-a-real-token',

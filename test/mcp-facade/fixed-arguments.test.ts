@@ -12,6 +12,7 @@ import { seedPersonalToken, seedUser } from '../factories/users.ts';
 import { startTestApp } from '../harness/app.ts';
 import { rest } from '../harness/clients.ts';
 import { callTool, mcpClient, startMcpHost } from '../harness/mcp.ts';
+import { clock } from '../../src/base/clock.ts';
 
 const ASCENDING: McpTool = {
   name: 'glucose_oldest_first_read',
@@ -46,7 +47,7 @@ describe('fixed tool arguments', () => {
 
   it('sends the fixed values with every call and refuses them from the caller', async () => {
     const { user, token } = await seedUser(app);
-    const minutesAgo = (m: number): string => new Date(Date.now() - m * 60_000).toISOString();
+    const minutesAgo = (m: number): string => new Date(clock.ms() - m * 60_000).toISOString();
     const body = [10, 20, 30, 200].map((m, i) => ({
       sensor_id: 1,
       timestamp: minutesAgo(m),

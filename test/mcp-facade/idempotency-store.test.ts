@@ -3,6 +3,7 @@ import { createIdempotencyStore, fingerprintOf } from '../../src/platform/idempo
 import type { IdempotencyKey } from '../../src/platform/idempotency.ts';
 import { seedUser } from '../factories/users.ts';
 import { startTestApp } from '../harness/app.ts';
+import { clock } from '../../src/base/clock.ts';
 
 const app = await startTestApp();
 const store = createIdempotencyStore(app.db.prisma, { ttlMs: 60_000, staleMs: 10_000 });
@@ -70,7 +71,7 @@ describe('createIdempotencyStore', () => {
 
   it('lets a key be used again after it expires, and takes over an abandoned claim', async () => {
     const id = await newKey();
-    const t0 = new Date();
+    const t0 = clock.now();
     await store.claim(id, 'f1', t0);
     await store.complete(id, { ok: 1 });
     expect(await store.claim(id, 'f2', new Date(t0.getTime() + 30_000))).toEqual({

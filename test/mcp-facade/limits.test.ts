@@ -3,6 +3,7 @@ import { createLimiter, createMcpLimits, nextUtcMidnight } from '../../src/platf
 import { seedPersonalToken, seedUser } from '../factories/users.ts';
 import { startTestApp, testConfig } from '../harness/app.ts';
 import { callTool, mcpClient, mcpPost, rpc } from '../harness/mcp.ts';
+import { clock } from '../../src/base/clock.ts';
 
 describe('limit configuration', () => {
   it('defaults to 60 calls per minute and 2,000 tool calls per UTC day per token', () => {
@@ -54,7 +55,7 @@ describe('tool calls per UTC day (MCP_CALLS_PER_DAY=3)', async () => {
 
     const over = await callTool(client, 'get_profile');
     expect(over.isError).toBe(true);
-    const resetAt = nextUtcMidnight(new Date()).toISOString();
+    const resetAt = nextUtcMidnight(clock.now()).toISOString();
     const error = (over.structuredContent as any).error;
     expect(error).toMatchObject({
       code: 'RATE_LIMITED',
@@ -77,7 +78,7 @@ describe('tool calls per UTC day (MCP_CALLS_PER_DAY=3)', async () => {
 
 describe('createLimiter', () => {
   it('counts a UTC day and starts again at 00:00 UTC', async () => {
-    const limiter = createLimiter({ name: `t-day-${Date.now()}`, points: 2, window: 'utc-day' });
+    const limiter = createLimiter({ name: `t-day-${clock.ms()}`, points: 2, window: 'utc-day' });
     const late = new Date('2025-06-30T23:59:58.500Z');
     expect((await limiter.take('k', late)).allowed).toBe(true);
     expect((await limiter.take('k', late)).remaining).toBe(0);
@@ -92,7 +93,7 @@ describe('createLimiter', () => {
   });
 
   it('counts per key within a minute', async () => {
-    const limiter = createLimiter({ name: `t-minute-${Date.now()}`, points: 1, window: 'minute' });
+    const limiter = createLimiter({ name: `t-minute-${clock.ms()}`, points: 1, window: 'minute' });
     expect((await limiter.take('a')).allowed).toBe(true);
     const refused = await limiter.take('a');
     expect(refused.allowed).toBe(false);
@@ -105,7 +106,7 @@ describe('createLimiter', () => {
 describe.runIf(process.env.TEST_REDIS_URL)('createLimiter on Redis', () => {
   it('shares one count between replicas', async () => {
     const config = { ...testConfig(), MCP_CALLS_PER_MINUTE: 3 };
-    const namespace = `test-${process.pid}-${Date.now()}`;
+    const namespace = `test-${process.pid}-${clock.ms()}`;
     const a = createMcpLimits(config, { namespace });
     const b = createMcpLimits(config, { namespace });
     const key = 'pat:1';

@@ -14,13 +14,14 @@ import { seedPersonalToken, seedUser } from '../factories/users.ts';
 import { startTestApp } from '../harness/app.ts';
 import { rest } from '../harness/clients.ts';
 import { callTool, mcpClient } from '../harness/mcp.ts';
+import { clock } from '../../src/base/clock.ts';
 
 // every read tool once, and a few more: more calls than the per-token limit allows a minute
 const app = await startTestApp({ MCP_CALLS_PER_MINUTE: '10000', MCP_CALLS_PER_DAY: '100000' });
 const ZONE = 'Europe/Berlin';
 const DAY = 86_400_000;
 const DAYS = 14;
-const now = Date.now();
+const now = clock.ms();
 const start = now - DAYS * DAY;
 const iso = (ms: number): string => new Date(ms).toISOString();
 const berlinDate = (ms: number): string => localDateOf(new Date(ms), ZONE);
@@ -193,7 +194,7 @@ describe('the answers issue 30 names say their zone (item 2)', () => {
   });
 
   it('sun_today_read and bp_trends_read answer today in Berlin', async () => {
-    const today = berlinDate(Date.now());
+    const today = berlinDate(clock.ms());
     expect((await must('sun_today_read')).items).toMatchObject([
       { kind: 'sun', date: today, time_zone: ZONE },
     ]);
@@ -203,7 +204,7 @@ describe('the answers issue 30 names say their zone (item 2)', () => {
   });
 
   it('get_home_next_actions and home_streak_read answer today with time_zone', async () => {
-    const today = berlinDate(Date.now());
+    const today = berlinDate(clock.ms());
     expect(await must('get_home_next_actions')).toMatchObject({ date: today, time_zone: ZONE });
     expect(await must('home_streak_read')).toMatchObject({ date: today, time_zone: ZONE });
   });
@@ -216,7 +217,7 @@ describe('the answers issue 30 names say their zone (item 2)', () => {
       date: insights[0].date,
       time_zone: ZONE,
     });
-    const digest = await must('insights_digest_read', { week: berlinDate(Date.now()) });
+    const digest = await must('insights_digest_read', { week: berlinDate(clock.ms()) });
     for (const top of digest.insights.top) expect(top.time_zone).toBe(ZONE);
   });
 
@@ -250,7 +251,7 @@ describe('the answers issue 30 names say their zone (item 2)', () => {
     const moved = await seedUser(app);
     await app.db.prisma.user.update({ where: { id: moved.user.id }, data: { timezone: ZONE } });
     // steps early today (Berlin): today's activity score, recorded as a score insight
-    const todayStart = dayBounds(berlinDate(Date.now()), ZONE).start.getTime();
+    const todayStart = dayBounds(berlinDate(clock.ms()), ZONE).start.getTime();
     await seedMetrics(app, moved.token, [
       { metric_type: 'steps', value: 3000, timestamp: iso(todayStart + 1000) },
     ]);

@@ -4,6 +4,7 @@ import { seedPersonalToken, seedUser, seedWebSession } from '../factories/users.
 import { startTestApp } from '../harness/app.ts';
 import { callTool, mcpClient, mcpPost, rpc } from '../harness/mcp.ts';
 import { TOOLS } from '../../mcp-facade/tools.ts';
+import { clock } from '../../src/base/clock.ts';
 
 const app = await startTestApp();
 
@@ -283,7 +284,7 @@ describe('HTTP', () => {
     // written straight to the database, then announced as the token services do
     await app.db.prisma.personalToken.updateMany({
       where: { userId },
-      data: { revokedAt: new Date() },
+      data: { revokedAt: clock.now() },
     });
     await app.deps.credentials.revoked(userId);
     expect((await mcpPost(app, list, { token })).status).toBe(401);

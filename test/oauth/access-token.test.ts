@@ -19,6 +19,7 @@ import { startTestApp } from '../harness/app.ts';
 import type { TestApp } from '../harness/app.ts';
 import { fromNewIp, gql, rest } from '../harness/clients.ts';
 import { callTool, mcpPost, rpc } from '../harness/mcp.ts';
+import { clock } from '../../src/base/clock.ts';
 
 const smtp = await startFakeSmtp();
 const app = await startTestApp({ SMTP_URL: smtp.url });
@@ -129,7 +130,7 @@ describe('where an OAuth access token is no credential', () => {
     expect((await oauthPost(revoked.accessToken, rpc('tools/list'))).status).toBe(200);
     await app.db.prisma.oAuthConnection.update({
       where: { id: revoked.connectionId },
-      data: { revokedAt: new Date(), revokedReason: 'user' },
+      data: { revokedAt: clock.now(), revokedReason: 'user' },
     });
     await expectInvalid(revoked.accessToken);
     const elsewhere = await seedOAuthConnection(app, user.id, ['profile:read'], {
@@ -145,7 +146,7 @@ describe('where an OAuth access token is no credential', () => {
     await expectInvalid(await seedPersonalToken(app, user.id, ['profile:read']));
     await app.db.prisma.oAuthToken.update({
       where: { id: seeded.accessTokenId },
-      data: { revokedAt: new Date() },
+      data: { revokedAt: clock.now() },
     });
     await expectInvalid(seeded.accessToken);
   });

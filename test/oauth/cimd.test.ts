@@ -13,6 +13,7 @@ import {
 } from '../../src/integrations/client-metadata.ts';
 import { openTestDatabase } from '../harness/app.ts';
 import { startFakeClientMetadata } from '../fakes/client-metadata.ts';
+import { clock } from '../../src/base/clock.ts';
 
 // The database alone (a fresh copy of the template): metadataClient needs no HTTP app around it.
 const database = await openTestDatabase();
@@ -162,10 +163,10 @@ describe('fetchClientMetadata through the dial', () => {
   it('stops reading a streamed document after 5 kB', async () => {
     const path = freshPath();
     fake.serve(path, { body: 'x'.repeat(200_000), stream: true });
-    const started = Date.now();
+    const started = clock.ms();
     await expectRefused(fetcher(new URL(fake.clientId(path))), /larger than 5120 bytes/);
     // 200 chunks would take a second; the fetch gives up after the sixth
-    expect(Date.now() - started).toBeLessThan(500);
+    expect(clock.ms() - started).toBeLessThan(500);
   });
 
   it('refuses an answer slower than the timeout', async () => {
@@ -246,7 +247,7 @@ describe('metadataClient', () => {
     const id = fake.clientId(path);
     fake.serve(path, { body: documentFor(path) });
     await metadataClient(db, id, fetcher);
-    await db.oAuthClient.update({ where: { id }, data: { staleAt: new Date(Date.now() - 1000) } });
+    await db.oAuthClient.update({ where: { id }, data: { staleAt: new Date(clock.ms() - 1000) } });
     fake.serve(path, { body: documentFor(path, { client_name: 'Renamed client' }) });
     const client = await metadataClient(db, id, fetcher);
     expect(fake.fetches(path)).toBe(2);
@@ -259,7 +260,7 @@ describe('metadataClient', () => {
     const id = fake.clientId(path);
     fake.serve(path, { body: documentFor(path) });
     expect(await metadataClient(db, id, fetcher)).toBeDefined();
-    await db.oAuthClient.update({ where: { id }, data: { staleAt: new Date(Date.now() - 1000) } });
+    await db.oAuthClient.update({ where: { id }, data: { staleAt: new Date(clock.ms() - 1000) } });
     fake.serve(path, { status: 500, body: 'oops' });
     expect(await metadataClient(db, id, fetcher)).toBeUndefined();
     fake.serve(path, { body: documentFor(path, { client_id: 'https://other.example/c.json' }) });

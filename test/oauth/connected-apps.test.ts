@@ -10,6 +10,7 @@ import { seedPersonalToken, seedUser, seedWebSession } from '../factories/users.
 import { startTestApp } from '../harness/app.ts';
 import { gql, rest } from '../harness/clients.ts';
 import { rpc } from '../harness/mcp.ts';
+import { clock } from '../../src/base/clock.ts';
 
 const app = await startTestApp();
 
@@ -40,7 +41,7 @@ describe('listing connected apps', () => {
     const revoked = await seedOAuthConnection(app, user.id, ['profile:read']);
     await app.db.prisma.oAuthConnection.update({
       where: { id: revoked.connectionId },
-      data: { revokedAt: new Date(), revokedReason: 'client' },
+      data: { revokedAt: clock.now(), revokedReason: 'client' },
     });
     await seedOAuthConnection(app, user.id, ['profile:read'], { connectionTtlMs: -1000 });
     await seedOAuthConnection(app, other.user.id, ['profile:read']);
@@ -60,7 +61,7 @@ describe('listing connected apps', () => {
       expires_at: expect.any(String),
       last_used_at: null,
     });
-    expect(new Date(list.body[0].expires_at).getTime()).toBeGreaterThan(Date.now());
+    expect(new Date(list.body[0].expires_at).getTime()).toBeGreaterThan(clock.ms());
 
     const viaGql = await gql(app, LIST, { token });
     expect(viaGql.status).toBe(200);

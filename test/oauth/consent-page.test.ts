@@ -16,6 +16,7 @@ import { startTestApp } from '../harness/app.ts';
 import { offlinePage, useChromium } from '../harness/browser.ts';
 import { checkedFamilies, consent, inputValue, OAuthBrowser } from '../harness/oauth.ts';
 import { pkce, REDIRECT_URI, registerTestClient } from '../harness/oauth-client.ts';
+import { clock } from '../../src/base/clock.ts';
 
 const smtp = await startFakeSmtp();
 const metadata = await startFakeClientMetadata();
@@ -178,7 +179,7 @@ describe('the consent flow in headless Chromium', () => {
   });
 
   it('signs in by an emailed code (a new address gets an account) and highlights what the app asked for', async () => {
-    const email = `oauth.code.${Date.now()}@example.com`;
+    const email = `oauth.code.${clock.ms()}@example.com`;
     const { authorizeUrl } = await startAuthorization({}, { scope: 'health:dna:read' });
     const { page, elsewhere } = await offlinePage(chromium.browser, app.mcpUrl);
     try {
@@ -453,7 +454,7 @@ describe('the pages over HTTP', () => {
   it('answers 400 pages for a missing, stale or garbage ticket', async () => {
     const { browser, ticket, clientId, page } = await signedInAt();
     const csrf = inputValue(page, 'csrf_token')!;
-    vi.spyOn(Date, 'now').mockReturnValue(Date.now() - 11 * 60_000);
+    vi.spyOn(Date, 'now').mockReturnValue(clock.ms() - 11 * 60_000);
     const stale = await signTicket(app.config.jwtSecret, {
       clientId,
       redirectUri: REDIRECT_URI,

@@ -21,6 +21,7 @@ import {
   refresh,
   registerTestClient,
 } from '../harness/oauth-client.ts';
+import { clock } from '../../src/base/clock.ts';
 
 const app = await startTestApp();
 
@@ -93,7 +94,7 @@ describe('the negative matrix', () => {
     const next = (await refresh(app, client.client_id, tokens.refresh_token)).body;
     await app.db.prisma.oAuthToken.updateMany({
       where: { tokenHash: sha256(tokens.refresh_token) },
-      data: { rotatedAt: new Date(Date.now() - 3 * 60_000) },
+      data: { rotatedAt: new Date(clock.ms() - 3 * 60_000) },
     });
     const reuse = await refresh(app, client.client_id, tokens.refresh_token);
     expect([reuse.status, reuse.body.error]).toEqual([400, 'invalid_grant']);
@@ -139,7 +140,7 @@ describe('the negative matrix', () => {
     const { tokens } = await connected();
     await app.db.prisma.oAuthToken.updateMany({
       where: { tokenHash: sha256(tokens.access_token) },
-      data: { expiresAt: new Date(Date.now() - 1000) },
+      data: { expiresAt: new Date(clock.ms() - 1000) },
     });
     expect(await mcpStatus(app, tokens.access_token)).toBe(401);
   });

@@ -20,6 +20,7 @@ import { seedUser } from '../factories/users.ts';
 import { startTestApp } from '../harness/app.ts';
 import type { TestApp } from '../harness/app.ts';
 import { consent } from '../harness/oauth.ts';
+import { clock } from '../../src/base/clock.ts';
 
 const REDIRECT = 'http://127.0.0.1:7/callback';
 const fake = await startFakeClientMetadata();
@@ -123,7 +124,7 @@ describe('a stock MCP client with only the /mcp URL', () => {
     const before = provider.saved!;
     await app.db.prisma.oAuthToken.updateMany({
       where: { tokenHash: sha256(before.access_token) },
-      data: { expiresAt: new Date(Date.now() - 1000) },
+      data: { expiresAt: new Date(clock.ms() - 1000) },
     });
     const again = await client.callTool({ name: 'get_profile', arguments: {} });
     expect(again.isError).toBeFalsy();

@@ -18,6 +18,7 @@ import {
   refresh,
   registerTestClient,
 } from '../harness/oauth-client.ts';
+import { clock } from '../../src/base/clock.ts';
 
 const app = await startTestApp();
 const prisma = app.db.prisma;
@@ -105,7 +106,7 @@ describe('the authorization code exchange', () => {
     const expired = await fresh();
     await prisma.oAuthAuthorizationCode.updateMany({
       where: { codeHash: sha256(expired.code) },
-      data: { expiresAt: new Date(Date.now() - 1000) },
+      data: { expiresAt: new Date(clock.ms() - 1000) },
     });
     const late = await exchange(app, client.client_id, expired.code, expired.verifier);
     expect([late.status, late.body.error]).toEqual([400, 'invalid_grant']);
@@ -165,7 +166,7 @@ describe('refresh tokens', () => {
     const next = await refresh(app, client.client_id, tokens.refresh_token);
     await prisma.oAuthToken.updateMany({
       where: { tokenHash: sha256(tokens.refresh_token) },
-      data: { rotatedAt: new Date(Date.now() - 121_000) },
+      data: { rotatedAt: new Date(clock.ms() - 121_000) },
     });
     const reuse = await refresh(app, client.client_id, tokens.refresh_token);
     expect([reuse.status, reuse.body.error]).toEqual([400, 'invalid_grant']);
@@ -206,7 +207,7 @@ describe('refresh tokens', () => {
     const connection = await connectionOf(tokens.access_token);
     await prisma.oAuthConnection.update({
       where: { id: connection.id },
-      data: { expiresAt: new Date(Date.now() + 100_000) },
+      data: { expiresAt: new Date(clock.ms() + 100_000) },
     });
     const clipped = await refresh(app, client.client_id, tokens.refresh_token);
     expect(clipped.status).toBe(200);
@@ -214,7 +215,7 @@ describe('refresh tokens', () => {
 
     await prisma.oAuthConnection.update({
       where: { id: connection.id },
-      data: { expiresAt: new Date(Date.now() - 1000) },
+      data: { expiresAt: new Date(clock.ms() - 1000) },
     });
     const ended = await refresh(app, client.client_id, clipped.body.refresh_token);
     expect([ended.status, ended.body.error]).toEqual([400, 'invalid_grant']);

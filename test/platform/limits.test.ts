@@ -10,6 +10,7 @@ import { limitNamespace, nextUtcMidnight, openLimitStore } from '../../src/platf
 import { startFakeSmtp } from '../fakes/smtp.ts';
 import { startTestApp, testConfig } from '../harness/app.ts';
 import { fromNewIp } from '../harness/clients.ts';
+import { clock } from '../../src/base/clock.ts';
 
 describe('createLimits', () => {
   const limits = createLimits({ store: openLimitStore(undefined), namespace: `t-${randomUUID()}` });
@@ -43,7 +44,7 @@ describe('createLimits', () => {
     expect((await limits.take(daily, 'd')).allowed).toBe(true);
     const refused = await limits.take(daily, 'd');
     expect(refused.allowed).toBe(false);
-    expect(refused.resetAt).toEqual(nextUtcMidnight(new Date()));
+    expect(refused.resetAt).toEqual(nextUtcMidnight(clock.now()));
   });
 });
 
@@ -68,7 +69,7 @@ describe.runIf(process.env.TEST_REDIS_URL)('limits on Redis', async () => {
   // a second replica of the same deployment: same database, same Redis
   const second = await startTestApp({ SMTP_URL: smtp.url }, { database: first.db });
 
-  const email = `replicas.${process.pid}.${Date.now()}@example.com`;
+  const email = `replicas.${process.pid}.${clock.ms()}@example.com`;
 
   it('are shared by two app instances of one deployment', async () => {
     await Promise.all([first.limitStore.ready(), second.limitStore.ready()]);

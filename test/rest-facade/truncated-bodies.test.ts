@@ -21,6 +21,7 @@ import { seedPersonalToken, seedUser } from '../factories/users.ts';
 import { startTestApp } from '../harness/app.ts';
 import { rest } from '../harness/clients.ts';
 import { rawRequest } from '../harness/raw-http.ts';
+import { clock } from '../../src/base/clock.ts';
 
 const app = await startTestApp();
 
@@ -191,8 +192,8 @@ describe('issue 29: body readers settle when the client goes away', () => {
 });
 
 describe('issue 29: a truncated JSON body is refused', () => {
-  const reading = { sensor_id: 2, timestamp: Date.now() - 60_000, value_mg_dl: 110 };
-  const sample = { sensor_id: 1, timestamp: Date.now() - 60_000, raw_value: 1500 };
+  const reading = { sensor_id: 2, timestamp: clock.ms() - 60_000, value_mg_dl: 110 };
+  const sample = { sensor_id: 1, timestamp: clock.ms() - 60_000, raw_value: 1500 };
   const truncations = (item: object): Record<string, string> => {
     const whole = JSON.stringify([item, { ...item, timestamp: (item as any).timestamp + 1000 }]);
     return {

@@ -13,12 +13,13 @@ import { schema } from '../../src/schema/schema.ts';
 import { seedUser } from '../factories/users.ts';
 import { startTestApp } from '../harness/app.ts';
 import { rest } from '../harness/clients.ts';
+import { clock } from '../../src/base/clock.ts';
 
 const app = await startTestApp();
 
-const minutesAgo = (m: number): string => new Date(Date.now() - m * 60_000).toISOString();
+const minutesAgo = (m: number): string => new Date(clock.ms() - m * 60_000).toISOString();
 /** A whole second a few minutes ago (Unix seconds and milliseconds name it exactly). */
-const secondsAgo = (s: number): Date => new Date((Math.floor(Date.now() / 1000) - s) * 1000);
+const secondsAgo = (s: number): Date => new Date((Math.floor(clock.ms() / 1000) - s) * 1000);
 
 describe('issue 11: unknown body fields are ignored', () => {
   it('ignores undeclared fields of a body, at the top and nested in lists', async () => {
@@ -184,7 +185,7 @@ describe('issue 11: lax coercion as Pydantic v2 does it', () => {
     expect(
       (await rest(app, 'GET', '/api/glucose/readings?limit=abc&limit=5', { token })).status,
     ).toBe(200);
-    const now = Date.now();
+    const now = clock.ms();
     const nutrition = await rest(
       app,
       'GET',

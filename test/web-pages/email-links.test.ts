@@ -10,6 +10,7 @@ import type { ReceivedMail } from '../fakes/smtp.ts';
 import { startTestApp } from '../harness/app.ts';
 import { BROWSER_ACCEPT, offlinePage, useChromium } from '../harness/browser.ts';
 import { fromNewIp, rest } from '../harness/clients.ts';
+import { clock } from '../../src/base/clock.ts';
 
 const PUBLIC_URL = 'http://health.example.test:8000';
 const smtp = await startFakeSmtp();
@@ -36,7 +37,7 @@ async function sendEveryEmail(): Promise<
   Record<'invitation' | 'reset' | 'code' | 'newsletter' | 'waitlist' | 'privacy', ReceivedMail>
 > {
   const owner = await seedUser(app, { name: 'Owner' });
-  const invitee = `invitee.${Date.now()}@example.com`;
+  const invitee = `invitee.${clock.ms()}@example.com`;
   let since = smtp.messages.length;
   expect(
     (await rest(app, 'POST', '/api/auth/share', { token: owner.token, body: { email: invitee } }))

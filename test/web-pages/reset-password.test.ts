@@ -11,6 +11,7 @@ import { startFakeSmtp } from '../fakes/smtp.ts';
 import { startTestApp } from '../harness/app.ts';
 import { BROWSER_ACCEPT, offlinePage, useChromium } from '../harness/browser.ts';
 import { fromNewIp, rest } from '../harness/clients.ts';
+import { clock } from '../../src/base/clock.ts';
 
 const smtp = await startFakeSmtp();
 const app = await startTestApp({ SMTP_URL: smtp.url });
@@ -91,7 +92,7 @@ async function submit(page: Page, password: string, confirm = password): Promise
 
 describe('the reset link in headless Chromium', () => {
   it('opens a self-contained form; the new password works, the old one no longer does, the link works once', async () => {
-    const email = `web.${Date.now()}@example.com`;
+    const email = `web.${clock.ms()}@example.com`;
     const registered = await rest(app, 'POST', '/api/auth/register', {
       body: { email, password: 'the old password', name: 'Web' },
       headers: fromNewIp(),
@@ -322,7 +323,7 @@ describe('POST /reset-password', () => {
     }
     await app.db.prisma.passwordResetToken.updateMany({
       where: { userId: user.id },
-      data: { expiresAt: new Date(Date.now() - 1000) },
+      data: { expiresAt: new Date(clock.ms() - 1000) },
     });
     const expired = await postForm(fields(token));
     expect(expired.status).toBe(400);

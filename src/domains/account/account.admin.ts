@@ -5,6 +5,7 @@
  */
 import { Prisma } from '../../generated/prisma/client.ts';
 import type { Context } from '../../graphql/context.ts';
+import { clock } from '../../base/clock.ts';
 
 export interface AccountSummaryView {
   id: number;
@@ -96,7 +97,7 @@ export async function accountById(ctx: Context, userId: number): Promise<Account
   });
   if (!user) return null;
   const activeSessions = await ctx.prisma.session.count({
-    where: { userId, revokedAt: null, expiresAt: { gt: new Date() } },
+    where: { userId, revokedAt: null, expiresAt: { gt: clock.now() } },
   });
   return { ...user, activeSessions };
 }
@@ -108,12 +109,12 @@ export async function accountExists(ctx: Context, userId: number): Promise<boole
 
 /** How many accounts, admins, recent sign-ups and live sessions there are. */
 export async function accountCounts(ctx: Context): Promise<AccountCountsView> {
-  const weekAgo = new Date(Date.now() - 7 * 24 * 3600_000);
+  const weekAgo = new Date(clock.ms() - 7 * 24 * 3600_000);
   const [users, admins, newLast7Days, activeSessions] = await Promise.all([
     ctx.prisma.user.count(),
     ctx.prisma.user.count({ where: { isAdmin: true } }),
     ctx.prisma.user.count({ where: { createdAt: { gte: weekAgo } } }),
-    ctx.prisma.session.count({ where: { revokedAt: null, expiresAt: { gt: new Date() } } }),
+    ctx.prisma.session.count({ where: { revokedAt: null, expiresAt: { gt: clock.now() } } }),
   ]);
   return { users, admins, newLast7Days, activeSessions };
 }

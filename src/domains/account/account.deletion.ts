@@ -28,6 +28,7 @@ import { archiveImportIdsWithFiles, removeArchiveImportFile } from '../health/in
 import { removeExportFile } from '../../platform/export-files.ts';
 import { clearCookiesOfWebCaller, revokeAllCredentials } from './account.sessions.ts';
 import { deleteStoredFiles } from '../../integrations/storage.ts';
+import { clock } from '../../base/clock.ts';
 
 /** Sweeps of the user's rows; the last one also deletes the user. */
 export const SWEEP_PASSES = 3;
@@ -115,7 +116,7 @@ async function claimDeletion(ctx: AuthedContext): Promise<{ email: string } | nu
       { email: string }[]
     >`SELECT email FROM users WHERE id = ${userId} FOR UPDATE`;
     if (!user || !(await credentialStillLive(tx, ctx.principal))) return null;
-    await revokeAllCredentials(tx, { userId, at: new Date() });
+    await revokeAllCredentials(tx, { userId, at: clock.now() });
     return user;
   });
 }

@@ -19,6 +19,7 @@ import {
   spendIpAndAddress,
 } from './account.shared.ts';
 import type { Ack } from './account.shared.ts';
+import { clock } from '../../base/clock.ts';
 
 /** Wrong guesses allowed on one emailed code (the spec's number); then 429 until a new code. */
 export const EMAIL_CODE_MAX_GUESSES = 5;
@@ -48,7 +49,7 @@ export async function startEmailCode(ctx: Context, options: StartEmailCodeOption
     data: {
       email,
       codeHash: hashEmailCode(ctx.config.jwtSecret, email, code),
-      expiresAt: new Date(Date.now() + minutes * 60_000),
+      expiresAt: new Date(clock.ms() + minutes * 60_000),
     },
   });
   await sendMail(ctx, {
@@ -99,7 +100,7 @@ async function signInWithEmailCode(
     where: { email },
     orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
   });
-  if (!latest || latest.usedAt || latest.expiresAt.getTime() <= Date.now()) throw badCode;
+  if (!latest || latest.usedAt || latest.expiresAt.getTime() <= clock.ms()) throw badCode;
   if (latest.failedAttempts >= EMAIL_CODE_MAX_GUESSES) throw await exhaustedCode(ctx, email);
   // NOTE: every evaluated guess counts against the address's daily cap, so hourly code requests
   // (5 codes x 5 guesses) cannot be chained into a day-long brute force of a million codes.
@@ -127,7 +128,7 @@ async function signInWithEmailCode(
     throw badCode;
   const used = await ctx.prisma.emailCode.updateMany({
     where: { id: latest.id, usedAt: null },
-    data: { usedAt: new Date(), failedAttempts: { decrement: 1 } },
+    data: { usedAt: clock.now(), failedAttempts: { decrement: 1 } },
   });
   if (used.count === 0) throw badCode; // a parallel request used it first: single use
   return findOrCreateCodeUser(ctx, email);

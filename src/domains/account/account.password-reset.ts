@@ -10,6 +10,7 @@ import type { Context } from '../../graphql/context.ts';
 import { revokeAllCredentials } from './account.sessions.ts';
 import { ACK, normaliseEmail, rules, spendIpAndAddress } from './account.shared.ts';
 import type { Ack } from './account.shared.ts';
+import { clock } from '../../base/clock.ts';
 
 export interface ForgotPasswordOptions {
   /** the account's address; an unknown one gets the same answer and no email */
@@ -50,7 +51,7 @@ async function sendResetLink(ctx: Context, email: string): Promise<void> {
     data: {
       userId: user.id,
       tokenHash: sha256(token),
-      expiresAt: new Date(Date.now() + minutes * 60_000),
+      expiresAt: new Date(clock.ms() + minutes * 60_000),
     },
   });
   const base = (ctx.config.PUBLIC_URL ?? `http://${ctx.config.HOST}:${ctx.config.PORT}`).replace(
@@ -85,10 +86,10 @@ export async function resetPassword(ctx: Context, options: ResetPasswordOptions)
   const tokenHash = sha256(options.token);
   const invalid = appError('BAD_REQUEST', 'Invalid or expired reset token');
   const found = await ctx.prisma.passwordResetToken.findUnique({ where: { tokenHash } });
-  if (!found || found.usedAt || found.expiresAt.getTime() <= Date.now()) throw invalid;
+  if (!found || found.usedAt || found.expiresAt.getTime() <= clock.ms()) throw invalid;
   const passwordHash = await hashPassword(options.newPassword);
   await ctx.prisma.$transaction(async (tx) => {
-    const now = new Date();
+    const now = clock.now();
     // NOTE: single use: only the request that flips used_at goes on.
     const claimed = await tx.passwordResetToken.updateMany({
       where: { id: found.id, usedAt: null, expiresAt: { gt: now } },

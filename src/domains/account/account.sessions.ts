@@ -13,6 +13,7 @@ import { revokeAllOAuthConnections } from '../oauth/index.ts';
 import { revokeAllPersonalTokens } from '../tokens/index.ts';
 import { ACK } from './account.shared.ts';
 import type { Ack } from './account.shared.ts';
+import { clock } from '../../base/clock.ts';
 
 export interface CreateSessionOptions {
   userId: number;
@@ -45,7 +46,7 @@ export async function createSession(
       userAgent: ctx.userAgent?.slice(0, 300) ?? null,
       ip: ctx.ip,
       epoch: user.sessionEpoch,
-      expiresAt: new Date(Date.now() + ttl * 1000),
+      expiresAt: new Date(clock.ms() + ttl * 1000),
     },
   });
   const token = await signAccessToken(
@@ -103,7 +104,7 @@ export async function webSession(ctx: AuthedContext): Promise<WebSessionView> {
       principal.sessionKind === 'web'
         ? csrfTokenFor(ctx.config.jwtSecret, principal.sessionId)
         : null,
-    expiresIn: Math.max(0, Math.floor((session.expiresAt.getTime() - Date.now()) / 1000)),
+    expiresIn: Math.max(0, Math.floor((session.expiresAt.getTime() - clock.ms()) / 1000)),
   };
 }
 
@@ -124,7 +125,7 @@ export async function webLogout(ctx: Context): Promise<Ack> {
   if (principal?.kind === 'session' && principal.sessionKind === 'web') {
     await ctx.prisma.session.updateMany({
       where: { id: principal.sessionId, revokedAt: null },
-      data: { revokedAt: new Date() },
+      data: { revokedAt: clock.now() },
     });
     await ctx.credentials.revoked(principal.userId);
   }
@@ -179,7 +180,7 @@ export async function revokeAllCredentials(
  */
 export async function revokeAllSessions(ctx: AuthedContext): Promise<Ack> {
   const userId = ctx.principal.userId;
-  await ctx.prisma.$transaction((tx) => revokeAllCredentials(tx, { userId, at: new Date() }));
+  await ctx.prisma.$transaction((tx) => revokeAllCredentials(tx, { userId, at: clock.now() }));
   await ctx.credentials.revoked(userId);
   clearCookiesOfWebCaller(ctx);
   return ACK;
@@ -202,7 +203,7 @@ export async function revokeSession(
   if (!row) throw appError('NOT_FOUND', 'Session not found');
   const revoked = row.revokedAt
     ? row
-    : await ctx.prisma.session.update({ where: { id: row.id }, data: { revokedAt: new Date() } });
+    : await ctx.prisma.session.update({ where: { id: row.id }, data: { revokedAt: clock.now() } });
   await ctx.credentials.revoked(row.userId);
   const current = ctx.principal.kind === 'session' && ctx.principal.sessionId === row.id;
   if (current) clearCookiesOfWebCaller(ctx);
@@ -229,7 +230,7 @@ export async function sessions(ctx: AuthedContext): Promise<SessionView[]> {
     where: {
       userId: ctx.principal.userId,
       revokedAt: null,
-      expiresAt: { gt: new Date() },
+      expiresAt: { gt: clock.now() },
       epoch: epoch.sessionEpoch,
     },
     orderBy: { createdAt: 'desc' },

@@ -25,6 +25,7 @@ import {
 import type { PersonInsightsView } from '../insights/index.ts';
 import { listAuditEntries, recordAdminAction } from './admin.audit.ts';
 import type { AuditEntryView } from './admin.audit.ts';
+import { clock } from '../../base/clock.ts';
 
 /** One page of a list: how many match in all, which page, its size and its items. */
 export interface Page<T> {
@@ -62,7 +63,7 @@ export async function adminDashboardStats(ctx: AuthedContext): Promise<Dashboard
     glucoseAggregate(ctx),
     sensorCounts(ctx),
   ]);
-  return { accounts, glucose, sensors, generatedAt: new Date() };
+  return { accounts, glucose, sensors, generatedAt: clock.now() };
 }
 
 export interface AdminUsersOptions extends PageOptions {

@@ -10,6 +10,7 @@ import type { AuthedContext } from '../../graphql/context.ts';
 import { accountCounts } from '../account/index.ts';
 import { glucoseAggregate } from '../glucose/index.ts';
 import { fromRoot } from '../../base/paths.ts';
+import { clock } from '../../base/clock.ts';
 
 const VERSION = (
   JSON.parse(readFileSync(fromRoot('package.json'), 'utf8')) as {
@@ -78,6 +79,6 @@ export async function adminSystemStatus(ctx: AuthedContext): Promise<SystemStatu
     limitsStore: { kind: redis ? 'redis' : 'memory' },
     aiConfigured: ctx.models !== null,
     counts,
-    checkedAt: new Date(),
+    checkedAt: clock.now(),
   };
 }

@@ -31,6 +31,7 @@ import {
   settleBudget,
   takeDailyCap,
 } from './ai.guard.ts';
+import { clock } from '../../base/clock.ts';
 
 /**
  * Input tokens reserved per image: the most a large photo counts at high detail on the costliest
@@ -130,7 +131,7 @@ async function record(
       ctx.prisma.aiCache.upsert({
         where: { userId_feature_key: where },
         create: { ...where, answer },
-        update: { answer, createdAt: new Date() },
+        update: { answer, createdAt: clock.now() },
       }),
     );
   }
@@ -149,7 +150,7 @@ async function cachedAnswer<T>(
     where: { userId_feature_key: { userId: ctx.principal.userId, feature, key } },
     select: { answer: true, createdAt: true },
   });
-  if (!row || row.createdAt.getTime() < Date.now() - ctx.config.AI_CACHE_DAYS * 86_400_000)
+  if (!row || row.createdAt.getTime() < clock.ms() - ctx.config.AI_CACHE_DAYS * 86_400_000)
     return null;
   const parsed = answer.safeParse(row.answer);
   return parsed.success ? parsed.data : null;

@@ -19,6 +19,7 @@ import { countLimitHit } from '../../platform/metrics.ts';
 import { hasConsent } from '../consents/index.ts';
 import type { AiFeature } from './ai.features.ts';
 import { AI_FEATURES } from './ai.features.ts';
+import { clock } from '../../base/clock.ts';
 
 /** The model client, or 503 when no model is configured or MEAL_VISION_ENABLED is off. */
 export function availableModel(ctx: AuthedContext): ModelClient {
@@ -94,7 +95,7 @@ export interface BudgetReservation {
  * AI_DAILY_BUDGET_USD with what is spent and reserved.
  */
 export async function reserveBudget(ctx: AuthedContext, usd: number): Promise<BudgetReservation> {
-  const now = new Date();
+  const now = clock.now();
   const day = utcDate(now);
   const amount = usd.toFixed(6);
   const budget = ctx.config.AI_DAILY_BUDGET_USD;

@@ -35,6 +35,7 @@ import {
 } from './assistant.service.ts';
 import type { AnswerSource, MessageView } from './assistant.service.ts';
 import { uploadsForModel } from './assistant.uploads.ts';
+import { clock } from '../../base/clock.ts';
 
 /** Model rounds that may call tools; the round after them must answer in words. */
 export const MAX_TOOL_ROUNDS = 4;
@@ -255,7 +256,7 @@ async function storeExchange(
   reply: { answer: string; sources: AnswerSource[] },
 ): Promise<ReplyView> {
   const userId = ctx.principal.userId;
-  const now = Date.now();
+  const now = clock.ms();
   const [asked, answered] = await ctx.prisma.$transaction([
     ctx.prisma.assistantMessage.create({
       data: {

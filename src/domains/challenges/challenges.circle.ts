@@ -17,6 +17,7 @@ import type { ChallengeDefinition } from './challenges.service.ts';
 import { definitionFor, notifyInvitees } from './challenges.service.ts';
 import type { ChallengeDetailView, ChallengeRow } from './challenges.views.ts';
 import { cardsOf, detailOf, isOpen, statusOf } from './challenges.views.ts';
+import { clock } from '../../base/clock.ts';
 
 export interface SetCircleChallengeOptions extends ChallengeDefinition {
   /** the circle (the caller must be its owner) */
@@ -69,7 +70,7 @@ export async function setCircleChallenge(
       });
     const members = (await circleMembers(tx, options.circleId)).map((m) => m.userId);
     const goals = await goalsNow(tx, members, options.metric);
-    const now = new Date();
+    const now = clock.now();
     return tx.challenge.create({
       data: {
         creatorId: me,
@@ -114,7 +115,7 @@ export async function endCircleChallenge(
     });
   const ended = await ctx.prisma.challenge.update({
     where: { id: open.id },
-    data: { endedAt: new Date() },
+    data: { endedAt: clock.now() },
     include: PARTICIPANTS,
   });
   return detailOf(ctx.prisma, ended, ctx.principal.userId);

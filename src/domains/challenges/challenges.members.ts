@@ -11,6 +11,7 @@ import type { ChallengeMetric } from './challenges.rules.ts';
 import { flooredGoal } from './challenges.rules.ts';
 import type { ChallengeRow } from './challenges.views.ts';
 import { cardsOf, isOpen, statusOf } from './challenges.views.ts';
+import { clock } from '../../base/clock.ts';
 
 /** The participant rows in a stable order (joining, then id). */
 export const PARTICIPANTS = {
@@ -61,7 +62,7 @@ export async function syncCircleParticipants(
     });
   if (added.length) {
     const goals = await goalsNow(db, added, row.metric as ChallengeMetric);
-    const now = new Date();
+    const now = clock.now();
     await db.challengeParticipant.createMany({
       data: added.map((userId) => ({
         challengeId: row.id,

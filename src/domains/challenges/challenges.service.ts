@@ -30,6 +30,7 @@ import {
   statusOf,
   viewOf,
 } from './challenges.views.ts';
+import { clock } from '../../base/clock.ts';
 
 /** What defines a challenge (friends or circle). */
 export interface ChallengeDefinition {
@@ -82,7 +83,7 @@ export async function definitionFor(
   ctx: AuthedContext,
   def: ChallengeDefinition,
 ): Promise<{ scoring: ChallengeScoring; startDate: string }> {
-  const today = localDateOf(new Date(), await personZone(ctx));
+  const today = localDateOf(clock.now(), await personZone(ctx));
   const startDate = def.startDate ?? addDays(today, 1);
   if (startDate < today || startDate > addDays(today, START_MAX_DAYS_AHEAD)) {
     throw validationError([
@@ -167,7 +168,7 @@ export async function createChallenge(
   const { scoring, startDate } = await definitionFor(ctx, options);
   const goals = await goalsNow(ctx.prisma, [me, ...invitees], options.metric);
   const goal = goals.get(me) ?? null;
-  const now = new Date();
+  const now = clock.now();
   const row = await ctx.prisma.challenge.create({
     data: {
       creatorId: me,
@@ -210,7 +211,7 @@ async function openInvitation(ctx: AuthedContext, challengeId: string, circle: b
   const status = statusOf(row, cards);
   const mine = row.participants.find((p) => p.userId === ctx.principal.userId)!;
   const zone = cards.get(mine.userId)?.timezone ?? 'UTC';
-  const startedForMe = new Date() >= dayBounds(row.startDate, zone).start;
+  const startedForMe = clock.now() >= dayBounds(row.startDate, zone).start;
   return { row, mine, status, startedForMe };
 }
 
@@ -225,7 +226,7 @@ export async function acceptChallenge(
 ): Promise<ChallengeDetailView> {
   const me = ctx.principal.userId;
   const { row, mine, status, startedForMe } = await openInvitation(ctx, options.challengeId, true);
-  const now = new Date();
+  const now = clock.now();
   const mineNow = participantStatus(mine, now);
   if (mineNow === 'accepted') return detailOf(ctx.prisma, row, me);
   if (status !== 'upcoming' && status !== 'running')
@@ -265,7 +266,7 @@ export async function declineChallenge(
   if (mine.status === 'invited') {
     await ctx.prisma.challengeParticipant.update({
       where: { challengeId_userId: { challengeId: row.id, userId: me } },
-      data: { status: 'declined', respondedAt: new Date() },
+      data: { status: 'declined', respondedAt: clock.now() },
     });
   }
   return detailOf(ctx.prisma, (await findChallenge(ctx.prisma, row.id))!, me);
@@ -286,7 +287,7 @@ export async function cancelChallenge(
   if (status === 'finished') throw conflict('This challenge has finished', 'challenge_finished');
   const updated = await ctx.prisma.challenge.update({
     where: { id: row.id },
-    data: { cancelledAt: new Date() },
+    data: { cancelledAt: clock.now() },
     include: PARTICIPANTS,
   });
   return detailOf(ctx.prisma, updated, me);
@@ -310,7 +311,7 @@ export async function checkinChallenge(
   const status = statusOf(row, await cardsOf(ctx.prisma, [row]));
   if (status === 'cancelled' || status === 'ended' || status === 'finished')
     throw conflict(`This challenge is ${status}`, `challenge_${status}`);
-  const today = localDateOf(new Date(), await personZone(ctx));
+  const today = localDateOf(clock.now(), await personZone(ctx));
   const date = options.date ?? today;
   if (date > today || date < row.startDate || date > lastDateOf(row)) {
     throw validationError([
@@ -356,7 +357,7 @@ export async function challenges(ctx: AuthedContext): Promise<ChallengeView[]> {
     if (synced.participants.some((p) => p.userId === me)) rows.push(synced);
   }
   const cards = await cardsOf(ctx.prisma, rows);
-  const now = new Date();
+  const now = clock.now();
   return rows.map((r) => viewOf(r, me, cards, now));
 }
 

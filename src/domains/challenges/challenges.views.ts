@@ -22,6 +22,7 @@ import {
 } from './challenges.rules.ts';
 import { computeStandings } from './challenges.standings.ts';
 import type { DayFigure } from './challenges.standings.ts';
+import { clock } from '../../base/clock.ts';
 
 export type ChallengeStatus = 'upcoming' | 'running' | 'finished' | 'cancelled' | 'ended';
 export type ParticipantStatus = 'invited' | 'expired' | 'accepted' | 'declined';
@@ -93,7 +94,7 @@ export interface ChallengeDetailView extends ChallengeView {
 const HOUR_MS = 3_600_000;
 
 /** The participant's status now (an invitation older than 48 hours reads as expired). */
-export function participantStatus(p: ChallengeParticipant, now = new Date()): ParticipantStatus {
+export function participantStatus(p: ChallengeParticipant, now = clock.now()): ParticipantStatus {
   if (p.status === 'invited' && now.getTime() - p.invitedAt.getTime() >= INVITATION_HOURS * HOUR_MS)
     return 'expired';
   return p.status as ParticipantStatus;
@@ -115,7 +116,7 @@ function acceptedZones(row: ChallengeRow, cards: Map<number, PersonCardView>): s
 export function statusOf(
   row: ChallengeRow,
   cards: Map<number, PersonCardView>,
-  now = new Date(),
+  now = clock.now(),
 ): ChallengeStatus {
   if (row.cancelledAt) return 'cancelled';
   if (row.endedAt) return 'ended';
@@ -143,7 +144,7 @@ export function viewOf(
   row: ChallengeRow,
   me: number,
   cards: Map<number, PersonCardView>,
-  now = new Date(),
+  now = clock.now(),
 ): ChallengeView {
   const mine = row.participants.find((p) => p.userId === me);
   const yourStatus = mine ? participantStatus(mine, now) : 'accepted';
@@ -196,7 +197,7 @@ export async function detailOf(
   row: ChallengeRow,
   me: number,
 ): Promise<ChallengeDetailView> {
-  const now = new Date();
+  const now = clock.now();
   const cards = await cardsOf(db, [row]);
   const view = viewOf(row, me, cards, now);
   const sees = await visibleTo(db, row, me);

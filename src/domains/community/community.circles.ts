@@ -27,6 +27,7 @@ import {
   INVITE_CODE_LENGTH,
 } from './community.rules.ts';
 import type { CircleShare } from './community.rules.ts';
+import { clock } from '../../base/clock.ts';
 
 const HOUR = 3600;
 
@@ -306,7 +307,7 @@ export async function joinCircle(
       });
     await assertRoomForAnotherCircle(tx, me);
     await tx.communityMember.create({ data: { circleId: circle.id, userId: me } });
-    await tx.communityCircle.update({ where: { id: circle.id }, data: { updatedAt: new Date() } });
+    await tx.communityCircle.update({ where: { id: circle.id }, data: { updatedAt: clock.now() } });
   });
   return circleView(ctx, circle.id);
 }

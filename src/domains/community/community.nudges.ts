@@ -21,6 +21,7 @@ import { personZone } from '../profile/index.ts';
 import { shareACircle } from './community.members.ts';
 import { NUDGE_LINES, NUDGES_PER_DAY } from './community.rules.ts';
 import type { NudgeKind } from './community.rules.ts';
+import { clock } from '../../base/clock.ts';
 
 /** A nudge the caller received. */
 export interface NudgeView {
@@ -137,7 +138,7 @@ export async function sendNudge(
       'No circle-mate with this id: nudges go to people you share a circle with',
     );
   const zone = await personZone(ctx);
-  const now = new Date();
+  const now = clock.now();
   const { start, end } = dayBounds(localDateOf(now, zone), zone);
   const retryAfter = Math.max(1, Math.ceil((end.getTime() - now.getTime()) / 1000));
   const muted = await ctx.prisma.communityMute.findUnique({
@@ -242,7 +243,7 @@ export async function markNudgesSeen(
     }
     const { count } = await tx.communityNudge.updateMany({
       where: { recipientId: me, seenAt: null, ...(ids ? { id: { in: ids } } : {}) },
-      data: { seenAt: new Date() },
+      data: { seenAt: clock.now() },
     });
     return { marked: count };
   });

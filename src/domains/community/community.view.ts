@@ -21,6 +21,7 @@ import type { ActivitySleepScores } from '../insights/index.ts';
 import { personZoneOf } from '../profile/index.ts';
 import { CIRCLE_SHARES } from './community.rules.ts';
 import type { CircleShare } from './community.rules.ts';
+import { clock } from '../../base/clock.ts';
 
 /** One of the member's local days; a summary they did not share is null (see notShared). */
 export interface MemberDayView {
@@ -107,7 +108,7 @@ export async function communityMemberView(
   const shared = CIRCLE_SHARES.filter((s) => member.shares.includes(s));
   const has = (s: CircleShare): boolean => shared.includes(s);
   const zone = await personZoneOf(ctx, member.userId);
-  const to = localDateOf(new Date(), zone);
+  const to = localDateOf(clock.now(), zone);
   const from = addDays(to, -(options.days - 1));
   const dates = datesFrom(from, to);
   const range = { userId: member.userId, zone, from, to };

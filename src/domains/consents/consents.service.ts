@@ -4,6 +4,7 @@
  * A withdrawn consent keeps its row (withdrawn_at set) so the history of what was allowed stays.
  */
 import type { AuthedContext, Context } from '../../graphql/context.ts';
+import { clock } from '../../base/clock.ts';
 
 /** The kinds of consent, closed list (the GraphQL enum ConsentKind). */
 export const CONSENT_KINDS = ['meal_photo', 'assistant'] as const;
@@ -66,7 +67,7 @@ export async function giveConsent(
   const row = await ctx.prisma.consent.upsert({
     where: { userId_kind: { userId, kind: options.kind } },
     create: { userId, kind: options.kind },
-    update: { givenAt: new Date(), withdrawnAt: null },
+    update: { givenAt: clock.now(), withdrawnAt: null },
     select,
   });
   return viewOf(options.kind, row);
@@ -81,7 +82,7 @@ export async function withdrawConsent(
   // NOTE: the caller's own row only; the user id never comes from the request.
   await ctx.prisma.consent.updateMany({
     where: { userId, kind: options.kind, withdrawnAt: null },
-    data: { withdrawnAt: new Date() },
+    data: { withdrawnAt: clock.now() },
   });
   const row = await ctx.prisma.consent.findUnique({
     where: { userId_kind: { userId, kind: options.kind } },

@@ -6,6 +6,7 @@ import { createHash } from 'node:crypto';
 import { appError } from '../../base/errors.ts';
 import type { AuthedContext, Context } from '../../graphql/context.ts';
 import { syncedWrite } from '../../platform/sync-clock.ts';
+import { clock } from '../../base/clock.ts';
 
 export interface RegisterDeviceTokenOptions {
   /** the push token (APNs or FCM) */
@@ -79,7 +80,7 @@ export async function registerDeviceToken(
   options: RegisterDeviceTokenOptions,
 ): Promise<DeviceTokenView> {
   const userId = ctx.principal.userId;
-  const now = new Date();
+  const now = clock.now();
   const data = {
     userId,
     platform: options.platform,
@@ -115,7 +116,7 @@ export async function bindSensor(
         id: `ss_${hash(userId, options.serialNumber)}`,
         userId,
         serialNumber: options.serialNumber,
-        startedAt: options.startedAt ?? new Date(),
+        startedAt: options.startedAt ?? clock.now(),
         serverUpdatedAt: new Date(ts),
         ...fields,
       },
@@ -148,7 +149,7 @@ export async function unbindSensor(
   return syncedWrite(ctx.prisma, userId, (tx, ts) =>
     tx.sensorSession.update({
       where: { userId_serialNumber: { userId, serialNumber: options.serialNumber } },
-      data: { status: 'unbound', unboundAt: new Date(), serverUpdatedAt: new Date(ts) },
+      data: { status: 'unbound', unboundAt: clock.now(), serverUpdatedAt: new Date(ts) },
       select: sensorSelect,
     }),
   );
@@ -195,7 +196,7 @@ export async function retireDeviceTokens(
   options: RetireTokensOptions,
 ): Promise<number> {
   if (!options.tokens.length) return 0;
-  const now = new Date();
+  const now = clock.now();
   const { count } = await ctx.prisma.deviceToken.updateMany({
     where: { userId: options.userId, token: { in: options.tokens }, deletedAt: null },
     data: { deletedAt: now, serverUpdatedAt: now },

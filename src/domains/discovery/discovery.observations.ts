@@ -16,6 +16,7 @@ import {
   OBSERVATIONS_PAGE_DEFAULT,
   normaliseLabel,
 } from './discovery.rules.ts';
+import { clock } from '../../base/clock.ts';
 
 const DAY_MS = 86_400_000;
 
@@ -61,8 +62,8 @@ export async function addDiscoveryObservation(
   options: AddObservationOptions,
 ): Promise<ObservationView> {
   const me = ctx.principal.userId;
-  const observedAt = options.observedAt ?? new Date();
-  if (observedAt.getTime() > Date.now() + 5 * 60_000)
+  const observedAt = options.observedAt ?? clock.now();
+  if (observedAt.getTime() > clock.ms() + 5 * 60_000)
     throw validationError([
       {
         loc: ['observedAt'],
@@ -128,7 +129,7 @@ export async function discoveryObservations(
   options: ObservationsOptions,
 ): Promise<ObservationsView> {
   const userId = readerUserId(ctx);
-  const to = options.to ?? new Date();
+  const to = options.to ?? clock.now();
   const from = options.from ?? new Date(to.getTime() - OBSERVATIONS_DAYS_DEFAULT * DAY_MS);
   if (from >= to)
     throw validationError([{ loc: ['from'], msg: 'must be before to', type: 'value_error' }]);

@@ -21,6 +21,7 @@ import { DISCOVERY_QUEUE, HYPOTHESES_PAGE_DEFAULT, RUNS_KEPT } from './discovery
 import type { RunKind } from './discovery.rules.ts';
 import { isSignalKey } from './discovery.signals-read.ts';
 import { RUN_DAYS_DEFAULT } from './discovery.types.ts';
+import { clock } from '../../base/clock.ts';
 
 export interface RunView {
   id: string;
@@ -81,7 +82,7 @@ async function startRun(
 ): Promise<RunView> {
   const me = ctx.principal.userId;
   const zone = await personZone(ctx);
-  const to = addDays(localDateOf(new Date(), zone), -1);
+  const to = addDays(localDateOf(clock.now(), zone), -1);
   const from = addDays(to, -((options.days ?? RUN_DAYS_DEFAULT) - 1));
   const run = await ctx.prisma.$transaction(async (tx) => {
     await tx.$executeRaw`SELECT pg_advisory_xact_lock(3333, ${me}::int)`;

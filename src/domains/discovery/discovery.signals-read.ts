@@ -11,6 +11,7 @@ import { personZone } from '../profile/index.ts';
 import { loadSignals, SIGNAL_CATALOGUE, signalCoverage, signalInfo } from './discovery.signals.ts';
 import { RUN_DAYS_DEFAULT } from './discovery.types.ts';
 import type { SignalInfo } from './discovery.types.ts';
+import { clock } from '../../base/clock.ts';
 
 /** Whether `key` names a signal of the catalogue or of the per-name kinds. */
 export function isSignalKey(key: string): boolean {
@@ -38,7 +39,7 @@ export async function discoverySignals(
   options: { days?: number | null },
 ): Promise<SignalsView> {
   const zone = await personZone(ctx);
-  const to = addDays(localDateOf(new Date(), zone), -1);
+  const to = addDays(localDateOf(clock.now(), zone), -1);
   const from = addDays(to, -((options.days ?? RUN_DAYS_DEFAULT) - 1));
   const series = await loadSignals(ctx.prisma, { userId: readerUserId(ctx), zone, from, to });
   const present = new Set(series.map((s) => s.key));

@@ -31,6 +31,7 @@ import { decryptGenome, encryptGenome, genomeKey } from './dna.store.ts';
 import { sharedFindings } from './dna.shared.ts';
 import type { DnaShares, SharedFindings } from './dna.shared.ts';
 import { genomeDeps } from './dna.upload.ts';
+import { clock } from '../../base/clock.ts';
 
 /** Invitations a person may send in any 24 hours (each one sends an email). */
 export const MAX_DNA_INVITATIONS_PER_DAY = 10;
@@ -284,7 +285,7 @@ export async function acceptDnaRelative(
     data: {
       status: 'accepted',
       inviteeId: me.id,
-      acceptedAt: new Date(),
+      acceptedAt: clock.now(),
       ...(options.shareAncestry != null ? { inviteeAncestry: options.shareAncestry } : {}),
       ...(options.shareHaplogroups != null ? { inviteeHaplogroups: options.shareHaplogroups } : {}),
     },

@@ -30,6 +30,7 @@ import type { ParseGenomeOptions } from './dna.parse.ts';
 import { decodeGenome, decryptGenome, genomeKey } from './dna.store.ts';
 import type { GenomeIndex, GenomeKeyConfig } from './dna.store.ts';
 import type { GenomeSummary } from './dna.types.ts';
+import { clock } from '../../base/clock.ts';
 
 /**
  * The upload's worker job (dna.genome.job.ts): parse, encode, seal. Its budget and heap limit
@@ -191,7 +192,7 @@ export async function storeGenome(
     sexNote: summary.sexNote,
     xHeterozygosity: summary.xHeterozygosity,
     fileBytes,
-    uploadedAt: new Date(),
+    uploadedAt: clock.now(),
   };
   // the reports read the earlier file: they go with it (a running one then stores nothing).
   // NOTE: the sealed bytes go as base64 text decoded in SQL: Prisma's bytea parameter costs about

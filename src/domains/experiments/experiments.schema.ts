@@ -23,6 +23,7 @@ import type {
   ExperimentView,
   PeriodView,
 } from './experiments.service.ts';
+import { clock } from '../../base/clock.ts';
 
 const DAY_MS = 86_400_000;
 const NAME_MAX = 120;
@@ -142,10 +143,10 @@ const StartExperimentInput = builder.inputType('StartExperimentInput', {
     interventionDays: days,
     startAt: z
       .date()
-      .refine((d) => d.getTime() >= Date.now() - START_PAST_DAYS * DAY_MS, {
+      .refine((d) => d.getTime() >= clock.ms() - START_PAST_DAYS * DAY_MS, {
         message: `start_at may be at most ${START_PAST_DAYS} days ago`,
       })
-      .refine((d) => d.getTime() <= Date.now() + START_AHEAD_DAYS * DAY_MS, {
+      .refine((d) => d.getTime() <= clock.ms() + START_AHEAD_DAYS * DAY_MS, {
         message: `start_at may be at most ${START_AHEAD_DAYS} days ahead`,
       })
       .nullish(),

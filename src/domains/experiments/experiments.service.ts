@@ -16,6 +16,7 @@ import { meals } from '../meals/index.ts';
 import { responsesOfMeals } from '../nutrition/index.ts';
 import { comparePeriods, MIN_MEALS_PER_PERIOD } from './experiments.result.ts';
 import type { ComparisonFigures, PeriodSample } from './experiments.result.ts';
+import { clock } from '../../base/clock.ts';
 
 const DAY_MS = 86_400_000;
 /** At most this many experiments running (active or paused, not past their end) at once. */
@@ -187,7 +188,7 @@ export async function startExperiment(
   options: StartExperimentOptions,
 ): Promise<ExperimentView> {
   const userId = ctx.principal.userId;
-  const now = Date.now();
+  const now = clock.ms();
   const open = await ctx.prisma.experiment.findMany({
     where: { userId, status: { in: ['active', 'paused'] } },
   });
@@ -224,7 +225,7 @@ export async function controlExperiment(
   options: ControlExperimentOptions,
 ): Promise<ExperimentView> {
   const userId = ctx.principal.userId;
-  const now = Date.now();
+  const now = clock.ms();
   const e = await ctx.prisma.experiment.findFirst({ where: { id: options.id, userId } });
   if (!e) throw notFound();
   const status = statusOf(e, now);
@@ -267,7 +268,7 @@ export async function controlExperiment(
 
 /** The person's experiments with their results, newest first (at most EXPERIMENTS_LIST_MAX). */
 export async function experiments(ctx: AuthedContext): Promise<ExperimentView[]> {
-  const now = Date.now();
+  const now = clock.ms();
   const rows = await ctx.prisma.experiment.findMany({
     where: { userId: readerUserId(ctx) },
     orderBy: [{ createdAt: 'desc' }, { id: 'asc' }],
@@ -282,5 +283,5 @@ export async function experiments(ctx: AuthedContext): Promise<ExperimentView[]>
 export async function experiment(ctx: AuthedContext, id: string): Promise<ExperimentView> {
   const row = await ctx.prisma.experiment.findFirst({ where: { id, userId: readerUserId(ctx) } });
   if (!row) throw notFound();
-  return viewOf(ctx, row, Date.now());
+  return viewOf(ctx, row, clock.ms());
 }

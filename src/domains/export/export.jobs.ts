@@ -24,6 +24,7 @@ import {
 } from './export.constants.ts';
 import type { ExportFormat, ExportInterval, ExportKind } from './export.constants.ts';
 import { signExportLink, verifyExportLink } from './export.link.ts';
+import { clock } from '../../base/clock.ts';
 
 const DAY_MS = 86_400_000;
 
@@ -111,7 +112,7 @@ export async function startHealthExport(
   options: StartExportOptions,
 ): Promise<ExportJobView> {
   const userId = ctx.principal.userId;
-  const now = Date.now();
+  const now = clock.ms();
   // NOTE: exports are the principal's own data, so their zone too (never a viewed owner's)
   const ownCtx = { ...ctx, principal: { ...ctx.principal, viewAs: null } };
   const [active, today, timeZone] = await Promise.all([
@@ -274,7 +275,7 @@ export interface ExportLinkView extends ExportFileView {
 
 /** The signed link of a job's file: an absolute URL under PUBLIC_URL. */
 async function linkOf(ctx: Context, job: ExportJob, fileKey: string): Promise<ExportLinkView> {
-  const expiresAt = new Date(Date.now() + ctx.config.EXPORT_LINK_TTL_SECONDS * 1000);
+  const expiresAt = new Date(clock.ms() + ctx.config.EXPORT_LINK_TTL_SECONDS * 1000);
   const token = await signExportLink(
     ctx.config.jwtSecret,
     { jobId: job.id, userId: job.userId },

@@ -33,6 +33,7 @@ import type {
   ExportJobView,
   ExportLinkView,
 } from './export.jobs.ts';
+import { clock } from '../../base/clock.ts';
 
 const DAY_MS = 86_400_000;
 
@@ -197,7 +198,7 @@ const StartHealthExportInput = builder.inputType('StartHealthExportInput', {
       message: `the range may span at most ${EXPORT_MAX_RANGE_DAYS} days (5 years); split it into several exports`,
       path: ['to'],
     })
-    .refine((v) => v.to.getTime() <= Date.now() + DAY_MS, {
+    .refine((v) => v.to.getTime() <= clock.ms() + DAY_MS, {
       message: 'to may be at most one day in the future',
       path: ['to'],
     }),

@@ -35,6 +35,7 @@ import {
 import type { ExportFormat, ExportInterval } from './export.constants.ts';
 import { jobFileKeys, kindsOf } from './export.jobs.ts';
 import { writeExport } from './export.writer.ts';
+import { clock } from '../../base/clock.ts';
 
 export interface ExportWorkerDeps {
   prisma: Db;
@@ -102,11 +103,11 @@ export async function runExportJob(
       rowsWritten: rows,
       sizeBytes: BigInt(size),
       fileKey: key,
-      expiresAt: new Date(Date.now() + config.EXPORT_RETENTION_DAYS * DAY_MS),
+      expiresAt: new Date(clock.ms() + config.EXPORT_RETENTION_DAYS * DAY_MS),
     });
     // the job went away meanwhile (account deleted): its file must not stay
     if (!done) await removeExportFile(config.DATA_DIR, key);
-    await sweepExpiredExports(deps, new Date());
+    await sweepExpiredExports(deps, clock.now());
   } catch (err) {
     await writer.discard();
     // the app is stopping: the next start queues it again
@@ -153,6 +154,6 @@ export const EXPORT_WORK: BackgroundWork<ExportWorkerDeps> = resumableWork(
   EXPORT_JOBS,
   runExportJob,
   async (deps) => {
-    await sweepExpiredExports(deps, new Date());
+    await sweepExpiredExports(deps, clock.now());
   },
 );

@@ -32,6 +32,7 @@ import type { MetricExportScope } from '../health/index.ts';
 import { bloodPressureExport, logEntriesExport } from '../logs/index.ts';
 import { mealItemsExport, mealsExport } from '../meals/index.ts';
 import type { ExportFormat, ExportInterval, ExportKind } from './export.constants.ts';
+import { clock } from '../../base/clock.ts';
 
 /**
  * Progress (a database write: rows and heartbeat) at most this often, and after the last chunk: a
@@ -139,8 +140,8 @@ function progressOf(options: WriteExportOptions) {
     },
     async add(n: number): Promise<void> {
       rows += n;
-      if (Date.now() - reportedAt >= PROGRESS_EVERY_MS) {
-        [reported, reportedAt] = [rows, Date.now()];
+      if (clock.ms() - reportedAt >= PROGRESS_EVERY_MS) {
+        [reported, reportedAt] = [rows, clock.ms()];
         await options.progress(rows);
       }
     },

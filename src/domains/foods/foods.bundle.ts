@@ -15,6 +15,7 @@ import { appError } from '../../base/errors.ts';
 import type { Context } from '../../graphql/context.ts';
 import type { Logger } from '../../base/logger.ts';
 import { importCatalogue, sourceImported } from './import/foods.catalogue-import.ts';
+import { clock } from '../../base/clock.ts';
 
 export interface CoreBundleView {
   /** strong validator: sha256 of the document's JSON */
@@ -100,7 +101,7 @@ async function buildBundle(db: Db): Promise<CoreBundleView> {
     foods: [...byFood.values()],
   };
   const etag = createHash('sha256').update(JSON.stringify(document)).digest('base64url');
-  return { etag, builtAt: new Date(), foodCount: foods.length, document };
+  return { etag, builtAt: clock.now(), foodCount: foods.length, document };
 }
 
 /**

@@ -6,6 +6,7 @@
  */
 import { Prisma } from '../../generated/prisma/client.ts';
 import type { Context } from '../../graphql/context.ts';
+import { clock } from '../../base/clock.ts';
 
 /** The range counted "in range" by the aggregate, mg/dL (the consensus 70..180). */
 const IN_RANGE = { low: 70, high: 180 } as const;
@@ -27,7 +28,7 @@ export interface GlucoseAggregateView {
 
 /** Live readings of every person, aggregated in one statement (plus one count of raw samples). */
 export async function glucoseAggregate(ctx: Context): Promise<GlucoseAggregateView> {
-  const since = new Date(Date.now() - 24 * 3600_000).toISOString();
+  const since = new Date(clock.ms() - 24 * 3600_000).toISOString();
   const [row] = await ctx.prisma.$queryRaw<
     {
       readings: number;

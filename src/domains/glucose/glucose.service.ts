@@ -21,6 +21,7 @@ import type { Calibration, RawSample } from './glucose.processing.ts';
 import { personZone } from '../profile/index.ts';
 import { gmiOfWindow, trendStats } from './glucose.stats.ts';
 import type { StatPoint, TrendStats } from './glucose.stats.ts';
+import { clock } from '../../base/clock.ts';
 
 /** Largest batch (readings or raw samples) and largest read. */
 export const GLUCOSE_BATCH_MAX = 50_000;
@@ -348,7 +349,7 @@ export async function glucoseReadings(
   ctx: AuthedContext,
   options: ListReadingsOptions,
 ): Promise<GlucoseReadingView[]> {
-  const since = new Date(Date.now() - options.sinceHours * 3_600_000);
+  const since = new Date(clock.ms() - options.sinceHours * 3_600_000);
   return selectReadings(ctx, { ...options, since }, options.limit);
 }
 
@@ -362,7 +363,7 @@ export async function glucoseReadingPage(
   options: ReadingPageOptions,
 ): Promise<ReadingPageView> {
   const cursor = options.cursor ? decodeCursor(options.cursor, options.sort) : null;
-  const start = options.from?.getTime() ?? Date.now() - options.sinceHours * 3_600_000;
+  const start = options.from?.getTime() ?? clock.ms() - options.sinceHours * 3_600_000;
   const since = new Date(cursor?.since ?? start);
   const rows = await selectReadings(
     ctx,
@@ -581,7 +582,7 @@ export async function glucoseTrends(
   ctx: AuthedContext,
   options: TrendsOptions,
 ): Promise<TrendView> {
-  const end = options.endDate ?? new Date();
+  const end = options.endDate ?? clock.now();
   const start = options.startDate ?? new Date(end.getTime() - options.sinceHours * 3_600_000);
   if (start.getTime() >= end.getTime()) {
     throw appError('VALIDATION_FAILED', 'start_date must be before end_date', {

@@ -23,6 +23,7 @@ import { GOAL_METRIC_RULES } from './goals.metrics.ts';
 import type { GoalMetric, GoalPeriod } from './goals.metrics.ts';
 import { goals } from './goals.service.ts';
 import type { GoalView } from './goals.service.ts';
+import { clock } from '../../base/clock.ts';
 
 /** Most periods one progress read answers per goal (the current one and 11 before it). */
 export const PROGRESS_PERIODS_MAX = 12;
@@ -186,7 +187,7 @@ export async function goalProgress(
   options: GoalProgressOptions,
 ): Promise<GoalProgressListView> {
   const zone = await personZone(ctx);
-  const now = new Date();
+  const now = clock.now();
   const today = localDateOf(now, zone);
   const active = (await goals(ctx)).filter((g) => !options.metric || g.metric === options.metric);
   const firstOf = (g: GoalView) =>

@@ -27,6 +27,7 @@ import { AppleImportStore } from './health.apple-store.ts';
 import type { ImportDb } from './health.apple-store.ts';
 import { MAX_IMPORT_SAMPLES } from './health.service.ts';
 import type { ImportResult } from './health.service.ts';
+import { clock } from '../../base/clock.ts';
 
 export interface ImportAppleHealthFileOptions {
   /** whose data it is (the CLI resolves it from --email) */
@@ -123,7 +124,7 @@ interface ImportRun {
   archive: ArchiveImportCounts;
   /** the route files the workouts named, in the order the job reads them (its `ref`s) */
   routeFiles: RouteFileRef[];
-  /** Date.now() at the start, for the progress lines */
+  /** clock.ms() at the start, for the progress lines */
   started: number;
 }
 
@@ -177,7 +178,7 @@ function reportProgress(
 ): void {
   options.onProgressCounts?.({ ...p, stored: storedSoFar(run) });
   options.onProgress?.(
-    `read ${p.seen} records (${p.mapped} imported types, ${p.ignored} other; ${p.archived} archived) in ${((Date.now() - run.started) / 1000).toFixed(1)}s; ` +
+    `read ${p.seen} records (${p.mapped} imported types, ${p.ignored} other; ${p.archived} archived) in ${((clock.ms() - run.started) / 1000).toFixed(1)}s; ` +
       `stored ${storedSoFar(run)}`,
   );
 }
@@ -326,7 +327,7 @@ export async function importAppleHealthFile(
       unreadableEcgFiles: 0,
     },
     routeFiles: [],
-    started: Date.now(),
+    started: clock.ms(),
   };
   try {
     const { routeFiles, ecgFiles, ...parsed } = await readAndStore(run, options);

@@ -41,6 +41,7 @@ import {
   UPLOAD_FILE,
 } from './health.archive-upload.ts';
 import type { ArchiveImportCountsView } from './health.archive-upload.ts';
+import { clock } from '../../base/clock.ts';
 
 export interface ArchiveImportWorkerDeps {
   prisma: Db;
@@ -278,12 +279,12 @@ export async function sweepAbandonedUploads(dataDir: string, now: Date): Promise
  */
 export async function resumeArchiveImports(deps: ArchiveImportWorkerDeps): Promise<void> {
   await resumeJobs(deps, ARCHIVE_IMPORT_JOBS);
-  await sweepAbandonedUploads(deps.config.DATA_DIR, new Date());
+  await sweepAbandonedUploads(deps.config.DATA_DIR, clock.now());
 }
 
 /** The export.zip import worker and the imports an earlier run left (the app's registry). */
 export const ARCHIVE_IMPORT_WORK: BackgroundWork<ArchiveImportWorkerDeps> = resumableWork(
   ARCHIVE_IMPORT_JOBS,
   runArchiveImportJob,
-  (deps) => sweepAbandonedUploads(deps.config.DATA_DIR, new Date()).then(() => undefined),
+  (deps) => sweepAbandonedUploads(deps.config.DATA_DIR, clock.now()).then(() => undefined),
 );

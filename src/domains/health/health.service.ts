@@ -14,6 +14,7 @@ import type { AuthedContext, Context } from '../../graphql/context.ts';
 import { METRIC_UNITS } from './health.constants.ts';
 import type { MetricType } from './health.constants.ts';
 import type { MetricSampleIn, SleepSampleIn, WorkoutSampleIn } from './health.samples.ts';
+import { clock } from '../../base/clock.ts';
 
 /** The most samples one import request may carry (larger exports are sent in several batches). */
 export const MAX_IMPORT_SAMPLES = 10_000;
@@ -314,7 +315,7 @@ export async function healthDataSubject(ctx: AuthedContext): Promise<DataSubject
 }
 
 function since(days: number): Date {
-  return new Date(Date.now() - days * 86_400_000);
+  return new Date(clock.ms() - days * 86_400_000);
 }
 
 export interface SamplesBetweenOptions {

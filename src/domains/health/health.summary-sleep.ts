@@ -14,6 +14,7 @@ import type { AuthedContext } from '../../graphql/context.ts';
 import { addDays, daysBetween, localDateOf, localTime } from '../../platform/local-dates.ts';
 import type { LocalDate } from '../../platform/local-dates.ts';
 import { personZone } from '../profile/index.ts';
+import { clock } from '../../base/clock.ts';
 
 /** Nights per page of the nights list. */
 export const NIGHTS_PAGE_DEFAULT = 14;
@@ -234,7 +235,7 @@ export async function healthSleepNights(
   options: NightPageOptions,
 ): Promise<NightPageView> {
   const zone = await personZone(ctx);
-  const to = options.to ?? localDateOf(new Date(), zone);
+  const to = options.to ?? localDateOf(clock.now(), zone);
   const from = options.from ?? addDays(to, -(NIGHTS_DEFAULT_DAYS - 1));
   if (from > to)
     throw validationError([

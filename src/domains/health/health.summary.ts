@@ -20,6 +20,7 @@ import { nightOf, nightsEnding } from './health.summary-sleep.ts';
 import type { NightStagesView, NightView } from './health.summary-sleep.ts';
 import { workoutTotalsByBucket, workoutTotalsOn } from './health.summary-workouts.ts';
 import type { WorkoutTotalsView } from './health.summary-workouts.ts';
+import { clock } from '../../base/clock.ts';
 
 /** The intervals of a range summary. */
 export const SUMMARY_INTERVALS = ['day', 'week', 'month'] as const;
@@ -327,7 +328,7 @@ async function aggregates(
 }
 
 /** Today's local date in the zone. */
-const today = (zone: string): LocalDate => localDateOf(new Date(), zone);
+const today = (zone: string): LocalDate => localDateOf(clock.now(), zone);
 
 /**
  * The person's day: each metric's aggregate with unit, count and sources, the night ending that day

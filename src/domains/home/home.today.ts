@@ -11,6 +11,7 @@ import { insightScore } from '../insights/index.ts';
 import { personZone } from '../profile/index.ts';
 import { localDateOf } from '../../platform/local-dates.ts';
 import type { LocalDate } from '../../platform/local-dates.ts';
+import { clock } from '../../base/clock.ts';
 
 export interface Today {
   zone: string;
@@ -20,7 +21,7 @@ export interface Today {
 
 export async function todayOf(ctx: AuthedContext): Promise<Today> {
   const zone = await personZone(ctx);
-  const now = new Date();
+  const now = clock.now();
   return { zone, now, date: localDateOf(now, zone) };
 }
 

@@ -8,6 +8,7 @@
 import type { AuthedContext } from '../../graphql/context.ts';
 import { insightCards, insightSuggestions } from './insights.service.ts';
 import type { SuggestionsView, ZonedInsightCard } from './insights.service.ts';
+import { clock } from '../../base/clock.ts';
 
 export interface PersonInsightsView {
   userId: number;
@@ -32,5 +33,5 @@ export async function insightsOfPerson(
     insightCards(asPerson),
     insightSuggestions(asPerson),
   ]);
-  return { userId, generatedAt: new Date(), cards, suggestions };
+  return { userId, generatedAt: clock.now(), cards, suggestions };
 }

@@ -20,6 +20,7 @@ import { personContext } from './insights.person.ts';
 import { recordCards } from './insights.feed.ts';
 import { alertCard, alertsFrom, PREDICTION_MAX_AGE_MINUTES } from './insights.rules.ts';
 import { predictionReadings } from './insights.service.ts';
+import { clock } from '../../base/clock.ts';
 
 /** The pg-boss queue of predicted-low checks (one job per write of readings). */
 export const PREDICTED_LOW_QUEUE = 'insights-predicted-low';
@@ -48,7 +49,7 @@ export interface PredictedLowCheckView {
 // the listener only queues, and only while the readings can still predict something
 onGlucoseStored('insights predicted low', async (deps, arrival) => {
   if (deps.config.INSIGHTS_DELIVERY !== 'on') return;
-  if (Date.now() - arrival.latest.getTime() > PREDICTION_MAX_AGE_MINUTES * 60_000) return;
+  if (clock.ms() - arrival.latest.getTime() > PREDICTION_MAX_AGE_MINUTES * 60_000) return;
   await deps.jobs.send(PREDICTED_LOW_QUEUE, { userId: arrival.userId });
 });
 
@@ -90,7 +91,7 @@ export async function checkPredictedLow(
   options: CheckPredictedLowOptions,
 ): Promise<PredictedLowCheckView> {
   const { userId } = options;
-  const now = options.now ?? new Date();
+  const now = options.now ?? clock.now();
   const ctx = personContext(deps, userId, 'predicted-low');
   const readings = await predictionReadings(ctx, now);
   const low = alertsFrom(readings, now).find((a) => a.kind === 'predicted_low');

@@ -21,6 +21,7 @@ import { getInsightViews } from './insights.feed.ts';
 import type { InsightView } from './insights.feed.ts';
 import { SCORE_KINDS } from './insights.scores.ts';
 import { scoreDays } from './insights.service.ts';
+import { clock } from '../../base/clock.ts';
 
 /** The most urgent insights of the week the digest shows. */
 export const DIGEST_TOP_ITEMS = 5;
@@ -98,7 +99,7 @@ export async function insightsDigest(
   options: DigestOptions,
 ): Promise<InsightDigestView> {
   const zone = await personZone(ctx);
-  const today = localDateOf(new Date(), zone);
+  const today = localDateOf(clock.now(), zone);
   const weekStart = mondayOf(options.week ?? addDays(today, -7));
   if (weekStart > today) {
     throw validationError([

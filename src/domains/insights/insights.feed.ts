@@ -27,6 +27,7 @@ import type { InsightCard, Suggestion } from './insights.rules.ts';
 import { PREDICTION_WINDOW_MINUTES } from './insights.rules.ts';
 import { RECOVERY_BASELINE_DAYS, SLEEP_DAY_CUTOFF_HOUR } from './insights.scores.ts';
 import type { ScoreInputs } from './insights.scores.ts';
+import { clock } from '../../base/clock.ts';
 
 export const INSIGHT_KINDS = ['alert', 'trend', 'score', 'suggestion'] as const;
 export type InsightKind = (typeof INSIGHT_KINDS)[number];
@@ -430,7 +431,7 @@ export async function answerInsightCard(
   if (row.status === 'dismissed') {
     throw appError('CONFLICT', 'This insight was dismissed: it takes no answer any more');
   }
-  const now = new Date();
+  const now = clock.now();
   const updated = await ctx.prisma.insight.update({
     where: { id: row.id },
     data: {
@@ -452,7 +453,7 @@ export async function dismissInsightCard(
   if (row.status === 'dismissed') return oneView(ctx, row);
   const updated = await ctx.prisma.insight.update({
     where: { id: row.id },
-    data: { status: 'dismissed', dismissedAt: new Date() },
+    data: { status: 'dismissed', dismissedAt: clock.now() },
   });
   return oneView(ctx, updated);
 }
@@ -480,7 +481,7 @@ export async function markInsightsSeen(
       status: 'unseen',
       ...(hasIds ? { id: { in: [...options.ids!] } } : { createdAt: { lte: options.upTo! } }),
     },
-    data: { status: 'seen', seenAt: new Date() },
+    data: { status: 'seen', seenAt: clock.now() },
   });
   return { marked: count };
 }

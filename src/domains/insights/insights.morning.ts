@@ -25,6 +25,7 @@ import type { InsightsWorkDeps } from './insights.person.ts';
 import { personContext } from './insights.person.ts';
 import type { InsightCard, Suggestion } from './insights.rules.ts';
 import { dayInsights } from './insights.service.ts';
+import { clock } from '../../base/clock.ts';
 
 /** Cards and suggestions of this priority or more urgent (1) warrant the morning push, alerts aside. */
 export const MORNING_PUSH_MAX_PRIORITY = 2;
@@ -171,7 +172,7 @@ async function runClaims(deps: InsightsWorkDeps, claims: Claim[]): Promise<numbe
         if (run.pushStatus) notified++;
         await deps.prisma.insightMorning.updateMany({
           where: { userId: claim.userId, day: claim.day, claimedAt: claim.claimedAt },
-          data: { doneAt: new Date(), recorded: run.recorded, pushStatus: run.pushStatus },
+          data: { doneAt: clock.now(), recorded: run.recorded, pushStatus: run.pushStatus },
         });
       } catch (err) {
         deps.log.error({ err, userId: claim.userId, day: claim.day }, 'morning insights failed');
@@ -191,7 +192,7 @@ export async function runMorningCheck(
   deps: InsightsWorkDeps,
   options: MorningCheckOptions,
 ): Promise<MorningCheckView> {
-  const now = options.now ?? new Date();
+  const now = options.now ?? clock.now();
   const batch = options.batch ?? CLAIM_BATCH;
   await deps.prisma.$executeRaw`
     DELETE FROM insight_mornings

@@ -51,6 +51,7 @@ import {
   SLEEP_DAY_CUTOFF_HOUR,
 } from './insights.scores.ts';
 import type { DayScores, Score, ScoreInputs, ScoreKind } from './insights.scores.ts';
+import { clock } from '../../base/clock.ts';
 
 /** Longest range of days one read may cover. */
 export const MAX_RANGE_DAYS = 90;
@@ -115,7 +116,7 @@ interface Person {
 
 async function personOf(ctx: AuthedContext): Promise<Person> {
   const zone = await personZone(ctx);
-  const now = new Date();
+  const now = clock.now();
   return { zone, now, today: localDateOf(now, zone) };
 }
 
@@ -312,7 +313,7 @@ export async function predictionReadings(ctx: AuthedContext, now: Date): Promise
 
 /** Predicted lows and highs from the readings of the last 30 minutes. */
 export async function predictiveAlerts(ctx: AuthedContext): Promise<PredictiveAlertsView> {
-  const now = new Date();
+  const now = clock.now();
   const readings = await predictionReadings(ctx, now);
   return { generatedAt: now, alerts: alertsFrom(readings, now) };
 }

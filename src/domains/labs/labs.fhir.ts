@@ -17,6 +17,7 @@ import type {
 import type { AuthedContext } from '../../graphql/context.ts';
 import { bloodReports } from './labs.reports.ts';
 import type { LabReportView, LabResultView } from './labs.reports.ts';
+import { clock } from '../../base/clock.ts';
 
 const LOINC = 'http://loinc.org';
 const UCUM = 'http://unitsofmeasure.org';
@@ -92,7 +93,7 @@ export async function labsFhir(ctx: AuthedContext): Promise<Bundle> {
   return {
     resourceType: 'Bundle',
     type: 'collection',
-    timestamp: new Date().toISOString(),
+    timestamp: clock.now().toISOString(),
     entry: entries,
   };
 }

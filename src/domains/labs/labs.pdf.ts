@@ -37,6 +37,7 @@ import { getDocumentProxy } from 'unpdf';
 import { DEFAULT_STREAM_LIMITS, scanPdfStreams } from './labs.pdf-scan.ts';
 import type { PdfStreamLimits, PdfStreamScan } from './labs.pdf-scan.ts';
 import type { TextLine } from './labs.types.ts';
+import { clock } from '../../base/clock.ts';
 
 /** What a PDF read may cost. */
 export interface PdfLimits {
@@ -134,7 +135,7 @@ export async function readPdf(
   limits: Partial<PdfLimits> = {},
 ): Promise<PdfText> {
   const lim = { ...DEFAULT_PDF_LIMITS, ...limits };
-  const deadline = Date.now() + lim.timeoutMs;
+  const deadline = clock.ms() + lim.timeoutMs;
   try {
     checkStreams(bytes, lim.streams);
   } catch (err) {
@@ -156,7 +157,7 @@ export async function readPdf(
     const lines: TextLine[] = [];
     const drawn: Drawn = { items: 0, chars: 0 };
     for (let page = 1; page <= pdf.numPages; page++) {
-      if (Date.now() > deadline) throw timeoutError(lim.timeoutMs);
+      if (clock.ms() > deadline) throw timeoutError(lim.timeoutMs);
       const reading = readPage(pdf, page, drawn, lim, deadline);
       const pageLines = await withDeadline(reading, deadline, lim.timeoutMs);
       lines.push(...pageLines);
@@ -292,7 +293,7 @@ function overLimits(drawn: Drawn, lim: PdfLimits, deadline: number): PdfReadErro
       `The PDF holds more than ${lim.maxChars.toLocaleString('en')} characters of text; a lab report holds far less.`,
     );
   }
-  return Date.now() > deadline ? timeoutError(lim.timeoutMs) : null;
+  return clock.ms() > deadline ? timeoutError(lim.timeoutMs) : null;
 }
 
 /** A fragment's position, or null for blank or rotated text (a vertical margin note, a watermark). */
@@ -351,7 +352,7 @@ function averageCharWidth(item: Placed): number {
 async function withDeadline<T>(work: Promise<T>, deadline: number, ms: number): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   const late = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(timeoutError(ms)), Math.max(0, deadline - Date.now()));
+    timer = setTimeout(() => reject(timeoutError(ms)), Math.max(0, deadline - clock.ms()));
   });
   try {
     return await Promise.race([work, late]);

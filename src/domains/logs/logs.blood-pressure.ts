@@ -19,6 +19,7 @@ import type { DbTx } from '../../db/client.ts';
 import type { AuthedContext } from '../../graphql/context.ts';
 import { advanceSyncClock } from '../../platform/sync-clock.ts';
 import { bloodPressureOrderIssue, FUTURE_MS } from './logs.kinds.ts';
+import { clock } from '../../base/clock.ts';
 
 /** A reading joins a session when measured at most this long after the session's first reading. */
 export const SESSION_WINDOW_MS = 10 * 60_000;
@@ -157,7 +158,7 @@ const encodeCursor = (r: BloodPressureReadingView): string =>
   Buffer.from(JSON.stringify([r.measuredAt.getTime(), r.id])).toString('base64url');
 
 function rangeOf(options: ListSessionsOptions): { from: Date; to: Date } {
-  const now = Date.now();
+  const now = clock.ms();
   const to = options.to ?? new Date(now + FUTURE_MS);
   const from = options.from ?? new Date(now - DEFAULT_RANGE_DAYS * DAY_MS);
   if (from >= to)
@@ -267,7 +268,7 @@ export async function logBloodPressureReading(
         systolic: options.systolic,
         diastolic: options.diastolic,
         pulse: options.pulse ?? null,
-        measuredAt: options.measuredAt ?? new Date(),
+        measuredAt: options.measuredAt ?? clock.now(),
         note: options.note ?? null,
         source: sourceOf(ctx),
         createdAt: stamp,

@@ -16,6 +16,7 @@ import type { AuthedContext } from '../../graphql/context.ts';
 import { advanceSyncClock } from '../../platform/sync-clock.ts';
 import { KIND_RULES } from './logs.kinds.ts';
 import type { Bounds, KindRule, LogKind } from './logs.kinds.ts';
+import { clock } from '../../base/clock.ts';
 
 export interface LogEntryView {
   id: string;
@@ -170,7 +171,7 @@ export async function logEntry(
         unit: rule.unit ?? trimmed(entry.unit) ?? null,
         dose: trimmed(entry.dose) ?? null,
         durationMinutes: entry.durationMinutes ?? null,
-        loggedAt: entry.loggedAt ?? new Date(),
+        loggedAt: entry.loggedAt ?? clock.now(),
         note: entry.note ?? null,
         source: sourceOf(ctx),
         createdAt: stamp,

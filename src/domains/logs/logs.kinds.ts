@@ -2,6 +2,7 @@
  * The closed lists and bounds of the logs domain, one place for the GraphQL inputs, the services'
  * checks of an edited entry, and the sync registry (src/domains/sync/sync.tables.ts).
  */
+import { clock } from '../../base/clock.ts';
 
 /** The kinds of a log entry (one table, `log_entries`, with typed columns). */
 export const LOG_KINDS = [
@@ -32,7 +33,7 @@ export const FUTURE_MS = 24 * 3_600_000;
 export const EARLIEST = new Date('1900-01-01T00:00:00Z');
 
 /** Why a reading or an entry cannot be dated `ms`, or null: from 1900, at most FUTURE_MS ahead. */
-export function loggedAtIssue(ms: number, now: number = Date.now()): string | null {
+export function loggedAtIssue(ms: number, now: number = clock.ms()): string | null {
   if (ms < EARLIEST.getTime()) return 'must be in 1900 or later';
   if (ms > now + FUTURE_MS) return 'may be at most 24 hours ahead';
   return null;

@@ -33,6 +33,7 @@ import {
 import type { Bounds } from './logs.kinds.ts';
 import { sunAdvice } from './logs.sun.ts';
 import type { SunAdviceView, SunHour } from './logs.sun.ts';
+import { clock } from '../../base/clock.ts';
 
 const BloodPressureReading = builder
   .objectRef<BloodPressureReadingView>('BloodPressureReading')
@@ -160,7 +161,7 @@ const SunAdvice = builder.objectRef<SunAdviceView>('SunAdvice').implement({
 const at = z
   .date()
   .refine((d) => d >= EARLIEST, { message: 'must be in 1900 or later' })
-  .refine((d) => d.getTime() <= Date.now() + FUTURE_MS, {
+  .refine((d) => d.getTime() <= clock.ms() + FUTURE_MS, {
     message: 'may be at most 24 hours ahead',
   });
 const text = (max: number) =>

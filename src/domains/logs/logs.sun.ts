@@ -11,6 +11,7 @@ import type { AuthedContext } from '../../graphql/context.ts';
 import { dayBounds, localDateOf, localTime } from '../../platform/local-dates.ts';
 import type { LocalDate } from '../../platform/local-dates.ts';
 import { personZone } from '../profile/index.ts';
+import { clock } from '../../base/clock.ts';
 
 /** Minimal erythemal dose (J/m², erythemally weighted) per Fitzpatrick skin type I..VI. */
 export const MED_J_M2: readonly number[] = [200, 250, 300, 450, 600, 1000];
@@ -161,6 +162,6 @@ export async function sunAdvice(
   options: SunAdviceOptions,
 ): Promise<SunAdviceView> {
   const timezone = await personZone(ctx);
-  const date = options.date ?? localDateOf(new Date(), timezone);
+  const date = options.date ?? localDateOf(clock.now(), timezone);
   return sunAdviceFor({ ...options, date, timezone });
 }

@@ -24,6 +24,7 @@ import type {
   MealItemView,
   MealView,
 } from './meals.service.ts';
+import { clock } from '../../base/clock.ts';
 
 /** Bounds of the texts of a meal. */
 export const MEAL_NAME_MAX = 200;
@@ -150,7 +151,7 @@ export const nonBlank = (max: number) =>
     .max(max, { message: `At most ${max} characters` })
     .refine((s) => s.trim().length > 0, { message: 'Must not be blank' });
 /** When a meal was eaten: at most FUTURE_MS ahead. */
-export const eatenAt = z.date().refine((d) => d.getTime() <= Date.now() + FUTURE_MS, {
+export const eatenAt = z.date().refine((d) => d.getTime() <= clock.ms() + FUTURE_MS, {
   message: 'eaten_at may be at most 24 hours ahead',
 });
 const amount = z.number().min(0).max(NUTRIENT_MAX);

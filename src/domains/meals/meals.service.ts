@@ -30,6 +30,7 @@ import { personZone } from '../profile/index.ts';
 import { updateMealLike } from './meals.item-update.ts';
 import { resolveItems, sumNutrients } from './meals.nutrients.ts';
 import type { MealItemInput, Nutrients, ResolvedItem } from './meals.nutrients.ts';
+import { clock } from '../../base/clock.ts';
 
 /** Largest `limit` of a meal list. */
 export const MEALS_LIST_MAX = 1000;
@@ -132,7 +133,7 @@ export interface MealPhotoOptions extends MealFields {
  * items of one write sort in the order they were given.
  */
 export function uuidV7s(n: number): string[] {
-  const ms = BigInt(Date.now());
+  const ms = BigInt(clock.ms());
   return Array.from({ length: n }, (_, seq) => {
     const b = randomBytes(16);
     for (let i = 0; i < 6; i++) b[i] = Number((ms >> BigInt(8 * (5 - i))) & 0xffn);
@@ -305,7 +306,7 @@ async function insertMeal(
       userId,
       mealName: trimmedOrNull(fields.mealName),
       mealType: fields.mealType ?? null,
-      eatenAt: fields.eatenAt ?? new Date(),
+      eatenAt: fields.eatenAt ?? clock.now(),
       note: fields.note ?? null,
       photoKey: extra.photoKey ?? null,
       source: extra.source,

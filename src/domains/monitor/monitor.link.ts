@@ -12,6 +12,7 @@ import {
 import { decryptSecret, encryptSecret } from './monitor.crypto.ts';
 import { storeReadings } from './monitor.readings.ts';
 import type { MonitorReadingView } from './monitor.readings.ts';
+import { clock } from '../../base/clock.ts';
 
 /** A linked monitor as answered. */
 export interface MonitorDeviceView {
@@ -62,7 +63,7 @@ const deviceView = (d: MonitorDeviceView): MonitorDeviceView => ({
 
 /** Sample times the cloud may answer: from 2000 to a day ahead (others are dropped). */
 const plausibleTime = (seconds: number): boolean =>
-  seconds >= 946_684_800 && seconds * 1000 <= Date.now() + 86_400_000;
+  seconds >= 946_684_800 && seconds * 1000 <= clock.ms() + 86_400_000;
 
 /**
  * Checks the credentials with the cloud (client-credentials grant), then stores the link and the
@@ -81,7 +82,7 @@ export async function linkMonitor(
     const saved = await tx.monitorLink.upsert({
       where: { userId },
       create: { userId, clientId: options.clientId, secretCiphertext },
-      update: { clientId: options.clientId, secretCiphertext, linkedAt: new Date() },
+      update: { clientId: options.clientId, secretCiphertext, linkedAt: clock.now() },
     });
     await tx.monitorDevice.deleteMany({
       where: {
@@ -127,7 +128,7 @@ export async function syncMonitor(
     where: { userId },
     orderBy: { serialNumber: 'asc' },
   });
-  const end = new Date();
+  const end = clock.now();
   const start = new Date(end.getTime() - options.days * 86_400_000);
   const answer: MonitorSyncView = { fetched: 0, stored: 0, devices: [] };
   for (const device of devices) {

@@ -7,6 +7,7 @@ import { z } from 'zod';
 import { readerUserId } from '../../auth/principal.ts';
 import { appError } from '../../base/errors.ts';
 import type { AuthedContext } from '../../graphql/context.ts';
+import { clock } from '../../base/clock.ts';
 
 /** Longest window a read or a sync covers, in days. */
 export const MONITOR_DAYS_MAX = 30;
@@ -84,7 +85,7 @@ export async function monitorReadingPage(
 ): Promise<MonitorReadingPageView> {
   const [since, atMs, afterId] = options.cursor
     ? decodeCursor(options.cursor)
-    : [Date.now() - options.days * 86_400_000, 0, 0];
+    : [clock.ms() - options.days * 86_400_000, 0, 0];
   const at = new Date(atMs);
   const rows = await ctx.prisma.monitorReading.findMany({
     // NOTE: ownership: only the person's (or the viewed owner's) readings, never unattached ones.

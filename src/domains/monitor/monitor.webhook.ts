@@ -9,6 +9,7 @@ import { z } from 'zod';
 import { appError } from '../../base/errors.ts';
 import type { Context } from '../../graphql/context.ts';
 import { storeReadings } from './monitor.readings.ts';
+import { clock } from '../../base/clock.ts';
 
 /** Readings one delivery may carry (422 beyond). */
 export const WEBHOOK_READINGS_MAX = 1000;
@@ -44,7 +45,7 @@ const Payload = z.object({
           .transform((t) => new Date(/[zZ]|[+-]\d\d:?\d\d$/.test(t) ? t : `${t}Z`))
           .refine((d) => {
             const ms = d.getTime();
-            return ms >= Date.UTC(2000, 0, 1) && ms <= Date.now() + 86_400_000;
+            return ms >= Date.UTC(2000, 0, 1) && ms <= clock.ms() + 86_400_000;
           }, 'a time between 2000 and tomorrow'),
         temp: measure(-60, 100),
         humidity: measure(0, 100),

@@ -7,6 +7,7 @@ import { appError } from '../../base/errors.ts';
 import type { AuthedContext } from '../../graphql/context.ts';
 import { CATEGORY_LINKS } from './notifications.catalogue.ts';
 import type { NotificationCategory } from './notifications.catalogue.ts';
+import { clock } from '../../base/clock.ts';
 
 export interface InboxItemView {
   id: string;
@@ -97,7 +98,7 @@ export async function markNotificationsRead(
     }
     const { count } = await tx.notification.updateMany({
       where: { userId, readAt: null, ...(ids ? { id: { in: ids } } : {}) },
-      data: { readAt: new Date() },
+      data: { readAt: clock.now() },
     });
     return { marked: count };
   });
@@ -112,7 +113,7 @@ export async function openNotification(
   const where = { id: options.id, userId: ctx.principal.userId };
   const item = await ctx.prisma.notification.findFirst({ where, select: itemSelect });
   if (!item) throw appError('NOT_FOUND', 'Notification not found');
-  const now = new Date();
+  const now = clock.now();
   const readAt = item.readAt ?? now;
   const openedAt = item.openedAt ?? now;
   await ctx.prisma.notification.updateMany({ where, data: { readAt, openedAt } });

@@ -11,6 +11,7 @@ import { NOTIFICATION_CATEGORIES, minutesOf } from './notifications.catalogue.ts
 import type { NotificationCategory } from './notifications.catalogue.ts';
 import { listReminders } from './notifications.reminders.ts';
 import type { ReminderView } from './notifications.reminders.ts';
+import { clock } from '../../base/clock.ts';
 
 export interface PrefsView {
   categories: NotificationCategory[];
@@ -94,7 +95,7 @@ function view(row: PrefsRow, reminders: ReminderView[]): PrefsView {
   return {
     ...row,
     categories: NOTIFICATION_CATEGORIES.filter((c) => row.categories.includes(c)),
-    quietNow: inQuietHours(row, new Date()),
+    quietNow: inQuietHours(row, clock.now()),
     reminders,
   };
 }

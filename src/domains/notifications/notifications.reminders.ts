@@ -11,6 +11,7 @@ import { addDays, isoWeekday, localDateOf, localTime } from '../../platform/loca
 import { zoneOrUtc } from '../../platform/time-zones.ts';
 import { personZone } from '../profile/index.ts';
 import { minutesOf } from './notifications.catalogue.ts';
+import { clock } from '../../base/clock.ts';
 
 /** Reminders one person may keep. */
 export const REMINDERS_MAX = 50;
@@ -63,7 +64,7 @@ const select = {
 type ReminderRow = Omit<ReminderView, 'nextAt'>;
 
 /** The next instant after `now` the reminder fires (its local time on one of its weekdays). */
-export function nextFireAt(row: ReminderRow, now: Date = new Date()): Date | null {
+export function nextFireAt(row: ReminderRow, now: Date = clock.now()): Date | null {
   if (!row.enabled || !row.days.length) return null;
   const zone = zoneOrUtc(row.timeZone);
   const today = localDateOf(now, zone);

@@ -17,6 +17,7 @@ import type { NotificationCategory, PushStatus } from './notifications.catalogue
 import { itemSelect } from './notifications.inbox.ts';
 import type { InboxItemView } from './notifications.inbox.ts';
 import { pushPolicyOf } from './notifications.prefs.ts';
+import { clock } from '../../base/clock.ts';
 
 export interface SendResultView {
   /** the inbox item written */
@@ -90,7 +91,7 @@ async function deliver(ctx: AuthedContext, options: DeliverOptions): Promise<Sen
   ]);
   const held: PushStatus | null = !policy.categories.has(category)
     ? 'category_off'
-    : !options.ignoreQuietHours && policy.quietAt(new Date())
+    : !options.ignoreQuietHours && policy.quietAt(clock.now())
       ? 'quiet_hours'
       : devices.length
         ? null

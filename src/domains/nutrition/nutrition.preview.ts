@@ -19,6 +19,7 @@ import type { AuthedContext } from '../../graphql/context.ts';
 import { meals, resolveItems, savedMealItems, sumNutrients } from '../meals/index.ts';
 import type { MealItemInput, Nutrients } from '../meals/index.ts';
 import { responsesOfMeals } from './nutrition.service.ts';
+import { clock } from '../../base/clock.ts';
 
 const DAY_MS = 86_400_000;
 /** How far back similar meals are looked for, days. */
@@ -107,7 +108,7 @@ export async function foodPreviewScore(
   }
   let similar: { id: string; eatenAt: Date }[] = [];
   if (key) {
-    const now = Date.now();
+    const now = clock.ms();
     const eaten = await meals(ctx, {
       startMs: now - SIMILAR_LOOKBACK_DAYS * DAY_MS,
       endMs: now,

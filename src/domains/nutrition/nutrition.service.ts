@@ -31,6 +31,7 @@ import type {
   NoResponseReason,
   ResponseResult,
 } from './nutrition.response.ts';
+import { clock } from '../../base/clock.ts';
 
 /** A meal as far as its response goes: its id and when it was eaten. */
 export interface MealMoment {
@@ -123,7 +124,7 @@ export function boundedRange(
   defaultDays: number,
   maxDays: number,
 ): { from: Date; to: Date } {
-  const end = to ?? new Date();
+  const end = to ?? clock.now();
   const start = from ?? new Date(end.getTime() - defaultDays * DAY);
   if (start.getTime() < RANGE_FLOOR || end.getTime() > RANGE_CEILING) {
     // NOTE: the reads reach hours beyond the range; years 0001 and 9999 would leave ISO-8601

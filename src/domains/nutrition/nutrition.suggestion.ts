@@ -17,6 +17,7 @@ import { meals } from '../meals/index.ts';
 import type { MealView } from '../meals/index.ts';
 import { nutrientScore } from './nutrition.preview.ts';
 import { responsesOfMeals } from './nutrition.service.ts';
+import { clock } from '../../base/clock.ts';
 
 const DAY_MS = 86_400_000;
 export const SUGGESTION_LOOKBACK_DAYS = 90;
@@ -53,7 +54,7 @@ const mealTitle = (m: MealView): string =>
 
 /** The suggestion for the next meal (rules in the header). */
 export async function mealSuggestion(ctx: AuthedContext): Promise<SuggestionView> {
-  const now = Date.now();
+  const now = clock.ms();
   const eaten = await meals(ctx, {
     startMs: now - SUGGESTION_LOOKBACK_DAYS * DAY_MS,
     endMs: now,

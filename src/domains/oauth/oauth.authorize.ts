@@ -23,6 +23,7 @@ import { isScope } from '../../auth/scopes.ts';
 import type { Db, DbTx } from '../../db/client.ts';
 import { appError } from '../../base/errors.ts';
 import type { AuthedContext, Context } from '../../graphql/context.ts';
+import { clock } from '../../base/clock.ts';
 
 /** Recognisable prefix of authorization codes (only their sha256 is stored). */
 export const OAUTH_CODE_PREFIX = 'hdp_oac_';
@@ -66,7 +67,7 @@ export function signTicket(secret: Uint8Array, ticket: AuthorizationTicket): Pro
   return new SignJWT({ ...ticket })
     .setProtectedHeader({ alg: 'HS256', typ: TICKET_TYPE })
     .setIssuedAt()
-    .setExpirationTime(Math.floor(Date.now() / 1000) + TICKET_TTL_SECONDS)
+    .setExpirationTime(Math.floor(clock.ms() / 1000) + TICKET_TTL_SECONDS)
     .sign(ticketKey(secret));
 }
 
@@ -233,7 +234,7 @@ export async function approveOAuthAuthorization(
       codeChallenge: ticket.codeChallenge,
       scopes,
       resource: ticket.resource,
-      expiresAt: new Date(Date.now() + CODE_TTL_MS),
+      expiresAt: new Date(clock.ms() + CODE_TTL_MS),
     },
   });
   return { redirectTo: redirectBack(ticket, { code }) };

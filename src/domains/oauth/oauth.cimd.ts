@@ -15,6 +15,7 @@ import {
 } from '@modelcontextprotocol/sdk/shared/auth.js';
 import type { Db } from '../../db/client.ts';
 import { checkClientMetadata, getClient } from './oauth.clients.ts';
+import { clock } from '../../base/clock.ts';
 
 /** Longest client_id URL accepted (the row id; a redirect URI has the same limit). */
 const MAX_CLIENT_ID_CHARS = 2_000;
@@ -87,7 +88,7 @@ export async function metadataClient(
     select: { kind: true, staleAt: true },
   });
   if (row && row.kind !== 'cimd') return undefined;
-  if (row?.staleAt && row.staleAt.getTime() > Date.now()) return getClient(db, clientId);
+  if (row?.staleAt && row.staleAt.getTime() > clock.ms()) return getClient(db, clientId);
 
   let fetched: Awaited<ReturnType<ClientMetadataFetcher>>;
   try {
@@ -102,7 +103,7 @@ export async function metadataClient(
     MAX_CACHE_SECONDS,
     Math.max(MIN_CACHE_SECONDS, fetched.maxAgeSeconds ?? DEFAULT_CACHE_SECONDS),
   );
-  const fetchedAt = new Date();
+  const fetchedAt = clock.now();
   const staleAt = new Date(fetchedAt.getTime() + seconds * 1000);
   const data = {
     kind: 'cimd',

@@ -10,6 +10,7 @@ import type { OAuthClientInformationFull } from '@modelcontextprotocol/sdk/share
 import { safeEqual, sha256 } from '../../auth/credentials.ts';
 import type { Db, DbTx } from '../../db/client.ts';
 import type { LimitRule } from '../../platform/limits.ts';
+import { clock } from '../../base/clock.ts';
 
 /** Recognisable prefix of OAuth client secrets (docs/mcp-oauth.md section 5). */
 export const OAUTH_CLIENT_SECRET_PREFIX = 'hdp_ocs_';
@@ -234,7 +235,7 @@ export async function registerClient(
 ): Promise<OAuthClientInformationFull> {
   const metadata = checkClientMetadata(input);
   const clientId = input.client_id ?? randomUUID();
-  const issuedAt = input.client_id_issued_at ?? Math.floor(Date.now() / 1000);
+  const issuedAt = input.client_id_issued_at ?? Math.floor(clock.ms() / 1000);
   const secret = metadata.token_endpoint_auth_method === 'none' ? undefined : newClientSecret();
   await db.oAuthClient.create({
     data: {

@@ -7,6 +7,7 @@
 import type { DbTx } from '../../db/client.ts';
 import { appError } from '../../base/errors.ts';
 import type { AuthedContext } from '../../graphql/context.ts';
+import { clock } from '../../base/clock.ts';
 
 /** Why a connection ended (the `revoked_reason` column). */
 export type ConnectionRevokedReason =
@@ -66,7 +67,7 @@ const viewSelect = {
 export function connectedApps(ctx: AuthedContext): Promise<ConnectedAppView[]> {
   return ctx.prisma.oAuthConnection.findMany({
     select: viewSelect,
-    where: { userId: ctx.principal.userId, revokedAt: null, expiresAt: { gt: new Date() } },
+    where: { userId: ctx.principal.userId, revokedAt: null, expiresAt: { gt: clock.now() } },
     orderBy: { id: 'desc' },
   });
 }
@@ -86,7 +87,7 @@ export async function disconnectConnectedApp(
   options: DisconnectConnectedAppOptions,
 ): Promise<ConnectedAppView> {
   const reason: ConnectionRevokedReason = 'user';
-  const at = new Date();
+  const at = clock.now();
   // NOTE: ownership is part of the filter, so another person's connection is indistinguishable from none.
   const where = { id: options.id, userId: ctx.principal.userId, revokedAt: null };
   return ctx.prisma.$transaction(async (tx) => {

@@ -13,6 +13,7 @@ import type { OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
 import { newOAuthAccessToken, sha256 } from '../../auth/credentials.ts';
 import type { Db, DbTx } from '../../db/client.ts';
 import type { ConnectionRevokedReason } from './oauth.connections.ts';
+import { clock } from '../../base/clock.ts';
 
 /** Recognisable prefix of refresh tokens. */
 export const OAUTH_REFRESH_TOKEN_PREFIX = 'hdp_ort_';
@@ -62,7 +63,7 @@ export async function endConnection(
   connectionId: number,
   reason: ConnectionRevokedReason,
 ): Promise<void> {
-  const at = new Date();
+  const at = clock.now();
   await tx.oAuthConnection.updateMany({
     where: { id: connectionId, revokedAt: null },
     data: { revokedAt: at, revokedReason: reason },
@@ -86,7 +87,7 @@ async function issueTokens(
   tx: DbTx,
   grant: Grant,
 ): Promise<{ tokens: OAuthTokens; refreshId: number }> {
-  const now = Date.now();
+  const now = clock.ms();
   const accessToken = newOAuthAccessToken();
   const refreshToken = OAUTH_REFRESH_TOKEN_PREFIX + randomBytes(32).toString('base64url');
   const accessExpires = Math.min(now + ACCESS_TOKEN_TTL_MS, grant.connectionExpiresAt.getTime());
@@ -140,7 +141,7 @@ export interface ExchangeCodeOptions {
  */
 export async function exchangeCode(db: Db, options: ExchangeCodeOptions): Promise<OAuthTokens> {
   const codeHash = sha256(options.code);
-  const now = new Date();
+  const now = clock.now();
   const outcome = await db.$transaction(async (tx) => {
     const row = await tx.oAuthAuthorizationCode.findUnique({ where: { codeHash } });
     if (!row || row.clientId !== options.clientId) {
@@ -208,7 +209,7 @@ export interface RefreshOptions {
  * end); any other reuse, a second one within the grace included, ends the connection.
  */
 export async function refreshTokens(db: Db, options: RefreshOptions): Promise<OAuthTokens> {
-  const now = new Date();
+  const now = clock.now();
   const row = secretLooksValid(options.refreshToken, OAUTH_REFRESH_TOKEN_PREFIX)
     ? await db.oAuthToken.findUnique({
         where: { tokenHash: sha256(options.refreshToken) },

@@ -16,6 +16,7 @@ import {
   pageLink,
   spendIpAndAddress,
 } from './outreach.shared.ts';
+import { clock } from '../../base/clock.ts';
 
 /** The page the confirmation email links to (web-pages/outreach-confirm.page.ts). */
 export const NEWSLETTER_CONFIRM_PAGE = '/newsletter/confirm';
@@ -80,7 +81,7 @@ export async function confirmNewsletter(ctx: Context, options: ConfirmOptions): 
     where: { tokenHash: sha256(options.token) },
   });
   if (found?.status === 'confirmed') return ACK;
-  const now = new Date();
+  const now = clock.now();
   if (!found?.tokenExpiresAt || found.tokenExpiresAt <= now)
     throw appError('BAD_REQUEST', 'Invalid or expired confirmation link');
   await ctx.prisma.newsletterSubscriber.updateMany({

@@ -7,6 +7,7 @@ import type { Config } from '../../base/config.ts';
 import { appError } from '../../base/errors.ts';
 import type { Context } from '../../graphql/context.ts';
 import type { LimitRule } from '../../platform/limits.ts';
+import { clock } from '../../base/clock.ts';
 
 /** The outcome of the `{ok: true}` operations of this domain. */
 export interface Ack {
@@ -70,7 +71,7 @@ export function newConfirmationToken(config: Config): {
   return {
     token,
     tokenHash: sha256(token),
-    tokenExpiresAt: new Date(Date.now() + config.OUTREACH_CONFIRM_TTL_HOURS * HOUR * 1000),
+    tokenExpiresAt: new Date(clock.ms() + config.OUTREACH_CONFIRM_TTL_HOURS * HOUR * 1000),
   };
 }
 

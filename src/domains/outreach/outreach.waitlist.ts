@@ -18,6 +18,7 @@ import {
   spend,
   spendIpAndAddress,
 } from './outreach.shared.ts';
+import { clock } from '../../base/clock.ts';
 
 /** The page the confirmation email links to (web-pages/outreach-confirm.page.ts). */
 export const WAITLIST_CONFIRM_PAGE = '/waitlist/confirm';
@@ -73,7 +74,7 @@ export interface ConfirmWaitlistOptions {
  */
 export async function confirmWaitlist(ctx: Context, options: ConfirmWaitlistOptions): Promise<Ack> {
   await spend(ctx, rules(ctx.config).confirmsPerIp, clientIp(ctx));
-  const now = new Date();
+  const now = clock.now();
   // NOTE: single use: only the request that clears the hash goes on.
   const claimed = await ctx.prisma.waitlistEntry.updateMany({
     where: { tokenHash: sha256(options.token), tokenExpiresAt: { gt: now } },

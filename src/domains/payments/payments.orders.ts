@@ -10,6 +10,7 @@ import type { AuthedContext, Context } from '../../graphql/context.ts';
 import type { Prisma } from '../../generated/prisma/client.ts';
 import { callStripe, STRIPE_ANSWERS, stripeOf } from './payments.stripe.ts';
 import { customerOf } from './payments.subscriptions.ts';
+import { clock } from '../../base/clock.ts';
 
 /** Products one can order. */
 export const PRODUCTS = ['kit'] as const;
@@ -255,7 +256,7 @@ export async function settleOrder(
   if (intent.status === 'succeeded') {
     await tx.order.updateMany({
       where: { paymentIntentId: intent.id, status: { in: ['pending', 'canceled'] } },
-      data: { status: 'paid', paidAt: new Date() },
+      data: { status: 'paid', paidAt: clock.now() },
     });
   } else if (intent.status === 'canceled') {
     await tx.order.updateMany({

@@ -9,6 +9,7 @@ import type { Prisma } from '../../generated/prisma/client.ts';
 import { appError } from '../../base/errors.ts';
 import type { AuthedContext, Context } from '../../graphql/context.ts';
 import { callStripe, STRIPE_ANSWERS, stripeOf } from './payments.stripe.ts';
+import { clock } from '../../base/clock.ts';
 
 /** The plans one can subscribe to, and the config naming each one's Stripe price. */
 export const PLANS = ['premium_monthly', 'premium_yearly'] as const;
@@ -59,7 +60,7 @@ function viewOf(
   row: { plan: string | null; status: string; currentPeriodEnd: Date | null } | null,
 ): EntitlementView {
   if (!row) return { plan: null, status: 'none', active: false, currentPeriodEnd: null };
-  const inPeriod = !row.currentPeriodEnd || row.currentPeriodEnd.getTime() > Date.now();
+  const inPeriod = !row.currentPeriodEnd || row.currentPeriodEnd.getTime() > clock.ms();
   return {
     plan: row.plan,
     status: row.status,
@@ -181,7 +182,7 @@ export async function createSubscription(
   );
   await applySubscription(ctx, ctx.prisma, {
     subscription: sub,
-    statedAt: sub.created ?? Math.floor(Date.now() / 1000),
+    statedAt: sub.created ?? Math.floor(clock.ms() / 1000),
   });
   const invoice = sub.latest_invoice;
   const clientSecret =
@@ -213,7 +214,7 @@ export async function verifySubscription(ctx: AuthedContext): Promise<Entitlemen
     );
     await applySubscription(ctx, ctx.prisma, {
       subscription: sub,
-      statedAt: Math.floor(Date.now() / 1000),
+      statedAt: Math.floor(clock.ms() / 1000),
     });
   }
   return viewOf(await ctx.prisma.entitlement.findUnique({ where: { userId } }));

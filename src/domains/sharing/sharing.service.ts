@@ -15,6 +15,7 @@ import { appError, validationError } from '../../base/errors.ts';
 import type { Prisma } from '../../generated/prisma/client.ts';
 import type { AuthedContext } from '../../graphql/context.ts';
 import { normaliseEmail } from '../account/index.ts';
+import { clock } from '../../base/clock.ts';
 
 /** A grant lasts this long from its creation; renewing sets it to this long from the renewal. */
 export const GRANT_LIFETIME_DAYS = 30;
@@ -57,7 +58,7 @@ type GrantRow = Prisma.AccessGrantGetPayload<{ include: typeof withOwner }>;
 /** pending and active are stored; expired is derived from expiresAt; revoked wins over expired. */
 export function grantStatus(
   row: { status: string; expiresAt: Date },
-  now: number = Date.now(),
+  now: number = clock.ms(),
 ): GrantStatus {
   if (row.status === 'revoked') return 'revoked';
   if (row.expiresAt.getTime() <= now) return 'expired';
@@ -143,7 +144,7 @@ export async function createAccessGrant(
       },
     ]);
   }
-  const now = Date.now();
+  const now = clock.ms();
   const row = await ctx.prisma.$transaction(async (tx) => {
     // Serialises this owner's invitations, so the duplicate and daily checks hold under concurrency.
     await tx.$executeRaw`SELECT pg_advisory_xact_lock(${INVITE_LOCK}::int, ${me.id}::int)`;
@@ -240,7 +241,7 @@ export async function acceptAccessGrant(
   options: GrantIdOptions,
 ): Promise<AccessGrantView> {
   const me = await caller(ctx);
-  const now = new Date();
+  const now = clock.now();
   // NOTE: the invitee filter is part of the update, so nobody else can claim the grant.
   const { count } = await ctx.prisma.accessGrant.updateMany({
     where: {
@@ -272,7 +273,7 @@ export async function revokeAccessGrant(
   if (!found) throw notFound();
   await ctx.prisma.accessGrant.updateMany({
     where: { id: found.id, status: { not: 'revoked' } },
-    data: { status: 'revoked', revokedAt: new Date() },
+    data: { status: 'revoked', revokedAt: clock.now() },
   });
   await ctx.prisma.session.updateMany({
     where: { viewAsGrantId: found.id },
@@ -299,7 +300,7 @@ export async function renewAccessGrant(
   options: GrantIdOptions,
 ): Promise<AccessGrantView> {
   const me = await caller(ctx);
-  const now = new Date();
+  const now = clock.now();
   const { count } = await ctx.prisma.accessGrant.updateMany({
     where: {
       id: options.grantId,

@@ -15,6 +15,7 @@ import type { LocalDate } from '../../platform/local-dates.ts';
 import { syncedWrite } from '../../platform/sync-clock.ts';
 import { personZone } from '../profile/index.ts';
 import { deleteStoredFiles } from '../../integrations/storage.ts';
+import { clock } from '../../base/clock.ts';
 
 /** Longest range of one list, in days. */
 export const SNORE_RANGE_DAYS_MAX = 366;
@@ -133,7 +134,7 @@ export async function snoreNights(
   options: SnoreNightsOptions,
 ): Promise<SnoreNightPageView> {
   const zone = await personZone(ctx);
-  const to = options.to ?? localDateOf(new Date(), zone);
+  const to = options.to ?? localDateOf(clock.now(), zone);
   const from = options.from ?? addDays(to, -(options.days - 1));
   if (daysBetween(from, to) < 0) throw rangeError('from', 'from must not be after to');
   if (daysBetween(from, to) >= SNORE_RANGE_DAYS_MAX) {

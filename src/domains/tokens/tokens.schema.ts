@@ -5,6 +5,7 @@ import type { Scope } from '../../auth/scopes.ts';
 import { builder } from '../../graphql/builder.ts';
 import type { CreatedPersonalToken, PersonalTokenView } from './tokens.service.ts';
 import { createPersonalToken, personalTokens, revokePersonalToken } from './tokens.service.ts';
+import { clock } from '../../base/clock.ts';
 
 export const PersonalToken = builder.objectRef<PersonalTokenView>('PersonalToken').implement({
   description: 'A personal access token (its secret is never shown again)',
@@ -52,7 +53,7 @@ const CreatePersonalTokenInput = builder.inputType('CreatePersonalTokenInput', {
       .min(1, 'choose at least one scope'),
     expiresAt: z
       .date()
-      .refine((d) => d.getTime() > Date.now(), 'expires_at must be in the future')
+      .refine((d) => d.getTime() > clock.ms(), 'expires_at must be in the future')
       .nullish(),
   }),
 });

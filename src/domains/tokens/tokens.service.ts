@@ -9,6 +9,7 @@ import type { Scope } from '../../auth/scopes.ts';
 import type { DbTx } from '../../db/client.ts';
 import { appError } from '../../base/errors.ts';
 import type { AuthedContext } from '../../graphql/context.ts';
+import { clock } from '../../base/clock.ts';
 
 /** At most this many live tokens per account, so a leaked session cannot mint without bound. */
 export const MAX_TOKENS_PER_USER = 50;
@@ -94,7 +95,7 @@ export async function revokePersonalToken(
   // NOTE: ownership is part of the filter, so another user's token is indistinguishable from none.
   const { count } = await ctx.prisma.personalToken.updateMany({
     where: { id: options.id, userId: ctx.principal.userId, revokedAt: null },
-    data: { revokedAt: new Date() },
+    data: { revokedAt: clock.now() },
   });
   if (count === 0) throw appError('NOT_FOUND', 'Token not found');
   await ctx.credentials.revoked(ctx.principal.userId);
